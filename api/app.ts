@@ -1,0 +1,60 @@
+import express, { type Express } from 'express';
+import type { Pool } from 'pg';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import './http/request-context';
+import type { Settings } from './settings';
+import { requestContext } from './http/request-id';
+import { errorHandler, notFoundHandler } from './http/error-handler';
+import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
+import { authenticate } from './http/authenticate';
+import { createRegistry } from './meta/openapi';
+import { metaRoutes } from './meta/routes';
+import { healthRoutes } from './health/routes';
+import { connectorRoutes } from './connectors/routes';
+import { authRoutes } from './auth/routes';
+import { TokenService } from './auth/tokens';
+import { LoginService, type PasswordHasher } from './auth/login-service';
+import { hashPassword, verifyPassword } from '../db/passwords';
+
+export interface AppDependencies {
+  settings: Settings;
+  /** Entity manager of the application role's pool (row-level security applies). */
+  em: EntityManager;
+  /** pg pool of the application role, for the shared rate-limit counters. */
+  limiterPool: Pool;
+  logger: Logger;
+  hasher?: PasswordHasher;
+}
+
+export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
+
+/**
+ * The whole HTTP surface. Order matters: request id and logging, the broad rate limit, body
+ * parsing, then the bearer guard for everything under /api/v1 (before routing, section 5.7),
+ * then the routes, then the router 404 and the one error handler.
+ */
+export function createApp(deps: AppDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.settings.TRUST_PROXY_HOPS);
+  app.set('json spaces', 0);
+
+  const tokens = new TokenService(deps.settings.AUTH_TOKEN_SECRET);
+  const login = new LoginService(deps.em, tokens, deps.hasher ?? defaultHasher);
+  const host = { app, registry: createRegistry() };
+
+  app.use(requestContext(deps.logger));
+  app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
+  app.use(express.json({ limit: '1mb', strict: false }));
+  app.use('/api/v1', authenticate({ em: deps.em, tokens }));
+
+  healthRoutes(host, deps);
+  metaRoutes(host);
+  connectorRoutes(host, deps);
+  authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,68 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import { inTenant } from '../../db/tenant-scope';
+import type { Role } from '../../db/entities/user';
+import { invalidCredentials } from '../http/errors';
+import { ACCESS_TOKEN_SECONDS, type TokenService } from './tokens';
+import type { LoginBody, LoginResult } from './schemas';
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(hash: string, password: string): Promise<boolean>;
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  role: Role;
+  active: boolean;
+  password_hash: string;
+}
+
+/**
+ * Section 4.2 and 5.5: the four ways to fail (wrong password, unknown email, unknown workspace,
+ * deactivated account) answer the same body after the same work, because exactly one hash is
+ * verified in every case: a dummy hash stands in when there is no usable user.
+ */
+export class LoginService {
+  private dummyHash: Promise<string>;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly tokens: TokenService,
+    private readonly hasher: PasswordHasher,
+  ) {
+    this.dummyHash = hasher.hash(randomBytes(24).toString('base64url'));
+  }
+
+  /** Login rate-limit key: the normalised identity being attempted (section 8), hashed. */
+  static identityKey(body: LoginBody): string {
+    return createHash('sha256').update(`${body.subdomain}\n${body.email.trim().toLowerCase()}`).digest('hex');
+  }
+
+  async login(body: LoginBody): Promise<z.infer<typeof LoginResult>> {
+    const [workspace] = await this.em.fork().execute<{ id: string | null }[]>('select resolve_workspace(?) as id', [body.subdomain]);
+    const organizationId = workspace?.id ?? null;
+    const user = organizationId ? await this.findUser(organizationId, body.email) : undefined;
+
+    const passwordMatches = await this.hasher.verify(user?.password_hash ?? (await this.dummyHash), body.password);
+    if (!organizationId || !user || !user.active || !passwordMatches) throw invalidCredentials();
+
+    await inTenant(this.em, organizationId, (tx) => tx.execute('update users set last_login_at = now() where id = ?', [user.id]));
+    const token = await this.tokens.issue({ userId: user.id, organizationId, role: user.role });
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_SECONDS,
+      user: { id: user.id, email: user.email, role: user.role, organization_id: organizationId },
+    };
+  }
+
+  private async findUser(organizationId: string, email: string): Promise<UserRow | undefined> {
+    const rows = await inTenant(this.em, organizationId, (tx) =>
+      tx.execute<UserRow[]>('select id, email, role, active, password_hash from users where lower(email) = lower(?)', [email.trim()]),
+    );
+    return rows[0];
+  }
+}

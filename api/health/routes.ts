@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { route, type RouteHost } from '../http/route';
+import type { Settings } from '../settings';
+
+const HEALTH_TIMEOUT_MS = 2000;
+
+const Build = z.strictObject({ commit: z.string().nullable(), ref: z.string().nullable(), environment: z.string().nullable() });
+export const Health = z
+  .strictObject({
+    status: z.enum(['ok', 'degraded']),
+    database: z.enum(['reachable', 'unreachable']),
+    latency_ms: z.number().int().min(0).optional().meta({ description: 'Present only when status is ok' }),
+    build: Build,
+    timestamp: z.string(),
+  })
+  .meta({ id: 'Health' });
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    work.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
+export function healthRoutes(host: RouteHost, deps: { em: EntityManager; settings: Settings }): void {
+  const build = {
+    commit: deps.settings.BUILD_COMMIT ?? null,
+    ref: deps.settings.BUILD_REF ?? null,
+    environment: deps.settings.BUILD_ENVIRONMENT ?? deps.settings.NODE_ENV,
+  };
+  route(host, {
+    method: 'get',
+    path: '/api/health',
+    summary: 'Liveness with a database round trip (exempt from the broad rate limit)',
+    tags: ['infrastructure'],
+    auth: 'none',
+    responses: {
+      200: { description: 'Database reachable', schema: Health },
+      503: { description: 'Database unreachable (the Health object, not an error envelope; D5)', schema: Health },
+    },
+    handler: async ({ req, res }) => {
+      const started = process.hrtime.bigint();
+      try {
+        await withTimeout(deps.em.fork().execute('select 1'), HEALTH_TIMEOUT_MS);
+        const latency = Number((process.hrtime.bigint() - started) / 1_000_000n);
+        res.json({ status: 'ok', database: 'reachable', latency_ms: latency, build, timestamp: new Date().toISOString() });
+      } catch (error) {
+        req.log.warn({ err: error }, 'health check: database unreachable');
+        res.status(503).json({ status: 'degraded', database: 'unreachable', build, timestamp: new Date().toISOString() });
+      }
+    },
+  });
+}

@@ -1,0 +1,43 @@
+import type { RequestHandler } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../../db/tenant-scope';
+import type { Role } from '../../db/entities/user';
+import type { TokenService } from '../auth/tokens';
+import { unauthenticated } from './errors';
+
+/** Paths under /api/v1 that authenticate themselves (section 4: login, signed state, signature). */
+const PUBLIC = [
+  { method: 'POST', path: /^\/auth\/login\/?$/ },
+  { method: 'GET', path: /^\/integrations\/[^/]+\/callback\/?$/ },
+  { method: 'POST', path: /^\/integrations\/payments\/webhook\/?$/ },
+];
+
+/**
+ * Section 5.7: mounted on /api/v1 ahead of every route, so an unauthenticated request to any
+ * path there, real or invented, answers 401. Section 5.3: the user and role are read from the
+ * database on every request; a deactivated or deleted user's token stops working at once.
+ */
+export function authenticate(deps: { em: EntityManager; tokens: TokenService }): RequestHandler {
+  return async (req, _res, next) => {
+    if (PUBLIC.some((p) => p.method === req.method && p.path.test(req.path))) return next();
+    try {
+      const header = req.get('authorization') ?? '';
+      const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header);
+      if (!match?.[1]) throw unauthenticated();
+      const claims = await deps.tokens.verify(match[1]);
+      if (!claims) throw unauthenticated();
+      const [user] = await inTenant(deps.em, claims.organizationId, (tx) =>
+        tx.execute<{ id: string; email: string; role: Role; active: boolean }[]>(
+          'select id, email, role, active from users where id = ?',
+          [claims.userId],
+        ),
+      );
+      if (!user || !user.active) throw unauthenticated();
+      req.caller = { userId: user.id, organizationId: claims.organizationId, role: user.role, email: user.email };
+      req.log = req.log.child({ user_id: user.id, organization_id: claims.organizationId });
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './errors';
+
+export const Uuid = z.uuid();
+export const Timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO-8601, UTC' });
+export const IdParams = z.strictObject({ id: Uuid });
+
+export const ErrorEnvelopeSchema = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      details: z
+        .object({ fields: z.record(z.string(), z.string()) })
+        .nullable()
+        .optional()
+        .meta({ description: 'On 422 only: first complaint per dotted field path. null on most other errors; absent on a router 404.' }),
+      request_id: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'Error' });

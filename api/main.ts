@@ -1,0 +1,32 @@
+import pg from 'pg';
+import { createOrm } from '../db/orm';
+import { appDatabaseUrl } from '../db/database-urls';
+import { createApp } from './app';
+import { createLogger } from './logger';
+import { loadSettings } from './settings';
+
+/** The API process: settings, the application role's pools, the app, and a clean shutdown. */
+const settings = loadSettings();
+const logger = createLogger(settings.LOG_LEVEL);
+const appUrl = appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
+const orm = await createOrm({ url: appUrl, poolMax: settings.DATABASE_POOL_MAX });
+const limiterPool = new pg.Pool({ connectionString: appUrl, max: 5 });
+limiterPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));
+
+const app = createApp({ settings, em: orm.em, limiterPool, logger });
+const server = app.listen(settings.PORT, () => {
+  logger.info({ port: settings.PORT }, 'api listening');
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'api shutting down');
+  server.close();
+  server.closeIdleConnections();
+  await Promise.allSettled([orm.close(true), limiterPool.end()]);
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

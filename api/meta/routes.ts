@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import swaggerUi from 'swagger-ui-dist';
+import express from 'express';
+import { route, type RouteHost } from '../http/route';
+import { routeTable } from '../http/route-table';
+import { buildDocument } from './openapi';
+
+export const RouteTable = z
+  .strictObject({
+    count: z.number().int().min(0),
+    routes: z.array(z.strictObject({ method: z.enum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']), path: z.string() })),
+  })
+  .meta({ id: 'RouteTable' });
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Shade Office API reference</title>
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// Kept out of the page so a strict Content-Security-Policy (no inline scripts) still works.
+const DOCS_INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#reference',
+  deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout'
+});
+`;
+
+/** Section 4.1 route table, section 9.3 OpenAPI document, and a self-hosted reference (no CDN). */
+export function metaRoutes(host: RouteHost): void {
+  route(host, {
+    method: 'get',
+    path: '/api/routes',
+    summary: 'Every method and path this process dispatches, sorted by path then method',
+    tags: ['infrastructure'],
+    auth: 'none',
+    responses: { 200: { description: 'Route table', schema: RouteTable } },
+    handler: ({ res }) => {
+      const routes = routeTable(host.app);
+      res.json({ count: routes.length, routes });
+    },
+  });
+
+  let document: unknown;
+  route(host, {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI 3.1.0 document',
+    tags: ['infrastructure'],
+    auth: 'none',
+    responses: { 200: { description: 'OpenAPI document' } },
+    handler: ({ res }) => {
+      // Built on first use: by then every route has registered itself.
+      document ??= buildDocument(host.registry);
+      res.json(document);
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/docs',
+    summary: 'Interactive API reference (assets served by this app)',
+    tags: ['infrastructure'],
+    auth: 'none',
+    responses: { 200: { description: 'HTML page', schema: z.string(), contentType: 'text/html' } },
+    handler: ({ res }) => {
+      res.type('html').send(DOCS_PAGE);
+    },
+  });
+  route(host, {
+    method: 'get',
+    path: '/docs/init.js',
+    summary: 'Start-up script of the API reference page',
+    tags: ['infrastructure'],
+    auth: 'none',
+    responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'application/javascript' } },
+    handler: ({ res }) => {
+      res.type('application/javascript').send(DOCS_INIT);
+    },
+  });
+  host.app.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false }));
+}

@@ -1,0 +1,5 @@
+import { Organization } from './organization';
+import { User } from './user';
+
+export const entities = [Organization, User];
+export { Organization, User };

@@ -1,0 +1,9 @@
+import { Migration20261121000000Foundation } from './Migration20261121000000Foundation';
+
+/**
+ * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
+ * same list runs under tsx, Jest and a bundler alike. Add new migrations at the end.
+ */
+export const migrations = [
+  { name: 'Migration20261121000000Foundation', class: Migration20261121000000Foundation },
+];

@@ -1,0 +1,26 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { entities } from './entities';
+import { migrations } from './migrations';
+
+export type Orm = MikroORM;
+
+export interface OrmOptions {
+  url: string;
+  poolMax?: number;
+  debug?: boolean;
+}
+
+export async function createOrm(options: OrmOptions): Promise<MikroORM> {
+  return MikroORM.init({
+    clientUrl: options.url,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, snapshot: false, transactional: true, allOrNothing: true, silent: true },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    debug: options.debug ?? false,
+    allowGlobalContext: false,
+    // Timestamps are stored as timestamptz and read back as UTC instants.
+    forceUtcTimezone: true,
+  });
+}

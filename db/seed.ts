@@ -1,0 +1,36 @@
+import { createOrm } from './orm';
+import { SANDBOX_PASSWORD, SANDBOX_TENANTS, SANDBOX_USERS } from './sandbox';
+import { hashPassword } from './passwords';
+
+/**
+ * D1: seeds the sandbox tenants idempotently, as the owner. Rows that exist are left exactly
+ * as they are (a demo user whose password was changed keeps it), so a second run changes nothing.
+ */
+export async function seedSandbox(ownerUrl: string): Promise<void> {
+  const orm = await createOrm({ url: ownerUrl, poolMax: 2 });
+  try {
+    const conn = orm.em.getConnection();
+    for (const tenant of SANDBOX_TENANTS) {
+      await conn.execute(
+        `insert into organizations (name, subdomain) values (?, ?) on conflict (subdomain) do nothing`,
+        [tenant.name, tenant.subdomain],
+      );
+      const [org] = await conn.execute<{ id: string }[]>(`select id from organizations where subdomain = ?`, [tenant.subdomain]);
+      if (!org) throw new Error(`sandbox tenant ${tenant.subdomain} missing after insert`);
+      for (const user of SANDBOX_USERS) {
+        const [existing] = await conn.execute<{ id: string }[]>(
+          `select id from users where organization_id = ? and lower(email) = lower(?)`,
+          [org.id, user.email],
+        );
+        if (existing) continue;
+        await conn.execute(
+          `insert into users (organization_id, email, full_name, role, password_hash, active) values (?, ?, ?, ?, ?, ?)
+           on conflict do nothing`,
+          [org.id, user.email, user.fullName, user.role, await hashPassword(SANDBOX_PASSWORD), user.active],
+        );
+      }
+    }
+  } finally {
+    await orm.close(true);
+  }
+}

@@ -1,0 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Runs `work` in a transaction whose first statement selects the tenant. Row-level security
+ * (db/migrations/rls.ts) then filters and checks every statement in it; forgetting to call this
+ * yields no rows at all rather than another tenant's rows.
+ */
+export async function inTenant<T>(em: EntityManager, organizationId: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  return em.fork().transactional(async (tx) => {
+    await tx.execute(`select set_config('app.organization_id', ?, true)`, [organizationId]);
+    return work(tx);
+  });
+}

@@ -1,0 +1,48 @@
+// Entry point of `npm start` and `npm test`. It must run on whatever Node the machine has
+// (the first run of a fresh clone has no node_modules yet, so no Node 24 either): plain
+// JavaScript, built-ins only. It installs dependencies when they are missing or stale, then
+// hands over to the TypeScript entry point on the Node 24 that the `node` dev dependency ships.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stampFile = join(root, 'node_modules', '.shade-office-install-stamp');
+const nodeBin = join(root, 'node_modules', '.bin', 'node');
+const entries = { start: 'scripts/start.ts', test: 'scripts/test.ts' };
+
+function installFingerprint() {
+  const hash = createHash('sha256');
+  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(root, file)));
+  return hash.digest('hex');
+}
+
+function ensureDependencies() {
+  const wanted = installFingerprint();
+  const have = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
+  if (have === wanted && existsSync(nodeBin)) return;
+  console.log(have ? '[setup] dependencies changed: running npm ci ...' : '[setup] installing dependencies (npm ci, about a minute) ...');
+  const result = spawnSync('npm', ['ci', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error('[setup] npm ci failed; see the output above.');
+    process.exit(result.status ?? 1);
+  }
+  writeFileSync(stampFile, wanted + '\n');
+}
+
+const command = process.argv[2];
+if (!entries[command]) {
+  console.error(`usage: node scripts/bootstrap.mjs ${Object.keys(entries).join('|')} [args...]`);
+  process.exit(2);
+}
+ensureDependencies();
+const child = spawn(nodeBin, ['--import', 'tsx', entries[command], ...process.argv.slice(3)], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` },
+});
+// The child owns shutdown: forward the signal and exit with its code once it has cleaned up.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

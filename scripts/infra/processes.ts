@@ -1,0 +1,25 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { projectRoot } from './paths';
+
+/** Runs a command to completion with inherited output; resolves with its exit code. */
+export function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: projectRoot, stdio: 'inherit', env });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+/** Starts a long-running TypeScript entry point on this same Node (24) with tsx. */
+export function startService(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', entry], { cwd: projectRoot, stdio: 'inherit', env });
+}
+
+export function stopService(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), graceMs).unref();
+  });
+}

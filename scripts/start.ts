@@ -1,0 +1,103 @@
+import type { ChildProcess } from 'node:child_process';
+import { loadDotEnv } from './infra/dotenv';
+import { provideDatabase } from './infra/database';
+import { provideTemporal } from './infra/temporal';
+import { developmentSecrets } from './infra/secrets';
+import { startService, stopService } from './infra/processes';
+import { say } from './infra/log';
+import { migrate } from '../db/migrate';
+import { seedSandbox } from '../db/seed';
+import { loadSettings } from '../api/settings';
+import { runRoundTrip } from './infra/round-trip';
+
+/**
+ * `npm start`: everything a newcomer needs, in the foreground. PostgreSQL and Temporal unless
+ * configured, migrations, the D1 sandbox seed, then the worker and the API. Ctrl-C stops what
+ * this started, in reverse order.
+ */
+loadDotEnv();
+const cleanups: (() => Promise<void>)[] = [];
+let shuttingDown = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!shuttingDown) {
+    shuttingDown = true;
+    say('stopping ...');
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => say(`while stopping: ${String(error)}`));
+    say('stopped');
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+try {
+  const database = await provideDatabase({ purpose: 'start', databaseName: 'shade_office' });
+  cleanups.push(() => database.stop());
+  const temporal = await provideTemporal({ purpose: 'start' });
+  cleanups.push(() => temporal.stop());
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...developmentSecrets(),
+    DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+  };
+  const settings = loadSettings(env);
+  say('applying migrations');
+  await migrate(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
+  if (settings.SEED_SANDBOX) {
+    say('seeding the sandbox tenants (D1)');
+    await seedSandbox(settings.DATABASE_URL);
+  }
+
+  const children: ChildProcess[] = [];
+  const watch = (name: string, child: ChildProcess) => {
+    children.push(child);
+    cleanups.push(() => stopService(child));
+    child.on('exit', (code) => {
+      if (!shuttingDown) {
+        say(`${name} exited unexpectedly (${code}); stopping the stack`);
+        void shutdown(1);
+      }
+    });
+  };
+  say('starting the worker (bundling workflows takes a few seconds)');
+  watch('worker', startService('worker/main.ts', env));
+  watch('api', startService('api/main.ts', env));
+
+  await runRoundTrip({ address: temporal.address, namespace: temporal.namespace, taskQueue: settings.TEMPORAL_TASK_QUEUE });
+  const api = `http://127.0.0.1:${settings.PORT}`;
+  await waitForHealth(`${api}/api/health`);
+  process.stderr.write(
+    [
+      '',
+      'Shade Office is up.',
+      `  API               ${api}`,
+      `  OpenAPI document  ${api}/openapi.json`,
+      `  API reference     ${api}/docs`,
+      `  Temporal web UI   ${temporal.uiUrl ?? '(not started here: TEMPORAL_ADDRESS is set)'}`,
+      `  Sandbox login     workspace "sandbox", admin@sandbox.test / Sandbox!2026 (see README)`,
+      'Press Ctrl-C to stop everything.',
+      '',
+    ].join('\n') + '\n',
+  );
+} catch (error) {
+  say(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  await shutdown(1);
+}
+
+async function waitForHealth(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}

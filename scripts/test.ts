@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { provideDatabase } from './infra/database';
+import { provideTemporal } from './infra/temporal';
+import { run } from './infra/processes';
+import { projectRoot } from './infra/paths';
+import { say } from './infra/log';
+import { migrate, dropDatabase } from '../db/migrate';
+import { seedSandbox } from '../db/seed';
+
+/**
+ * `npm test`: the same set-up as `npm start` (a PostgreSQL and a Temporal server unless
+ * DATABASE_URL / TEMPORAL_ADDRESS are set), a fresh database for this run, then the type-check
+ * and the whole Jest suite. Extra arguments go to Jest (`npm test -- test/unit`).
+ */
+const jestArgs = process.argv.slice(2);
+const bin = (name: string) => join(projectRoot, 'node_modules', '.bin', name);
+
+say('type-checking the whole tree (tsc --noEmit)');
+const tscCode = await run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+if (tscCode !== 0) {
+  say('type-check failed');
+  process.exit(tscCode);
+}
+
+const databaseName = `shade_test_${Date.now()}_${process.pid}`;
+const database = await provideDatabase({ purpose: 'test', databaseName });
+let temporal: Awaited<ReturnType<typeof provideTemporal>> | undefined;
+let exitCode = 1;
+try {
+  const appPassword = randomBytes(18).toString('base64url');
+  say(`migrating and seeding ${databaseName}`);
+  await migrate(database.url, appPassword);
+  await seedSandbox(database.url);
+  temporal = await provideTemporal({ purpose: 'test' });
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    DATABASE_APP_PASSWORD: appPassword,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning'].filter(Boolean).join(' '),
+  };
+  const ci = process.env.CI === 'true' ? ['--ci'] : [];
+  say('running the test suite (jest)');
+  exitCode = await run(process.execPath, [join(projectRoot, 'node_modules', 'jest', 'bin', 'jest.js'), ...ci, ...jestArgs], env);
+} finally {
+  await temporal?.stop();
+  if (!database.embedded) await dropDatabase(database.url).catch((error: unknown) => say(`could not drop ${databaseName}: ${String(error)}`));
+  await database.stop();
+}
+process.exit(exitCode);

@@ -1,0 +1,23 @@
+import { Worker, type NativeConnection } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { createActivities, type ActivityDependencies } from '../activities';
+
+export interface WorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDependencies;
+}
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** One worker: workflows bundled from workflows/, activities from activities/. */
+export function createWorker(options: WorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities(options.deps),
+  });
+}

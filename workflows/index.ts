@@ -1,0 +1,3 @@
+// Every workflow the worker registers. Deterministic code only: no Node built-ins, no I/O
+// (test/unit/workflow-boundaries.test.ts enforces this).
+export { roundTrip } from './round-trip';
