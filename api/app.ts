@@ -9,6 +9,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { createRegistry } from './meta/openapi';
+import type { RouteHost } from './http/route';
 import { metaRoutes } from './meta/routes';
 import { healthRoutes } from './health/routes';
 import { connectorRoutes } from './connectors/routes';
@@ -25,6 +26,8 @@ export interface AppDependencies {
   limiterPool: Pool;
   logger: Logger;
   hasher?: PasswordHasher;
+  /** Routes to add after ours and before the router 404 (tests use it to add failing routes). */
+  extraRoutes?: (host: RouteHost) => void;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -53,6 +56,7 @@ export function createApp(deps: AppDependencies): Express {
   metaRoutes(host);
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
+  deps.extraRoutes?.(host);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,6 +1,7 @@
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { createActivities, type ActivityDependencies } from '../activities';
+import { installQuietRuntime } from './runtime';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -13,6 +14,7 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 
 /** One worker: workflows bundled from workflows/, activities from activities/. */
 export function createWorker(options: WorkerOptions): Promise<Worker> {
+  installQuietRuntime();
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,

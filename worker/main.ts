@@ -1,4 +1,3 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
 import { createLogger } from '../api/logger';
@@ -9,8 +8,6 @@ import { createWorker } from './create-worker';
 /** The worker process: one Temporal worker; SIGINT/SIGTERM drain in-flight tasks, then exit. */
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
-// The SDK's own chatter (webpack's bundle report, state changes) only from warnings up.
-Runtime.install({ logger: new DefaultLogger('WARN') });
 const orm = await createOrm({ url: appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD), poolMax: settings.DATABASE_POOL_MAX });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const worker = await createWorker({

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type pg from 'pg';
+import { z } from 'zod';
+import { startApi, type ApiHarness } from '../support/api-harness';
+import { createTenant, ownerPool } from '../support/owner-db';
+import { route } from '../../api/http/route';
+
+let owner: pg.Pool;
+let api: ApiHarness;
+let token: string;
+
+beforeAll(async () => {
+  owner = ownerPool();
+  api = await startApi({
+    extraRoutes: (host) => {
+      route(host, {
+        method: 'get',
+        path: '/api/v1/test/explode',
+        summary: 'Fails with an internal error (test only)',
+        tags: ['test'],
+        auth: 'bearer',
+        responses: {},
+        handler: () => {
+          throw new Error('secret internal detail: password=hunter2');
+        },
+      });
+      route(host, {
+        method: 'post',
+        path: '/api/v1/test/echo/:id',
+        summary: 'Validates nested input (test only)',
+        tags: ['test'],
+        auth: 'bearer',
+        params: z.strictObject({ id: z.uuid() }),
+        query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(25) }),
+        body: z.strictObject({ lineItems: z.array(z.strictObject({ dropInches: z.number().positive(), widthInches: z.number().positive() })).min(1) }),
+        responses: { 200: { description: 'echo' } },
+        handler: ({ res, body, query, params }) => {
+          res.json({ body, query, params });
+        },
+      });
+    },
+  });
+  const t = await createTenant(owner, { admin: 'ADMIN' });
+  token = await api.tokenFor(t.users.admin!);
+});
+afterAll(async () => {
+  await api.close();
+  await owner.end();
+});
+
+interface Envelope {
+  error: { code: string; message: string; details?: { fields: Record<string, string> } | null; request_id: string | null };
+}
+
+describe('guards run before routing (section 5.7)', () => {
+  it.each([
+    ['GET', '/api/v1/auth/me'],
+    ['GET', '/api/v1/quotes'],
+    ['POST', '/api/v1/quotes/calculate'],
+    ['GET', '/api/v1/no/such/path'],
+    ['DELETE', '/api/v1/anything'],
+    ['PATCH', '/api/v1/work-orders/123/status'],
+    ['GET', '/api/v1/auth/login'],
+  ])('%s %s without a token answers 401 unauthenticated', async (method, path) => {
+    const res = await api.request(path, { method });
+    expect(res.status).toBe(401);
+    const body = (await res.json()) as Envelope;
+    expect(body.error.code).toBe('unauthenticated');
+    expect(body.error.details).toBeNull();
+  });
+
+  it('a router 404 with a valid token has no details key at all', async () => {
+    const res = await api.request('/api/v1/no/such/path', { token });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as Envelope;
+    expect(body.error.code).toBe('not_found');
+    expect('details' in body.error).toBe(false);
+    expect(typeof body.error.request_id).toBe('string');
+    const outside = await api.request('/nope');
+    expect(outside.status).toBe(404);
+    expect('details' in ((await outside.json()) as Envelope).error).toBe(false);
+  });
+});
+
+describe('errors and validation (section 7)', () => {
+  it('echoes x-request-id, or generates one', async () => {
+    const echoed = await api.request('/api/v1/nothing', { headers: { 'x-request-id': 'req-abc-123' } });
+    expect(((await echoed.json()) as Envelope).error.request_id).toBe('req-abc-123');
+    expect(echoed.headers.get('x-request-id')).toBe('req-abc-123');
+    const generated = await api.request('/api/v1/nothing');
+    expect(((await generated.json()) as Envelope).error.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('a 500 carries no stack trace or internal message', async () => {
+    const res = await api.request('/api/v1/test/explode', { token, headers: { 'x-request-id': 'boom-1' } });
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({ error: { code: 'internal_error', message: 'Internal server error.', details: null, request_id: 'boom-1' } });
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('at ');
+  });
+
+  it('422 names dotted paths with the first complaint per field, unknown keys included', async () => {
+    const res = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', {
+      method: 'POST',
+      token,
+      json: { lineItems: [{ dropInches: 10, widthInches: 10 }, { dropInches: -1, widthInches: 'wide', colour: 'red' }], extra: true },
+    });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as Envelope;
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.error.details!.fields).toEqual({
+      'lineItems.1.dropInches': expect.any(String),
+      'lineItems.1.widthInches': expect.any(String),
+      'lineItems.1.colour': 'Unrecognized key',
+      extra: 'Unrecognized key',
+    });
+  });
+
+  it('validates path and query too', async () => {
+    const badPath = await api.request('/api/v1/test/echo/not-a-uuid', { method: 'POST', token, json: { lineItems: [{ dropInches: 1, widthInches: 1 }] } });
+    expect(badPath.status).toBe(422);
+    expect(Object.keys(((await badPath.json()) as Envelope).error.details!.fields)).toEqual(['id']);
+    const badQuery = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10?limit=0', { method: 'POST', token, json: { lineItems: [{ dropInches: 1, widthInches: 1 }] } });
+    expect(badQuery.status).toBe(422);
+    expect(Object.keys(((await badQuery.json()) as Envelope).error.details!.fields)).toEqual(['limit']);
+    const ok = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', { method: 'POST', token, json: { lineItems: [{ dropInches: 1, widthInches: 1 }] } });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { query: { limit: number } }).query.limit).toBe(25);
+  });
+
+  it('a body that is not JSON is a 400 in the envelope', async () => {
+    const res = await api.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"subdomain": ' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Envelope).error).toMatchObject({ code: 'bad_request', details: null });
+  });
+});

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { ownerPool } from '../support/owner-db';
+import { appDatabaseUrl } from '../../db/database-urls';
+import { APP_ROLE } from '../../db/migrations/rls';
+
+/**
+ * Section 1: isolation is the database's, not the handlers'. With tenant A selected, the
+ * application role's unfiltered reads of every tenant table return none of tenant B's rows,
+ * and writes naming tenant B are refused.
+ */
+let owner: pg.Pool;
+let app: pg.Pool;
+let tenantTables: string[];
+let a: string;
+let b: string;
+
+beforeAll(async () => {
+  owner = ownerPool();
+  app = new pg.Pool({ connectionString: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), max: 2 });
+  const { rows } = await owner.query<{ table_name: string }>(
+    `select c.table_name from information_schema.columns c
+       join information_schema.tables t on t.table_name = c.table_name and t.table_schema = c.table_schema
+      where c.table_schema = 'public' and c.column_name = 'organization_id' and t.table_type = 'BASE TABLE'
+      order by 1`,
+  );
+  tenantTables = rows.map((r) => r.table_name);
+  const orgs = await owner.query<{ id: string; subdomain: string }>(`select id, subdomain from organizations where subdomain in ('sandbox', 'sandbox-alt')`);
+  a = orgs.rows.find((o) => o.subdomain === 'sandbox')!.id;
+  b = orgs.rows.find((o) => o.subdomain === 'sandbox-alt')!.id;
+});
+afterAll(async () => {
+  await app.end();
+  await owner.end();
+});
+
+/** Runs statements as the application role inside one transaction with tenant `org` selected. */
+async function asTenant<T>(org: string | null, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await app.connect();
+  try {
+    await client.query('begin');
+    if (org) await client.query(`select set_config('app.organization_id', $1, true)`, [org]);
+    return await work(client);
+  } finally {
+    await client.query('rollback').catch(() => undefined);
+    client.release();
+  }
+}
+
+describe('row-level security', () => {
+  it('the application role owns nothing and cannot bypass RLS', async () => {
+    const role = await owner.query(`select rolsuper, rolbypassrls from pg_roles where rolname = $1`, [APP_ROLE]);
+    expect(role.rows[0]).toEqual({ rolsuper: false, rolbypassrls: false });
+    const owned = await owner.query(`select relname from pg_class c join pg_roles r on r.oid = c.relowner where r.rolname = $1`, [APP_ROLE]);
+    expect(owned.rows).toEqual([]);
+  });
+
+  it('covers every table with an organization_id, each holding rows of both sandbox tenants', async () => {
+    expect(tenantTables.length).toBeGreaterThan(0);
+    for (const table of tenantTables) {
+      const rls = await owner.query(`select relrowsecurity from pg_class where relname = $1 and relnamespace = 'public'::regnamespace`, [table]);
+      const policies = await owner.query(`select count(*)::int as n from pg_policies where tablename = $1`, [table]);
+      expect({ table, rls: rls.rows[0]?.relrowsecurity, policies: policies.rows[0].n > 0 }).toEqual({ table, rls: true, policies: true });
+      const counts = await owner.query(`select organization_id, count(*)::int as n from "${table}" where organization_id in ($1, $2) group by 1`, [a, b]);
+      // A table without fixture rows for both tenants would make the checks below vacuous.
+      expect({ table, tenants: counts.rows.length }).toEqual({ table, tenants: 2 });
+    }
+  });
+
+  it("with tenant A selected, an unfiltered select returns none of tenant B's rows", async () => {
+    for (const table of tenantTables) {
+      const rows = await asTenant(a, (c) => c.query(`select organization_id from "${table}"`));
+      expect({ table, foreign: rows.rows.filter((r) => r.organization_id !== a).length, own: rows.rows.length > 0 }).toEqual({ table, foreign: 0, own: true });
+    }
+  });
+
+  it('with no tenant selected, nothing is visible at all', async () => {
+    for (const table of [...tenantTables, 'organizations']) {
+      const rows = await asTenant(null, (c) => c.query(`select 1 from "${table}"`));
+      expect({ table, rows: rows.rowCount }).toEqual({ table, rows: 0 });
+    }
+  });
+
+  it("an insert or update naming tenant B's organization_id fails", async () => {
+    for (const table of tenantTables) {
+      // Copy one of B's own rows (new primary key) and try to write it while A is selected.
+      const sample = await owner.query(`select * from "${table}" where organization_id = $1 limit 1`, [b]);
+      const row = { ...sample.rows[0] } as Record<string, unknown>;
+      delete row.id;
+      for (const key of Object.keys(row)) if (typeof row[key] === 'string' && /email|number/.test(key)) row[key] = `${String(row[key])}-copy`;
+      const columns = Object.keys(row);
+      const insert = asTenant(a, (c) =>
+        c.query(`insert into "${table}" (${columns.map((k) => `"${k}"`).join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(row)),
+      );
+      await expect(insert).rejects.toThrow(/row-level security/);
+      const update = asTenant(a, (c) => c.query(`update "${table}" set organization_id = $1`, [b]));
+      await expect(update).rejects.toThrow(/row-level security/);
+      // And B's rows cannot be reached to be changed or removed.
+      const touched = await asTenant(a, (c) => c.query(`delete from "${table}" where organization_id = $1`, [b]));
+      expect({ table, deleted: touched.rowCount }).toEqual({ table, deleted: 0 });
+    }
+  });
+
+  it('a tenant sees only its own organization row', async () => {
+    const rows = await asTenant(a, (c) => c.query('select id from organizations'));
+    expect(rows.rows).toEqual([{ id: a }]);
+  });
+});

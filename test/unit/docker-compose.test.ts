@@ -1,0 +1,51 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { projectRoot } from '../../scripts/infra/paths';
+import { SETTING_NAMES } from '../../api/settings';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string>;
+  healthcheck?: { test: unknown };
+  depends_on?: Record<string, { condition: string }>;
+}
+
+// Docker cannot run on our machines; this reads the file the way compose would (anchors merged).
+const compose = parse(readFileSync(join(projectRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+
+describe('docker-compose.yml', () => {
+  it('has every service the stack needs, each with a health check', () => {
+    for (const name of ['postgres', 'temporal', 'temporal-ui', 'api', 'worker']) {
+      expect({ name, present: Boolean(services[name]) }).toEqual({ name, present: true });
+      expect({ name, healthcheck: Boolean(services[name]!.healthcheck?.test) }).toEqual({ name, healthcheck: true });
+    }
+  });
+
+  it('runs Temporal on the PostgreSQL of the stack, and registers our search attributes', () => {
+    const temporal = services.temporal!;
+    expect(temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
+    expect(temporal.depends_on?.postgres?.condition).toBe('service_healthy');
+    const setup = JSON.stringify(services['temporal-setup']);
+    for (const name of Object.keys(SEARCH_ATTRIBUTES)) expect(setup).toContain(`--name ${name}`);
+  });
+
+  it('passes every setting the code reads (D8) to the API and the worker', () => {
+    for (const name of ['api', 'worker'] as const) {
+      const env = services[name]!.environment ?? {};
+      const missing = SETTING_NAMES.filter((setting) => !(setting in env));
+      expect({ service: name, missing }).toEqual({ service: name, missing: [] });
+    }
+    expect(services.api!.command).toEqual(['node', '--import', 'tsx', 'api/main.ts']);
+    expect(services.worker!.command).toEqual(['node', '--import', 'tsx', 'worker/main.ts']);
+  });
+
+  it('migrates before the API and the worker start', () => {
+    for (const name of ['api', 'worker']) expect(services[name]!.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+  });
+});
