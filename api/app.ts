@@ -17,6 +17,9 @@ import { authRoutes } from './auth/routes';
 import { TokenService } from './auth/tokens';
 import { LoginService, type PasswordHasher } from './auth/login-service';
 import { hashPassword, verifyPassword } from '../db/passwords';
+import { quoteRoutes } from './quotes/routes';
+import { QuoteService } from './quotes/quote-service';
+import { RateCardRepository } from './quotes/rate-card-repository';
 
 export interface AppDependencies {
   settings: Settings;
@@ -28,6 +31,7 @@ export interface AppDependencies {
   hasher?: PasswordHasher;
   /** Routes to add after ours and before the router 404 (tests use it to add failing routes). */
   extraRoutes?: (host: RouteHost) => void;
+  rateCards?: RateCardRepository;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -56,6 +60,7 @@ export function createApp(deps: AppDependencies): Express {
   metaRoutes(host);
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
+  quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository()) });
   deps.extraRoutes?.(host);
 
   app.use(notFoundHandler);

@@ -1,9 +1,11 @@
 import { createOrm } from './orm';
 import { SANDBOX_PASSWORD, SANDBOX_TENANTS, SANDBOX_USERS } from './sandbox';
 import { hashPassword } from './passwords';
+import { insertRateCardRevision } from './rate-cards';
+import { SANDBOX_RATE_CARDS } from '../api/quotes/pricing/sandbox-rate-cards';
 
 /**
- * D1: seeds the sandbox tenants idempotently, as the owner. Rows that exist are left exactly
+ * D1: seeds the sandbox tenants (users and a first rate-card revision) idempotently, as the owner. Rows that exist are left exactly
  * as they are (a demo user whose password was changed keeps it), so a second run changes nothing.
  */
 export async function seedSandbox(ownerUrl: string): Promise<void> {
@@ -17,6 +19,11 @@ export async function seedSandbox(ownerUrl: string): Promise<void> {
       );
       const [org] = await conn.execute<{ id: string }[]>(`select id from organizations where subdomain = ?`, [tenant.subdomain]);
       if (!org) throw new Error(`sandbox tenant ${tenant.subdomain} missing after insert`);
+      const [card] = await conn.execute<{ n: number }[]>(`select count(*)::int as n from rate_card_revisions where organization_id = ?`, [org.id]);
+      const sandboxCard = SANDBOX_RATE_CARDS.find((c) => c.subdomain === tenant.subdomain);
+      if (card?.n === 0 && sandboxCard) {
+        await orm.em.fork().transactional((tx) => insertRateCardRevision(tx, org.id, sandboxCard));
+      }
       for (const user of SANDBOX_USERS) {
         const [existing] = await conn.execute<{ id: string }[]>(
           `select id from users where organization_id = ? and lower(email) = lower(?)`,

@@ -1,4 +1,5 @@
 import { Migration20261121000000Foundation } from './Migration20261121000000Foundation';
+import { Migration20261121010000Quotes } from './Migration20261121010000Quotes';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -6,4 +7,5 @@ import { Migration20261121000000Foundation } from './Migration20261121000000Foun
  */
 export const migrations = [
   { name: 'Migration20261121000000Foundation', class: Migration20261121000000Foundation },
+  { name: 'Migration20261121010000Quotes', class: Migration20261121010000Quotes },
 ];

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { ownerPool } from '../support/owner-db';
 import { appDatabaseUrl } from '../../db/database-urls';
 import { APP_ROLE } from '../../db/migrations/rls';
+import { populateSandboxTenant } from '../support/populate-tenant';
 
 /**
  * Section 1: isolation is the database's, not the handlers'. With tenant A selected, the
@@ -28,6 +29,8 @@ beforeAll(async () => {
   const orgs = await owner.query<{ id: string; subdomain: string }>(`select id, subdomain from organizations where subdomain in ('sandbox', 'sandbox-alt')`);
   a = orgs.rows.find((o) => o.subdomain === 'sandbox')!.id;
   b = orgs.rows.find((o) => o.subdomain === 'sandbox-alt')!.id;
+  await populateSandboxTenant(owner, 'sandbox');
+  await populateSandboxTenant(owner, 'sandbox-alt');
 });
 afterAll(async () => {
   await app.end();

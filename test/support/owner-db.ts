@@ -60,3 +60,15 @@ export async function sandboxUser(pool: pg.Pool, subdomain: string, email: strin
   if (!rows[0]) throw new Error(`no sandbox user ${email} in ${subdomain}`);
   return { id: rows[0].id, email, role: rows[0].role, organizationId: rows[0].organization_id };
 }
+
+/** Gives a tenant a rate-card revision (as the owner, through the same code the seed uses). */
+export async function giveRateCard(organizationId: string, card: import('../../db/rate-cards').RateCardContent): Promise<string> {
+  const { createOrm } = await import('../../db/orm');
+  const { insertRateCardRevision } = await import('../../db/rate-cards');
+  const orm = await createOrm({ url: process.env.DATABASE_URL!, poolMax: 1 });
+  try {
+    return await orm.em.fork().transactional((tx) => insertRateCardRevision(tx, organizationId, card));
+  } finally {
+    await orm.close(true);
+  }
+}

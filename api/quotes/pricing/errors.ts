@@ -1,0 +1,116 @@
+/**
+ * Domain errors of the pricing engine. Each carries the HTTP status and envelope code it maps to
+ * (spec 4.3 rules 3 and 6, section 7), so the HTTP layer can map every PricingError with one branch
+ * and still switch on the concrete class when it needs the details. Messages name the offending
+ * code or value because the spec's 400 envelope carries `details: null`: the message is all the
+ * client gets.
+ */
+import type { SkuComponent } from './rate-card';
+
+export type PricingErrorStatus = 400 | 403;
+export type PricingErrorCode = 'bad_request' | 'forbidden';
+
+export abstract class PricingError extends Error {
+  abstract readonly status: PricingErrorStatus;
+  abstract readonly code: PricingErrorCode;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A SKU code not in the tenant's active catalogue (spec 4.3 rule 6). 400. */
+export class UnknownSkuError extends PricingError {
+  readonly status = 400;
+  readonly code = 'bad_request';
+  readonly skuCode: string;
+  /** Request path of the offending field, e.g. `lineItems.1.fabricSkuCode`. */
+  readonly field: string;
+
+  constructor(skuCode: string, field: string) {
+    super(`Unknown SKU code "${skuCode}" at ${field}: it is not an active SKU of this rate card`);
+    this.skuCode = skuCode;
+    this.field = field;
+  }
+}
+
+/** A known SKU sent in the slot of another component, e.g. a fabric code in hardwareSkuCode. 400. */
+export class SkuComponentMismatchError extends PricingError {
+  readonly status = 400;
+  readonly code = 'bad_request';
+  readonly skuCode: string;
+  readonly field: string;
+  readonly expected: SkuComponent;
+  readonly actual: SkuComponent;
+
+  constructor(skuCode: string, field: string, expected: SkuComponent, actual: SkuComponent) {
+    super(`SKU code "${skuCode}" at ${field} is a ${actual} SKU, but ${field} needs a ${expected} SKU`);
+    this.skuCode = skuCode;
+    this.field = field;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** A labour tier code not on the rate card (spec 4.3 rule 6). 400. */
+export class UnknownLabourTierError extends PricingError {
+  readonly status = 400;
+  readonly code = 'bad_request';
+  readonly tierCode: string;
+  readonly field = 'laborTierCode';
+
+  constructor(tierCode: string) {
+    super(`Unknown labour tier code "${tierCode}" at laborTierCode`);
+    this.tierCode = tierCode;
+  }
+}
+
+/** targetMargin below the floor and no marginOverride (spec 4.3 rule 3, D2). 400. */
+export class MarginBelowFloorError extends PricingError {
+  readonly status = 400;
+  readonly code = 'bad_request';
+  readonly field = 'targetMargin';
+  readonly targetMargin: string;
+  readonly marginFloor: string;
+
+  constructor(targetMargin: string, marginFloor: string) {
+    super(
+      `targetMargin ${targetMargin} is below the margin floor ${marginFloor}; ` +
+        'pricing below the floor needs marginOverride.reason and an ADMIN caller',
+    );
+    this.targetMargin = targetMargin;
+    this.marginFloor = marginFloor;
+  }
+}
+
+/** targetMargin below the floor with a marginOverride from a caller not allowed to override (spec 4.3 rule 3). 403. */
+export class MarginOverrideNotAuthorisedError extends PricingError {
+  readonly status = 403;
+  readonly code = 'forbidden';
+  readonly field = 'marginOverride';
+  readonly targetMargin: string;
+  readonly marginFloor: string;
+
+  constructor(targetMargin: string, marginFloor: string) {
+    super(`Only an ADMIN may override the margin floor ${marginFloor} with targetMargin ${targetMargin}`);
+    this.targetMargin = targetMargin;
+    this.marginFloor = marginFloor;
+  }
+}
+
+/**
+ * Input that passes the request schema but cannot be priced: a shade narrower than the rate card's
+ * cut deductions, a targetMargin outside [0, 1) reaching the engine, or amounts beyond exact integer
+ * range. 400 like the other refusals of the pricing engine (section 7).
+ */
+export class UnpriceableInputError extends PricingError {
+  readonly status = 400;
+  readonly code = 'bad_request';
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.field = field;
+  }
+}

@@ -1,0 +1,172 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PricedQuote } from './pricing/engine';
+import type { CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
+import { QUOTE_TRANSITIONS, type QuoteAction } from './quote-status';
+
+/**
+ * SQL for quotes. Every function runs inside a tenant transaction (db/tenant-scope.ts): rows
+ * are written with `app_current_organization()` and read through row-level security, so nothing
+ * here names or filters a tenant itself.
+ */
+
+export interface NewQuote {
+  body: CalculateBody;
+  priced: PricedQuote;
+  revisionId: string;
+  createdByUserId: string;
+}
+
+/**
+ * Next number of the tenant, gap-free: the counter row is locked until the transaction ends, and
+ * a rolled-back quote rolls its number back with it.
+ */
+async function nextQuoteNumber(em: EntityManager): Promise<number> {
+  const [row] = await em.execute<{ last_number: number }[]>(
+    `insert into quote_number_counters (organization_id, last_number) values (app_current_organization(), 1)
+     on conflict (organization_id) do update set last_number = quote_number_counters.last_number + 1
+     returning last_number`,
+  );
+  return row!.last_number;
+}
+
+async function upsertCustomer(em: EntityManager, customer: NonNullable<CalculateBody['customer']>): Promise<string> {
+  const [row] = customer.email
+    ? await em.execute<{ id: string }[]>(
+        `insert into customers (organization_id, name, email) values (app_current_organization(), ?, ?)
+         on conflict (organization_id, lower(email)) where email is not null do update set name = excluded.name
+         returning id`,
+        [customer.name, customer.email],
+      )
+    : await em.execute<{ id: string }[]>(`insert into customers (organization_id, name) values (app_current_organization(), ?) returning id`, [customer.name]);
+  return row!.id;
+}
+
+export async function insertQuote(em: EntityManager, quote: NewQuote): Promise<{ id: string; quoteNumber: number; status: QuoteStatus }> {
+  const quoteNumber = await nextQuoteNumber(em);
+  const customerId = quote.body.customer ? await upsertCustomer(em, quote.body.customer) : null;
+  const { priced, body } = quote;
+  const [row] = await em.execute<{ id: string }[]>(
+    `insert into quotes (organization_id, quote_number, status, created_by_user_id, customer_id, rate_card_revision_id,
+       labor_tier_code, margin_floor, applied_margin, floor_overridden, override_reason, total_cost_cents, total_amount_cents,
+       margin_percent, request, calculation)
+     values (app_current_organization(), ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)
+     returning id`,
+    [
+      quoteNumber, quote.createdByUserId, customerId, quote.revisionId, priced.labor_tier.code, priced.margin_floor, priced.applied_margin,
+      priced.floor_overridden, priced.floor_overridden ? (body.marginOverride?.reason ?? null) : null,
+      priced.totals.cost_cents, priced.totals.amount_cents, priced.totals.margin_percent, JSON.stringify(body), JSON.stringify(priced),
+    ],
+  );
+  const quoteId = row!.id;
+  // One statement for all lines (up to 200), not one round trip each.
+  const lines = body.lineItems.map((line, position) => ({
+    position,
+    reference: line.reference ?? null,
+    width_inches: String(line.widthInches),
+    drop_inches: String(line.dropInches),
+    quantity: line.quantity,
+    fabric_sku_code: line.fabricSkuCode,
+    hardware_sku_code: line.hardwareSkuCode,
+    motor_sku_code: line.motorSkuCode ?? null,
+    trim_sku_code: line.trimSkuCode ?? null,
+    cost_cents: priced.line_items[position]!.cost_cents,
+    price_cents: priced.line_items[position]!.price_cents,
+  }));
+  await em.execute(
+    `insert into quote_lines (organization_id, quote_id, position, reference, width_inches, drop_inches, quantity,
+       fabric_sku_code, hardware_sku_code, motor_sku_code, trim_sku_code, cost_cents, price_cents)
+     select app_current_organization(), ?, x.position, x.reference, x.width_inches::numeric, x.drop_inches::numeric, x.quantity,
+            x.fabric_sku_code, x.hardware_sku_code, x.motor_sku_code, x.trim_sku_code, x.cost_cents, x.price_cents
+       from jsonb_to_recordset(?::jsonb) as x(position int, reference text, width_inches text, drop_inches text, quantity int,
+            fabric_sku_code text, hardware_sku_code text, motor_sku_code text, trim_sku_code text, cost_cents bigint, price_cents bigint)`,
+    [quoteId, JSON.stringify(lines)],
+  );
+  return { id: quoteId, quoteNumber, status: 'DRAFT' };
+}
+
+interface SummaryRow {
+  id: string;
+  quote_number: number;
+  status: QuoteStatus;
+  total_amount_cents: string;
+  margin_percent: string;
+  customer_name: string | null;
+  created_at: Date;
+  user_id: string | null;
+  user_name: string | null;
+  user_email: string | null;
+}
+
+const SUMMARY_SELECT = `
+  select q.id, q.quote_number, q.status, q.total_amount_cents, q.margin_percent, c.name as customer_name, q.created_at,
+         u.id as user_id, u.full_name as user_name, u.email as user_email
+    from quotes q
+    left join customers c on c.id = q.customer_id
+    left join users u on u.id = q.created_by_user_id`;
+
+function toSummary(row: SummaryRow): QuoteSummary {
+  return {
+    id: row.id,
+    quote_number: row.quote_number,
+    status: row.status,
+    total_amount_cents: Number(row.total_amount_cents),
+    margin_percent: row.margin_percent,
+    customer_name: row.customer_name,
+    created_at: new Date(row.created_at).toISOString(),
+    created_by: row.user_id ? { id: row.user_id, name: row.user_name!, email: row.user_email! } : null,
+  };
+}
+
+export class UnknownCursorError extends Error {}
+
+/**
+ * Newest first, keyset-paginated on (created_at, id): a cursor is the id of the last quote seen,
+ * and the next page is everything strictly older in that order, so quotes created meanwhile
+ * (newer) never shift or repeat what is left.
+ */
+export async function listQuotes(em: EntityManager, query: QuoteListQuery): Promise<{ data: QuoteSummary[]; next_cursor: string | null }> {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (query.status) {
+    conditions.push('q.status = ?');
+    params.push(query.status);
+  }
+  if (query.cursor) {
+    const [anchor] = await em.execute<{ id: string }[]>('select id from quotes where id = ?', [query.cursor]);
+    if (!anchor) throw new UnknownCursorError();
+    conditions.push('(q.created_at, q.id) < (select created_at, id from quotes where id = ?)');
+    params.push(query.cursor);
+  }
+  const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
+  const rows = await em.execute<SummaryRow[]>(`${SUMMARY_SELECT} ${where} order by q.created_at desc, q.id desc limit ?`, [...params, query.limit + 1]);
+  const page = rows.slice(0, query.limit).map(toSummary);
+  return { data: page, next_cursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+}
+
+export async function quoteSummary(em: EntityManager, id: string): Promise<QuoteSummary | undefined> {
+  const [row] = await em.execute<SummaryRow[]>(`${SUMMARY_SELECT} where q.id = ?`, [id]);
+  return row ? toSummary(row) : undefined;
+}
+
+/**
+ * Applies one row of QUOTE_TRANSITIONS atomically: the update names the allowed source states,
+ * so two concurrent requests cannot both move the same quote. Returns the status found when the
+ * move was not allowed, or undefined when there is no such quote.
+ */
+export async function transitionQuote(
+  em: EntityManager,
+  id: string,
+  action: QuoteAction,
+  extraAssignments = '',
+  extraParams: unknown[] = [],
+): Promise<{ moved: true } | { moved: false; status: QuoteStatus | undefined }> {
+  const rule = QUOTE_TRANSITIONS[action];
+  const updated = await em.execute<{ id: string }[]>(
+    `update quotes set status = ?, ${rule.stamp} = now(), updated_at = now()${extraAssignments}
+      where id = ? and status in (${rule.from.map(() => '?').join(', ')}) returning id`,
+    [rule.to, ...extraParams, id, ...rule.from],
+  );
+  if (updated.length) return { moved: true };
+  const [found] = await em.execute<{ status: QuoteStatus }[]>('select status from quotes where id = ?', [id]);
+  return { moved: false, status: found?.status };
+}

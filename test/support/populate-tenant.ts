@@ -1,0 +1,24 @@
+import type pg from 'pg';
+import { startApi } from './api-harness';
+import { sandboxUser } from './owner-db';
+import { twoWindows } from './quote-requests';
+
+/**
+ * Writes at least one row into every tenant table for the given sandbox tenant, through the API
+ * as its users would. The isolation test needs rows of both tenants everywhere; when a new
+ * tenant table arrives, add what fills it here.
+ */
+export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox' | 'sandbox-alt'): Promise<void> {
+  const api = await startApi();
+  try {
+    const sales = await api.tokenFor(await sandboxUser(owner, subdomain, 'sales@sandbox.test'));
+    const res = await api.request('/api/v1/quotes/calculate', {
+      method: 'POST',
+      token: sales,
+      json: twoWindows({ persist: true, customer: { name: `Isolation check ${subdomain}`, email: `isolation@${subdomain}.test` } }),
+    });
+    if (res.status !== 200) throw new Error(`populating ${subdomain}: calculate answered ${res.status} ${await res.text()}`);
+  } finally {
+    await api.close();
+  }
+}
