@@ -20,6 +20,8 @@ import { hashPassword, verifyPassword } from '../db/passwords';
 import { quoteRoutes } from './quotes/routes';
 import { QuoteService } from './quotes/quote-service';
 import { RateCardRepository } from './quotes/rate-card-repository';
+import { workOrderRoutes } from './work-orders/routes';
+import { WorkOrderService } from './work-orders/work-order-service';
 
 export interface AppDependencies {
   settings: Settings;
@@ -61,6 +63,7 @@ export function createApp(deps: AppDependencies): Express {
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository()) });
+  workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em) });
   deps.extraRoutes?.(host);
 
   app.use(notFoundHandler);

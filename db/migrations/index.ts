@@ -1,5 +1,6 @@
 import { Migration20261121000000Foundation } from './Migration20261121000000Foundation';
 import { Migration20261121010000Quotes } from './Migration20261121010000Quotes';
+import { Migration20261121020000WorkOrders } from './Migration20261121020000WorkOrders';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -8,4 +9,5 @@ import { Migration20261121010000Quotes } from './Migration20261121010000Quotes';
 export const migrations = [
   { name: 'Migration20261121000000Foundation', class: Migration20261121000000Foundation },
   { name: 'Migration20261121010000Quotes', class: Migration20261121010000Quotes },
+  { name: 'Migration20261121020000WorkOrders', class: Migration20261121020000WorkOrders },
 ];

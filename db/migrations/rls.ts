@@ -6,10 +6,13 @@
  */
 export const APP_ROLE = 'shade_app';
 
-export function tenantTableSql(table: string): string[] {
+export function tenantTableSql(table: string, privileges = 'select, insert, update, delete'): string[] {
   return [
     `alter table "${table}" enable row level security`,
     `create policy tenant_isolation on "${table}" using (organization_id = app_current_organization()) with check (organization_id = app_current_organization())`,
-    `grant select, insert, update, delete on "${table}" to ${APP_ROLE}`,
+    `grant ${privileges} on "${table}" to ${APP_ROLE}`,
   ];
 }
+
+/** For append-only tables (histories): the application may add rows, never change or remove them. */
+export const APPEND_ONLY = 'select, insert';

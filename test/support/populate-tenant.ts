@@ -18,6 +18,15 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
       json: twoWindows({ persist: true, customer: { name: `Isolation check ${subdomain}`, email: `isolation@${subdomain}.test` } }),
     });
     if (res.status !== 200) throw new Error(`populating ${subdomain}: calculate answered ${res.status} ${await res.text()}`);
+    const quoteId = ((await res.json()) as { quote_id: string }).quote_id;
+    const admin = await api.tokenFor(await sandboxUser(owner, subdomain, 'admin@sandbox.test'));
+    const tech = await sandboxUser(owner, subdomain, 'tech@sandbox.test');
+    const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id, scheduledDate: '2026-12-01' } });
+    if (created.status !== 201) throw new Error(`populating ${subdomain}: work order answered ${created.status} ${await created.text()}`);
+    const workOrderId = ((await created.json()) as { id: string }).id;
+    // A real transition: history and an outbox event.
+    const moved = await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
+    if (moved.status !== 200) throw new Error(`populating ${subdomain}: dispatch answered ${moved.status} ${await moved.text()}`);
   } finally {
     await api.close();
   }

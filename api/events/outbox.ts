@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EventEnvelope, EventName } from './catalogue';
+
+/**
+ * Records an event in the outbox inside the caller's tenant transaction: it commits with the
+ * change it describes or not at all. The envelope (6.1) is fixed here, id and created_at
+ * included, so every delivery and replay carries the same bytes of data.
+ */
+export async function recordEvent<D extends Record<string, unknown>>(
+  em: EntityManager,
+  organizationId: string,
+  event: EventName,
+  data: D,
+  at: Date = new Date(),
+): Promise<EventEnvelope<D>> {
+  const envelope: EventEnvelope<D> = { event, id: randomUUID(), organization_id: organizationId, created_at: at.toISOString(), data };
+  await em.execute(`insert into outbox_events (id, organization_id, event, envelope, created_at) values (?, ?, ?, ?::jsonb, ?)`, [
+    envelope.id,
+    organizationId,
+    event,
+    JSON.stringify(envelope),
+    envelope.created_at,
+  ]);
+  return envelope;
+}

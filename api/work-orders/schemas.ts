@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { Timestamp } from '../http/common-schemas';
+import { WORK_ORDER_STATUSES } from './status-table';
+
+const CalendarDate = z.iso.date().meta({ description: 'YYYY-MM-DD' });
+
+/** Section 4.4. */
+export const WorkOrderListQuery = z.strictObject({
+  status: z.enum(WORK_ORDER_STATUSES).optional(),
+  scheduledOn: CalendarDate.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+export type WorkOrderListQuery = z.output<typeof WorkOrderListQuery>;
+
+export const CreateWorkOrderBody = z
+  .strictObject({
+    quoteId: z.uuid().optional(),
+    assignedTechnicianId: z.uuid().optional(),
+    scheduledDate: CalendarDate.optional(),
+    siteAddress: z.string().max(400).optional(),
+    notes: z.string().max(2000).optional(),
+  })
+  .meta({ id: 'CreateWorkOrderRequest' });
+export type CreateWorkOrderBody = z.output<typeof CreateWorkOrderBody>;
+
+export const UpdateWorkOrderStatusBody = z
+  .strictObject({ status: z.enum(WORK_ORDER_STATUSES), notes: z.string().max(2000).optional() })
+  .meta({ id: 'UpdateWorkOrderStatusRequest', description: 'The completion time is set by the service; a completedAt key is refused.' });
+export type UpdateWorkOrderStatusBody = z.output<typeof UpdateWorkOrderStatusBody>;
+
+/** No cost, margin or quote total: technicians read these. */
+export const WorkOrder = z
+  .strictObject({
+    id: z.uuid(),
+    status: z.enum(WORK_ORDER_STATUSES),
+    scheduled_date: Timestamp.nullable().meta({ description: 'Midnight UTC of the scheduled day' }),
+    site_address: z.string().nullable(),
+    notes: z.string().nullable(),
+    assigned_technician_id: z.uuid().nullable(),
+    quote_id: z.uuid().nullable(),
+    dispatched_at: Timestamp.nullable(),
+    completed_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'WorkOrder' });
+export type WorkOrder = z.infer<typeof WorkOrder>;
+
+export const WorkOrderList = z.strictObject({ data: z.array(WorkOrder) }).meta({ id: 'WorkOrderList' });
+
+export const WorkOrderCreated = z
+  .strictObject({
+    id: z.uuid(),
+    status: z.enum(WORK_ORDER_STATUSES),
+    scheduled_date: Timestamp.nullable(),
+    assigned_technician_id: z.uuid().nullable(),
+  })
+  .meta({ id: 'WorkOrderCreated' });
+
+export const WorkOrderStatusResult = z
+  .strictObject({ id: z.uuid(), status: z.enum(WORK_ORDER_STATUSES), unchanged: z.boolean() })
+  .meta({ id: 'WorkOrderStatusResult' });

@@ -1,0 +1,155 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../../db/tenant-scope';
+import { badRequest, conflict, forbidden, notFound } from '../http/errors';
+import type { Caller } from '../http/request-context';
+import { recordEvent } from '../events/outbox';
+import { decideTransition, type WorkOrderStatus } from './status-table';
+import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderListQuery } from './schemas';
+
+interface WorkOrderRow {
+  id: string;
+  status: WorkOrderStatus;
+  scheduled_date: string | null;
+  site_address: string | null;
+  notes: string | null;
+  assigned_technician_id: string | null;
+  quote_id: string | null;
+  dispatched_at: Date | null;
+  completed_at: Date | null;
+}
+
+// The date column comes back as text so no time zone can shift the day.
+const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
+
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+const dayAsTimestamp = (day: string | null) => (day ? `${day}T00:00:00.000Z` : null);
+
+function toWorkOrder(row: WorkOrderRow): WorkOrder {
+  return {
+    id: row.id,
+    status: row.status,
+    scheduled_date: dayAsTimestamp(row.scheduled_date),
+    site_address: row.site_address,
+    notes: row.notes,
+    assigned_technician_id: row.assigned_technician_id,
+    quote_id: row.quote_id,
+    dispatched_at: iso(row.dispatched_at),
+    completed_at: iso(row.completed_at),
+  };
+}
+
+/** Time columns each target status sets (the completion time is the server's, never the client's). */
+const STAMPS: Record<WorkOrderStatus, string> = {
+  DISPATCHED: 'dispatched_at = now()',
+  COMPLETED: 'completed_at = now()',
+  // Back to the queue: no longer dispatched (the history keeps when it was).
+  PENDING: 'dispatched_at = null',
+  CANCELLED: 'cancelled_at = now()',
+};
+
+/** Section 4.4 and D4. */
+export class WorkOrderService {
+  constructor(private readonly em: EntityManager) {}
+
+  list(caller: Caller, query: WorkOrderListQuery): Promise<{ data: WorkOrder[] }> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const conditions: string[] = [];
+      const params: unknown[] = [];
+      if (query.status) {
+        conditions.push('status = ?');
+        params.push(query.status);
+      }
+      if (query.scheduledOn) {
+        conditions.push('scheduled_date = ?::date');
+        params.push(query.scheduledOn);
+      }
+      // D4: a technician sees only their own jobs.
+      if (caller.role === 'TECHNICIAN') {
+        conditions.push('assigned_technician_id = ?');
+        params.push(caller.userId);
+      }
+      const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
+      const rows = await tx.execute<WorkOrderRow[]>(
+        `select ${COLUMNS} from work_orders ${where} order by scheduled_date asc nulls last, created_at asc, id asc limit ?`,
+        [...params, query.limit],
+      );
+      return { data: rows.map(toWorkOrder) };
+    });
+  }
+
+  create(caller: Caller, body: CreateWorkOrderBody) {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      if (body.quoteId) {
+        const [quote] = await tx.execute<{ id: string }[]>('select id from quotes where id = ?', [body.quoteId]);
+        if (!quote) throw notFound('quoteId: no such quote in this workspace.');
+      }
+      if (body.assignedTechnicianId) {
+        const [user] = await tx.execute<{ role: string; active: boolean }[]>('select role, active from users where id = ?', [body.assignedTechnicianId]);
+        if (!user) throw notFound('assignedTechnicianId: no such user in this workspace.');
+        if (user.role !== 'TECHNICIAN') throw badRequest('assignedTechnicianId: the assignee is not a TECHNICIAN.');
+        if (!user.active) throw badRequest('assignedTechnicianId: the assignee is deactivated.');
+      }
+      const [row] = await tx.execute<WorkOrderRow[]>(
+        `insert into work_orders (organization_id, status, quote_id, assigned_technician_id, scheduled_date, site_address, notes, created_by_user_id)
+         values (app_current_organization(), 'PENDING', ?, ?, ?::date, ?, ?, ?) returning ${COLUMNS}`,
+        [body.quoteId ?? null, body.assignedTechnicianId ?? null, body.scheduledDate ?? null, body.siteAddress ?? null, body.notes ?? null, caller.userId],
+      );
+      await tx.execute(
+        `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
+         values (app_current_organization(), ?, null, 'PENDING', ?, ?)`,
+        [row!.id, caller.userId, body.notes ?? null],
+      );
+      return { id: row!.id, status: row!.status, scheduled_date: dayAsTimestamp(row!.scheduled_date), assigned_technician_id: row!.assigned_technician_id };
+    });
+  }
+
+  /**
+   * One PATCH: the row is locked first, so concurrent PATCHes of one work order apply one after
+   * the other, each judged against the status the previous one left.
+   */
+  updateStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ id: string; status: WorkOrderStatus; unchanged: boolean }> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const [row] = await tx.execute<WorkOrderRow[]>(`select ${COLUMNS} from work_orders where id = ? for update`, [id]);
+      if (!row) throw notFound('No such work order in this workspace.');
+      if (caller.role === 'TECHNICIAN' && row.assigned_technician_id !== caller.userId) throw forbidden('Only the assigned technician may change this work order.');
+
+      const decision = decideTransition(row.status, body.status);
+      if (decision.kind === 'refused') throw conflict(decision.reason);
+      if (decision.kind === 'unchanged') {
+        // Notes sent with a repeated status are kept, as a note entry, not a transition.
+        if (body.notes) {
+          await tx.execute(
+            `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
+             values (app_current_organization(), ?, ?, ?, ?, ?)`,
+            [id, row.status, row.status, caller.userId, body.notes],
+          );
+        }
+        return { id, status: row.status, unchanged: true };
+      }
+
+      await tx.execute(`update work_orders set status = ?, ${STAMPS[body.status]}, updated_at = now() where id = ?`, [body.status, id]);
+      const [entry] = await tx.execute<{ changed_at: Date }[]>(
+        `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
+         values (app_current_organization(), ?, ?, ?, ?, ?) returning changed_at`,
+        [id, row.status, body.status, caller.userId, body.notes ?? null],
+      );
+      const changedAt = new Date(entry!.changed_at);
+      // Section 6.2: no cost, margin or quote total in work-order events.
+      await recordEvent(
+        tx,
+        caller.organizationId,
+        decision.event,
+        {
+          work_order_id: id,
+          status: body.status,
+          quote_id: row.quote_id,
+          assigned_technician_id: row.assigned_technician_id,
+          changed_by_user_id: caller.userId,
+          changed_at: changedAt.toISOString(),
+        },
+        changedAt,
+      );
+      return { id, status: body.status, unchanged: false };
+    });
+  }
+}
