@@ -2,34 +2,25 @@
 // (the first run of a fresh clone has no node_modules yet, so no Node 24 either): plain
 // JavaScript, built-ins only. It installs dependencies when they are missing or stale, then
 // hands over to the TypeScript entry point on the Node 24 that the `node` dev dependency ships.
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installState, recordInstall } from './install-state.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const stampFile = join(root, 'node_modules', '.shade-office-install-stamp');
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
 const entries = { start: 'scripts/start.ts', test: 'scripts/test.ts' };
 
-function installFingerprint() {
-  const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json']) hash.update(readFileSync(join(root, file)));
-  return hash.digest('hex');
-}
-
 function ensureDependencies() {
-  const wanted = installFingerprint();
-  const have = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
-  if (have === wanted && existsSync(nodeBin)) return;
-  console.log(have ? '[setup] dependencies changed: running npm ci ...' : '[setup] installing dependencies (npm ci, about a minute) ...');
+  const state = installState(root);
+  if (state === 'current') return;
+  console.log(state === 'stale' ? '[setup] dependencies changed: running npm ci ...' : '[setup] installing dependencies (npm ci, about a minute) ...');
   const result = spawnSync('npm', ['ci', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     console.error('[setup] npm ci failed; see the output above.');
     process.exit(result.status ?? 1);
   }
-  writeFileSync(stampFile, wanted + '\n');
+  recordInstall(root);
 }
 
 const command = process.argv[2];
