@@ -21,6 +21,7 @@ import { quoteRoutes } from './quotes/routes';
 import { QuoteService } from './quotes/quote-service';
 import { RateCardRepository } from './quotes/rate-card-repository';
 import { workOrderRoutes } from './work-orders/routes';
+import type { EventDispatcher } from './temporal/event-dispatcher';
 import { WorkOrderService } from './work-orders/work-order-service';
 
 export interface AppDependencies {
@@ -34,6 +35,8 @@ export interface AppDependencies {
   /** Routes to add after ours and before the router 404 (tests use it to add failing routes). */
   extraRoutes?: (host: RouteHost) => void;
   rateCards?: RateCardRepository;
+  /** Starts the workflows of committed events; without it the worker's outbox relay does. */
+  events?: EventDispatcher;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -62,7 +65,7 @@ export function createApp(deps: AppDependencies): Express {
   metaRoutes(host);
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
-  quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository()) });
+  quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em) });
   deps.extraRoutes?.(host);
 

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import { EventDispatcher } from './temporal/event-dispatcher';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
 import { createApp } from './app';
@@ -13,7 +15,13 @@ const orm = await createOrm({ url: appUrl, poolMax: settings.DATABASE_POOL_MAX }
 const limiterPool = new pg.Pool({ connectionString: appUrl, max: 5 });
 limiterPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));
 
-const app = createApp({ settings, em: orm.em, limiterPool, logger });
+// Lazy: the API serves (health, reads, pricing) even while Temporal is unreachable; events
+// committed meanwhile are started by the worker's outbox relay.
+const temporalConnection = Connection.lazy({ address: settings.TEMPORAL_ADDRESS });
+const temporal = new Client({ connection: temporalConnection, namespace: settings.TEMPORAL_NAMESPACE });
+const events = new EventDispatcher(temporal, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger });
+
+const app = createApp({ settings, em: orm.em, limiterPool, logger, events });
 const server = app.listen(settings.PORT, () => {
   logger.info({ port: settings.PORT }, 'api listening');
 });
@@ -25,7 +33,7 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'api shutting down');
   server.close();
   server.closeIdleConnections();
-  await Promise.allSettled([orm.close(true), limiterPool.end()]);
+  await Promise.allSettled([orm.close(true), limiterPool.end(), temporalConnection.close()]);
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -8,6 +8,8 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   deps: ActivityDependencies;
+  /** 0 in tests: every workflow task replays the history from the start (catches non-determinism). */
+  maxCachedWorkflows?: number;
 }
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -21,5 +23,6 @@ export function createWorker(options: WorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities(options.deps),
+    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
   });
 }

@@ -1,31 +1,47 @@
+import { Client, Connection } from '@temporalio/client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
 import { createLogger } from '../api/logger';
 import { loadSettings } from '../api/settings';
+import { EventDispatcher } from '../api/temporal/event-dispatcher';
+import { createStripeClient } from '../activities/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
 import { createWorker } from './create-worker';
+import { OutboxRelay } from './outbox-relay';
 
-/** The worker process: one Temporal worker; SIGINT/SIGTERM drain in-flight tasks, then exit. */
+/**
+ * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
+ * committed events. SIGINT/SIGTERM stop the relay, drain in-flight tasks, then exit.
+ */
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
 const orm = await createOrm({ url: appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD), poolMax: settings.DATABASE_POOL_MAX });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
+const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
 const worker = await createWorker({
   connection,
   namespace: settings.TEMPORAL_NAMESPACE,
   taskQueue: settings.TEMPORAL_TASK_QUEUE,
-  deps: { em: orm.em, logger },
+  deps: { em: orm.em, logger, payments },
 });
+
+const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
+const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE });
+const relay = new OutboxRelay(orm.em, new EventDispatcher(client, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }), logger);
+relay.start();
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     logger.info({ signal }, 'worker shutting down');
-    worker.shutdown();
+    void relay.stop().finally(() => worker.shutdown());
   });
 }
-logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE }, 'worker polling');
+logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments) }, 'worker polling');
 try {
   await worker.run();
 } finally {
+  await relay.stop();
+  await clientConnection.close();
   await connection.close();
   await orm.close(true);
   logger.info('worker stopped');

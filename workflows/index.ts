@@ -1,3 +1,4 @@
 // Every workflow the worker registers. Deterministic code only: no Node built-ins, no I/O
 // (test/unit/workflow-boundaries.test.ts enforces this).
 export { roundTrip } from './round-trip';
+export { quoteApproval, quoteInvoice } from './quote-approval';

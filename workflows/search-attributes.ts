@@ -1,3 +1,5 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
 /**
  * Custom search attributes every workflow of ours may carry, so an operator can find all the
  * workflows of one quote or one tenant in the Temporal UI or with `temporal workflow list --query`.
@@ -9,3 +11,8 @@ export const SEARCH_ATTRIBUTES = {
   QuoteId: 'Keyword',
   Provider: 'Keyword',
 } as const;
+
+export const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+export const QuoteNumberKey = defineSearchAttributeKey('QuoteNumber', SearchAttributeType.INT);
+export const QuoteIdKey = defineSearchAttributeKey('QuoteId', SearchAttributeType.KEYWORD);
+export const ProviderKey = defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD);

@@ -7,7 +7,10 @@ import { PricingError } from './pricing/errors';
 import type { RateCardRepository } from './rate-card-repository';
 import { QUOTE_TRANSITIONS, type QuoteAction } from './quote-status';
 import { insertQuote, listQuotes, quoteSummary, transitionQuote, UnknownCursorError } from './quote-repository';
-import type { CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
+import type { ApprovedQuote, CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
+import { recordEvent } from '../events/outbox';
+import type { EventEnvelope } from '../events/catalogue';
+import type { EventDispatcher } from '../temporal/event-dispatcher';
 
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
 
@@ -16,6 +19,7 @@ export class QuoteService {
   constructor(
     private readonly em: EntityManager,
     private readonly rateCards: RateCardRepository,
+    private readonly events?: EventDispatcher,
   ) {}
 
   calculate(caller: Caller, body: CalculateBody): Promise<CalculationResult> {
@@ -45,6 +49,52 @@ export class QuoteService {
         throw error;
       }
     });
+  }
+
+  /**
+   * Section 3.1: DRAFT or SENT to APPROVED, `approved_at` set, the calculation frozen (D3) and the
+   * `quote.approved` event recorded, in one transaction. After the commit the approval workflow
+   * is started at once (the outbox relay starts it otherwise). A second approve is a 409 that
+   * changes nothing and emits nothing.
+   */
+  async approve(caller: Caller, id: string): Promise<ApprovedQuote> {
+    const { approved, event } = await inTenant(this.em, caller.organizationId, async (tx) => {
+      const result = await transitionQuote(tx, id, 'approve', ', approved_by_user_id = ?, frozen_calculation = calculation', [caller.userId]);
+      if (!result.moved) {
+        if (!result.status) throw notFound('No such quote in this workspace.');
+        throw conflict(result.status === 'APPROVED' ? 'The quote is already approved.' : `A ${result.status} quote cannot be approved; only DRAFT or SENT can.`);
+      }
+      const [row] = await tx.execute<
+        { quote_number: number; status: QuoteStatus; total_amount_cents: string; total_cost_cents: string; margin_percent: string; approved_at: Date; customer_name: string | null; customer_email: string | null }[]
+      >(
+        `select q.quote_number, q.status, q.total_amount_cents, q.total_cost_cents, q.margin_percent, q.approved_at, c.name as customer_name, c.email as customer_email
+           from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
+        [id],
+      );
+      const approvedAt = new Date(row!.approved_at);
+      // Section 6.2's data fields, exactly.
+      const event: EventEnvelope = await recordEvent(
+        tx,
+        caller.organizationId,
+        'quote.approved',
+        {
+          quote_id: id,
+          quote_number: row!.quote_number,
+          status: row!.status,
+          total_amount_cents: Number(row!.total_amount_cents),
+          total_cost_cents: Number(row!.total_cost_cents),
+          margin_percent: row!.margin_percent,
+          customer_name: row!.customer_name,
+          customer_email: row!.customer_email,
+          approved_at: approvedAt.toISOString(),
+          approved_by_user_id: caller.userId,
+        },
+        approvedAt,
+      );
+      return { approved: { id, quote_number: row!.quote_number, status: row!.status, approved_at: approvedAt.toISOString() }, event };
+    });
+    await this.events?.tryDispatch(event);
+    return approved;
   }
 
   /** D3: send (DRAFT to SENT) and reject (DRAFT or SENT to REJECTED); any other state is 409. */

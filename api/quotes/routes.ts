@@ -1,7 +1,7 @@
 import { route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
-import { CalculateBody, CalculationResult, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
+import { ApprovedQuote, CalculateBody, CalculationResult, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
 
 const QUOTE_ROLES = ['ADMIN', 'SALES'] as const;
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -36,6 +36,24 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     },
     handler: async ({ res, caller, body }) => {
       res.json(await deps.quotes.calculate(caller, body));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/api/v1/quotes/:id/approve',
+    summary: 'Approve a DRAFT or SENT quote: emits quote.approved and fans out to the connected providers once',
+    tags: ['quotes'],
+    auth: 'bearer',
+    roles: QUOTE_ROLES,
+    params: IdParams,
+    responses: {
+      200: { description: 'Approved', schema: ApprovedQuote },
+      404: error('No such quote in the tenant'),
+      409: error('Not approvable (already approved, rejected or expired)'),
+    },
+    handler: async ({ res, caller, params }) => {
+      res.json(await deps.quotes.approve(caller, params.id));
     },
   });
 

@@ -111,3 +111,9 @@ export const QuoteListQuery = z.strictObject({
   cursor: z.uuid().optional(),
 });
 export type QuoteListQuery = z.output<typeof QuoteListQuery>;
+
+/** Section 2.3 ApprovedQuote. */
+export const ApprovedQuote = z
+  .strictObject({ id: z.uuid(), quote_number: z.number().int(), status: z.enum(QUOTE_STATUSES), approved_at: Timestamp.nullable() })
+  .meta({ id: 'ApprovedQuote' });
+export type ApprovedQuote = z.infer<typeof ApprovedQuote>;

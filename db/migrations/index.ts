@@ -1,6 +1,7 @@
 import { Migration20261121000000Foundation } from './Migration20261121000000Foundation';
 import { Migration20261121010000Quotes } from './Migration20261121010000Quotes';
 import { Migration20261121020000WorkOrders } from './Migration20261121020000WorkOrders';
+import { Migration20261121030000Approval } from './Migration20261121030000Approval';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -10,4 +11,5 @@ export const migrations = [
   { name: 'Migration20261121000000Foundation', class: Migration20261121000000Foundation },
   { name: 'Migration20261121010000Quotes', class: Migration20261121010000Quotes },
   { name: 'Migration20261121020000WorkOrders', class: Migration20261121020000WorkOrders },
+  { name: 'Migration20261121030000Approval', class: Migration20261121030000Approval },
 ];

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { startApi } from './api-harness';
 import { sandboxUser } from './owner-db';
 import { twoWindows } from './quote-requests';
+import { SyncRecords } from '../../activities/sync-records';
 
 /**
  * Writes at least one row into every tenant table for the given sandbox tenant, through the API
@@ -27,6 +28,10 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     // A real transition: history and an outbox event.
     const moved = await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
     if (moved.status !== 200) throw new Error(`populating ${subdomain}: dispatch answered ${moved.status} ${await moved.text()}`);
+    // Approval (without a worker here) and the sync row its fan-out writes for an unconnected provider.
+    const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
+    if (approved.status !== 200) throw new Error(`populating ${subdomain}: approve answered ${approved.status} ${await approved.text()}`);
+    await new SyncRecords(api.orm.em).skipped({ organizationId: tech.organizationId, quoteId, provider: 'CRM', reason: 'CRM provider not connected' });
   } finally {
     await api.close();
   }

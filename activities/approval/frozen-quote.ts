@@ -1,0 +1,43 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../../db/tenant-scope';
+import type { PricedQuote } from '../../api/quotes/pricing/engine';
+import { salesTaxCents } from '../../api/quotes/sales-tax';
+
+export interface FrozenQuote {
+  quoteId: string;
+  quoteNumber: number;
+  status: string;
+  customer: { id: string; name: string; email: string | null; paymentsCustomerId: string | null } | null;
+  /** One entry per quote line, the integer price frozen at approval (D3). */
+  lines: { description: string; amountCents: number }[];
+  subtotalCents: number;
+  taxCents: number;
+}
+
+/** D3: invoices use the calculation frozen at approval, never a recalculation. */
+export async function loadFrozenQuote(em: EntityManager, organizationId: string, quoteId: string): Promise<FrozenQuote | undefined> {
+  return inTenant(em, organizationId, async (tx) => {
+    const [row] = await tx.execute<
+      { id: string; quote_number: number; status: string; frozen_calculation: PricedQuote | null; customer_id: string | null; name: string | null; email: string | null; payments_customer_id: string | null }[]
+    >(
+      `select q.id, q.quote_number, q.status, q.frozen_calculation, c.id as customer_id, c.name, c.email, c.payments_customer_id
+         from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
+      [quoteId],
+    );
+    if (!row || !row.frozen_calculation) return undefined;
+    const lines = row.frozen_calculation.line_items.map((line, index) => ({
+      description: `${line.reference ?? `Line ${index + 1}`}: ${line.quantity} × ${line.width_inches}" × ${line.drop_inches}" roller shade`,
+      amountCents: line.price_cents,
+    }));
+    const subtotalCents = lines.reduce((sum, line) => sum + line.amountCents, 0);
+    return {
+      quoteId: row.id,
+      quoteNumber: row.quote_number,
+      status: row.status,
+      customer: row.customer_id ? { id: row.customer_id, name: row.name!, email: row.email, paymentsCustomerId: row.payments_customer_id } : null,
+      lines,
+      subtotalCents,
+      taxCents: salesTaxCents(subtotalCents),
+    };
+  });
+}

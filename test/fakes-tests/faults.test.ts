@@ -1,0 +1,100 @@
+// The shared fault-injection and request-log machinery, exercised over plain HTTP against one of
+// the fakes (which fake does not matter: they share the pipeline).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { FaultInjector, faults } from '../fakes/faults';
+import { SalesforceFake } from '../fakes/salesforce-fake';
+
+let fake: SalesforceFake;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  fake = new SalesforceFake();
+  ({ close } = await fake.start());
+});
+
+afterAll(async () => {
+  await close();
+});
+
+const versions = () => fetch(`${fake.url}/services/data`);
+
+describe('fault rules', () => {
+  it('matches globs, RegExps, methods and predicates, and is consumed in order', () => {
+    const f = new FaultInjector();
+    const req = (method: string, path: string, query = '') => ({ method, path, query: new URLSearchParams(query), headers: {}, body: Buffer.alloc(0) });
+    const a = f.inject({ method: 'post', path: '/v1/invoices/*/finalize', action: faults.unavailable() });
+    f.inject({ path: /^\/v3\/company\/\d+\/invoice$/, times: 2, when: (r) => r.query.get('requestid') === 'x', action: faults.reset() });
+    f.inject({ path: '/services/**', times: Infinity, action: faults.hang(10) });
+    expect(f.take(req('GET', '/v1/invoices/in_1/finalize'))).toBeUndefined();
+    expect(f.take(req('POST', '/v1/invoices/in_1/finalize'))).toEqual({ kind: 'status', status: 503 });
+    expect(a.remaining).toBe(0);
+    expect(f.take(req('POST', '/v1/invoices/in_1/finalize'))).toBeUndefined();
+    expect(f.take(req('POST', '/v3/company/1/invoice', 'requestid=y'))).toBeUndefined();
+    expect(f.take(req('POST', '/v3/company/1/invoice', 'requestid=x'))?.kind).toBe('reset');
+    expect(f.take(req('POST', '/v3/company/1/invoice', 'requestid=x'))?.kind).toBe('reset');
+    expect(f.take(req('POST', '/v3/company/1/invoice', 'requestid=x'))).toBeUndefined();
+    expect(f.take(req('GET', '/services/data/v62.0/query'))?.kind).toBe('hang');
+    expect(f.pending()).toHaveLength(1);
+    f.clear();
+    expect(f.pending()).toHaveLength(0);
+  });
+});
+
+describe('fault actions over HTTP', () => {
+  it('status: provider body, Retry-After, and the log records it', async () => {
+    fake.requests.clear();
+    fake.faults.inject({ path: '/services/data', action: faults.rateLimited(7) });
+    const res = await versions();
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(await res.json()).toEqual([{ message: 'TotalRequests Limit exceeded.', errorCode: 'REQUEST_LIMIT_EXCEEDED' }]);
+    fake.faults.inject({ path: '/services/data', action: faults.status(400, { body: { custom: true } }) });
+    const custom = await versions();
+    expect(custom.status).toBe(400);
+    expect(await custom.json()).toEqual({ custom: true });
+    expect((await versions()).status).toBe(200);
+    expect(fake.requests.all().map((r) => [r.status, r.fault, r.outcome])).toEqual([
+      [429, 'status', 'answered'],
+      [400, 'status', 'answered'],
+      [200, undefined, 'answered'],
+    ]);
+  });
+
+  it('hang: cuts the connection after the delay without an answer', async () => {
+    fake.requests.clear();
+    fake.faults.inject({ path: '/services/data', action: faults.hang(150) });
+    const started = Date.now();
+    await expect(versions()).rejects.toThrow();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(fake.requests.all()[0]).toMatchObject({ outcome: 'cut', status: undefined, fault: 'hang' });
+  });
+
+  it('hang: a client timeout shorter than the hang ends it early', async () => {
+    fake.requests.clear();
+    fake.faults.inject({ path: '/services/data', action: faults.hang(5_000) });
+    await expect(fetch(`${fake.url}/services/data`, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fake.requests.all()[0]?.outcome).toBe('client-closed');
+  });
+
+  it('delay: answers late but answers', async () => {
+    fake.faults.inject({ path: '/services/data', action: faults.delay(120) });
+    const started = Date.now();
+    const res = await versions();
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+  });
+
+  it('reset and lose-response both drop the socket; only lose-response performs the request', async () => {
+    fake.requests.clear();
+    fake.faults.inject({ path: '/services/data', action: faults.reset() });
+    await expect(versions()).rejects.toThrow();
+    fake.faults.inject({ path: '/services/data', action: faults.loseResponse() });
+    await expect(versions()).rejects.toThrow();
+    expect(fake.requests.all().map((r) => [r.outcome, r.status])).toEqual([
+      ['cut', undefined],
+      ['lost', 200],
+    ]);
+    expect(fake.requests.count('GET', '/services/data')).toBe(2);
+  });
+});

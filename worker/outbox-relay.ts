@@ -1,0 +1,60 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { EventEnvelope } from '../api/events/catalogue';
+import type { EventDispatcher } from '../api/temporal/event-dispatcher';
+
+const BATCH = 50;
+const LEASE_SECONDS = 60;
+
+/**
+ * Guarantees that every committed event gets its workflows, even when the process that
+ * committed it died before starting them: leases undispatched outbox rows (across tenants,
+ * through the one security-definer door), dispatches each, and leaves failures for the next
+ * round once their lease runs out. Several relays may run; leases keep them apart.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly dispatcher: EventDispatcher,
+    private readonly logger: Logger,
+    private readonly intervalMs = 1000,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      this.running = this.drainOnce()
+        .then(() => undefined, (error: unknown) => this.logger.error({ err: error }, 'outbox relay round failed'))
+        .finally(() => {
+          if (this.timer !== undefined) this.timer = setTimeout(tick, this.intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One round; returns how many events were dispatched. */
+  async drainOnce(): Promise<number> {
+    let dispatched = 0;
+    for (;;) {
+      const leased = await this.em.fork().execute<{ envelope: EventEnvelope }[]>('select envelope from outbox_lease(?, ?)', [BATCH, LEASE_SECONDS]);
+      if (leased.length === 0) return dispatched;
+      for (const { envelope } of leased) {
+        try {
+          await this.dispatcher.dispatch(envelope);
+          dispatched++;
+        } catch (error) {
+          this.logger.warn({ err: error, event_id: envelope.id }, 'could not dispatch event; will retry after its lease');
+        }
+      }
+      if (leased.length < BATCH) return dispatched;
+    }
+  }
+}

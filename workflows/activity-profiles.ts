@@ -1,0 +1,40 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+
+/**
+ * One timeout and retry profile per kind of call, in one place (as Temporal's saga sample keeps
+ * them). Provider refusals are thrown as non-retryable ApplicationFailures of type
+ * `ProviderRefused` by the activities; everything else (network errors, timeouts, 5xx, 429) is
+ * retried with backoff, and a 429's Retry-After becomes the next retry delay.
+ *
+ * `retryScale` shortens every interval for tests (durations are configurable rather than
+ * skipped: these machines cannot run the time-skipping test server).
+ */
+export interface Timing {
+  /** Multiplies every retry interval; 1 in production. */
+  retryScale?: number;
+}
+
+const seconds = (s: number, timing: Timing) => Math.max(10, Math.round(s * 1000 * (timing.retryScale ?? 1)));
+
+export function databaseProfile(timing: Timing): ActivityOptions {
+  return {
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: seconds(1, timing), backoffCoefficient: 2, maximumInterval: seconds(30, timing), maximumAttempts: 10 },
+  };
+}
+
+/** A payments call: a whole invoice write, every mutating request carrying an idempotency key. */
+export function paymentsProfile(timing: Timing): ActivityOptions {
+  return {
+    // A worker that dies mid-call is noticed when this runs out; the retry then replays the
+    // provider's stored answers by idempotency key.
+    startToCloseTimeout: Math.max(2000, seconds(120, timing)),
+    retry: {
+      initialInterval: seconds(2, timing),
+      backoffCoefficient: 2,
+      maximumInterval: seconds(60, timing),
+      maximumAttempts: 6,
+      nonRetryableErrorTypes: ['ProviderRefused', 'ProviderNotConfigured'],
+    },
+  };
+}
