@@ -8,6 +8,7 @@ import { planApprovalLegs } from './approval/plan';
 import { loadFrozenQuote } from './approval/frozen-quote';
 import { writeInvoice } from './payments/write-invoice';
 import { classifyStripeError } from './payments/provider-failure';
+import { expireStaleQuotes } from './approval/expire-quotes';
 
 /** What every activity may use; the worker builds it (worker/main.ts). */
 export interface ActivityDependencies {
@@ -35,6 +36,8 @@ export function createActivities(deps: ActivityDependencies) {
     recordSyncSucceeded: (input: QuoteRef & { provider: SyncProvider; externalId: string; amountCents: number | null }) => syncRecords.succeeded(input),
 
     recordSyncFailed: (input: QuoteRef & { provider: SyncProvider; lastError: string }) => syncRecords.failed(input),
+
+    expireStaleQuotes: (_input: Record<string, never>) => expireStaleQuotes(deps.em),
 
     /** The payments leg's provider calls; each attempt is counted on the sync record first. */
     async writePaymentsInvoice(input: QuoteRef) {

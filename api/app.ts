@@ -22,6 +22,10 @@ import { QuoteService } from './quotes/quote-service';
 import { RateCardRepository } from './quotes/rate-card-repository';
 import { workOrderRoutes } from './work-orders/routes';
 import type { EventDispatcher } from './temporal/event-dispatcher';
+import type Stripe from 'stripe';
+import type { InvoiceRunner } from './temporal/invoice-runner';
+import { PaymentsService } from './payments/payments-service';
+import { paymentsRoutes } from './payments/routes';
 import { WorkOrderService } from './work-orders/work-order-service';
 
 export interface AppDependencies {
@@ -37,6 +41,10 @@ export interface AppDependencies {
   rateCards?: RateCardRepository;
   /** Starts the workflows of committed events; without it the worker's outbox relay does. */
   events?: EventDispatcher;
+  /** The payments provider's client, when PAYMENTS_SECRET_KEY is set. */
+  payments?: Stripe;
+  /** Runs the payments leg alone for POST /quotes/{id}/invoice. */
+  invoices?: InvoiceRunner;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -58,6 +66,8 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(requestContext(deps.logger));
   app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
+  // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
+  app.use('/api/v1/integrations/payments/webhook', express.raw({ type: () => true, limit: '1mb' }));
   app.use(express.json({ limit: '1mb', strict: false }));
   app.use('/api/v1', authenticate({ em: deps.em, tokens }));
 
@@ -67,6 +77,11 @@ export function createApp(deps: AppDependencies): Express {
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em) });
+  paymentsRoutes(host, {
+    em: deps.em,
+    webhookSecret: deps.settings.PAYMENTS_WEBHOOK_SECRET,
+    payments: new PaymentsService(deps.em, { stripe: deps.payments, invoices: deps.invoices, returnOrigins: deps.settings.CHECKOUT_RETURN_ORIGINS }),
+  });
   deps.extraRoutes?.(host);
 
   app.use(notFoundHandler);

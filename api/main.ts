@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from './temporal/event-dispatcher';
+import { InvoiceRunner } from './temporal/invoice-runner';
+import { createStripeClient } from '../activities/payments/stripe-client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
 import { createApp } from './app';
@@ -21,7 +23,12 @@ const temporalConnection = Connection.lazy({ address: settings.TEMPORAL_ADDRESS 
 const temporal = new Client({ connection: temporalConnection, namespace: settings.TEMPORAL_NAMESPACE });
 const events = new EventDispatcher(temporal, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger });
 
-const app = createApp({ settings, em: orm.em, limiterPool, logger, events });
+const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE });
+// Reads (the invoice view) and the checkout page call the provider directly; invoice writes run
+// in the worker's workflows.
+const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
+
+const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, ...(payments ? { payments } : {}) });
 const server = app.listen(settings.PORT, () => {
   logger.info({ port: settings.PORT }, 'api listening');
 });

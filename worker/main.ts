@@ -8,6 +8,7 @@ import { createStripeClient } from '../activities/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
 import { createWorker } from './create-worker';
 import { OutboxRelay } from './outbox-relay';
+import { ensureSchedules } from './schedules';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -29,6 +30,7 @@ const clientConnection = await Connection.connect({ address: settings.TEMPORAL_A
 const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE });
 const relay = new OutboxRelay(orm.em, new EventDispatcher(client, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }), logger);
 relay.start();
+await ensureSchedules(client, settings.TEMPORAL_TASK_QUEUE);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

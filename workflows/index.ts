@@ -2,3 +2,4 @@
 // (test/unit/workflow-boundaries.test.ts enforces this).
 export { roundTrip } from './round-trip';
 export { quoteApproval, quoteInvoice } from './quote-approval';
+export { expireQuotes } from './expire-quotes';

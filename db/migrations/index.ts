@@ -2,6 +2,8 @@ import { Migration20261121000000Foundation } from './Migration20261121000000Foun
 import { Migration20261121010000Quotes } from './Migration20261121010000Quotes';
 import { Migration20261121020000WorkOrders } from './Migration20261121020000WorkOrders';
 import { Migration20261121030000Approval } from './Migration20261121030000Approval';
+import { Migration20261121035000Checkout } from './Migration20261121035000Checkout';
+import { Migration20261121036000Expiry } from './Migration20261121036000Expiry';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -12,4 +14,6 @@ export const migrations = [
   { name: 'Migration20261121010000Quotes', class: Migration20261121010000Quotes },
   { name: 'Migration20261121020000WorkOrders', class: Migration20261121020000WorkOrders },
   { name: 'Migration20261121030000Approval', class: Migration20261121030000Approval },
+  { name: 'Migration20261121035000Checkout', class: Migration20261121035000Checkout },
+  { name: 'Migration20261121036000Expiry', class: Migration20261121036000Expiry },
 ];

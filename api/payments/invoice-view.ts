@@ -1,0 +1,33 @@
+import type Stripe from 'stripe';
+import { SALES_TAX_LABEL } from '../quotes/sales-tax';
+import type { InvoiceView } from './schemas';
+
+/** The InvoiceView of section 2.3, read from the provider's invoice and all of its lines. */
+export async function readInvoiceView(stripe: Stripe, invoiceId: string, quoteNumber: number, created: boolean): Promise<InvoiceView> {
+  const invoice = await stripe.invoices.retrieve(invoiceId);
+  const lines = await stripe.invoices.listLineItems(invoiceId, { limit: 100 }).autoPagingToArray({ limit: 10_000 });
+  const viewLines = lines.map((line) => ({ description: line.description ?? '', amount_cents: line.amount, is_tax: line.description === SALES_TAX_LABEL }));
+  const taxLines = viewLines.filter((line) => line.is_tax);
+  const taxCents = taxLines.length ? taxLines.reduce((sum, line) => sum + line.amount_cents, 0) : null;
+  const livemode = (invoice as { livemode?: boolean }).livemode;
+  return {
+    quote_number: quoteNumber,
+    invoice_id: invoice.id!,
+    number: invoice.number ?? null,
+    status: invoice.status ?? null,
+    mode: livemode === true ? 'live' : livemode === false ? 'test' : 'unknown',
+    currency: invoice.currency,
+    // Our tax is an invoice line, which the provider counts in its subtotal; the view's subtotal
+    // is before tax, so that subtotal + tax = total.
+    subtotal_cents: invoice.subtotal === null || invoice.subtotal === undefined ? null : invoice.subtotal - (taxCents ?? 0),
+    // null when no line carries the tax label; zero would mean an invoice without tax.
+    tax_cents: taxCents,
+    total_cents: invoice.total ?? null,
+    amount_due_cents: invoice.amount_due ?? null,
+    created_at: invoice.created ? new Date(invoice.created * 1000).toISOString() : null,
+    hosted_invoice_url: invoice.hosted_invoice_url ?? null,
+    invoice_pdf_url: invoice.invoice_pdf ?? null,
+    lines: viewLines,
+    created,
+  };
+}

@@ -1,0 +1,63 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { verifySignature } from '../../activities/webhooks/signature';
+import { inTenant } from '../../db/tenant-scope';
+import { ApiError, providerError } from '../http/errors';
+
+/** Section 4.5's neutral name, then the provider's own (what it sends when nothing renames it). */
+export const SIGNATURE_HEADERS = ['payments-signature', 'stripe-signature'] as const;
+const TOLERANCE_SECONDS = 300;
+
+interface ProviderEvent {
+  id?: unknown;
+  type?: unknown;
+  created?: unknown;
+  data?: { object?: { metadata?: Record<string, string>; status_transitions?: { paid_at?: number | null }; payment_status?: string } };
+}
+
+/**
+ * Section 4.5: the payments provider's events. The HMAC is checked over the exact bytes received
+ * (300-second tolerance, constant-time comparison) before the body is even parsed. An event id
+ * already processed is acknowledged and ignored. `invoice.paid` (and a paid
+ * `checkout.session.completed`) set `paid_at` on the originating quote, only while it is null.
+ */
+export async function receivePaymentsEvent(
+  deps: { em: EntityManager; secret: string | undefined },
+  raw: Buffer,
+  signature: string | undefined,
+): Promise<{ received: true; handled: boolean }> {
+  if (!deps.secret) throw providerError(503, 'The payments webhook secret is not configured on this deployment.');
+  const verdict = verifySignature(signature ?? '', raw.toString('utf8'), deps.secret, TOLERANCE_SECONDS);
+  if (!verdict.ok) throw new ApiError(400, 'bad_request', `Signature verification failed (${verdict.reason}).`);
+  let event: ProviderEvent;
+  try {
+    event = JSON.parse(raw.toString('utf8')) as ProviderEvent;
+  } catch {
+    throw new ApiError(400, 'bad_request', 'The body is not JSON.');
+  }
+  if (typeof event.id !== 'string' || typeof event.type !== 'string') throw new ApiError(400, 'bad_request', 'The body is not a provider event.');
+
+  const [seen] = await deps.em.fork().execute<{ event_id: string }[]>('select event_id from payments_webhook_events where event_id = ?', [event.id]);
+  if (seen) return { received: true, handled: false };
+
+  const object = event.data?.object;
+  const metadata = object?.metadata ?? {};
+  const marksPaid = event.type === 'invoice.paid' || (event.type === 'checkout.session.completed' && object?.payment_status === 'paid');
+  const organizationId = metadata.organization_id;
+  const quoteId = metadata.quote_id;
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  if (!marksPaid || !organizationId || !quoteId || !uuid.test(organizationId) || !uuid.test(quoteId)) {
+    await deps.em.fork().execute('insert into payments_webhook_events (event_id, event_type, handled) values (?, ?, false) on conflict do nothing', [event.id, event.type]);
+    return { received: true, handled: false };
+  }
+  const paidAtSeconds = object?.status_transitions?.paid_at ?? (typeof event.created === 'number' ? event.created : Math.floor(Date.now() / 1000));
+  return inTenant(deps.em, organizationId, async (tx) => {
+    const inserted = await tx.execute<{ event_id: string }[]>(
+      'insert into payments_webhook_events (event_id, event_type, handled) values (?, ?, true) on conflict do nothing returning event_id',
+      [event.id, event.type],
+    );
+    // A concurrent delivery of the same event got here first.
+    if (inserted.length === 0) return { received: true as const, handled: false };
+    await tx.execute(`update quotes set paid_at = to_timestamp(?), updated_at = now() where id = ? and paid_at is null`, [paidAtSeconds, quoteId]);
+    return { received: true as const, handled: true };
+  });
+}
