@@ -1,0 +1,47 @@
+import type { temporal } from '@temporalio/proto';
+import { startApi } from './api-harness';
+import { ownerPool, sandboxUser } from './owner-db';
+import { twoWindows } from './quote-requests';
+import { startTemporalHarness, TEST_TIMING } from './temporal-harness';
+import { StripeFake } from '../fakes/stripe-fake';
+import { faults } from '../fakes/faults';
+import { createStripeClient } from '../../activities/payments/stripe-client';
+import { approvalWorkflowId } from '../../api/temporal/event-workflows';
+import { InvoiceRunner, invoiceWorkflowId } from '../../api/temporal/invoice-runner';
+
+type History = temporal.api.history.v1.IHistory;
+
+/**
+ * Runs the approval and invoice workflows through their real paths (a refused payments leg at
+ * approval, then a successful invoice) and returns their histories. Used by
+ * scripts/record-histories.ts.
+ */
+export async function recordApprovalHistories(): Promise<Record<string, History>> {
+  const owner = ownerPool();
+  const fake = new StripeFake();
+  const { url, close } = await fake.start();
+  const harness = await startTemporalHarness();
+  const payments = createStripeClient({ secretKey: 'sk_test_recordHistories01', baseUrl: url });
+  await harness.startWorker({ payments });
+  const api = await startApi({ events: harness.dispatcher, payments, invoices: new InvoiceRunner(harness.client, { taskQueue: harness.taskQueue, timing: TEST_TIMING }), env: { PAYMENTS_SECRET_KEY: 'sk_test_recordHistories01' } });
+  try {
+    const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
+    const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true, customer: { name: 'History Recorder', email: 'history@example.test' } }) });
+    const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
+    fake.faults.inject({ method: 'POST', path: '/v1/invoices', times: 1, action: faults.status(400) });
+    await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token });
+    const approval = harness.client.workflow.getHandle(approvalWorkflowId(quoteId));
+    await approval.result();
+    const invoiced = await api.request(`/api/v1/quotes/${quoteId}/invoice`, { method: 'POST', token });
+    if (invoiced.status !== 201) throw new Error(`invoice answered ${invoiced.status}`);
+    return {
+      'quote-approval-payments-refused': await approval.fetchHistory(),
+      'quote-invoice-succeeded': await harness.client.workflow.getHandle(invoiceWorkflowId(quoteId)).fetchHistory(),
+    };
+  } finally {
+    await api.close();
+    await harness.close();
+    await close();
+    await owner.end();
+  }
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { WORKFLOWS_PATH } from '../../worker/create-worker';
+import { installQuietRuntime } from '../../worker/runtime';
+import { projectRoot } from '../../scripts/infra/paths';
+
+/**
+ * Determinism: recorded histories of real runs (test/histories, made by
+ * `npm run record-histories`) replay against today's workflow code. A change that would make
+ * running workflows take another path fails here.
+ */
+const folder = join(projectRoot, 'test', 'histories');
+const files = readdirSync(folder).filter((f) => f.endsWith('.json'));
+
+describe('workflow replay', () => {
+  it('has recorded histories of the approval and invoice workflows', () => {
+    expect(files).toEqual(expect.arrayContaining(['quote-approval-payments-refused.json', 'quote-invoice-succeeded.json']));
+  });
+
+  it.each(files)('%s replays without non-determinism', async (file) => {
+    installQuietRuntime();
+    const history = historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8')));
+    await expect(Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, replayName: file }, history, file)).resolves.toBeUndefined();
+  }, 60_000);
+});
