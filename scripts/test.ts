@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { provideDatabase } from './infra/database';
 import { provideTemporal } from './infra/temporal';
 import { run } from './infra/processes';
+import { ensureStripeMock } from './infra/stripe-mock';
 import { projectRoot } from './infra/paths';
 import { say } from './infra/log';
 import { migrate, dropDatabase } from '../db/migrate';
@@ -33,6 +34,8 @@ try {
   await migrate(database.url, appPassword);
   await seedSandbox(database.url);
   temporal = await provideTemporal({ purpose: 'test' });
+  // Stripe's own mock: proves our payments requests are ones Stripe's API accepts.
+  const stripeMock = await ensureStripeMock();
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -42,6 +45,7 @@ try {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),
+    STRIPE_MOCK_BIN: stripeMock,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning'].filter(Boolean).join(' '),
   };

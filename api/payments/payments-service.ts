@@ -81,26 +81,8 @@ export class PaymentsService {
       if (existing.status === 'complete' && existing.payment_status === 'paid') throw conflict('The quote is already paid.');
       if (existing.status === 'open') return { ...sessionView(existing, quote.quote_number), reused: true };
     }
-    const lines = quote.frozen_calculation.line_items.map((line, index) => ({
-      quantity: 1,
-      price_data: { currency: 'cad', unit_amount: line.price_cents, product_data: { name: `${line.reference ?? `Line ${index + 1}`} (${line.quantity} shade${line.quantity === 1 ? '' : 's'})` } },
-    }));
-    const subtotal = quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
-    lines.push({ quantity: 1, price_data: { currency: 'cad', unit_amount: salesTaxCents(subtotal), product_data: { name: SALES_TAX_LABEL } } });
-    const back = (outcome: string) => {
-      const url = new URL(target);
-      url.searchParams.set('quote', String(quote.quote_number));
-      url.searchParams.set('checkout', outcome);
-      return url.toString();
-    };
     const created = await stripe.checkout.sessions.create(
-      {
-        mode: 'payment',
-        line_items: lines,
-        success_url: back('success'),
-        cancel_url: back('cancelled'),
-        metadata: { organization_id: caller.organizationId, quote_id: id, quote_number: String(quote.quote_number) },
-      },
+      checkoutSessionParams({ organizationId: caller.organizationId, quoteId: id, quoteNumber: quote.quote_number, calculation: quote.frozen_calculation, returnUrl: target }),
       // Derived from the quote and the session it replaces (D7): a retried request reuses the answer.
       { idempotencyKey: `quote-${id}-checkout-after-${quote.checkout_session_id ?? 'none'}` },
     );
@@ -131,5 +113,34 @@ function sessionView(session: Stripe.Checkout.Session, quoteNumber: number): Omi
     amount_total_cents: session.amount_total ?? null,
     currency: session.currency ?? null,
     expires_at: session.expires_at ? new Date(session.expires_at * 1000).toISOString() : null,
+  };
+}
+
+/** Rule 3: the quote's own per-line integers with quantity 1, plus the explicit 13 % tax line. */
+export function checkoutSessionParams(input: {
+  organizationId: string;
+  quoteId: string;
+  quoteNumber: number;
+  calculation: PricedQuote;
+  returnUrl: string;
+}): Stripe.Checkout.SessionCreateParams {
+  const lines: Stripe.Checkout.SessionCreateParams.LineItem[] = input.calculation.line_items.map((line, index) => ({
+    quantity: 1,
+    price_data: { currency: 'cad', unit_amount: line.price_cents, product_data: { name: `${line.reference ?? `Line ${index + 1}`} (${line.quantity} shade${line.quantity === 1 ? '' : 's'})` } },
+  }));
+  const subtotal = input.calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
+  lines.push({ quantity: 1, price_data: { currency: 'cad', unit_amount: salesTaxCents(subtotal), product_data: { name: SALES_TAX_LABEL } } });
+  const back = (outcome: string) => {
+    const url = new URL(input.returnUrl);
+    url.searchParams.set('quote', String(input.quoteNumber));
+    url.searchParams.set('checkout', outcome);
+    return url.toString();
+  };
+  return {
+    mode: 'payment',
+    line_items: lines,
+    success_url: back('success'),
+    cancel_url: back('cancelled'),
+    metadata: { organization_id: input.organizationId, quote_id: input.quoteId, quote_number: String(input.quoteNumber) },
   };
 }

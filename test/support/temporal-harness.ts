@@ -10,6 +10,7 @@ import { appDatabaseUrl } from '../../db/database-urls';
 import { createLogger } from '../../api/logger';
 import { EventDispatcher } from '../../api/temporal/event-dispatcher';
 import { OutboxRelay } from '../../worker/outbox-relay';
+import type { IntegrationDependencies } from '../../activities/integrations';
 
 /** Retry intervals at 2 % of production's: a 2 s backoff becomes 40 ms. */
 export const TEST_TIMING = { retryScale: 0.02 };
@@ -20,7 +21,8 @@ export interface TemporalHarness {
   orm: MikroORM;
   dispatcher: EventDispatcher;
   relay: OutboxRelay;
-  startWorker(deps?: { payments?: Stripe }): Promise<void>;
+  /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
+  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; cacheWorkflows?: boolean }): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -53,8 +55,8 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
         connection: workerConnection,
         namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
         taskQueue,
-        deps: { em: orm.em, logger, payments: deps.payments },
-        maxCachedWorkflows: 0,
+        deps: { em: orm.em, logger, payments: deps.payments, integrations: deps.integrations },
+        ...(deps.cacheWorkflows ? {} : { maxCachedWorkflows: 0 }),
       });
       running = worker.run();
     },

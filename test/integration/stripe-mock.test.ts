@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import type Stripe from 'stripe';
+import { startStripeMock } from '../../scripts/infra/stripe-mock';
+import { createStripeClient } from '../../activities/payments/stripe-client';
+import { writeInvoice } from '../../activities/payments/write-invoice';
+import { readInvoiceView } from '../../api/payments/invoice-view';
+import { checkoutSessionParams } from '../../api/payments/payments-service';
+import { priceQuote } from '../../api/quotes/pricing/engine';
+import { buildRateCardSnapshot } from '../../api/quotes/pricing/rate-card';
+import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
+import { salesTaxCents } from '../../api/quotes/sales-tax';
+import { twoWindows } from '../support/quote-requests';
+import type { CalculateBody } from '../../api/quotes/schemas';
+
+/**
+ * Every payments request our code makes, sent to Stripe's own mock, which validates each one
+ * against Stripe's published OpenAPI description and refuses what the real API would refuse.
+ * `npm test` builds stripe-mock once per machine (like the Temporal CLI) and passes its path.
+ */
+let mock: Awaited<ReturnType<typeof startStripeMock>>;
+let stripe: Stripe;
+
+beforeAll(async () => {
+  const binary = process.env.STRIPE_MOCK_BIN;
+  if (!binary) throw new Error('STRIPE_MOCK_BIN is not set: run the suite with `npm test`, which provides stripe-mock');
+  mock = await startStripeMock(binary);
+  stripe = createStripeClient({ secretKey: 'sk_test_123', baseUrl: mock.url });
+}, 60_000);
+afterAll(() => mock?.stop());
+
+const calculation = priceQuote({ request: twoWindows() as unknown as CalculateBody, rateCard: buildRateCardSnapshot({ revision: 'r', ...SANDBOX_RATE_CARD }), overrideAuthorised: false });
+
+describe('payments calls against stripe-mock', () => {
+  it('accepts the whole invoice write of the approval fan-out, with its idempotency keys', async () => {
+    const lines = calculation.line_items.map((l, i) => ({ description: `Line ${i + 1}`, amountCents: l.price_cents }));
+    const subtotal = lines.reduce((sum, l) => sum + l.amountCents, 0);
+    let remembered: string | undefined;
+    const written = await writeInvoice(
+      stripe,
+      {
+        organizationId: randomUUID(),
+        quoteId: randomUUID(),
+        quoteNumber: 7,
+        status: 'APPROVED',
+        customer: { id: randomUUID(), name: 'Riley Chen', email: 'riley@example.test', paymentsCustomerId: null },
+        lines,
+        subtotalCents: subtotal,
+        taxCents: salesTaxCents(subtotal),
+      },
+      async (id) => {
+        remembered = id;
+      },
+    );
+    expect(written.invoiceId).toMatch(/^in_/);
+    expect(remembered).toMatch(/^cus_/);
+  });
+
+  it('accepts the invoice read of GET /quotes/{id}/invoice', async () => {
+    const view = await readInvoiceView(stripe, 'in_123', 7, false);
+    expect(view.invoice_id).toBeTruthy();
+    expect(['test', 'live', 'unknown']).toContain(view.mode);
+  });
+
+  it('accepts the checkout session of POST /quotes/{id}/checkout-session', async () => {
+    const params = checkoutSessionParams({ organizationId: randomUUID(), quoteId: randomUUID(), quoteNumber: 7, calculation, returnUrl: 'https://shades.example.test/paid' });
+    const session = await stripe.checkout.sessions.create(params, { idempotencyKey: `quote-${randomUUID()}-checkout-after-none` });
+    expect(session.id).toMatch(/^cs_/);
+    await expect(stripe.checkout.sessions.retrieve(session.id)).resolves.toBeTruthy();
+  });
+
+  it('refuses what Stripe would refuse (the mock is not a yes-machine)', async () => {
+    await expect(stripe.invoices.create({ collection_method: 'send_invoice', days_until_due: 'fourteen' as unknown as number })).rejects.toMatchObject({ statusCode: 400 });
+  });
+});

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { projectRoot } from '../../scripts/infra/paths';
+import { withDatabaseName, appDatabaseUrl } from '../../db/database-urls';
+import { dropDatabase, migrate } from '../../db/migrate';
+import { seedSandbox } from '../../db/seed';
+import { createOrm } from '../../db/orm';
+import { createLogger } from '../../api/logger';
+import { EventDispatcher } from '../../api/temporal/event-dispatcher';
+import { approvalWorkflowId } from '../../api/temporal/event-workflows';
+import { startApi, type ApiHarness } from '../support/api-harness';
+import { sandboxUser } from '../support/owner-db';
+import { twoWindows } from '../support/quote-requests';
+import { TEST_TIMING } from '../support/temporal-harness';
+import { StripeFake } from '../fakes/stripe-fake';
+import { faults } from '../fakes/faults';
+
+/**
+ * The worker process (worker/main.ts, as `npm start` runs it) is killed in the middle of the
+ * fan-out, after the payments provider performed the last write and before we recorded it, and
+ * a new worker takes over. On a database of its own, so its outbox relay sees only this test.
+ */
+const KEY = 'sk_test_workerCrash0001';
+const database = withDatabaseName(process.env.DATABASE_URL!, `shade_crash_${randomBytes(4).toString('hex')}`);
+const taskQueue = `crash-${randomBytes(4).toString('hex')}`;
+let owner: pg.Pool;
+let orm: MikroORM;
+let api: ApiHarness;
+let fake: StripeFake;
+let fakeUrl: string;
+let closeFake: () => Promise<void>;
+let connection: Connection;
+let client: Client;
+const children: ChildProcess[] = [];
+
+function startWorkerProcess(): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue, PAYMENTS_SECRET_KEY: KEY, PAYMENTS_API_BASE_URL: fakeUrl, LOG_LEVEL: 'warn', NODE_OPTIONS: '' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  await migrate(database, process.env.DATABASE_APP_PASSWORD!);
+  await seedSandbox(database);
+  owner = new pg.Pool({ connectionString: database, max: 2 });
+  fake = new StripeFake({ apiKeys: [KEY] });
+  ({ url: fakeUrl, close: closeFake } = await fake.start());
+  orm = await createOrm({ url: appDatabaseUrl(database, process.env.DATABASE_APP_PASSWORD!), poolMax: 3 });
+  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+  const events = new EventDispatcher(client, orm.em, { taskQueue, timing: TEST_TIMING, logger: createLogger('silent') });
+  api = await startApi({ events, env: { DATABASE_URL: database } });
+}, 120_000);
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await api?.close();
+  await orm?.close(true);
+  await connection?.close();
+  await closeFake?.();
+  await owner?.end();
+  await dropDatabase(database);
+});
+
+describe('a worker killed mid fan-out', () => {
+  it('is replaced, and the approval still ends with exactly one invoice and a SUCCEEDED sync row', async () => {
+    const first = startWorkerProcess();
+    const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
+    const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) });
+    const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
+    // The provider finalises at once but answers only 10 s later: the worker dies in between.
+    fake.faults.inject({ method: 'POST', path: '/v1/invoices/*/finalize', times: 1, action: faults.delay(10_000) });
+    expect((await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token })).status).toBe(200);
+
+    const invoicesOf = () => fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === quoteId);
+    for (let i = 0; i < 600 && invoicesOf()[0]?.status !== 'open'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(invoicesOf()[0]?.status).toBe('open');
+    const before = await owner.query(`select status from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId]);
+    expect(before.rows[0].status).toBe('PENDING');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+
+    startWorkerProcess();
+    await client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
+    expect(invoicesOf()).toHaveLength(1);
+    expect(fake.requests.find('POST', '/v1/invoices/*/finalize').length).toBeGreaterThanOrEqual(2);
+    const row = (await owner.query(`select status, attempts, external_id from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0];
+    expect(row).toMatchObject({ status: 'SUCCEEDED', attempts: 2, external_id: invoicesOf()[0]!.id });
+    expect(fake.inspect.customers(KEY)).toHaveLength(1);
+    expect(fake.inspect.invoiceItems(KEY)).toHaveLength(3);
+  }, 120_000);
+});
