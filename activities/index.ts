@@ -9,6 +9,8 @@ import { loadFrozenQuote } from './approval/frozen-quote';
 import { writeInvoice } from './payments/write-invoice';
 import { classifyStripeError } from './payments/provider-failure';
 import { expireStaleQuotes } from './approval/expire-quotes';
+import { createIntegrationActivities, type IntegrationDependencies } from './integrations';
+import { createWebhookActivities, type WebhookDependencies } from './webhooks';
 
 /** What every activity may use; the worker builds it (worker/main.ts). */
 export interface ActivityDependencies {
@@ -16,6 +18,10 @@ export interface ActivityDependencies {
   logger: Logger;
   /** The payments client, when the deployment holds a payments secret key. */
   payments?: Stripe | undefined;
+  /** The OAuth providers the platform is configured for, and the credential cipher (issue 7). */
+  integrations?: IntegrationDependencies | undefined;
+  /** Outbound webhook delivery: the secret cipher and the private-network switch (D6). */
+  webhooks?: WebhookDependencies | undefined;
 }
 
 interface QuoteRef {
@@ -31,6 +37,9 @@ export function createActivities(deps: ActivityDependencies) {
   const syncRecords = new SyncRecords(deps.em);
 
   return {
+    ...createIntegrationActivities(deps),
+    ...createWebhookActivities(deps),
+
     planApprovalLegs: (input: QuoteRef) => planApprovalLegs({ syncRecords, paymentsConfigured: Boolean(deps.payments) }, input),
 
     recordSyncSucceeded: (input: QuoteRef & { provider: SyncProvider; externalId: string; amountCents: number | null }) => syncRecords.succeeded(input),

@@ -27,6 +27,15 @@ import type { InvoiceRunner } from './temporal/invoice-runner';
 import { PaymentsService } from './payments/payments-service';
 import { paymentsRoutes } from './payments/routes';
 import { WorkOrderService } from './work-orders/work-order-service';
+import type { IntegrationWorkflows } from './temporal/integration-workflows';
+import { integrationRoutes } from './integrations/routes';
+import { IntegrationService } from './integrations/integration-service';
+import { IntegrationConnections } from './integrations/connection-store';
+import { createOAuthProviders } from './integrations/providers';
+import { CredentialCipher } from './security/credential-cipher';
+import { webhookRoutes } from './webhooks/routes';
+import { WebhookEndpointService } from './webhooks/endpoint-service';
+import type { Resolver } from '../activities/webhooks/address-policy';
 
 export interface AppDependencies {
   settings: Settings;
@@ -45,6 +54,10 @@ export interface AppDependencies {
   payments?: Stripe;
   /** Runs the payments leg alone for POST /quotes/{id}/invoice. */
   invoices?: InvoiceRunner;
+  /** Starts and wakes the token refresh workflow of each connection (issue 7). */
+  integrationWorkflows?: IntegrationWorkflows;
+  /** DNS for webhook URL checks at registration (tests inject answers). */
+  resolver?: Resolver;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -76,11 +89,29 @@ export function createApp(deps: AppDependencies): Express {
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });
-  workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em) });
+  workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
   paymentsRoutes(host, {
     em: deps.em,
     webhookSecret: deps.settings.PAYMENTS_WEBHOOK_SECRET,
     payments: new PaymentsService(deps.em, { stripe: deps.payments, invoices: deps.invoices, returnOrigins: deps.settings.CHECKOUT_RETURN_ORIGINS }),
+  });
+  integrationRoutes(host, {
+    integrations: new IntegrationService({
+      em: deps.em,
+      settings: deps.settings,
+      providers: createOAuthProviders(deps.settings),
+      connections: new IntegrationConnections(deps.em, CredentialCipher.fromSettings(deps.settings)),
+      workflows: deps.integrationWorkflows,
+    }),
+  });
+  webhookRoutes(host, {
+    endpoints: new WebhookEndpointService({
+      em: deps.em,
+      cipher: CredentialCipher.fromSettings(deps.settings),
+      allowPrivateNetworks: deps.settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
+      resolve: deps.resolver,
+      deliveries: deps.events?.webhooks,
+    }),
   });
   deps.extraRoutes?.(host);
 

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from './temporal/event-dispatcher';
 import { InvoiceRunner } from './temporal/invoice-runner';
+import { IntegrationWorkflows } from './temporal/integration-workflows';
 import { createStripeClient } from '../activities/payments/stripe-client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
@@ -28,7 +29,9 @@ const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK
 // in the worker's workflows.
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
 
-const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, ...(payments ? { payments } : {}) });
+const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger });
+
+const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, ...(payments ? { payments } : {}) });
 const server = app.listen(settings.PORT, () => {
   logger.info({ port: settings.PORT }, 'api listening');
 });

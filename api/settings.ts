@@ -29,7 +29,18 @@ export const settingsSchema = z.object({
   ACCOUNTING_CLIENT_SECRET: optionalSecret,
   CRM_CLIENT_ID: optionalSecret,
   CRM_CLIENT_SECRET: optionalSecret,
-  CREDENTIAL_ENCRYPTION_KEY: optionalSecret,
+  // Any 32+ characters (e.g. `openssl rand -base64 32`); the AES key is derived from it
+  // (api/security/credential-cipher.ts). The previous key only decrypts, during a rotation.
+  CREDENTIAL_ENCRYPTION_KEY: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  CREDENTIAL_ENCRYPTION_KEY_PREVIOUS: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  // Where browsers reach this API: OAuth redirect URIs are built on it. Unset: http://localhost:<PORT>.
+  PUBLIC_BASE_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  ACCOUNTING_ENVIRONMENT: z.preprocess(blankAsUndefined, z.enum(['sandbox', 'production']).default('sandbox')),
+  // Points every accounting endpoint (OAuth and API) at one origin: a local fake.
+  ACCOUNTING_API_BASE_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  CRM_LOGIN_URL: z.preprocess(blankAsUndefined, z.string().url().default('https://login.salesforce.com')),
+  // The CRM does not say when its access tokens lapse; this is the org session timeout assumed.
+  CRM_SESSION_TIMEOUT_SECONDS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(1).max(86_400).default(7200)),
   CHECKOUT_RETURN_ORIGINS: z
     .preprocess(blankAsUndefined, z.string().optional())
     .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),

@@ -33,7 +33,8 @@ try {
   await migrate(database.url, appPassword);
   await seedSandbox(database.url);
   const { recordApprovalHistories } = await import('../test/support/history-recorder');
-  const histories = await recordApprovalHistories();
+  const { recordIntegrationHistories } = await import('../test/support/integration-history-recorder');
+  const histories = { ...(await recordApprovalHistories()), ...(await recordIntegrationHistories()) };
   const folder = join(projectRoot, 'test', 'histories');
   mkdirSync(folder, { recursive: true });
   for (const [name, history] of Object.entries(histories)) {

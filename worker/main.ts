@@ -9,6 +9,10 @@ import { connectWorker } from './temporal-connection';
 import { createWorker } from './create-worker';
 import { OutboxRelay } from './outbox-relay';
 import { ensureSchedules } from './schedules';
+import { createOAuthProviders } from '../api/integrations/providers';
+import { refreshTargets } from '../api/integrations/connection-store';
+import { CredentialCipher } from '../api/security/credential-cipher';
+import { IntegrationWorkflows } from '../api/temporal/integration-workflows';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -23,7 +27,13 @@ const worker = await createWorker({
   connection,
   namespace: settings.TEMPORAL_NAMESPACE,
   taskQueue: settings.TEMPORAL_TASK_QUEUE,
-  deps: { em: orm.em, logger, payments },
+  deps: {
+    em: orm.em,
+    logger,
+    payments,
+    integrations: { providers: createOAuthProviders(settings), cipher: CredentialCipher.fromSettings(settings) },
+    webhooks: { cipher: CredentialCipher.fromSettings(settings), allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS },
+  },
 });
 
 const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
@@ -31,6 +41,9 @@ const client = new Client({ connection: clientConnection, namespace: settings.TE
 const relay = new OutboxRelay(orm.em, new EventDispatcher(client, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }), logger);
 relay.start();
 await ensureSchedules(client, settings.TEMPORAL_TASK_QUEUE);
+// Every usable connection has its token refresh workflow, even one whose start the API could not
+// make (Temporal was down at consent time). Starting one that runs only wakes it.
+const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }).ensureAll(await refreshTargets(orm.em));
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -38,7 +51,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void relay.stop().finally(() => worker.shutdown());
   });
 }
-logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments) }, 'worker polling');
+logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes }, 'worker polling');
 try {
   await worker.run();
 } finally {

@@ -5,6 +5,8 @@ import type { EventDispatcher } from '../api/temporal/event-dispatcher';
 
 const BATCH = 50;
 const LEASE_SECONDS = 60;
+/** The API dispatches its own events at once; the relay takes what is still undispatched after this. */
+export const RELAY_GRACE_SECONDS = 2;
 
 /**
  * Guarantees that every committed event gets its workflows, even when the process that
@@ -44,7 +46,7 @@ export class OutboxRelay {
   async drainOnce(): Promise<number> {
     let dispatched = 0;
     for (;;) {
-      const leased = await this.em.fork().execute<{ envelope: EventEnvelope }[]>('select envelope from outbox_lease(?, ?)', [BATCH, LEASE_SECONDS]);
+      const leased = await this.em.fork().execute<{ envelope: EventEnvelope }[]>('select envelope from outbox_lease(?, ?, ?)', [BATCH, LEASE_SECONDS, RELAY_GRACE_SECONDS]);
       if (leased.length === 0) return dispatched;
       for (const { envelope } of leased) {
         try {

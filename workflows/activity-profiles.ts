@@ -38,3 +38,39 @@ export function paymentsProfile(timing: Timing): ActivityOptions {
     },
   };
 }
+
+/**
+ * An OAuth token call (refresh): quick, idempotent from our side (the row lock means one refresh
+ * at a time per connection). A refused grant is final (`RefreshRefused`: the connection is then
+ * EXPIRED); a misconfigured or unreadable connection too. Anything else is retried; once the
+ * attempts run out the connection is marked ERROR and the workflow tries again later.
+ */
+export function oauthProfile(timing: Timing): ActivityOptions {
+  return {
+    startToCloseTimeout: Math.max(2000, seconds(30, timing)),
+    retry: {
+      initialInterval: seconds(2, timing),
+      backoffCoefficient: 2,
+      maximumInterval: seconds(60, timing),
+      maximumAttempts: 5,
+      nonRetryableErrorTypes: ['RefreshRefused', 'ProviderRefused', 'ProviderNotConfigured', 'CredentialsUnreadable'],
+    },
+  };
+}
+
+/** After a refresh has exhausted its attempts (ERROR), how long until the workflow tries again. */
+export function refreshRecoveryDelayMs(timing: Timing): number {
+  return seconds(300, timing);
+}
+
+/**
+ * One webhook attempt: the POST has its own 8-second limit (6.3 rule 3); the activity is retried
+ * only when it could not run or record (a database or worker failure), never for the receiver's
+ * answer, which the delivery workflow schedules itself.
+ */
+export function webhookAttemptProfile(timing: Timing): ActivityOptions {
+  return {
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: seconds(1, timing), backoffCoefficient: 2, maximumInterval: seconds(10, timing), maximumAttempts: 5 },
+  };
+}

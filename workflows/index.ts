@@ -3,3 +3,5 @@
 export { roundTrip } from './round-trip';
 export { quoteApproval, quoteInvoice } from './quote-approval';
 export { expireQuotes } from './expire-quotes';
+export { integrationTokenRefresh } from './integration-token-refresh';
+export { deliverWebhook } from './webhook-delivery';

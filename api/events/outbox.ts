@@ -15,11 +15,13 @@ export async function recordEvent<D extends Record<string, unknown>>(
   at: Date = new Date(),
 ): Promise<EventEnvelope<D>> {
   const envelope: EventEnvelope<D> = { event, id: randomUUID(), organization_id: organizationId, created_at: at.toISOString(), data };
-  await em.execute(`insert into outbox_events (id, organization_id, event, envelope, created_at) values (?, ?, ?, ?::jsonb, ?)`, [
+  const payload = JSON.stringify(envelope);
+  await em.execute(`insert into outbox_events (id, organization_id, event, envelope, payload, created_at) values (?, ?, ?, ?::jsonb, ?, ?)`, [
     envelope.id,
     organizationId,
     event,
-    JSON.stringify(envelope),
+    payload,
+    payload,
     envelope.created_at,
   ]);
   return envelope;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EventEnvelope } from '../events/catalogue';
 import type { Timing } from '../../workflows/activity-profiles';
 import { workflowsForEvent } from './event-workflows';
+import { WebhookDeliveries } from './webhook-deliveries';
 
 /**
  * Starts the workflows an outbox event calls for, then marks the event dispatched. Used twice:
@@ -11,11 +12,15 @@ import { workflowsForEvent } from './event-workflows';
  * fast path did not finish (the API died, Temporal was down). Starting twice is harmless.
  */
 export class EventDispatcher {
+  readonly webhooks: WebhookDeliveries;
+
   constructor(
     private readonly client: Client,
     private readonly em: EntityManager,
     private readonly options: { taskQueue: string; timing?: Timing; logger: Logger },
-  ) {}
+  ) {
+    this.webhooks = new WebhookDeliveries(client, em, options);
+  }
 
   /** True when every workflow of the event is running or has run. */
   async dispatch(envelope: EventEnvelope): Promise<boolean> {
@@ -32,6 +37,7 @@ export class EventDispatcher {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       }
     }
+    await this.webhooks.fanOut(envelope);
     await this.em.fork().execute('select outbox_mark_dispatched(array[?]::uuid[])', [envelope.id]);
     return true;
   }

@@ -3,6 +3,8 @@ import { inTenant } from '../../db/tenant-scope';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { recordEvent } from '../events/outbox';
+import type { EventEnvelope } from '../events/catalogue';
+import type { EventDispatcher } from '../temporal/event-dispatcher';
 import { decideTransition, type WorkOrderStatus } from './status-table';
 import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderListQuery } from './schemas';
 
@@ -49,7 +51,10 @@ const STAMPS: Record<WorkOrderStatus, string> = {
 
 /** Section 4.4 and D4. */
 export class WorkOrderService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly events?: EventDispatcher,
+  ) {}
 
   list(caller: Caller, query: WorkOrderListQuery): Promise<{ data: WorkOrder[] }> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
@@ -107,7 +112,14 @@ export class WorkOrderService {
    * One PATCH: the row is locked first, so concurrent PATCHes of one work order apply one after
    * the other, each judged against the status the previous one left.
    */
-  updateStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ id: string; status: WorkOrderStatus; unchanged: boolean }> {
+  async updateStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ id: string; status: WorkOrderStatus; unchanged: boolean }> {
+    const { result, event } = await this.applyStatus(caller, id, body);
+    // After the commit: deliver at once (the outbox relay covers a failure here).
+    if (event) await this.events?.tryDispatch(event);
+    return result;
+  }
+
+  private applyStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ result: { id: string; status: WorkOrderStatus; unchanged: boolean }; event?: EventEnvelope }> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
       const [row] = await tx.execute<WorkOrderRow[]>(`select ${COLUMNS} from work_orders where id = ? for update`, [id]);
       if (!row) throw notFound('No such work order in this workspace.');
@@ -124,7 +136,7 @@ export class WorkOrderService {
             [id, row.status, row.status, caller.userId, body.notes],
           );
         }
-        return { id, status: row.status, unchanged: true };
+        return { result: { id, status: row.status, unchanged: true } };
       }
 
       await tx.execute(`update work_orders set status = ?, ${STAMPS[body.status]}, updated_at = now() where id = ?`, [body.status, id]);
@@ -135,7 +147,7 @@ export class WorkOrderService {
       );
       const changedAt = new Date(entry!.changed_at);
       // Section 6.2: no cost, margin or quote total in work-order events.
-      await recordEvent(
+      const event = await recordEvent(
         tx,
         caller.organizationId,
         decision.event,
@@ -149,7 +161,7 @@ export class WorkOrderService {
         },
         changedAt,
       );
-      return { id, status: body.status, unchanged: false };
+      return { result: { id, status: body.status, unchanged: false }, event };
     });
   }
 }

@@ -4,6 +4,8 @@ import { Migration20261121020000WorkOrders } from './Migration20261121020000Work
 import { Migration20261121030000Approval } from './Migration20261121030000Approval';
 import { Migration20261121035000Checkout } from './Migration20261121035000Checkout';
 import { Migration20261121036000Expiry } from './Migration20261121036000Expiry';
+import { Migration20261121050000Webhooks } from './Migration20261121050000Webhooks';
+import { Migration20261121040000Integrations } from './Migration20261121040000Integrations';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -16,4 +18,6 @@ export const migrations = [
   { name: 'Migration20261121030000Approval', class: Migration20261121030000Approval },
   { name: 'Migration20261121035000Checkout', class: Migration20261121035000Checkout },
   { name: 'Migration20261121036000Expiry', class: Migration20261121036000Expiry },
+  { name: 'Migration20261121040000Integrations', class: Migration20261121040000Integrations },
+  { name: 'Migration20261121050000Webhooks', class: Migration20261121050000Webhooks },
 ];

@@ -11,6 +11,7 @@ import { approvalWorkflowId } from '../../api/temporal/event-workflows';
 import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
 import { salesTaxCents, SALES_TAX_LABEL } from '../../api/quotes/sales-tax';
 import { createStripeClient } from '../../activities/payments/stripe-client';
+import { RELAY_GRACE_SECONDS } from '../../worker/outbox-relay';
 
 const KEY = 'sk_test_approvalSuite0001';
 let owner: pg.Pool;
@@ -144,6 +145,8 @@ describe('the outbox relay', () => {
       const pending = await owner.query(`select dispatched_at from outbox_events where envelope->'data'->>'quote_id' = $1`, [quote.quote_id]);
       expect(pending.rows[0].dispatched_at).toBeNull();
       await expect(temporal.client.workflow.getHandle(approvalWorkflowId(quote.quote_id)).describe()).rejects.toThrow();
+      // The relay leaves fresh events to the process that committed them for a moment.
+      await new Promise((r) => setTimeout(r, (RELAY_GRACE_SECONDS + 0.2) * 1000));
 
       expect(await temporal.relay.drainOnce()).toBeGreaterThanOrEqual(1);
       await finished(quote.quote_id);

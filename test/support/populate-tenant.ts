@@ -3,6 +3,11 @@ import { startApi } from './api-harness';
 import { sandboxUser } from './owner-db';
 import { twoWindows } from './quote-requests';
 import { SyncRecords } from '../../activities/sync-records';
+import { consent, startIntegrationFakes } from './integration-fakes';
+import { WebhookReceiver } from './webhook-receiver';
+import { CredentialCipher } from '../../api/security/credential-cipher';
+import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
+import { inTenant } from '../../db/tenant-scope';
 
 /**
  * Writes at least one row into every tenant table for the given sandbox tenant, through the API
@@ -10,7 +15,10 @@ import { SyncRecords } from '../../activities/sync-records';
  * tenant table arrives, add what fills it here.
  */
 export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox' | 'sandbox-alt'): Promise<void> {
-  const api = await startApi();
+  // Integrations: a provider fake to connect to (issue 7).
+  const fakes = await startIntegrationFakes();
+  const receiver = await new WebhookReceiver().start();
+  const api = await startApi({ env: { ...fakes.env, OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' } });
   try {
     const sales = await api.tokenFor(await sandboxUser(owner, subdomain, 'sales@sandbox.test'));
     const res = await api.request('/api/v1/quotes/calculate', {
@@ -25,6 +33,10 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id, scheduledDate: '2026-12-01' } });
     if (created.status !== 201) throw new Error(`populating ${subdomain}: work order answered ${created.status} ${await created.text()}`);
     const workOrderId = ((await created.json()) as { id: string }).id;
+    // A webhook endpoint (D6) subscribed to the event the transition below emits.
+    const subscribed = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: receiver.url, events: ['*'] } });
+    if (subscribed.status !== 201) throw new Error(`populating ${subdomain}: webhook endpoint answered ${subscribed.status} ${await subscribed.text()}`);
+    const endpointId = ((await subscribed.json()) as { id: string }).id;
     // A real transition: history and an outbox event.
     const moved = await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
     if (moved.status !== 200) throw new Error(`populating ${subdomain}: dispatch answered ${moved.status} ${await moved.text()}`);
@@ -32,7 +44,24 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
     if (approved.status !== 200) throw new Error(`populating ${subdomain}: approve answered ${approved.status} ${await approved.text()}`);
     await new SyncRecords(api.orm.em).skipped({ organizationId: tech.organizationId, quoteId, provider: 'CRM', reason: 'CRM provider not connected' });
+    // Without a worker here: the delivery row the fan-out writes, and one real attempt (the activity's code) with its log row.
+    const [delivery] = await inTenant(api.orm.em, tech.organizationId, (tx) =>
+      tx.execute<{ id: string }[]>(
+        `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, status)
+         select app_current_organization(), ?, id, event, 'pending' from outbox_events where envelope->'data'->>'work_order_id' = ? returning id`,
+        [endpointId, workOrderId],
+      ),
+    );
+    await attemptWebhookDelivery(
+      { em: api.orm.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
+      { organizationId: tech.organizationId, deliveryId: delivery!.id, attempt: 1 },
+    );
+    // A consent completed at the accounting fake: the nonce of its state and the connection.
+    const connected = await consent(api, admin, 'accounting');
+    if (connected.status !== 200) throw new Error(`populating ${subdomain}: accounting consent answered ${connected.status} ${await connected.text()}`);
   } finally {
     await api.close();
+    await fakes.close();
+    await receiver.close();
   }
 }

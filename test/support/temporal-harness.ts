@@ -11,6 +11,7 @@ import { createLogger } from '../../api/logger';
 import { EventDispatcher } from '../../api/temporal/event-dispatcher';
 import { OutboxRelay } from '../../worker/outbox-relay';
 import type { IntegrationDependencies } from '../../activities/integrations';
+import type { WebhookDependencies } from '../../activities/webhooks';
 
 /** Retry intervals at 2 % of production's: a 2 s backoff becomes 40 ms. */
 export const TEST_TIMING = { retryScale: 0.02 };
@@ -22,7 +23,7 @@ export interface TemporalHarness {
   dispatcher: EventDispatcher;
   relay: OutboxRelay;
   /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
-  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; cacheWorkflows?: boolean }): Promise<void>;
+  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; webhooks?: WebhookDependencies; cacheWorkflows?: boolean }): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -55,7 +56,7 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
         connection: workerConnection,
         namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
         taskQueue,
-        deps: { em: orm.em, logger, payments: deps.payments, integrations: deps.integrations },
+        deps: { em: orm.em, logger, payments: deps.payments, integrations: deps.integrations, webhooks: deps.webhooks },
         ...(deps.cacheWorkflows ? {} : { maxCachedWorkflows: 0 }),
       });
       running = worker.run();

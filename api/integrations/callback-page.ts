@@ -1,0 +1,56 @@
+import type { Response } from 'express';
+
+/** Every outcome of the OAuth callback (section 4.5): a page for a person, never JSON. */
+export type CallbackOutcome =
+  | { kind: 'connected'; providerName: string; accountId: string }
+  | { kind: 'declined'; providerName: string }
+  | { kind: 'bad_request'; reason: string }
+  | { kind: 'provider_refused'; providerName: string; reason: string }
+  | { kind: 'failed'; requestId: string };
+
+const escape = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function content(outcome: CallbackOutcome): { status: number; title: string; body: string } {
+  switch (outcome.kind) {
+    case 'connected':
+      return {
+        status: 200,
+        title: `${outcome.providerName} connected`,
+        body: `Consent completed: ${outcome.providerName} account ${outcome.accountId} is now connected to your workspace. You can close this window.`,
+      };
+    case 'declined':
+      return {
+        status: 200,
+        title: `${outcome.providerName} not connected`,
+        body: `Consent was declined at ${outcome.providerName}, so nothing was connected. Start again from the integrations settings if that was a mistake.`,
+      };
+    case 'bad_request':
+      return { status: 400, title: 'This link cannot be used', body: `${outcome.reason} Start the connection again from the integrations settings.` };
+    case 'provider_refused':
+      return { status: 502, title: `${outcome.providerName} refused the connection`, body: `${outcome.reason} Nothing was connected; try again from the integrations settings.` };
+    case 'failed':
+      return { status: 500, title: 'Something went wrong', body: `The connection could not be completed. Quote reference ${outcome.requestId} if you contact support.` };
+  }
+}
+
+export function sendCallbackPage(res: Response, outcome: CallbackOutcome): void {
+  const { status, title, body } = content(outcome);
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title></head>
+<body>
+<main data-outcome="${outcome.kind}">
+<h1>${escape(title)}</h1>
+<p>${escape(body)}</p>
+</main>
+</body>
+</html>
+`;
+  res
+    .status(status)
+    // The URL that led here carried a code and a state: keep it out of caches and referrers.
+    .set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'", 'X-Content-Type-Options': 'nosniff' })
+    .type('html')
+    .send(html);
+}

@@ -1,0 +1,186 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { inTenant } from '../../db/tenant-scope';
+import type { Settings } from '../settings';
+import { badRequest } from '../http/errors';
+import type { Caller } from '../http/request-context';
+import { CONNECTORS, missingSettings, readinessOf, type ProviderSlug } from '../connectors/registry';
+import type { IntegrationWorkflows } from '../temporal/integration-workflows';
+import { IntegrationConnections, type ConnectionView } from './connection-store';
+import { OAuthNonces, OAuthStates, STATE_TTL_SECONDS } from './oauth-state';
+import { OAuthRefusal, providerOfSlug, type OAuthProvider, type OAuthProviderName } from './providers/oauth-provider';
+import type { OAuthProviders } from './providers';
+import type { CallbackOutcome } from './callback-page';
+import type { CallbackQuery, IntegrationEntry, SyncListQuery, SyncRecord } from './schemas';
+
+export interface IntegrationServiceDeps {
+  em: EntityManager;
+  settings: Settings;
+  providers: OAuthProviders;
+  connections: IntegrationConnections;
+  /** Starts and wakes the refresh workflow; without it the worker's reconciler starts it later. */
+  workflows?: IntegrationWorkflows | undefined;
+}
+
+/** A provider call made while a person waits: bounded, whatever the library does. */
+const EXCHANGE_TIMEOUT_MS = 20_000;
+const REVOKE_TIMEOUT_MS = 5_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Section 4.5 (except the payments webhook), 3.3 and D9, for the caller's tenant. */
+export class IntegrationService {
+  private readonly states: OAuthStates;
+  private readonly nonces: OAuthNonces;
+
+  constructor(private readonly deps: IntegrationServiceDeps) {
+    this.states = new OAuthStates(deps.settings.AUTH_TOKEN_SECRET);
+    this.nonces = new OAuthNonces(deps.em);
+  }
+
+  /** One entry per provider in registry order, connected or not. */
+  async list(caller: Caller): Promise<{ data: IntegrationEntry[] }> {
+    const connections = await this.deps.connections.views(caller.organizationId);
+    const data = CONNECTORS.map((connector): IntegrationEntry => {
+      const provider = providerOfSlug(connector.slug);
+      const missing = missingSettings(connector, this.deps.settings);
+      const { readiness, summary } = readinessOf(connector, this.deps.settings);
+      const connection = provider === 'PAYMENTS' ? null : (connections.get(provider) ?? null);
+      return {
+        provider,
+        slug: connector.slug,
+        display_name: connector.display_name,
+        configured: missing.length === 0,
+        configuration: {
+          missing_environment: missing,
+          awaiting_tenant_consent: readiness === 'awaiting_tenant_consent' && connection?.status !== 'CONNECTED',
+          summary: readiness === 'awaiting_tenant_consent' ? tenantSummary(connection) ?? summary : summary,
+        },
+        connection,
+      };
+    });
+    return { data };
+  }
+
+  /** The sync log, most recent attempts first. */
+  async syncs(caller: Caller, query: SyncListQuery): Promise<{ data: SyncRecord[] }> {
+    const rows = await inTenant(this.deps.em, caller.organizationId, (tx) =>
+      tx.execute<(Omit<SyncRecord, 'amount_cents' | 'synced_at'> & { amount_cents: string | number | null; synced_at: Date | null })[]>(
+        `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at
+           from sync_records ${query.provider ? 'where provider = ?' : ''}
+          order by updated_at desc, id desc limit ?`,
+        query.provider ? [providerOfSlug(query.provider), query.limit] : [query.limit],
+      ),
+    );
+    return {
+      data: rows.map((row) => ({
+        ...row,
+        amount_cents: row.amount_cents === null ? null : Number(row.amount_cents),
+        synced_at: row.synced_at === null ? null : new Date(row.synced_at).toISOString(),
+      })),
+    };
+  }
+
+  /** The consent URL with a signed, single-use state valid ten minutes (5.9, 8). */
+  async connect(caller: Caller, slug: ProviderSlug): Promise<{ provider: OAuthProviderName; authorize_url: string; expires_in_seconds: number }> {
+    const provider = this.oauthProvider(slug);
+    const nonce = await this.nonces.issue({ organizationId: caller.organizationId, provider: provider.name, userId: caller.userId });
+    const state = await this.states.sign({ organizationId: caller.organizationId, provider: provider.name, userId: caller.userId, nonce });
+    return { provider: provider.name, authorize_url: provider.authorizeUrl(state), expires_in_seconds: STATE_TTL_SECONDS };
+  }
+
+  /**
+   * The provider's redirect back. Order: the query's limits, then the state (signature, expiry,
+   * provider, single use), then what the provider said (declined or a code), then the exchange.
+   * The nonce is spent before the exchange, so a replay racing the first use is refused too.
+   */
+  async callback(slug: string, query: CallbackQuery, log: Logger): Promise<CallbackOutcome> {
+    const name = slug === 'accounting' || slug === 'crm' ? providerOfSlug(slug) as OAuthProviderName : undefined;
+    if (!name) return { kind: 'bad_request', reason: 'There is no consent to complete for this provider.' };
+    const display = displayName(slug as ProviderSlug);
+    if (!query.state) return { kind: 'bad_request', reason: 'The link carries no state.' };
+    const check = await this.states.verify(query.state, name);
+    if (!check.ok) {
+      return { kind: 'bad_request', reason: check.problem === 'expired' ? 'The link has expired (it is valid ten minutes).' : 'The link is not valid: its state was altered or belongs elsewhere.' };
+    }
+    if (!(await this.nonces.consume(check.claims))) return { kind: 'bad_request', reason: 'The link has already been used.' };
+
+    if (query.error) {
+      if (query.error === 'access_denied') return { kind: 'declined', providerName: display };
+      log.warn({ provider: name, provider_error: query.error }, 'provider sent the consent back with an error');
+      return { kind: 'provider_refused', providerName: display, reason: `${display} answered ${query.error}.` };
+    }
+    if (!query.code) return { kind: 'bad_request', reason: 'The link carries no authorization code.' };
+    if (name === 'ACCOUNTING' && !query.realmId) return { kind: 'bad_request', reason: 'The link does not say which company was chosen (realmId).' };
+    const provider = this.deps.providers[name];
+    if (!provider) return { kind: 'bad_request', reason: `${display} is no longer configured on this platform.` };
+
+    let grant;
+    try {
+      grant = await withTimeout(provider.exchangeCode({ code: query.code, realmId: query.realmId }), EXCHANGE_TIMEOUT_MS, 'the code exchange');
+    } catch (error) {
+      // The provider's code only: never the code, a token or the state.
+      log.warn({ provider: name, provider_error: error instanceof OAuthRefusal ? error.code : 'unavailable' }, 'code exchange failed');
+      return { kind: 'provider_refused', providerName: display, reason: `${display} did not accept the authorization code.` };
+    }
+    const ref = { organizationId: check.claims.organizationId, provider: name };
+    await this.deps.connections.storeGrant({ ...ref, userId: check.claims.userId }, grant);
+    await this.wake(ref, 'connected', log);
+    log.info({ provider: name, organization_id: ref.organizationId, external_account_id: grant.externalAccountId }, 'integration connected');
+    return { kind: 'connected', providerName: display, accountId: grant.externalAccountId };
+  }
+
+  /** 3.3: DISCONNECTED, credentials erased, sync rows kept; idempotent; ends the refresh workflow. */
+  async disconnect(caller: Caller, slug: ProviderSlug, log: Logger): Promise<{ provider: OAuthProviderName; status: 'DISCONNECTED' }> {
+    if (slug === 'payments') throw paymentsRefusal();
+    const ref = { organizationId: caller.organizationId, provider: providerOfSlug(slug) as OAuthProviderName };
+    const { refreshToken } = await this.deps.connections.disconnect(ref);
+    await this.wake(ref, 'disconnected', log);
+    const provider = this.deps.providers[ref.provider];
+    if (refreshToken && provider) {
+      // Best effort: our copy is already erased; the provider forgets the grant too if it answers.
+      await withTimeout(provider.revoke(refreshToken), REVOKE_TIMEOUT_MS, 'revocation').catch((error: unknown) =>
+        log.warn({ provider: ref.provider, err: error instanceof Error ? error.message : String(error) }, 'could not revoke the grant at the provider'),
+      );
+    }
+    return { provider: ref.provider, status: 'DISCONNECTED' };
+  }
+
+  private oauthProvider(slug: ProviderSlug): OAuthProvider {
+    if (slug === 'payments') throw paymentsRefusal();
+    const provider = this.deps.providers[providerOfSlug(slug) as OAuthProviderName];
+    if (!provider) throw badRequest(`${displayName(slug)} is not configured on this platform: its client credentials or the credential-encryption key are missing.`);
+    return provider;
+  }
+
+  private async wake(ref: { organizationId: string; provider: OAuthProviderName }, reason: 'connected' | 'disconnected', log: Logger): Promise<void> {
+    try {
+      await this.deps.workflows?.connectionChanged(ref, reason);
+    } catch (error) {
+      // The connection is stored either way; the worker's reconciler starts what is missing.
+      log.warn({ err: error, provider: ref.provider }, 'could not reach the token refresh workflow');
+    }
+  }
+}
+
+const paymentsRefusal = () => badRequest('Payments run through the platform’s own account; there is no workspace consent to give or take back.');
+const displayName = (slug: ProviderSlug) => CONNECTORS.find((c) => c.slug === slug)?.display_name ?? slug;
+
+function tenantSummary(connection: ConnectionView | null): string | undefined {
+  switch (connection?.status) {
+    case 'CONNECTED':
+      return 'Connected: approved quotes sync to this workspace’s account.';
+    case 'EXPIRED':
+      return 'The connection expired or was revoked at the provider; connect again to resume syncing.';
+    case 'ERROR':
+      return 'Refreshing the connection keeps failing; it is retried, or connect again.';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,94 @@
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { hkdfSync } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../../db/tenant-scope';
+import { OAUTH_PROVIDERS, type OAuthProviderName } from './providers/oauth-provider';
+
+/** Sections 5.9 and 8: the state is valid ten minutes. */
+export const STATE_TTL_SECONDS = 600;
+const ISSUER = 'shade-office';
+// Distinct from the access tokens' audience, and signed with a key of its own: a state can
+// never pass as an access token, nor an access token as a state.
+const AUDIENCE = 'shade-office-oauth-callback';
+
+export interface StateClaims {
+  organizationId: string;
+  provider: OAuthProviderName;
+  userId: string;
+  /** Single-use: a row of integration_oauth_states, consumed by the first callback. */
+  nonce: string;
+}
+
+export type StateCheck = { ok: true; claims: StateClaims } | { ok: false; problem: 'expired' | 'invalid' };
+
+/**
+ * The signed OAuth `state` (section 5.9): an HS256 JWT naming the tenant, the provider, the user
+ * who asked and a nonce. The callback learns the tenant from it (the callback carries no token),
+ * so it must be unforgeable; the nonce makes it single-use.
+ */
+export class OAuthStates {
+  private readonly key: Uint8Array;
+
+  constructor(authTokenSecret: string, private readonly now: () => number = Date.now) {
+    this.key = new Uint8Array(hkdfSync('sha256', Buffer.from(authTokenSecret, 'utf8'), 'shade-office', 'oauth-state v1', 32));
+  }
+
+  async sign(claims: StateClaims): Promise<string> {
+    const issuedAt = Math.floor(this.now() / 1000);
+    return new SignJWT({ org: claims.organizationId, prv: claims.provider })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject(claims.userId)
+      .setJti(claims.nonce)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + STATE_TTL_SECONDS)
+      .sign(this.key);
+  }
+
+  /** A state for this provider, untampered and unexpired; whether it is unused is the store's. */
+  async verify(state: string, provider: OAuthProviderName): Promise<StateCheck> {
+    try {
+      const { payload } = await jwtVerify(state, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], currentDate: new Date(this.now()) });
+      const { org, prv, sub, jti } = payload;
+      if (typeof org !== 'string' || typeof sub !== 'string' || typeof jti !== 'string') return { ok: false, problem: 'invalid' };
+      // A state made for one provider, presented at another's callback, is refused as tampered.
+      if (prv !== provider || !(OAUTH_PROVIDERS as readonly unknown[]).includes(prv)) return { ok: false, problem: 'invalid' };
+      return { ok: true, claims: { organizationId: org, provider, userId: sub, nonce: jti } };
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) return { ok: false, problem: 'expired' };
+      if (error instanceof joseErrors.JOSEError) return { ok: false, problem: 'invalid' };
+      throw error;
+    }
+  }
+}
+
+/** The nonces of integration_oauth_states (a tenant table: the tenant comes from the verified state). */
+export class OAuthNonces {
+  constructor(private readonly em: EntityManager) {}
+
+  async issue(ref: { organizationId: string; provider: OAuthProviderName; userId: string }): Promise<string> {
+    return inTenant(this.em, ref.organizationId, async (tx) => {
+      // Nonces past their use are kept a day (for support questions), then swept here.
+      await tx.execute(`delete from integration_oauth_states where expires_at < now() - interval '1 day'`);
+      const [row] = await tx.execute<{ id: string }[]>(
+        `insert into integration_oauth_states (organization_id, provider, user_id, expires_at)
+         values (app_current_organization(), ?, ?, now() + make_interval(secs => ?)) returning id`,
+        [ref.provider, ref.userId, STATE_TTL_SECONDS],
+      );
+      return row!.id;
+    });
+  }
+
+  /** True exactly once per nonce, and only before it expires. */
+  async consume(claims: StateClaims): Promise<boolean> {
+    const rows = await inTenant(this.em, claims.organizationId, (tx) =>
+      tx.execute<{ id: string }[]>(
+        `update integration_oauth_states set consumed_at = now()
+          where id = ? and provider = ? and user_id = ? and consumed_at is null and expires_at > now() returning id`,
+        [claims.nonce, claims.provider, claims.userId],
+      ),
+    );
+    return rows.length === 1;
+  }
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { Timestamp } from '../http/common-schemas';
+import { PROVIDER_SLUGS } from '../connectors/registry';
+import { CONNECTION_STATUSES } from './connection-store';
+
+const ProviderName = z.enum(['PAYMENTS', 'ACCOUNTING', 'CRM']);
+const Slug = z.enum(PROVIDER_SLUGS);
+
+export const ProviderParams = z.strictObject({ provider: Slug.meta({ description: 'payments, accounting or crm' }) });
+
+/** Section 2.3: the Integration entry, exactly. */
+export const IntegrationEntry = z
+  .strictObject({
+    provider: ProviderName,
+    slug: Slug,
+    display_name: z.string(),
+    configured: z.boolean().meta({ description: "The platform holds the provider's client credentials (and, for accounting and CRM, the credential-encryption key)" }),
+    configuration: z.strictObject({
+      missing_environment: z.array(z.string()),
+      awaiting_tenant_consent: z.boolean(),
+      summary: z.string(),
+    }),
+    connection: z
+      .strictObject({
+        status: z.enum(CONNECTION_STATUSES),
+        external_account_id: z.string().nullable(),
+        instance_url: z.string().nullable(),
+        scopes: z.array(z.string()),
+        connected_at: Timestamp.nullable(),
+        last_sync_at: Timestamp.nullable(),
+        last_error: z.string().nullable(),
+        access_token_expires_at: Timestamp.nullable(),
+        refresh_token_expires_at: Timestamp.nullable(),
+      })
+      .nullable()
+      .meta({ description: "The caller's tenant's connection; null when it never connected (always null for payments, the platform's own account)" }),
+  })
+  .meta({ id: 'Integration' });
+export type IntegrationEntry = z.infer<typeof IntegrationEntry>;
+
+export const IntegrationList = z.strictObject({ data: z.array(IntegrationEntry) }).meta({ id: 'IntegrationList' });
+
+export const SyncListQuery = z.strictObject({
+  provider: Slug.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+export type SyncListQuery = z.output<typeof SyncListQuery>;
+
+/** Section 2.3: SyncRecord. */
+export const SyncRecord = z
+  .strictObject({
+    id: z.uuid(),
+    provider: ProviderName,
+    entity_type: z.string(),
+    local_id: z.string(),
+    external_id: z.string().nullable(),
+    status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED', 'SKIPPED']),
+    attempts: z.number().int().min(0),
+    amount_cents: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    synced_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'SyncRecord' });
+export type SyncRecord = z.infer<typeof SyncRecord>;
+
+export const SyncRecordList = z.strictObject({ data: z.array(SyncRecord) }).meta({ id: 'SyncRecordList' });
+
+export const ConnectResult = z
+  .strictObject({
+    provider: ProviderName,
+    authorize_url: z.url(),
+    expires_in_seconds: z.number().int().positive().meta({ description: 'How long the state in the URL stays valid (600)' }),
+  })
+  .meta({ id: 'IntegrationConnect' });
+
+export const DisconnectResult = z.strictObject({ provider: ProviderName, status: z.literal('DISCONNECTED') }).meta({ id: 'IntegrationDisconnect' });
+
+/**
+ * Section 8's callback limits. Not strict: the provider decides what else it appends (Salesforce
+ * may add sfdc_community_url), and a consent must not fail over a parameter we do not read.
+ */
+export const CallbackQuery = z.object({
+  code: z.string().min(1).max(2000).optional(),
+  state: z.string().min(1).max(2000).optional(),
+  realmId: z.string().min(1).max(64).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(500).optional(),
+});
+export type CallbackQuery = z.output<typeof CallbackQuery>;

@@ -1,0 +1,190 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type pg from 'pg';
+import OAuthClient from 'intuit-oauth';
+import { startApi, type ApiHarness } from '../support/api-harness';
+import { createTenant, ownerPool, type Tenant } from '../support/owner-db';
+import { startTemporalHarness, type TemporalHarness } from '../support/temporal-harness';
+import { consent, startIntegrationFakes, storedTokens, workerIntegrations, type IntegrationFakes } from '../support/integration-fakes';
+import { faults } from '../fakes/faults';
+import { DEFAULT_QBO_CLIENT } from '../fakes/quickbooks-fake';
+import { IntegrationWorkflows } from '../../api/temporal/integration-workflows';
+import { integrationRefreshWorkflowId } from '../../workflows/integration-token-refresh';
+import { IntegrationList } from '../../api/integrations/schemas';
+import { providerCredentials } from '../../activities/integrations';
+import type { QuickBooksOAuth, SalesforceOAuth } from '../../api/integrations/providers';
+
+/**
+ * Token refresh as a durable workflow (issue 7), against the fakes with short token lifetimes:
+ * QuickBooks access tokens live two seconds and its refresh tokens rotate on every refresh;
+ * the Salesforce org rotates refresh tokens too. Real Temporal, real PostgreSQL.
+ */
+// Retry intervals at half a percent of production's; the workflow continues as new every 3 rounds.
+const TIMING = { retryScale: 0.005 };
+let owner: pg.Pool;
+let fakes: IntegrationFakes;
+let temporal: TemporalHarness;
+let api: ApiHarness;
+const connected: { tenant: Tenant; token: string }[] = [];
+
+beforeAll(async () => {
+  owner = ownerPool();
+  fakes = await startIntegrationFakes({ qbo: { accessTokenTtlSeconds: 2 }, sf: { rotateRefreshTokens: true } });
+  temporal = await startTemporalHarness();
+  api = await startApi({ env: fakes.env, integrationWorkflows: new IntegrationWorkflows(temporal.client, { taskQueue: temporal.taskQueue, timing: TIMING, roundsPerRun: 3 }) });
+  await temporal.startWorker({ integrations: workerIntegrations(api) });
+}, 120_000);
+
+// Each test's connections are disconnected afterwards, so no workflow of one test refreshes
+// (or meets the faults of) another.
+afterEach(async () => {
+  fakes.qbo.faults.clear();
+  for (const { token } of connected.splice(0)) for (const slug of ['accounting', 'crm']) await api.request(`/api/v1/integrations/${slug}`, { method: 'DELETE', token });
+});
+
+afterAll(async () => {
+  await api.close();
+  await temporal.close();
+  await fakes.close();
+  await owner.end();
+});
+
+async function connect(slug: 'accounting' | 'crm'): Promise<{ tenant: Tenant; token: string }> {
+  const tenant = await createTenant(owner, { admin: 'ADMIN' });
+  const token = await api.tokenFor(tenant.users.admin!);
+  connected.push({ tenant, token });
+  const res = await consent(api, token, slug);
+  expect(res.status).toBe(200);
+  return { tenant, token };
+}
+
+async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const connection = async (token: string, provider: 'ACCOUNTING' | 'CRM') => {
+  const res = await api.request('/api/v1/integrations', { token });
+  return IntegrationList.parse(await res.json()).data.find((e) => e.provider === provider)!.connection;
+};
+const handle = (tenant: Tenant, provider: 'ACCOUNTING' | 'CRM') => temporal.client.workflow.getHandle(integrationRefreshWorkflowId({ organizationId: tenant.id, provider }));
+
+describe('the token refresh workflow', () => {
+  it('refreshes ahead of expiry several times in a row; the stored refresh token follows the rotation; it continues as new', async () => {
+    const { tenant, token } = await connect('accounting');
+    const seen: string[] = [];
+    await until(async () => {
+      const stored = await storedTokens(owner, fakes.env, tenant.id, 'ACCOUNTING');
+      if (stored && !seen.includes(stored.refreshToken)) seen.push(stored.refreshToken);
+      return seen.length >= 4;
+    }, 'three refreshes');
+    // Only the newest is alive at the provider: each refresh killed the one before, and ours kept up.
+    const live = fakes.qbo.inspect.liveRefreshTokens();
+    expect(live).toContain(seen.at(-1));
+    for (const old of seen.slice(0, -1)) expect(live).not.toContain(old);
+
+    const now = await connection(token, 'ACCOUNTING');
+    expect(now).toMatchObject({ status: 'CONNECTED', last_error: null });
+    // Refreshed ahead of time: the token in store is never one that already lapsed.
+    expect(Date.parse(now!.access_token_expires_at!)).toBeGreaterThan(Date.now());
+
+    // Three rounds per run here: the history of one run never grows past a few refreshes.
+    const runs = await until(async () => {
+      const statuses: string[] = [];
+      for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${integrationRefreshWorkflowId({ organizationId: tenant.id, provider: 'ACCOUNTING' })}'` })) statuses.push(run.status.name);
+      return statuses.includes('CONTINUED_AS_NEW') && statuses;
+    }, 'a continued-as-new run');
+    expect(runs.filter((s) => s === 'RUNNING')).toHaveLength(1);
+  });
+
+  it('revoking at the provider marks the connection EXPIRED with last_error, erases its tokens, and ends the workflow', async () => {
+    const { tenant, token } = await connect('accounting');
+    const stored = await storedTokens(owner, fakes.env, tenant.id, 'ACCOUNTING');
+    // What a person does in QuickBooks ("disconnect this app"): the grant dies at the provider.
+    const intuit = new OAuthClient({ environment: 'sandbox', clientId: DEFAULT_QBO_CLIENT.clientId, clientSecret: DEFAULT_QBO_CLIENT.clientSecret, redirectUri: 'http://localhost:3000/api/v1/integrations/accounting/callback' });
+    await intuit.revoke({ refresh_token: stored!.refreshToken });
+
+    expect(await handle(tenant, 'ACCOUNTING').result()).toEqual({ ended: 'EXPIRED' });
+    const expired = await connection(token, 'ACCOUNTING');
+    expect(expired).toMatchObject({ status: 'EXPIRED', last_error: expect.stringMatching(/invalid_grant/) });
+    expect(await storedTokens(owner, fakes.env, tenant.id, 'ACCOUNTING')).toBeUndefined();
+  });
+
+  it('disconnecting ends the workflow; connecting again starts a new one', async () => {
+    const { tenant, token } = await connect('crm');
+    const first = await handle(tenant, 'CRM').describe();
+    expect(first.status.name).toBe('RUNNING');
+    expect((await api.request('/api/v1/integrations/crm', { method: 'DELETE', token })).status).toBe(200);
+    expect(await handle(tenant, 'CRM').result()).toEqual({ ended: 'DISCONNECTED' });
+
+    expect((await consent(api, token, 'crm')).status).toBe(200);
+    const second = await handle(tenant, 'CRM').describe();
+    expect(second.status.name).toBe('RUNNING');
+    expect(second.runId).not.toBe(first.runId);
+  });
+
+  it('a refresh that keeps failing marks the connection ERROR; it recovers once the provider answers again', async () => {
+    const { token } = await connect('accounting');
+    const outage = fakes.qbo.faults.inject({ method: 'POST', path: '/oauth2/v1/tokens/bearer', times: 10_000, action: faults.unavailable() });
+    const failed = await until(async () => {
+      const now = await connection(token, 'ACCOUNTING');
+      return now?.status === 'ERROR' && now;
+    }, 'ERROR');
+    expect(failed.last_error).toMatch(/accounting provider unavailable/);
+    expect(outage.hits).toBeGreaterThanOrEqual(5);
+
+    outage.cancel();
+    const recovered = await until(async () => {
+      const now = await connection(token, 'ACCOUNTING');
+      return now?.status === 'CONNECTED' && now;
+    }, 'recovery');
+    expect(recovered.last_error).toBeNull();
+  });
+});
+
+describe('withFreshToken (for activities that call a provider)', () => {
+  it('crm: a 401 refreshes once (rotating the refresh token) and the call is retried', async () => {
+    const { tenant } = await connect('crm');
+    const integrations = workerIntegrations(api);
+    const credentials = providerCredentials({ em: temporal.orm.em, integrations });
+    const before = await storedTokens(owner, fakes.env, tenant.id, 'CRM');
+    fakes.sf.expireSessions();
+    fakes.sf.requests.clear();
+
+    const result = await credentials.withFreshToken({ organizationId: tenant.id, provider: 'CRM' }, (session) =>
+      (integrations.providers.CRM as SalesforceOAuth).connection({ accessToken: session.accessToken, instanceUrl: session.instanceUrl! }).query('SELECT COUNT() FROM Opportunity'),
+    );
+    expect(result.done).toBe(true);
+    expect(fakes.sf.requests.all().map((r) => `${r.method} ${r.path.replace(/\/v\d+\.0\//, '/vX/')} ${r.status}`)).toEqual([
+      'GET /services/data/vX/query 401',
+      'POST /services/oauth2/token 200',
+      'GET /services/data/vX/query 200',
+    ]);
+    const after = await storedTokens(owner, fakes.env, tenant.id, 'CRM');
+    expect(after!.accessToken).not.toBe(before!.accessToken);
+    expect(after!.refreshToken).not.toBe(before!.refreshToken);
+  });
+
+  it('accounting: a 401 refreshes once and the call is retried; a revoked grant is a non-retryable ConnectionExpired', async () => {
+    const { tenant } = await connect('accounting');
+    const integrations = workerIntegrations(api);
+    const qbo = integrations.providers.ACCOUNTING as QuickBooksOAuth;
+    const credentials = providerCredentials({ em: temporal.orm.em, integrations });
+    const companyInfo = (session: { accessToken: string; externalAccountId: string; instanceUrl: string | null }) =>
+      qbo.client({ accessToken: session.accessToken, realmId: session.externalAccountId }).makeApiCall({ url: `${session.instanceUrl}v3/company/${session.externalAccountId}/companyinfo/${session.externalAccountId}` });
+
+    fakes.qbo.faults.inject({ method: 'GET', path: '/v3/company/*/companyinfo/*', action: faults.status(401) });
+    fakes.qbo.requests.clear();
+    const info = await credentials.withFreshToken({ organizationId: tenant.id, provider: 'ACCOUNTING' }, companyInfo);
+    expect(info.json.CompanyInfo).toBeDefined();
+    expect(fakes.qbo.requests.find('GET', /companyinfo/).map((r) => r.status)).toEqual([401, 200]);
+
+    const stored = await storedTokens(owner, fakes.env, tenant.id, 'ACCOUNTING');
+    await new OAuthClient({ environment: 'sandbox', clientId: DEFAULT_QBO_CLIENT.clientId, clientSecret: DEFAULT_QBO_CLIENT.clientSecret, redirectUri: 'x' }).revoke({ refresh_token: stored!.refreshToken });
+    await expect(credentials.withFreshToken({ organizationId: tenant.id, provider: 'ACCOUNTING' }, companyInfo)).rejects.toMatchObject({ type: expect.stringMatching(/ConnectionExpired|ProviderNotConnected/), nonRetryable: true });
+  });
+});
