@@ -9,7 +9,13 @@ import { loadFrozenQuote } from './approval/frozen-quote';
 import { writeInvoice } from './payments/write-invoice';
 import { classifyStripeError } from './payments/provider-failure';
 import { expireStaleQuotes } from './approval/expire-quotes';
-import { createIntegrationActivities, type IntegrationDependencies } from './integrations';
+import { createIntegrationActivities, providerCredentials, type IntegrationDependencies } from './integrations';
+import { writeAccountingInvoice } from './accounting/write-accounting-invoice';
+import { upsertOpportunity } from './crm/upsert-opportunity';
+import { classifyQuickBooksError, classifySalesforceError } from './providers/failure';
+import { QuickBooksOAuth } from '../api/integrations/providers/quickbooks';
+import { SalesforceOAuth } from '../api/integrations/providers/salesforce';
+import type { ConnectionState } from './approval/plan';
 import { createWebhookActivities, type WebhookDependencies } from './webhooks';
 
 /** What every activity may use; the worker builds it (worker/main.ts). */
@@ -35,12 +41,66 @@ interface QuoteRef {
  */
 export function createActivities(deps: ActivityDependencies) {
   const syncRecords = new SyncRecords(deps.em);
+  const credentials = providerCredentials(deps);
+  const providers = deps.integrations?.providers ?? {};
+  const connectionState = async (organizationId: string, provider: 'ACCOUNTING' | 'CRM'): Promise<ConnectionState> => {
+    const [row] = await inTenant(deps.em, organizationId, (tx) => tx.execute<{ status: ConnectionState }[]>('select status from integration_connections where provider = ?', [provider]));
+    return row?.status ?? null;
+  };
+  const frozen = async (input: QuoteRef) => {
+    const quote = await loadFrozenQuote(deps.em, input.organizationId, input.quoteId);
+    if (!quote) throw ApplicationFailure.create({ message: `quote ${input.quoteId} has no frozen calculation`, type: 'QuoteNotApproved', nonRetryable: true });
+    return quote;
+  };
 
   return {
     ...createIntegrationActivities(deps),
     ...createWebhookActivities(deps),
 
-    planApprovalLegs: (input: QuoteRef) => planApprovalLegs({ syncRecords, paymentsConfigured: Boolean(deps.payments) }, input),
+    planApprovalLegs: (input: QuoteRef) =>
+      planApprovalLegs(
+        {
+          syncRecords,
+          paymentsConfigured: Boolean(deps.payments),
+          providerConfigured: (provider) => Boolean(providers[provider]),
+          connection: (provider) => connectionState(input.organizationId, provider),
+        },
+        input,
+      ),
+
+    /** The accounting leg (D7): customer and invoice in the tenant's QuickBooks company, with a fresh token. */
+    async writeAccountingInvoice(input: QuoteRef) {
+      const quote = await frozen(input);
+      const provider = providers.ACCOUNTING;
+      if (!(provider instanceof QuickBooksOAuth)) throw ApplicationFailure.create({ message: 'accounting provider not configured', type: 'ProviderNotConfigured', nonRetryable: true });
+      await syncRecords.beginAttempt({ ...input, provider: 'ACCOUNTING' });
+      try {
+        return await credentials.withFreshToken({ organizationId: input.organizationId, provider: 'ACCOUNTING' }, (session) =>
+          writeAccountingInvoice(provider.client({ accessToken: session.accessToken, realmId: session.externalAccountId }), {
+            realmId: session.externalAccountId,
+            baseUrl: session.instanceUrl ?? provider.apiBaseUrl,
+            quote,
+          }),
+        );
+      } catch (error) {
+        throw classifyQuickBooksError(error);
+      }
+    },
+
+    /** The CRM leg (D7): an Opportunity upserted by the quote's external id, with a fresh token. */
+    async upsertCrmOpportunity(input: QuoteRef) {
+      const quote = await frozen(input);
+      const provider = providers.CRM;
+      if (!(provider instanceof SalesforceOAuth)) throw ApplicationFailure.create({ message: 'CRM provider not configured', type: 'ProviderNotConfigured', nonRetryable: true });
+      await syncRecords.beginAttempt({ ...input, provider: 'CRM' });
+      try {
+        return await credentials.withFreshToken({ organizationId: input.organizationId, provider: 'CRM' }, (session) =>
+          upsertOpportunity(provider.connection({ accessToken: session.accessToken, instanceUrl: session.instanceUrl! }), quote),
+        );
+      } catch (error) {
+        throw classifySalesforceError(error);
+      }
+    },
 
     recordSyncSucceeded: (input: QuoteRef & { provider: SyncProvider; externalId: string; amountCents: number | null }) => syncRecords.succeeded(input),
 
@@ -52,8 +112,7 @@ export function createActivities(deps: ActivityDependencies) {
     async writePaymentsInvoice(input: QuoteRef) {
       const stripe = deps.payments;
       if (!stripe) throw ApplicationFailure.create({ message: 'payments provider not configured', type: 'ProviderNotConfigured', nonRetryable: true });
-      const quote = await loadFrozenQuote(deps.em, input.organizationId, input.quoteId);
-      if (!quote) throw ApplicationFailure.create({ message: `quote ${input.quoteId} has no frozen calculation`, type: 'QuoteNotApproved', nonRetryable: true });
+      const quote = await frozen(input);
       await syncRecords.beginAttempt({ ...input, provider: 'PAYMENTS' });
       const log = deps.logger.child({ activity: 'writePaymentsInvoice', quote_id: input.quoteId, attempt: Context.current().info.attempt });
       try {

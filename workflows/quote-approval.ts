@@ -21,6 +21,8 @@ export async function quoteApproval(input: QuoteApprovalInput): Promise<{ legs: 
   const plan = await db.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
   const legs: Promise<LegOutcome>[] = plan.skipped.map((provider) => Promise.resolve<LegOutcome>({ provider, status: 'SKIPPED' }));
   if (plan.run.includes('PAYMENTS')) legs.push(paymentsLeg(input, timing));
+  if (plan.run.includes('ACCOUNTING')) legs.push(accountingLeg(input, timing));
+  if (plan.run.includes('CRM')) legs.push(crmLeg(input, timing));
   return { legs: await Promise.all(legs) };
 }
 
@@ -44,6 +46,36 @@ async function paymentsLeg(input: QuoteApprovalInput, timing: Timing): Promise<L
     const message = failureMessage(error);
     await db.recordSyncFailed({ ...ref, provider: 'PAYMENTS', lastError: message });
     return { provider: 'PAYMENTS', status: 'FAILED', error: message };
+  }
+}
+
+async function accountingLeg(input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
+  const db = proxyActivities<Activities>(databaseProfile(timing));
+  const accounting = proxyActivities<Activities>(paymentsProfile(timing));
+  const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
+  try {
+    const invoice = await accounting.writeAccountingInvoice(ref);
+    await db.recordSyncSucceeded({ ...ref, provider: 'ACCOUNTING', externalId: invoice.invoiceId, amountCents: invoice.totalCents });
+    return { provider: 'ACCOUNTING', status: 'SUCCEEDED', externalId: invoice.invoiceId };
+  } catch (error) {
+    const message = failureMessage(error);
+    await db.recordSyncFailed({ ...ref, provider: 'ACCOUNTING', lastError: message });
+    return { provider: 'ACCOUNTING', status: 'FAILED', error: message };
+  }
+}
+
+async function crmLeg(input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
+  const db = proxyActivities<Activities>(databaseProfile(timing));
+  const crm = proxyActivities<Activities>(paymentsProfile(timing));
+  const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
+  try {
+    const opportunity = await crm.upsertCrmOpportunity(ref);
+    await db.recordSyncSucceeded({ ...ref, provider: 'CRM', externalId: opportunity.opportunityId, amountCents: null });
+    return { provider: 'CRM', status: 'SUCCEEDED', externalId: opportunity.opportunityId };
+  } catch (error) {
+    const message = failureMessage(error);
+    await db.recordSyncFailed({ ...ref, provider: 'CRM', lastError: message });
+    return { provider: 'CRM', status: 'FAILED', error: message };
   }
 }
 

@@ -12,19 +12,20 @@ export interface FrozenQuote {
   lines: { description: string; amountCents: number }[];
   subtotalCents: number;
   taxCents: number;
+  approvedAt: string;
 }
 
 /** D3: invoices use the calculation frozen at approval, never a recalculation. */
 export async function loadFrozenQuote(em: EntityManager, organizationId: string, quoteId: string): Promise<FrozenQuote | undefined> {
   return inTenant(em, organizationId, async (tx) => {
     const [row] = await tx.execute<
-      { id: string; quote_number: number; status: string; frozen_calculation: PricedQuote | null; customer_id: string | null; name: string | null; email: string | null; payments_customer_id: string | null }[]
+      { id: string; quote_number: number; status: string; frozen_calculation: PricedQuote | null; approved_at: Date | null; customer_id: string | null; name: string | null; email: string | null; payments_customer_id: string | null }[]
     >(
-      `select q.id, q.quote_number, q.status, q.frozen_calculation, c.id as customer_id, c.name, c.email, c.payments_customer_id
+      `select q.id, q.quote_number, q.status, q.frozen_calculation, q.approved_at, c.id as customer_id, c.name, c.email, c.payments_customer_id
          from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
       [quoteId],
     );
-    if (!row || !row.frozen_calculation) return undefined;
+    if (!row || !row.frozen_calculation || !row.approved_at) return undefined;
     const lines = row.frozen_calculation.line_items.map((line, index) => ({
       description: `${line.reference ?? `Line ${index + 1}`}: ${line.quantity} × ${line.width_inches}" × ${line.drop_inches}" roller shade`,
       amountCents: line.price_cents,
@@ -38,6 +39,7 @@ export async function loadFrozenQuote(em: EntityManager, organizationId: string,
       lines,
       subtotalCents,
       taxCents: salesTaxCents(subtotalCents),
+      approvedAt: new Date(row.approved_at).toISOString(),
     };
   });
 }

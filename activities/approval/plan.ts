@@ -5,22 +5,32 @@ export interface ApprovalPlan {
   skipped: SyncProvider[];
 }
 
+export type ConnectionState = 'CONNECTED' | 'ERROR' | 'EXPIRED' | 'DISCONNECTED' | null;
+
 /**
  * Which legs of the fan-out run (3.4): a provider that is not connected at approval gets a
- * SKIPPED row and is never called. Payments is the platform's own account (D9): connected when
- * the deployment holds its secret key. Accounting and CRM need a tenant's OAuth connection, which
- * no tenant can hold yet (the integrations issue adds connecting), so they are skipped.
+ * SKIPPED row, with the reason, and is never called. Payments is the platform's own account (D9):
+ * connected when the deployment holds its secret key. Accounting and CRM need the tenant's OAuth
+ * connection; an EXPIRED one counts as not connected (issue 7). A connection in ERROR still holds
+ * tokens and is tried (its refresh may have recovered).
  */
 export async function planApprovalLegs(
-  deps: { syncRecords: SyncRecords; paymentsConfigured: boolean },
+  deps: { syncRecords: SyncRecords; paymentsConfigured: boolean; connection: (provider: 'ACCOUNTING' | 'CRM') => Promise<ConnectionState>; providerConfigured: (provider: 'ACCOUNTING' | 'CRM') => boolean },
   input: { organizationId: string; quoteId: string },
 ): Promise<ApprovalPlan> {
+  const reasons: Partial<Record<SyncProvider, string>> = {};
+  if (!deps.paymentsConfigured) reasons.PAYMENTS = 'payments provider not configured on the platform';
+  for (const provider of ['ACCOUNTING', 'CRM'] as const) {
+    const name = provider === 'ACCOUNTING' ? 'accounting' : 'CRM';
+    if (!deps.providerConfigured(provider)) {
+      reasons[provider] = `${name} provider not configured on the platform`;
+      continue;
+    }
+    const state = await deps.connection(provider);
+    if (state === 'EXPIRED') reasons[provider] = `${name} connection expired; reconnect it`;
+    else if (state !== 'CONNECTED' && state !== 'ERROR') reasons[provider] = `${name} provider not connected`;
+  }
   const plan: ApprovalPlan = { run: [], skipped: [] };
-  const reasons: Partial<Record<SyncProvider, string>> = {
-    ...(deps.paymentsConfigured ? {} : { PAYMENTS: 'payments provider not configured on the platform' }),
-    ACCOUNTING: 'accounting provider not connected',
-    CRM: 'CRM provider not connected',
-  };
   for (const provider of ['PAYMENTS', 'ACCOUNTING', 'CRM'] as const) {
     const reason = reasons[provider];
     if (reason) {

@@ -20,7 +20,8 @@ describe('broad rate limit (section 8)', () => {
     const client = address();
     const res = await first.request('/api/connectors', { headers: { 'x-forwarded-for': client } });
     expect(res.status).toBe(200);
-    expect(res.headers.get('ratelimit')).toBe('limit=300, remaining=299, reset=60');
+    // reset counts down from the 60-second window; a slow round trip may already show 59.
+    expect(res.headers.get('ratelimit')).toMatch(/^limit=300, remaining=299, reset=(59|60)$/);
     expect(res.headers.get('ratelimit-policy')).toBe('300;w=60');
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(res.headers.get(name)).toBeNull();
   });
@@ -59,7 +60,7 @@ describe('broad rate limit (section 8)', () => {
     const forged = (n: number) => `192.0.2.${n}`;
     const a = await first.request('/api/connectors', { headers: { 'x-forwarded-for': `${forged(1)}, ${real}` } });
     const b = await first.request('/api/connectors', { headers: { 'x-forwarded-for': `${forged(2)}, ${real}` } });
-    expect(a.headers.get('ratelimit')).toBe('limit=300, remaining=299, reset=60');
+    expect(a.headers.get('ratelimit')).toMatch(/^limit=300, remaining=299, reset=(59|60)$/);
     expect(b.headers.get('ratelimit')).toMatch(/^limit=300, remaining=298, reset=\d+$/);
   });
 });

@@ -47,6 +47,7 @@ describe('payments calls against stripe-mock', () => {
         lines,
         subtotalCents: subtotal,
         taxCents: salesTaxCents(subtotal),
+        approvedAt: new Date().toISOString(),
       },
       async (id) => {
         remembered = id;

@@ -17,7 +17,7 @@ const files = readdirSync(folder).filter((f) => f.endsWith('.json'));
 
 describe('workflow replay', () => {
   it('has recorded histories of the approval and invoice workflows', () => {
-    expect(files).toEqual(expect.arrayContaining(['quote-approval-payments-refused.json', 'quote-invoice-succeeded.json']));
+    expect(files).toEqual(expect.arrayContaining(['quote-approval-payments-refused.json', 'quote-invoice-succeeded.json', 'quote-approval-three-legs.json']));
   });
 
   it.each(files)('%s replays without non-determinism', async (file) => {

@@ -1,0 +1,36 @@
+import { ApplicationFailure } from '@temporalio/activity';
+
+/**
+ * One rule for every provider (D7): a refusal is final, trouble is retried. Refusals become
+ * non-retryable `ProviderRefused`; 408, 429, 5xx and network errors are thrown as retryable.
+ */
+export function refused(provider: string, detail: string): ApplicationFailure {
+  return ApplicationFailure.create({ message: `${provider} provider refused the call: ${detail}`, type: 'ProviderRefused', nonRetryable: true });
+}
+
+export function unavailable(provider: string, detail: string): ApplicationFailure {
+  return ApplicationFailure.create({ message: `${provider} provider unavailable: ${detail}`, type: 'ProviderUnavailable' });
+}
+
+/** intuit-oauth's OAuthError: `code` is the HTTP status, a QBO fault code, or a word. */
+export function classifyQuickBooksError(error: unknown): Error {
+  if (error instanceof ApplicationFailure) return error;
+  const code = String((error as { code?: unknown })?.code ?? '');
+  const message = `${code ? `${code}: ` : ''}${(error as Error)?.message ?? String(error)}`;
+  if (code === 'RATE_LIMIT_EXCEEDED' || code === '408' || code === 'NETWORK_ERROR' || code === 'TIMEOUT' || /^5\d\d$/.test(code) || code === '') return unavailable('accounting', message);
+  return refused('accounting', message);
+}
+
+/**
+ * jsforce errors from Salesforce carry its errorCode (or ERROR_HTTP_<status>); a network failure
+ * (a lost answer, a reset) carries none and is retried.
+ */
+export function classifySalesforceError(error: unknown): Error {
+  if (error instanceof ApplicationFailure) return error;
+  const errorCode = (error as { errorCode?: unknown })?.errorCode;
+  const message = `${errorCode ? `${String(errorCode)}: ` : ''}${(error as Error)?.message ?? String(error)}`;
+  if (typeof errorCode !== 'string' || /^ERROR_HTTP_(5\d\d|408|429)$/.test(errorCode) || ['REQUEST_LIMIT_EXCEEDED', 'SERVER_UNAVAILABLE', 'UNABLE_TO_LOCK_ROW'].includes(errorCode)) {
+    return unavailable('CRM', message);
+  }
+  return refused('CRM', message);
+}
