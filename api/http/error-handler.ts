@@ -1,5 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, RateLimitedError, type ErrorEnvelope } from './errors';
+import { sendCallbackPage } from '../integrations/callback-page';
+
+/** Section 4.5: the OAuth callback answers HTML in every outcome, errors included. */
+const CALLBACK_PATH = /^\/api\/v1\/integrations\/[^/]+\/callback\/?$/;
 
 /** Router 404: the one error whose envelope has no `details` key at all (section 7). */
 export const notFoundHandler: RequestHandler = (req, res) => {
@@ -33,7 +37,12 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
   }
   if (apiError instanceof RateLimitedError) res.setHeader('Retry-After', String(apiError.retryAfterSeconds));
   if (apiError.status >= 500 && apiError.code !== 'internal_error') req.log?.warn({ code: apiError.code, message: apiError.message }, 'provider error');
-  const body: ErrorEnvelope = { error: { code: apiError.code, message: apiError.message, details: apiError.details, request_id: requestId } };
   if (res.headersSent) return;
+  if (CALLBACK_PATH.test(req.path)) {
+    if (apiError instanceof RateLimitedError) return sendCallbackPage(res, { kind: 'rate_limited', retryAfterSeconds: apiError.retryAfterSeconds });
+    if (apiError.status >= 500) return sendCallbackPage(res, { kind: 'failed', requestId: requestId ?? 'unknown' });
+    return sendCallbackPage(res, { kind: 'bad_request', reason: apiError.message });
+  }
+  const body: ErrorEnvelope = { error: { code: apiError.code, message: apiError.message, details: apiError.details, request_id: requestId } };
   res.status(apiError.status).json(body);
 };

@@ -6,6 +6,7 @@ export type CallbackOutcome =
   | { kind: 'declined'; providerName: string }
   | { kind: 'bad_request'; reason: string }
   | { kind: 'provider_refused'; providerName: string; reason: string }
+  | { kind: 'rate_limited'; retryAfterSeconds: number }
   | { kind: 'failed'; requestId: string };
 
 const escape = (text: string) =>
@@ -29,6 +30,8 @@ function content(outcome: CallbackOutcome): { status: number; title: string; bod
       return { status: 400, title: 'This link cannot be used', body: `${outcome.reason} Start the connection again from the integrations settings.` };
     case 'provider_refused':
       return { status: 502, title: `${outcome.providerName} refused the connection`, body: `${outcome.reason} Nothing was connected; try again from the integrations settings.` };
+    case 'rate_limited':
+      return { status: 429, title: 'Too many requests', body: `Please wait ${outcome.retryAfterSeconds} seconds, then start the connection again from the integrations settings.` };
     case 'failed':
       return { status: 500, title: 'Something went wrong', body: `The connection could not be completed. Quote reference ${outcome.requestId} if you contact support.` };
   }

@@ -63,4 +63,16 @@ describe('broad rate limit (section 8)', () => {
     expect(a.headers.get('ratelimit')).toMatch(/^limit=300, remaining=299, reset=(59|60)$/);
     expect(b.headers.get('ratelimit')).toMatch(/^limit=300, remaining=298, reset=\d+$/);
   });
+
+  it('answers the OAuth callback\'s 429 as an HTML page, like every callback outcome (4.5)', async () => {
+    const headers = { 'x-forwarded-for': address() };
+    for (let batch = 0; batch < 15; batch++) {
+      await Promise.all(Array.from({ length: 20 }, () => first.request('/api/connectors', { headers })));
+    }
+    const res = await first.request('/api/v1/integrations/accounting/callback?code=x&state=y', { headers });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await res.text()).toContain('Too many requests');
+  });
 });
