@@ -8,31 +8,15 @@
  * Self-contained like `npm test`: its own PostgreSQL and Temporal development server (or
  * DATABASE_URL / TEMPORAL_ADDRESS), the API and a worker in this process, production retry timing.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { provideDatabase } from '../scripts/infra/database';
-import { provideTemporal } from '../scripts/infra/temporal';
-import { migrate, dropDatabase } from '../db/migrate';
-import { seedSandbox } from '../db/seed';
+import { randomUUID } from 'node:crypto';
+import { withSelfContainedStack } from '../scripts/infra/self-contained';
 
 const approvals = Number(process.env.BENCH_APPROVALS ?? 60);
-const database = await provideDatabase({ purpose: 'test', databaseName: `shade_bench_${Date.now()}` });
-const temporal = await provideTemporal({ purpose: 'test' });
-const appPassword = randomBytes(12).toString('hex');
-Object.assign(process.env, {
-  DATABASE_URL: database.url,
-  DATABASE_APP_PASSWORD: appPassword,
-  TEMPORAL_ADDRESS: temporal.address,
-  TEMPORAL_NAMESPACE: temporal.namespace,
-  AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  NODE_ENV: 'test',
-});
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const median = (sorted: number[]) => percentile(sorted, 50);
 
-try {
-  await migrate(database.url, appPassword);
-  await seedSandbox(database.url);
+await withSelfContainedStack('bench_approval', async () => {
   const { startApi } = await import('../test/support/api-harness');
   const { ownerPool, sandboxUser } = await import('../test/support/owner-db');
   const { twoWindows } = await import('../test/support/quote-requests');
@@ -84,7 +68,7 @@ try {
     approvalsMs.sort((a, b) => a - b);
     roundTripsMs.sort((a, b) => a - b);
     const row = (name: string, values: number[]) => `${name.padEnd(46)}${median(values).toFixed(1).padStart(10)}${percentile(values, 95).toFixed(1).padStart(10)}`;
-    console.log(`\n${approvals} runs each, sequential, one worker, Temporal at ${temporal.address}\n`);
+    console.log(`\n${approvals} runs each, sequential, one worker, Temporal at ${process.env.TEMPORAL_ADDRESS}\n`);
     console.log(`${''.padEnd(46)}${'p50 ms'.padStart(10)}${'p95 ms'.padStart(10)}`);
     console.log(row('approve response -> invoice finalised at fake', approvalsMs));
     console.log(row('empty workflow round trip', roundTripsMs));
@@ -95,8 +79,4 @@ try {
     await close();
     await owner.end();
   }
-} finally {
-  await temporal.stop();
-  if (!database.embedded) await dropDatabase(database.url);
-  await database.stop();
-}
+});

@@ -11,25 +11,11 @@
  * TEMPORAL_ADDRESS), the API and one worker in this process, production timing.
  */
 import { randomBytes } from 'node:crypto';
-import { provideDatabase } from '../scripts/infra/database';
-import { provideTemporal } from '../scripts/infra/temporal';
-import { migrate, dropDatabase } from '../db/migrate';
-import { seedSandbox } from '../db/seed';
+import { withSelfContainedStack } from '../scripts/infra/self-contained';
 
 const events = Number(process.env.BENCH_EVENTS ?? 1000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const database = await provideDatabase({ purpose: 'test', databaseName: `shade_bench_hooks_${Date.now()}` });
-const temporal = await provideTemporal({ purpose: 'test' });
-const appPassword = randomBytes(12).toString('hex');
 const key = randomBytes(32).toString('base64');
-Object.assign(process.env, {
-  DATABASE_URL: database.url,
-  DATABASE_APP_PASSWORD: appPassword,
-  TEMPORAL_ADDRESS: temporal.address,
-  TEMPORAL_NAMESPACE: temporal.namespace,
-  AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),
-  NODE_ENV: 'test',
-});
 // Many clients, as in production: each request from its own address, so the broad limit of 300
 // per minute per address does not cut the run short (its counter is still paid every time).
 const client = () => ({ 'x-forwarded-for': `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}` });
@@ -42,9 +28,7 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
   }));
 }
 
-try {
-  await migrate(database.url, appPassword);
-  await seedSandbox(database.url);
+await withSelfContainedStack('bench_hooks', async () => {
   const { startApi } = await import('../test/support/api-harness');
   const { ownerPool, sandboxUser } = await import('../test/support/owner-db');
   const { startTemporalHarness } = await import('../test/support/temporal-harness');
@@ -91,8 +75,4 @@ try {
     await receiver.close();
     await owner.end();
   }
-} finally {
-  await temporal.stop();
-  if (!database.embedded) await dropDatabase(database.url);
-  await database.stop();
-}
+});

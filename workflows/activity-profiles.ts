@@ -27,7 +27,7 @@ export function databaseProfile(timing: Timing): ActivityOptions {
  * A provider leg (payments, accounting, CRM): one whole write, every mutating request carrying an
  * idempotency key (Stripe Idempotency-Key, QuickBooks requestid, Salesforce external id).
  */
-export function paymentsProfile(timing: Timing): ActivityOptions {
+export function providerLegProfile(timing: Timing): ActivityOptions {
   return {
     // A worker that dies mid-call is noticed when this runs out; the retry then replays the
     // provider's stored answers by idempotency key.

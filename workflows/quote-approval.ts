@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { databaseProfile, paymentsProfile, type Timing } from './activity-profiles';
+import { databaseProfile, providerLegProfile, type Timing } from './activity-profiles';
 
 export interface QuoteApprovalInput {
   organizationId: string;
@@ -34,48 +34,39 @@ export async function quoteInvoice(input: QuoteApprovalInput): Promise<LegOutcom
   return paymentsLeg(input, input.timing ?? {});
 }
 
-async function paymentsLeg(input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
-  const db = proxyActivities<Activities>(databaseProfile(timing));
-  const payments = proxyActivities<Activities>(paymentsProfile(timing));
-  const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
-  try {
-    const invoice = await payments.writePaymentsInvoice(ref);
-    await db.recordSyncSucceeded({ ...ref, provider: 'PAYMENTS', externalId: invoice.invoiceId, amountCents: invoice.totalCents });
-    return { provider: 'PAYMENTS', status: 'SUCCEEDED', externalId: invoice.invoiceId };
-  } catch (error) {
-    const message = failureMessage(error);
-    await db.recordSyncFailed({ ...ref, provider: 'PAYMENTS', lastError: message });
-    return { provider: 'PAYMENTS', status: 'FAILED', error: message };
-  }
-}
+type Provider = LegOutcome['provider'];
+type QuoteRef = { organizationId: string; quoteId: string };
 
-async function accountingLeg(input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
-  const db = proxyActivities<Activities>(databaseProfile(timing));
-  const accounting = proxyActivities<Activities>(paymentsProfile(timing));
-  const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
-  try {
-    const invoice = await accounting.writeAccountingInvoice(ref);
-    await db.recordSyncSucceeded({ ...ref, provider: 'ACCOUNTING', externalId: invoice.invoiceId, amountCents: invoice.totalCents });
-    return { provider: 'ACCOUNTING', status: 'SUCCEEDED', externalId: invoice.invoiceId };
-  } catch (error) {
-    const message = failureMessage(error);
-    await db.recordSyncFailed({ ...ref, provider: 'ACCOUNTING', lastError: message });
-    return { provider: 'ACCOUNTING', status: 'FAILED', error: message };
-  }
-}
+/** Each provider's write (one activity, every call keyed by quote and step), as a leg sees it. */
+const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Activities>>, ref: QuoteRef) => Promise<{ externalId: string; amountCents: number | null }>> = {
+  PAYMENTS: async (acts, ref) => {
+    const invoice = await acts.writePaymentsInvoice(ref);
+    return { externalId: invoice.invoiceId, amountCents: invoice.totalCents };
+  },
+  ACCOUNTING: async (acts, ref) => {
+    const invoice = await acts.writeAccountingInvoice(ref);
+    return { externalId: invoice.invoiceId, amountCents: invoice.totalCents };
+  },
+  CRM: async (acts, ref) => ({ externalId: (await acts.upsertCrmOpportunity(ref)).opportunityId, amountCents: null }),
+};
 
-async function crmLeg(input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
+const paymentsLeg = (input: QuoteApprovalInput, timing: Timing) => runLeg('PAYMENTS', input, timing);
+const accountingLeg = (input: QuoteApprovalInput, timing: Timing) => runLeg('ACCOUNTING', input, timing);
+const crmLeg = (input: QuoteApprovalInput, timing: Timing) => runLeg('CRM', input, timing);
+
+/** One leg: the provider write, then its sync record, SUCCEEDED or FAILED with the last error. */
+async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
   const db = proxyActivities<Activities>(databaseProfile(timing));
-  const crm = proxyActivities<Activities>(paymentsProfile(timing));
+  const providerCalls = proxyActivities<Activities>(providerLegProfile(timing));
   const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
   try {
-    const opportunity = await crm.upsertCrmOpportunity(ref);
-    await db.recordSyncSucceeded({ ...ref, provider: 'CRM', externalId: opportunity.opportunityId, amountCents: null });
-    return { provider: 'CRM', status: 'SUCCEEDED', externalId: opportunity.opportunityId };
+    const written = await LEG_WRITES[provider](providerCalls, ref);
+    await db.recordSyncSucceeded({ ...ref, provider, externalId: written.externalId, amountCents: written.amountCents });
+    return { provider, status: 'SUCCEEDED', externalId: written.externalId };
   } catch (error) {
     const message = failureMessage(error);
-    await db.recordSyncFailed({ ...ref, provider: 'CRM', lastError: message });
-    return { provider: 'CRM', status: 'FAILED', error: message };
+    await db.recordSyncFailed({ ...ref, provider, lastError: message });
+    return { provider, status: 'FAILED', error: message };
   }
 }
 
