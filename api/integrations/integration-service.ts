@@ -110,6 +110,11 @@ export class IntegrationService {
       return { kind: 'bad_request', reason: check.problem === 'expired' ? 'The link has expired (it is valid ten minutes).' : 'The link is not valid: its state was altered or belongs elsewhere.' };
     }
     if (!(await this.nonces.consume(check.claims))) return { kind: 'bad_request', reason: 'The link has already been used.' };
+    // Section 5.3: who started the consent must still be an active ADMIN when it completes.
+    const [starter] = await inTenant(this.deps.em, check.claims.organizationId, (tx) =>
+      tx.execute<{ role: string; active: boolean }[]>('select role, active from users where id = ?', [check.claims.userId]),
+    );
+    if (!starter?.active || starter.role !== 'ADMIN') return { kind: 'bad_request', reason: 'The person who started this connection may no longer connect integrations.' };
 
     if (query.error) {
       if (query.error === 'access_denied') return { kind: 'declined', providerName: display };

@@ -211,6 +211,17 @@ describe('the callback refuses what it cannot trust (400 pages)', () => {
 });
 
 describe('the other outcomes', () => {
+  it('a consent completed after its starter lost ADMIN or was deactivated: 400 page, nothing connected', async () => {
+    for (const change of [`update users set role = 'SALES' where id = $1`, 'update users set active = false where id = $1']) {
+      const { tenant: t, token } = await newAdmin();
+      const url = await connectUrl(api, token, 'accounting');
+      await owner.query(change, [t.users.admin!.id]);
+      await expectPage(await followCallback(api, await visitConsent(url)), 400, /may no longer connect/);
+      const rows = await owner.query('select status from integration_connections where organization_id = $1', [t.id]);
+      expect(rows.rows).toEqual([]);
+    }
+  });
+
   it('declined consent: 200, the page says so, nothing is connected', async () => {
     const { token } = await newAdmin();
     for (const [slug, queue] of [
