@@ -48,7 +48,10 @@ const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: set
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     logger.info({ signal }, 'worker shutting down');
-    void relay.stop().finally(() => worker.shutdown());
+    void relay.stop().finally(() => {
+      // A second signal while draining has nothing left to start.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    });
   });
 }
 logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes }, 'worker polling');

@@ -10,7 +10,9 @@ export function installQuietRuntime(): void {
   if (installed) return;
   installed = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    // No signal handlers of the SDK's own: worker/main.ts owns shutdown (relay first, then the
+    // worker), and an embedding process (tests) owns its signals.
+    Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
   } catch {
     // Already installed by the embedding process; its logger stays.
   }
