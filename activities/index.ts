@@ -3,16 +3,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type Stripe from 'stripe';
 import { inTenant } from '../db/tenant-scope';
+import { IntegrationConnections } from '../api/integrations/connection-store';
 import { SyncRecords, type SyncProvider } from './sync-records';
 import { planApprovalLegs } from './approval/plan';
 import { loadFrozenQuote } from './approval/frozen-quote';
 import { writeInvoice } from './payments/write-invoice';
-import { classifyStripeError } from './payments/provider-failure';
 import { expireStaleQuotes } from './approval/expire-quotes';
 import { createIntegrationActivities, providerCredentials, type IntegrationDependencies } from './integrations';
 import { writeAccountingInvoice } from './accounting/write-accounting-invoice';
 import { upsertOpportunity } from './crm/upsert-opportunity';
-import { classifyQuickBooksError, classifySalesforceError } from './providers/failure';
+import { classifyQuickBooksError, classifySalesforceError, classifyStripeError } from './providers/failure';
 import { QuickBooksOAuth } from '../api/integrations/providers/quickbooks';
 import { SalesforceOAuth } from '../api/integrations/providers/salesforce';
 import type { ConnectionState } from './approval/plan';
@@ -43,10 +43,9 @@ export function createActivities(deps: ActivityDependencies) {
   const syncRecords = new SyncRecords(deps.em);
   const credentials = providerCredentials(deps);
   const providers = deps.integrations?.providers ?? {};
-  const connectionState = async (organizationId: string, provider: 'ACCOUNTING' | 'CRM'): Promise<ConnectionState> => {
-    const [row] = await inTenant(deps.em, organizationId, (tx) => tx.execute<{ status: ConnectionState }[]>('select status from integration_connections where provider = ?', [provider]));
-    return row?.status ?? null;
-  };
+  const connections = new IntegrationConnections(deps.em, deps.integrations?.cipher);
+  const connectionState = async (organizationId: string, provider: 'ACCOUNTING' | 'CRM'): Promise<ConnectionState> =>
+    (await connections.schedule({ organizationId, provider })).status;
   const frozen = async (input: QuoteRef) => {
     const quote = await loadFrozenQuote(deps.em, input.organizationId, input.quoteId);
     if (!quote) throw ApplicationFailure.create({ message: `quote ${input.quoteId} has no frozen calculation`, type: 'QuoteNotApproved', nonRetryable: true });

@@ -76,6 +76,8 @@ export function createApp(deps: AppDependencies): Express {
   const tokens = new TokenService(deps.settings.AUTH_TOKEN_SECRET);
   const login = new LoginService(deps.em, tokens, deps.hasher ?? defaultHasher);
   const host = { app, registry: createRegistry() };
+  // Provider tokens and webhook secrets are sealed with the same key (D8).
+  const cipher = CredentialCipher.fromSettings(deps.settings);
 
   app.use(requestContext(deps.logger));
   app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
@@ -100,14 +102,14 @@ export function createApp(deps: AppDependencies): Express {
       em: deps.em,
       settings: deps.settings,
       providers: createOAuthProviders(deps.settings),
-      connections: new IntegrationConnections(deps.em, CredentialCipher.fromSettings(deps.settings)),
+      connections: new IntegrationConnections(deps.em, cipher),
       workflows: deps.integrationWorkflows,
     }),
   });
   webhookRoutes(host, {
     endpoints: new WebhookEndpointService({
       em: deps.em,
-      cipher: CredentialCipher.fromSettings(deps.settings),
+      cipher,
       allowPrivateNetworks: deps.settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
       resolve: deps.resolver,
       deliveries: deps.events?.webhooks,

@@ -22,6 +22,7 @@ const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
 const orm = await createOrm({ url: appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD), poolMax: settings.DATABASE_POOL_MAX });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
+const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
 const worker = await createWorker({
   connection,
@@ -31,8 +32,8 @@ const worker = await createWorker({
     em: orm.em,
     logger,
     payments,
-    integrations: { providers: createOAuthProviders(settings), cipher: CredentialCipher.fromSettings(settings) },
-    webhooks: { cipher: CredentialCipher.fromSettings(settings), allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS },
+    integrations: { providers: createOAuthProviders(settings), cipher },
+    webhooks: { cipher, allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS },
   },
 });
 

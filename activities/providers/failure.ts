@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import Stripe from 'stripe';
 
 /**
  * One rule for every provider (D7): a refusal is final, trouble is retried. Refusals become
@@ -8,8 +9,24 @@ export function refused(provider: string, detail: string): ApplicationFailure {
   return ApplicationFailure.create({ message: `${provider} provider refused the call: ${detail}`, type: 'ProviderRefused', nonRetryable: true });
 }
 
-export function unavailable(provider: string, detail: string): ApplicationFailure {
-  return ApplicationFailure.create({ message: `${provider} provider unavailable: ${detail}`, type: 'ProviderUnavailable' });
+/** `retryAfterSeconds`: what a 429 asked for becomes the next retry delay. */
+export function unavailable(provider: string, detail: string, retryAfterSeconds?: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: `${provider} provider unavailable: ${detail}`,
+    type: 'ProviderUnavailable',
+    ...(retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? { nextRetryDelay: retryAfterSeconds * 1000 } : {}),
+  });
+}
+
+/** stripe-node's typed errors carry the HTTP status; anything else is network trouble. */
+export function classifyStripeError(error: unknown): Error {
+  if (error instanceof ApplicationFailure) return error;
+  if (!(error instanceof Stripe.errors.StripeError)) return unavailable('payments', error instanceof Error ? error.message : String(error));
+  const status = error.statusCode;
+  const detail = `${status ? `${status} ` : ''}${error.type}${error.code ? ` (${error.code})` : ''}: ${error.message}`;
+  if (status === 429) return unavailable('payments', detail, Number(error.headers?.['retry-after']));
+  if (status !== undefined && status >= 400 && status < 500 && status !== 408) return refused('payments', detail);
+  return unavailable('payments', detail);
 }
 
 /** intuit-oauth's OAuthError: `code` is the HTTP status, a QBO fault code, or a word. */

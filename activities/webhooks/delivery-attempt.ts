@@ -88,14 +88,11 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
     } else {
       // The failure clock starts at the first failure after a success; 72 hours of nothing but
       // failures disables the endpoint (D6).
+      await tx.execute('update webhook_endpoints set failing_since = coalesce(failing_since, ?::timestamptz), updated_at = now() where id = ?', [now(), row.id]);
       await tx.execute(
-        `update webhook_endpoints
-            set failing_since = coalesce(failing_since, ?::timestamptz),
-                status = case when coalesce(failing_since, ?::timestamptz) <= ?::timestamptz - make_interval(secs => ?) then 'disabled' else status end,
-                disabled_reason = case when coalesce(failing_since, ?::timestamptz) <= ?::timestamptz - make_interval(secs => ?) then 'failing for 72 hours' else disabled_reason end,
-                updated_at = now()
-          where id = ?`,
-        [now(), now(), now(), DISABLE_AFTER_FAILING_MS / 1000, now(), now(), DISABLE_AFTER_FAILING_MS / 1000, row.id],
+        `update webhook_endpoints set status = 'disabled', disabled_reason = 'failing for 72 hours'
+          where id = ? and status = 'enabled' and failing_since <= ?::timestamptz`,
+        [row.id, new Date(now().getTime() - DISABLE_AFTER_FAILING_MS)],
       );
     }
   });

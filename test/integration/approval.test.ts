@@ -1,46 +1,32 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from '../support/owner-db';
+import type { Tenant } from '../support/owner-db';
 import { twoWindows } from '../support/quote-requests';
 import { startTemporalHarness, type TemporalHarness } from '../support/temporal-harness';
+import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
 import { StripeFake } from '../fakes/stripe-fake';
 import { faults } from '../fakes/faults';
 import { ApprovedQuote } from '../../api/quotes/schemas';
 import { approvalWorkflowId } from '../../api/temporal/event-workflows';
-import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
 import { salesTaxCents, SALES_TAX_LABEL } from '../../api/quotes/sales-tax';
-import { createStripeClient } from '../../activities/payments/stripe-client';
 import { RELAY_GRACE_SECONDS } from '../../worker/outbox-relay';
 
 const KEY = 'sk_test_approvalSuite0001';
+let stack: PaymentsStack;
 let owner: pg.Pool;
 let temporal: TemporalHarness;
 let api: ApiHarness;
 let fake: StripeFake;
-let closeFake: () => Promise<void>;
 let tenant: Tenant;
 let sales: string;
 
 beforeAll(async () => {
-  owner = ownerPool();
-  fake = new StripeFake({ apiKeys: [KEY] });
-  const started = await fake.start();
-  closeFake = started.close;
-  temporal = await startTemporalHarness();
-  await temporal.startWorker({ payments: createStripeClient({ secretKey: KEY, baseUrl: started.url }) });
-  api = await startApi({ events: temporal.dispatcher });
-  tenant = await createTenant(owner, { sales: 'SALES', tech: 'TECHNICIAN' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  sales = await api.tokenFor(tenant.users.sales!);
+  stack = await startPaymentsStack({ key: KEY });
+  ({ owner, temporal, api, fake, tenant, sales } = stack);
 }, 120_000);
 afterEach(() => fake.faults.clear());
-afterAll(async () => {
-  await api.close();
-  await temporal.close();
-  await closeFake();
-  await owner.end();
-});
+afterAll(() => stack.close());
 
 async function newQuote(customer: { name: string; email?: string } = { name: 'Morgan Lee', email: `morgan-${Date.now()}-${Math.random()}@example.test` }) {
   const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer }) });

@@ -2,57 +2,34 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from '../support/owner-db';
+import type { Tenant } from '../support/owner-db';
 import { twoWindows } from '../support/quote-requests';
-import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../support/temporal-harness';
+import type { TemporalHarness } from '../support/temporal-harness';
+import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
 import { StripeFake } from '../fakes/stripe-fake';
 import { faults } from '../fakes/faults';
 import { approvalWorkflowId } from '../../api/temporal/event-workflows';
-import { InvoiceRunner } from '../../api/temporal/invoice-runner';
 import { CheckoutSession, InvoiceView } from '../../api/payments/schemas';
-import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
 import { salesTaxCents } from '../../api/quotes/sales-tax';
-import { createStripeClient } from '../../activities/payments/stripe-client';
 import { signPayload } from '../../activities/webhooks/signature';
 
 const KEY = 'sk_test_paymentsSuite0001';
 const WEBHOOK_SECRET = `whsec_${randomUUID().replaceAll('-', '')}`;
 const ORIGIN = 'https://shades.example.test';
+let stack: PaymentsStack;
 let owner: pg.Pool;
 let temporal: TemporalHarness;
 let api: ApiHarness;
 let fake: StripeFake;
-let fakeUrl: string;
-let closeFake: () => Promise<void>;
 let tenant: Tenant;
 let sales: string;
 
 beforeAll(async () => {
-  owner = ownerPool();
-  fake = new StripeFake({ apiKeys: [KEY] });
-  const started = await fake.start();
-  fakeUrl = started.url;
-  closeFake = started.close;
-  temporal = await startTemporalHarness();
-  const payments = createStripeClient({ secretKey: KEY, baseUrl: fakeUrl });
-  await temporal.startWorker({ payments });
-  api = await startApi({
-    events: temporal.dispatcher,
-    invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, timing: TEST_TIMING }),
-    payments,
-    env: { PAYMENTS_SECRET_KEY: KEY, PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET, CHECKOUT_RETURN_ORIGINS: `${ORIGIN}, https://other.example.test` },
-  });
-  tenant = await createTenant(owner, { sales: 'SALES', tech: 'TECHNICIAN' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  sales = await api.tokenFor(tenant.users.sales!);
+  stack = await startPaymentsStack({ key: KEY, env: { PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET, CHECKOUT_RETURN_ORIGINS: `${ORIGIN}, https://other.example.test` } });
+  ({ owner, temporal, api, fake, tenant, sales } = stack);
 }, 120_000);
 afterEach(() => fake.faults.clear());
-afterAll(async () => {
-  await api.close();
-  await temporal.close();
-  await closeFake();
-  await owner.end();
-});
+afterAll(() => stack.close());
 
 async function approvedQuote(options: { failPayments?: boolean } = {}) {
   const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer: { name: 'Riley Chen', email: `riley-${randomUUID()}@example.test` } }) });
