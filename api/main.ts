@@ -1,14 +1,14 @@
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
-import { EventDispatcher } from './temporal/event-dispatcher';
-import { InvoiceRunner } from './temporal/invoice-runner';
-import { IntegrationWorkflows } from './temporal/integration-workflows';
+import { EventDispatcher } from '../activities/events/dispatcher';
+import { InvoiceRunner } from '../activities/temporal/invoice-runner';
+import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
 import { createStripeClient } from '../activities/payments/stripe-client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
 import { createApp } from './app';
-import { createLogger } from './logger';
-import { loadSettings } from './settings';
+import { createLogger } from '../activities/runtime/logger';
+import { loadSettings } from '../activities/runtime/settings';
 
 /** The API process: settings, the application role's pools, the app, and a clean shutdown. */
 const settings = loadSettings();

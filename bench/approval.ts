@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../activities/temporal/contracts';
 
 const approvals = Number(process.env.BENCH_APPROVALS ?? 60);
 
@@ -17,14 +18,14 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const median = (sorted: number[]) => percentile(sorted, 50);
 
 await withSelfContainedStack('bench_approval', async () => {
-  const { startApi } = await import('../test/support/api-harness');
-  const { ownerPool, sandboxUser } = await import('../test/support/owner-db');
-  const { twoWindows } = await import('../test/support/quote-requests');
-  const { startTemporalHarness } = await import('../test/support/temporal-harness');
-  const { StripeFake } = await import('../test/fakes/stripe-fake');
+  const { startApi } = await import('../scripts/harness/api-harness');
+  const { ownerPool, sandboxUser } = await import('../scripts/harness/owner-db');
+  const { twoWindows } = await import('../scripts/harness/quote-requests');
+  const { startTemporalHarness } = await import('../scripts/harness/temporal-harness');
+  const { StripeFake } = await import('../scripts/sandboxes/stripe-fake');
   const { createStripeClient } = await import('../activities/payments/stripe-client');
-  const { EventDispatcher } = await import('../api/temporal/event-dispatcher');
-  const { createLogger } = await import('../api/logger');
+  const { EventDispatcher } = await import('../activities/events/dispatcher');
+  const { createLogger } = await import('../activities/runtime/logger');
 
   const owner = ownerPool();
   const fake = new StripeFake();
@@ -46,7 +47,7 @@ await withSelfContainedStack('bench_approval', async () => {
     };
 
     // Warm-up: bundle caches, JIT, connection pools.
-    for (let i = 0; i < 3; i++) await harness.client.workflow.execute('roundTrip', { taskQueue: harness.taskQueue, workflowId: `bench-warm-${randomUUID()}`, args: [{ sentAt: '' }] });
+    for (let i = 0; i < 3; i++) await harness.client.workflow.execute<RoundTripWorkflow>(WORKFLOW_TYPES.roundTrip, { taskQueue: harness.taskQueue, workflowId: `bench-warm-${randomUUID()}`, args: [{ sentAt: '' }] });
 
     const approvalsMs: number[] = [];
     for (let i = 0; i < approvals; i++) {
@@ -61,7 +62,7 @@ await withSelfContainedStack('bench_approval', async () => {
     const roundTripsMs: number[] = [];
     for (let i = 0; i < approvals; i++) {
       const started = performance.now();
-      await harness.client.workflow.execute('roundTrip', { taskQueue: harness.taskQueue, workflowId: `bench-round-trip-${randomUUID()}`, args: [{ sentAt: '' }] });
+      await harness.client.workflow.execute<RoundTripWorkflow>(WORKFLOW_TYPES.roundTrip, { taskQueue: harness.taskQueue, workflowId: `bench-round-trip-${randomUUID()}`, args: [{ sentAt: '' }] });
       roundTripsMs.push(performance.now() - started);
     }
 

@@ -33,15 +33,15 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
 }
 
 await withSelfContainedStack('bench_hooks', async () => {
-  const { startApi } = await import('../test/support/api-harness');
-  const { ownerPool, sandboxUser } = await import('../test/support/owner-db');
+  const { startApi } = await import('../scripts/harness/api-harness');
+  const { ownerPool, sandboxUser } = await import('../scripts/harness/owner-db');
   const { Client, Connection } = await import('@temporalio/client');
   const { spawn } = await import('node:child_process');
   const { createOrm } = await import('../db/orm');
   const { appDatabaseUrl } = await import('../db/database-urls');
-  const { WebhookReceiver } = await import('../test/support/webhook-receiver');
-  const { EventDispatcher } = await import('../api/temporal/event-dispatcher');
-  const { createLogger } = await import('../api/logger');
+  const { WebhookReceiver } = await import('../scripts/harness/webhook-receiver');
+  const { EventDispatcher } = await import('../activities/events/dispatcher');
+  const { createLogger } = await import('../activities/runtime/logger');
 
   const owner = ownerPool();
   const receiver = await new WebhookReceiver().start();

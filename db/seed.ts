@@ -1,8 +1,8 @@
 import { createOrm } from './orm';
 import { SANDBOX_PASSWORD, SANDBOX_TENANTS, SANDBOX_USERS } from './sandbox';
 import { hashPassword } from './passwords';
-import { insertRateCardRevision } from './rate-cards';
-import { SANDBOX_RATE_CARDS } from '../api/quotes/pricing/sandbox-rate-cards';
+import { insertRateCardRevision } from './rate-cards/revisions';
+import { SANDBOX_RATE_CARDS } from './rate-cards/sandbox-rate-cards';
 
 /**
  * D1: seeds the sandbox tenants (users and a first rate-card revision) idempotently, as the owner. Rows that exist are left exactly

@@ -1,6 +1,6 @@
 import { loadDotEnv } from './infra/dotenv';
 import { say } from './infra/log';
-import { loadSettings } from '../api/settings';
+import { loadSettings } from '../activities/runtime/settings';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 

@@ -15,8 +15,8 @@ import { projectRoot } from './infra/paths';
 import { say } from './infra/log';
 
 await withSelfContainedStack('histories', async () => {
-  const { recordApprovalHistories } = await import('../test/support/history-recorder');
-  const { recordIntegrationHistories } = await import('../test/support/integration-history-recorder');
+  const { recordApprovalHistories } = await import('./harness/history-recorder');
+  const { recordIntegrationHistories } = await import('./harness/integration-history-recorder');
   const histories = { ...(await recordApprovalHistories()), ...(await recordIntegrationHistories()) };
   const folder = join(projectRoot, 'test', 'histories');
   mkdirSync(folder, { recursive: true });

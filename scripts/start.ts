@@ -7,7 +7,7 @@ import { startService, stopService } from './infra/processes';
 import { say } from './infra/log';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
-import { loadSettings } from '../api/settings';
+import { loadSettings } from '../activities/runtime/settings';
 import { runRoundTrip } from './infra/round-trip';
 
 /**

@@ -8,6 +8,7 @@ import { projectRoot } from './infra/paths';
 import { say } from './infra/log';
 import { migrate, dropDatabase } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
+import { checkLayers, checkPromises, CHECKED_FOLDERS } from './lint/checks';
 
 /**
  * `npm test`: the same set-up as `npm start` (a PostgreSQL and a Temporal server unless
@@ -22,6 +23,20 @@ const tscCode = await run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 if (tscCode !== 0) {
   say('type-check failed');
   process.exit(tscCode);
+}
+
+// The layer rules and the promise rules (scripts/lint/), before anything slower runs.
+for (const [name, check] of [
+  ['layer rules (dependency-cruiser)', () => checkLayers({ root: projectRoot, rulesRoot: projectRoot, folders: CHECKED_FOLDERS })],
+  ['promise rules (oxlint, type-aware)', () => checkPromises({ root: projectRoot, rulesRoot: projectRoot, paths: CHECKED_FOLDERS })],
+] as const) {
+  say(`checking the ${name}`);
+  const result = await check();
+  if (!result.ok) {
+    process.stdout.write(result.output);
+    say(`the ${name} failed`);
+    process.exit(1);
+  }
 }
 
 const databaseName = `shade_test_${Date.now()}_${process.pid}`;

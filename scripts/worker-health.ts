@@ -1,5 +1,5 @@
 import { Connection } from '@temporalio/client';
-import { loadSettings } from '../api/settings';
+import { loadSettings } from '../activities/runtime/settings';
 
 /**
  * Container health check of the worker: healthy while Temporal sees at least one poller on our

@@ -1,18 +1,18 @@
 import { Client, Connection } from '@temporalio/client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
-import { createLogger } from '../api/logger';
-import { loadSettings } from '../api/settings';
-import { EventDispatcher } from '../api/temporal/event-dispatcher';
+import { createLogger } from '../activities/runtime/logger';
+import { loadSettings } from '../activities/runtime/settings';
+import { EventDispatcher } from '../activities/events/dispatcher';
 import { createStripeClient } from '../activities/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
 import { createWorker } from './create-worker';
 import { OutboxRelay } from './outbox-relay';
 import { ensureSchedules } from './schedules';
-import { createOAuthProviders } from '../api/integrations/providers';
-import { refreshTargets } from '../api/integrations/connection-store';
-import { CredentialCipher } from '../api/security/credential-cipher';
-import { IntegrationWorkflows } from '../api/temporal/integration-workflows';
+import { createOAuthProviders } from '../activities/integrations/providers';
+import { refreshTargets } from '../activities/integrations/connection-store';
+import { CredentialCipher } from '../db/security/credential-cipher';
+import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of

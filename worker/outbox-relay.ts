@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { EventEnvelope } from '../api/events/catalogue';
-import type { EventDispatcher } from '../api/temporal/event-dispatcher';
+import { leaseUndispatchedEvents } from '../db/events/outbox';
+import type { EventDispatcher } from '../activities/events/dispatcher';
 
 const BATCH = 50;
 const LEASE_SECONDS = 60;
@@ -46,9 +46,9 @@ export class OutboxRelay {
   async drainOnce(): Promise<number> {
     let dispatched = 0;
     for (;;) {
-      const leased = await this.em.fork().execute<{ envelope: EventEnvelope }[]>('select envelope from outbox_lease(?, ?, ?)', [BATCH, LEASE_SECONDS, RELAY_GRACE_SECONDS]);
+      const leased = await leaseUndispatchedEvents(this.em, { batch: BATCH, leaseSeconds: LEASE_SECONDS, graceSeconds: RELAY_GRACE_SECONDS });
       if (leased.length === 0) return dispatched;
-      for (const { envelope } of leased) {
+      for (const envelope of leased) {
         try {
           await this.dispatcher.dispatch(envelope);
           dispatched++;

@@ -1,6 +1,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { QUOTE_EXPIRY_SCHEDULE_ID, WORKFLOW_TYPES, type ExpireQuotesWorkflow } from '../activities/temporal/contracts';
 
-export const QUOTE_EXPIRY_SCHEDULE_ID = 'quote-expiry';
+export { QUOTE_EXPIRY_SCHEDULE_ID };
 
 /**
  * The Temporal schedules the service relies on, created when a worker starts (creating one that
@@ -11,7 +12,7 @@ export async function ensureSchedules(client: Client, taskQueue: string, schedul
     await client.schedule.create({
       scheduleId,
       spec: { intervals: [{ every: '1 hour' }] },
-      action: { type: 'startWorkflow', workflowType: 'expireQuotes', taskQueue, args: [{}] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.expireQuotes, taskQueue, args: [{}] satisfies Parameters<ExpireQuotesWorkflow> },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
     });
   } catch (error) {

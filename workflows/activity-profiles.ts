@@ -1,4 +1,11 @@
 import type { ActivityOptions } from '@temporalio/workflow';
+import type { Timing } from '../activities/temporal/contracts';
+import type { FailureType } from '../activities/temporal/failure-types';
+
+export type { Timing };
+
+/** Non-retryable failure types, spelt as activities/temporal/failure-types.ts spells them (checked by the compiler). */
+const nonRetryable = (...types: FailureType[]): string[] => types;
 
 /**
  * One timeout and retry profile per kind of call, in one place (as Temporal's saga sample keeps
@@ -9,11 +16,6 @@ import type { ActivityOptions } from '@temporalio/workflow';
  * `retryScale` shortens every interval for tests (durations are configurable rather than
  * skipped: these machines cannot run the time-skipping test server).
  */
-export interface Timing {
-  /** Multiplies every retry interval; 1 in production. */
-  retryScale?: number;
-}
-
 const seconds = (s: number, timing: Timing) => Math.max(10, Math.round(s * 1000 * (timing.retryScale ?? 1)));
 
 export function databaseProfile(timing: Timing): ActivityOptions {
@@ -37,7 +39,7 @@ export function providerLegProfile(timing: Timing): ActivityOptions {
       backoffCoefficient: 2,
       maximumInterval: seconds(60, timing),
       maximumAttempts: 6,
-      nonRetryableErrorTypes: ['ProviderRefused', 'ProviderNotConfigured'],
+      nonRetryableErrorTypes: nonRetryable('ProviderRefused', 'ProviderNotConfigured'),
     },
   };
 }
@@ -56,7 +58,7 @@ export function oauthProfile(timing: Timing): ActivityOptions {
       backoffCoefficient: 2,
       maximumInterval: seconds(60, timing),
       maximumAttempts: 5,
-      nonRetryableErrorTypes: ['RefreshRefused', 'ProviderRefused', 'ProviderNotConfigured', 'CredentialsUnreadable'],
+      nonRetryableErrorTypes: nonRetryable('RefreshRefused', 'ProviderRefused', 'ProviderNotConfigured', 'CredentialsUnreadable'),
     },
   };
 }

@@ -1,30 +1,11 @@
 import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { databaseProfile, oauthProfile, refreshRecoveryDelayMs, type Timing } from './activity-profiles';
+import type { ConnectionChange, ConnectionChangedSignal, TokenRefreshWorkflow } from '../activities/temporal/contracts';
+import type { FailureType } from '../activities/temporal/failure-types';
+import { databaseProfile, oauthProfile, refreshRecoveryDelayMs } from './activity-profiles';
 
-export type RefreshedProvider = 'ACCOUNTING' | 'CRM';
-
-export interface TokenRefreshInput {
-  organizationId: string;
-  provider: RefreshedProvider;
-  timing?: Timing;
-  /** Rounds (plan, wait, refresh) per run before continuing as new; tests lower it. */
-  roundsPerRun?: number;
-}
-
-export interface ConnectionChange {
-  reason: 'connected' | 'disconnected';
-}
-
-/**
- * Sent when the connection changes (consent completed, disconnected). It only wakes the
- * workflow: the database says what the connection now is, so a lost or late signal is harmless.
- */
-export const connectionChanged = defineSignal<[ConnectionChange]>('connectionChanged');
-
-/** One per connection, a business key: `integration-refresh-<organizationId>-<provider>`. */
-export const integrationRefreshWorkflowId = (ref: { organizationId: string; provider: RefreshedProvider }) =>
-  `integration-refresh-${ref.organizationId}-${ref.provider.toLowerCase()}`;
+/** The contract's signal (its name is part of ConnectionChangedSignal's type). */
+const connectionChanged: ConnectionChangedSignal = defineSignal<[ConnectionChange], 'connectionChanged'>('connectionChanged');
 
 const DEFAULT_ROUNDS_PER_RUN = 50;
 
@@ -35,7 +16,7 @@ const DEFAULT_ROUNDS_PER_RUN = 50;
  * EXPIRED (the provider refused the refresh token). Exhausted retries mark it ERROR and it tries
  * again later. Continues as new every few dozen rounds so its history stays small.
  */
-export async function integrationTokenRefresh(input: TokenRefreshInput): Promise<{ ended: 'DISCONNECTED' | 'EXPIRED' | 'MISSING' }> {
+export const integrationTokenRefresh: TokenRefreshWorkflow = async function integrationTokenRefresh(input) {
   const timing = input.timing ?? {};
   const db = proxyActivities<Activities>(databaseProfile(timing));
   const oauth = proxyActivities<Activities>(oauthProfile(timing));
@@ -59,13 +40,13 @@ export async function integrationTokenRefresh(input: TokenRefreshInput): Promise
       await oauth.refreshConnectionToken(ref);
     } catch (error) {
       // Refused: the activity made the connection EXPIRED; the next plan ends the run.
-      if (failureType(error) === 'RefreshRefused') continue;
+      if (failureType(error) === ('RefreshRefused' satisfies FailureType)) continue;
       await db.markConnectionError({ ...ref, lastError: failureMessage(error) });
       await condition(() => changed, refreshRecoveryDelayMs(timing));
     }
   }
-  return continueAsNew<typeof integrationTokenRefresh>(input);
-}
+  return continueAsNew<TokenRefreshWorkflow>(input);
+};
 
 function failureType(error: unknown): string | undefined {
   return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.type ?? undefined : undefined;

@@ -1,40 +1,31 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { databaseProfile, providerLegProfile, type Timing } from './activity-profiles';
-
-export interface QuoteApprovalInput {
-  organizationId: string;
-  quoteId: string;
-  timing?: Timing;
-}
-
-export type LegOutcome = { provider: 'PAYMENTS' | 'ACCOUNTING' | 'CRM'; status: 'SUCCEEDED' | 'FAILED' | 'SKIPPED'; externalId?: string | null; error?: string };
+import type { LegOutcome, LegProvider, QuoteApprovalInput, QuoteApprovalWorkflow, QuoteInvoiceWorkflow, Timing } from '../activities/temporal/contracts';
+import { databaseProfile, providerLegProfile } from './activity-profiles';
 
 /**
  * Sections 3.1 and 3.4, D7: after a quote is approved, each provider leg runs on its own (one
  * failing does not hold back the others). A leg whose provider is not connected is recorded as
  * SKIPPED and calls nothing. Id: `quote-approval-<quoteId>` (one per quote, ever).
  */
-export async function quoteApproval(input: QuoteApprovalInput): Promise<{ legs: LegOutcome[] }> {
+export const quoteApproval: QuoteApprovalWorkflow = async function quoteApproval(input) {
   const timing = input.timing ?? {};
   const db = proxyActivities<Activities>(databaseProfile(timing));
   const plan = await db.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
   const legs: Promise<LegOutcome>[] = plan.skipped.map((provider) => Promise.resolve<LegOutcome>({ provider, status: 'SKIPPED' }));
-  if (plan.run.includes('PAYMENTS')) legs.push(paymentsLeg(input, timing));
-  if (plan.run.includes('ACCOUNTING')) legs.push(accountingLeg(input, timing));
-  if (plan.run.includes('CRM')) legs.push(crmLeg(input, timing));
+  for (const provider of plan.run) legs.push(runLeg(provider, input, timing));
   return { legs: await Promise.all(legs) };
-}
+};
 
 /**
  * The payments leg alone: `POST /quotes/{id}/invoice` runs this as its own workflow
  * (`quote-invoice-<quoteId>-<attempt>`), never the other legs and never a second event.
  */
-export async function quoteInvoice(input: QuoteApprovalInput): Promise<LegOutcome> {
-  return paymentsLeg(input, input.timing ?? {});
-}
+export const quoteInvoice: QuoteInvoiceWorkflow = async function quoteInvoice(input) {
+  return runLeg('PAYMENTS', input, input.timing ?? {});
+};
 
-type Provider = LegOutcome['provider'];
+type Provider = LegProvider;
 type QuoteRef = { organizationId: string; quoteId: string };
 
 /** Each provider's write (one activity, every call keyed by quote and step), as a leg sees it. */
@@ -49,10 +40,6 @@ const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Acti
   },
   CRM: async (acts, ref) => ({ externalId: (await acts.upsertCrmOpportunity(ref)).opportunityId, amountCents: null }),
 };
-
-const paymentsLeg = (input: QuoteApprovalInput, timing: Timing) => runLeg('PAYMENTS', input, timing);
-const accountingLeg = (input: QuoteApprovalInput, timing: Timing) => runLeg('ACCOUNTING', input, timing);
-const crmLeg = (input: QuoteApprovalInput, timing: Timing) => runLeg('CRM', input, timing);
 
 /** One leg: the provider write, then its sync record, SUCCEEDED or FAILED with the last error. */
 async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {

@@ -1,12 +1,10 @@
+import type { RoundTripInput, RoundTripWorkflow } from '../activities/temporal/contracts';
+
 /**
  * The smallest workflow there is: no activities, no timers. `npm start` runs it once to prove
  * the worker is polling before it says the stack is up, and bench/approval uses it as the
  * baseline round trip of the server.
  */
-export interface RoundTripInput {
-  sentAt: string;
-}
-
-export async function roundTrip(input: RoundTripInput): Promise<RoundTripInput> {
+export const roundTrip: RoundTripWorkflow = async function roundTrip(input: RoundTripInput) {
   return input;
-}
+};

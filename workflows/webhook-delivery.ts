@@ -1,33 +1,44 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { databaseProfile, webhookAttemptProfile, type Timing } from './activity-profiles';
+import type { WebhookDeliveryWorkflow } from '../activities/temporal/contracts';
+import { databaseProfile, webhookAttemptProfile } from './activity-profiles';
 import { nextAttempt } from './webhook-backoff';
-
-export interface WebhookDeliveryInput {
-  organizationId: string;
-  deliveryId: string;
-  timing?: Timing;
-}
 
 /**
  * Section 6.3: one delivery of one event to one endpoint, id `webhook-<eventId>-<endpointId>-<series>`.
- * At most five attempts; after a retryable failure it waits 2^n seconds with jitter (the timer is
- * durable, so a worker restart does not lose the schedule). Each attempt is one activity that
- * POSTs, logs and updates the endpoint's failure clock; the activity itself is not retried for
- * HTTP failures, only for its own database trouble.
+ * This workflow alone decides what follows an attempt: at most five, and after a retryable failure
+ * a wait of 2^n seconds with jitter (a durable timer, so a worker restart does not lose the
+ * schedule). Each attempt is one activity that POSTs, logs and keeps the endpoint's failure clock,
+ * and reports what happened; it is retried only for its own database trouble, never for HTTP.
  */
-export async function deliverWebhook(input: WebhookDeliveryInput): Promise<{ status: 'delivered' | 'failed' | 'missed' }> {
+export const deliverWebhook: WebhookDeliveryWorkflow = async function deliverWebhook(input) {
   const timing = input.timing ?? {};
   const attempts = proxyActivities<Activities>(webhookAttemptProfile(timing));
   const db = proxyActivities<Activities>(databaseProfile(timing));
+  const ref = { organizationId: input.organizationId, deliveryId: input.deliveryId };
   for (let attempt = 1; ; attempt++) {
-    const result = await attempts.attemptWebhookDelivery({ organizationId: input.organizationId, deliveryId: input.deliveryId, attempt });
-    if (result.finished) return { status: result.finished };
+    const report = await attempts.attemptWebhookDelivery({ ...ref, attempt });
+    switch (report.outcome) {
+      case 'delivered':
+      case 'already_delivered':
+        return { status: 'delivered' };
+      case 'endpoint_deleted':
+        return { status: 'failed' };
+      case 'endpoint_disabled':
+        // Kept as missed: re-enabling the endpoint replays it (D6).
+        await db.finishWebhookDelivery({ ...ref, status: 'missed', error: 'endpoint disabled' });
+        return { status: 'missed' };
+      case 'permanent_failure':
+        await db.finishWebhookDelivery({ ...ref, status: 'failed' });
+        return { status: 'failed' };
+      case 'retryable_failure':
+        break;
+    }
     const next = nextAttempt(attempt);
     if (!next.retry) {
-      await db.finishWebhookDelivery({ organizationId: input.organizationId, deliveryId: input.deliveryId, status: 'failed' });
+      await db.finishWebhookDelivery({ ...ref, status: 'failed' });
       return { status: 'failed' };
     }
     await sleep(Math.max(1, Math.round(next.delayMs * (timing.retryScale ?? 1))));
   }
-}
+};

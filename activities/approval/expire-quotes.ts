@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { QUOTE_TRANSITIONS } from '../../api/quotes/quote-status';
+import { QUOTE_TRANSITIONS } from '../../db/quotes/quote-status';
 
 /**
  * D3: DRAFT and SENT quotes older than their tenant's validity period become EXPIRED. Runs per

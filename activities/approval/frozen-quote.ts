@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import type { PricedQuote } from '../../api/quotes/pricing/engine';
-import { salesTaxCents } from '../../api/quotes/sales-tax';
+import type { FrozenCalculation } from '../../db/quotes/frozen-calculation';
+import { salesTaxCents } from '../../db/quotes/sales-tax';
 
 export interface FrozenQuote {
   quoteId: string;
@@ -19,7 +19,7 @@ export interface FrozenQuote {
 export async function loadFrozenQuote(em: EntityManager, organizationId: string, quoteId: string): Promise<FrozenQuote | undefined> {
   return inTenant(em, organizationId, async (tx) => {
     const [row] = await tx.execute<
-      { id: string; quote_number: number; status: string; frozen_calculation: PricedQuote | null; approved_at: Date | null; customer_id: string | null; name: string | null; email: string | null; payments_customer_id: string | null }[]
+      { id: string; quote_number: number; status: string; frozen_calculation: FrozenCalculation | null; approved_at: Date | null; customer_id: string | null; name: string | null; email: string | null; payments_customer_id: string | null }[]
     >(
       `select q.id, q.quote_number, q.status, q.frozen_calculation, q.approved_at, c.id as customer_id, c.name, c.email, c.payments_customer_id
          from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,

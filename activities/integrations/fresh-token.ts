@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ConnectionRef, IntegrationConnections, ProviderSession } from '../../api/integrations/connection-store';
-import type { OAuthProvider, OAuthProviders } from '../../api/integrations/providers';
+import type { ConnectionRef, IntegrationConnections, ProviderSession } from './connection-store';
+import type { OAuthProvider, OAuthProviders } from './providers';
+import { FAILURE_TYPES } from '../temporal/failure-types';
 
 /** Refresh first when the stored access token lapses this soon anyway. */
 const EXPIRY_MARGIN_MS = 60_000;
@@ -44,7 +45,7 @@ export class ProviderCredentials {
       case 'current':
         return result.session;
       case 'expired':
-        throw ApplicationFailure.create({ message: result.lastError, type: 'ConnectionExpired', nonRetryable: true });
+        throw ApplicationFailure.create({ message: result.lastError, type: FAILURE_TYPES.connectionExpired, nonRetryable: true });
       case 'not_connected':
         throw notConnected(session);
     }
@@ -52,10 +53,10 @@ export class ProviderCredentials {
 
   private provider(ref: ConnectionRef): OAuthProvider {
     const provider = this.providers[ref.provider];
-    if (!provider) throw ApplicationFailure.create({ message: `${ref.provider.toLowerCase()} provider not configured on the platform`, type: 'ProviderNotConfigured', nonRetryable: true });
+    if (!provider) throw ApplicationFailure.create({ message: `${ref.provider.toLowerCase()} provider not configured on the platform`, type: FAILURE_TYPES.providerNotConfigured, nonRetryable: true });
     return provider;
   }
 }
 
 const notConnected = (ref: ConnectionRef) =>
-  ApplicationFailure.create({ message: `${ref.provider.toLowerCase()} provider not connected`, type: 'ProviderNotConnected', nonRetryable: true });
+  ApplicationFailure.create({ message: `${ref.provider.toLowerCase()} provider not connected`, type: FAILURE_TYPES.providerNotConnected, nonRetryable: true });

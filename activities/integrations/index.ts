@@ -1,11 +1,12 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { IntegrationConnections, CredentialsUnavailableError, type ConnectionRef, type ConnectionStatus } from '../../api/integrations/connection-store';
-import { OAuthRefusal, type OAuthProviders } from '../../api/integrations/providers';
-import { CredentialDecryptionError, type CredentialCipher } from '../../api/security/credential-cipher';
+import { IntegrationConnections, CredentialsUnavailableError, type ConnectionRef, type ConnectionStatus } from './connection-store';
+import { OAuthRefusal, type OAuthProviders } from './providers';
+import { CredentialDecryptionError, type CredentialCipher } from '../../db/security/credential-cipher';
 import { ProviderCredentials } from './fresh-token';
 import { refreshAt } from './refresh-schedule';
+import { FAILURE_TYPES } from '../temporal/failure-types';
 
 export { ProviderCredentials } from './fresh-token';
 
@@ -18,9 +19,9 @@ export interface IntegrationDependencies {
 export type RefreshPlan = { action: 'end'; status: 'DISCONNECTED' | 'EXPIRED' | 'MISSING' } | { action: 'refresh'; status: ConnectionStatus; refreshAt: string };
 
 /** The token refresh workflow's activities (workflows/integration-token-refresh.ts). */
-export function createIntegrationActivities(deps: { em: EntityManager; logger: Logger; integrations?: IntegrationDependencies | undefined }) {
-  const connections = new IntegrationConnections(deps.em, deps.integrations?.cipher);
-  const providers = deps.integrations?.providers ?? {};
+export function createIntegrationActivities(deps: { em: EntityManager; logger: Logger; integrations: IntegrationDependencies }) {
+  const connections = new IntegrationConnections(deps.em, deps.integrations.cipher);
+  const providers = deps.integrations.providers;
 
   return {
     /** Whether the workflow goes on, and when it should refresh next. */
@@ -34,7 +35,7 @@ export function createIntegrationActivities(deps: { em: EntityManager; logger: L
     /** One refresh, rotated refresh token stored atomically (IntegrationConnections.refresh). */
     async refreshConnectionToken(ref: ConnectionRef): Promise<{ accessTokenExpiresAt: string | null } | { skipped: ConnectionStatus | null }> {
       const provider = providers[ref.provider];
-      if (!provider) throw ApplicationFailure.create({ message: `${ref.provider.toLowerCase()} provider not configured on the platform`, type: 'ProviderNotConfigured', nonRetryable: true });
+      if (!provider) throw ApplicationFailure.create({ message: `${ref.provider.toLowerCase()} provider not configured on the platform`, type: FAILURE_TYPES.providerNotConfigured, nonRetryable: true });
       const log = deps.logger.child({ activity: 'refreshConnectionToken', organization_id: ref.organizationId, provider: ref.provider, attempt: Context.current().info.attempt });
       try {
         const result = await connections.refresh(ref, provider);
@@ -45,15 +46,15 @@ export function createIntegrationActivities(deps: { em: EntityManager; logger: L
             return { accessTokenExpiresAt: result.session.accessTokenExpiresAt?.toISOString() ?? null };
           case 'expired':
             log.warn({ last_error: result.lastError }, 'refresh refused; connection expired');
-            throw ApplicationFailure.create({ message: result.lastError, type: 'RefreshRefused', nonRetryable: true });
+            throw ApplicationFailure.create({ message: result.lastError, type: FAILURE_TYPES.refreshRefused, nonRetryable: true });
           case 'not_connected':
             return { skipped: result.status };
         }
       } catch (error) {
         if (error instanceof ApplicationFailure) throw error;
-        if (error instanceof OAuthRefusal) throw ApplicationFailure.create({ message: error.message, type: 'ProviderRefused', nonRetryable: true });
+        if (error instanceof OAuthRefusal) throw ApplicationFailure.create({ message: error.message, type: FAILURE_TYPES.providerRefused, nonRetryable: true });
         if (error instanceof CredentialDecryptionError || error instanceof CredentialsUnavailableError) {
-          throw ApplicationFailure.create({ message: `stored credentials cannot be read: ${error.message}`, type: 'CredentialsUnreadable', nonRetryable: true });
+          throw ApplicationFailure.create({ message: `stored credentials cannot be read: ${error.message}`, type: FAILURE_TYPES.credentialsUnreadable, nonRetryable: true });
         }
         log.warn({ err: error instanceof Error ? error.message : String(error) }, 'refresh failed; will retry');
         throw error;
@@ -64,7 +65,3 @@ export function createIntegrationActivities(deps: { em: EntityManager; logger: L
   };
 }
 
-/** For activities that call a provider on a tenant's behalf (the approval fan-out's legs). */
-export function providerCredentials(deps: { em: EntityManager; integrations?: IntegrationDependencies | undefined }): ProviderCredentials {
-  return new ProviderCredentials(new IntegrationConnections(deps.em, deps.integrations?.cipher), deps.integrations?.providers ?? {});
-}

@@ -1,19 +1,20 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import Stripe from 'stripe';
+import { FAILURE_TYPES } from '../temporal/failure-types';
 
 /**
  * One rule for every provider (D7): a refusal is final, trouble is retried. Refusals become
  * non-retryable `ProviderRefused`; 408, 429, 5xx and network errors are thrown as retryable.
  */
 export function refused(provider: string, detail: string): ApplicationFailure {
-  return ApplicationFailure.create({ message: `${provider} provider refused the call: ${detail}`, type: 'ProviderRefused', nonRetryable: true });
+  return ApplicationFailure.create({ message: `${provider} provider refused the call: ${detail}`, type: FAILURE_TYPES.providerRefused, nonRetryable: true });
 }
 
 /** `retryAfterSeconds`: what a 429 asked for becomes the next retry delay. */
 export function unavailable(provider: string, detail: string, retryAfterSeconds?: number): ApplicationFailure {
   return ApplicationFailure.create({
     message: `${provider} provider unavailable: ${detail}`,
-    type: 'ProviderUnavailable',
+    type: FAILURE_TYPES.providerUnavailable,
     ...(retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? { nextRetryDelay: retryAfterSeconds * 1000 } : {}),
   });
 }

@@ -1,11 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import type { CredentialCipher } from '../../api/security/credential-cipher';
-import { signingSecrets, type EndpointSecretsRow } from '../../api/webhooks/endpoint-secrets';
+import type { CredentialCipher } from '../../db/security/credential-cipher';
+import { signingSecrets, type EndpointSecretsRow } from '../../db/webhooks/endpoint-secrets';
 import { deliverOnce, type DeliveryAttemptResult } from './deliver';
 import { signPayload, WEBHOOK_HEADERS } from './signature';
 import type { Resolver } from './address-policy';
-import { MAX_DELIVERY_ATTEMPTS } from '../../workflows/webhook-backoff';
 
 /** D6: an endpoint whose every attempt has failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 72 * 3600 * 1000;
@@ -29,14 +28,21 @@ type DeliveryRow = EndpointSecretsRow & {
   endpoint_status: string;
 };
 
-export type AttemptResult = { finished: 'delivered' | 'failed' | 'missed' | null; outcome: DeliveryAttemptResult['outcome'] | null };
+/**
+ * What one attempt found: the receiver's verdict (section 6.3 rule 4), or why nothing was sent.
+ * The attempt only reports; the delivery workflow decides what follows (retry, give up, miss).
+ */
+export type AttemptReport =
+  | { outcome: DeliveryAttemptResult['outcome'] }
+  | { outcome: 'already_delivered' | 'endpoint_disabled' | 'endpoint_deleted' };
 
 /**
  * One attempt of one delivery (section 6.3): sign the fixed payload afresh, POST it through the
  * connect-time address guard, log the attempt, and keep the endpoint's failure clock. A disabled
- * endpoint is not called: the delivery is marked missed, to be replayed when it is re-enabled.
+ * endpoint is not called. A success is recorded with its attempt (one transaction), so a crash
+ * after it can never send the event again; every other ending is the workflow's to record.
  */
-export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: { organizationId: string; deliveryId: string; attempt: number }): Promise<AttemptResult> {
+export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: { organizationId: string; deliveryId: string; attempt: number }): Promise<AttemptReport> {
   const now = deps.now ?? (() => new Date());
   const [row] = await inTenant(deps.em, input.organizationId, (tx) =>
     tx.execute<DeliveryRow[]>(
@@ -50,12 +56,9 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
       [input.deliveryId],
     ),
   );
-  if (!row) return { finished: 'failed', outcome: null }; // the endpoint was deleted with its deliveries
-  if (row.delivery_status === 'delivered') return { finished: 'delivered', outcome: null };
-  if (row.endpoint_status !== 'enabled') {
-    await finishWebhookDelivery(deps.em, { organizationId: input.organizationId, deliveryId: input.deliveryId, status: 'missed', error: 'endpoint disabled' });
-    return { finished: 'missed', outcome: null };
-  }
+  if (!row) return { outcome: 'endpoint_deleted' }; // deleted with its deliveries
+  if (row.delivery_status === 'delivered') return { outcome: 'already_delivered' };
+  if (row.endpoint_status !== 'enabled') return { outcome: 'endpoint_disabled' };
   if (!deps.cipher) throw new Error('webhook secrets cannot be read: no credential encryption key is configured');
 
   const signature = signPayload({ secrets: signingSecrets(deps.cipher, row, now()), body: row.payload, timestamp: Math.floor(now().getTime() / 1000) });
@@ -68,8 +71,7 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
     ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
   });
 
-  const finished: AttemptResult['finished'] =
-    result.outcome === 'delivered' ? 'delivered' : result.outcome === 'permanent_failure' || input.attempt >= MAX_DELIVERY_ATTEMPTS ? 'failed' : null;
+  const delivered = result.outcome === 'delivered' ? 'delivered' : null;
   const error = result.error ?? (result.status !== null && result.outcome !== 'delivered' ? `HTTP ${result.status}` : null);
   await inTenant(deps.em, input.organizationId, async (tx) => {
     await tx.execute(
@@ -81,7 +83,7 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
       `update webhook_deliveries set attempts = ?, last_error = ?, updated_at = clock_timestamp(),
               status = coalesce(?, status), delivered_at = case when ? = 'delivered' then clock_timestamp() else delivered_at end
         where id = ?`,
-      [input.attempt, error, finished, finished, input.deliveryId],
+      [input.attempt, error, delivered, delivered, input.deliveryId],
     );
     if (result.outcome === 'delivered') {
       await tx.execute('update webhook_endpoints set failing_since = null where id = ?', [row.id]);
@@ -96,7 +98,7 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
       );
     }
   });
-  return { finished, outcome: result.outcome };
+  return { outcome: result.outcome };
 }
 
 export async function finishWebhookDelivery(em: EntityManager, input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }): Promise<void> {

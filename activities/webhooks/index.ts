@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CredentialCipher } from '../../api/security/credential-cipher';
+import type { CredentialCipher } from '../../db/security/credential-cipher';
 import type { Resolver } from './address-policy';
 import { attemptWebhookDelivery, finishWebhookDelivery } from './delivery-attempt';
 
@@ -11,10 +11,10 @@ export interface WebhookDependencies {
   timeoutMs?: number | undefined;
 }
 
-export function createWebhookActivities(deps: { em: EntityManager; webhooks?: WebhookDependencies | undefined }) {
-  const delivery = { em: deps.em, cipher: deps.webhooks?.cipher, allowPrivateNetworks: deps.webhooks?.allowPrivateNetworks ?? false, lookup: deps.webhooks?.lookup, timeoutMs: deps.webhooks?.timeoutMs };
+export function createWebhookActivities(deps: { em: EntityManager; webhooks: WebhookDependencies }) {
+  const delivery = { em: deps.em, ...deps.webhooks };
   return {
     attemptWebhookDelivery: (input: { organizationId: string; deliveryId: string; attempt: number }) => attemptWebhookDelivery(delivery, input),
-    finishWebhookDelivery: (input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed' }) => finishWebhookDelivery(deps.em, input),
+    finishWebhookDelivery: (input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }) => finishWebhookDelivery(deps.em, input),
   };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteHost } from '../http/route';
-import type { Settings } from '../settings';
-import { CONNECTORS, PROVIDER_SLUGS, readinessOf } from './registry';
+import type { Settings } from '../../activities/runtime/settings';
+import { CONNECTORS, PROVIDER_SLUGS, readinessOf } from '../../activities/integrations/connectors';
 
 export const ConnectorStatus = z
   .strictObject({

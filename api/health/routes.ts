@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
-import type { Settings } from '../settings';
+import type { Settings } from '../../activities/runtime/settings';
 
 const HEALTH_TIMEOUT_MS = 2000;
 

@@ -1,15 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { inTenant } from '../../db/tenant-scope';
-import type { Settings } from '../settings';
+import type { Settings } from '../../activities/runtime/settings';
 import { badRequest } from '../http/errors';
 import type { Caller } from '../http/request-context';
-import { CONNECTORS, missingSettings, readinessOf, type ProviderSlug } from '../connectors/registry';
-import type { IntegrationWorkflows } from '../temporal/integration-workflows';
-import { IntegrationConnections, type ConnectionView } from './connection-store';
+import { CONNECTORS, missingSettings, readinessOf, type ProviderSlug } from '../../activities/integrations/connectors';
+import type { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
+import { IntegrationConnections, type ConnectionView } from '../../activities/integrations/connection-store';
 import { OAuthNonces, OAuthStates, STATE_TTL_SECONDS } from './oauth-state';
-import { OAuthRefusal, providerOfSlug, type OAuthProvider, type OAuthProviderName } from './providers/oauth-provider';
-import type { OAuthProviders } from './providers';
+import { OAuthRefusal, providerOfSlug, type OAuthProvider, type OAuthProviderName } from '../../activities/integrations/providers/oauth-provider';
+import type { OAuthProviders } from '../../activities/integrations/providers';
 import type { CallbackOutcome } from './callback-page';
 import type { CallbackQuery, IntegrationEntry, SyncListQuery, SyncRecord } from './schemas';
 

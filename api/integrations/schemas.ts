@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
-import { PROVIDER_SLUGS } from '../connectors/registry';
-import { CONNECTION_STATUSES } from './connection-store';
+import { PROVIDER_SLUGS } from '../../activities/integrations/connectors';
+import { CONNECTION_STATUSES } from '../../activities/integrations/connection-store';
 
 const ProviderName = z.enum(['PAYMENTS', 'ACCOUNTING', 'CRM']);
 const Slug = z.enum(PROVIDER_SLUGS);

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { SALES_TAX_LABEL } from '../quotes/sales-tax';
+import { SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
 import type { InvoiceView } from './schemas';
 
 /** The InvoiceView of section 2.3, read from the provider's invoice and all of its lines. */

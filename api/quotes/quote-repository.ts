@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PricedQuote } from './pricing/engine';
 import type { CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
-import { QUOTE_TRANSITIONS, type QuoteAction } from './quote-status';
+import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
 
 /**
  * SQL for quotes. Every function runs inside a tenant transaction (db/tenant-scope.ts): rows

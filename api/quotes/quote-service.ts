@@ -4,13 +4,13 @@ import { ApiError, badRequest, conflict, notFound, validationFailed } from '../h
 import type { Caller } from '../http/request-context';
 import { priceQuote, type PricedQuote } from './pricing/engine';
 import { PricingError } from './pricing/errors';
-import type { RateCardRepository } from './rate-card-repository';
-import { QUOTE_TRANSITIONS, type QuoteAction } from './quote-status';
+import type { RateCardRepository } from '../../db/rate-cards/repository';
+import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
 import { insertQuote, listQuotes, quoteSummary, transitionQuote, UnknownCursorError } from './quote-repository';
 import type { ApprovedQuote, CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
-import { recordEvent } from '../events/outbox';
-import type { EventEnvelope } from '../events/catalogue';
-import type { EventDispatcher } from '../temporal/event-dispatcher';
+import { recordEvent } from '../../db/events/outbox';
+import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventDispatcher } from '../../activities/events/dispatcher';
 
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
+import { QUOTE_STATUSES, type QuoteStatus } from '../../db/quotes/quote-status';
 
 /** Section 4.3 body of POST /api/v1/quotes/calculate (limits of section 8). */
 const SkuCode = z.string().min(1).max(64);
@@ -29,8 +30,7 @@ export const CalculateBody = z
   .meta({ id: 'CalculateRequest' });
 export type CalculateBody = z.output<typeof CalculateBody>;
 
-export const QUOTE_STATUSES = ['DRAFT', 'SENT', 'APPROVED', 'REJECTED', 'EXPIRED'] as const;
-export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
+export { QUOTE_STATUSES, type QuoteStatus };
 
 const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/).meta({ description: 'Exact decimal as a string' });
 const Cents = z.number().int();

@@ -3,11 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { badRequest, notFound, providerError } from '../http/errors';
 import type { Caller } from '../http/request-context';
-import type { CredentialCipher } from '../security/credential-cipher';
-import type { WebhookDeliveries } from '../temporal/webhook-deliveries';
+import type { CredentialCipher } from '../../db/security/credential-cipher';
+import type { WebhookDeliveries } from '../../activities/webhooks/deliveries';
 import { checkUrlForRegistration, type Resolver } from '../../activities/webhooks/address-policy';
 import { generateEndpointSecret } from '../../activities/webhooks/signature';
-import { secretContext } from './endpoint-secrets';
+import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import type { CreateEndpointBody, UpdateEndpointBody, WebhookEndpoint } from './schemas';
 
 /** D6: the rotated-out secret keeps signing beside the new one for this long. */

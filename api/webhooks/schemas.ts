@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
-import { EVENT_NAMES } from '../events/catalogue';
+import { EVENT_NAMES } from '../../db/events/catalogue';
 
 /** D6: a list of event names of the catalogue, or exactly ["*"]. */
 const EventSelection = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
-import { WORK_ORDER_STATUSES } from './status-table';
+import { WORK_ORDER_STATUSES } from '../../db/work-orders/status-table';
 
 const CalendarDate = z.iso.date().meta({ description: 'YYYY-MM-DD' });
 

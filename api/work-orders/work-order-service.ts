@@ -2,10 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Caller } from '../http/request-context';
-import { recordEvent } from '../events/outbox';
-import type { EventEnvelope } from '../events/catalogue';
-import type { EventDispatcher } from '../temporal/event-dispatcher';
-import { decideTransition, type WorkOrderStatus } from './status-table';
+import { recordEvent } from '../../db/events/outbox';
+import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventDispatcher } from '../../activities/events/dispatcher';
+import { decideTransition, type WorkOrderStatus } from '../../db/work-orders/status-table';
 import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderListQuery } from './schemas';
 
 interface WorkOrderRow {

@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { say } from './log';
+import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../../activities/temporal/contracts';
 
 /** Runs the empty workflow once, proving that the server answers and a worker polls. */
 export async function runRoundTrip(options: { address: string; namespace: string; taskQueue: string }): Promise<void> {
@@ -7,13 +8,13 @@ export async function runRoundTrip(options: { address: string; namespace: string
   try {
     const client = new Client({ connection, namespace: options.namespace });
     const sentAt = new Date().toISOString();
-    const result = await client.workflow.execute('roundTrip', {
+    const result = await client.workflow.execute<RoundTripWorkflow>(WORKFLOW_TYPES.roundTrip, {
       taskQueue: options.taskQueue,
       workflowId: `startup-round-trip-${Date.now()}`,
       args: [{ sentAt }],
       workflowExecutionTimeout: '2 minutes',
     });
-    if ((result as { sentAt?: string }).sentAt !== sentAt) throw new Error('the round-trip workflow answered something else');
+    if (result.sentAt !== sentAt) throw new Error('the round-trip workflow answered something else');
     say('worker is polling: a workflow round trip completed');
   } finally {
     await connection.close();

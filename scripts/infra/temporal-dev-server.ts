@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { ensureTemporalCli } from './temporal-cli';
 import { waitForPort } from './free-port';
 import { say } from './log';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../activities/temporal/search-attributes';
 
 export interface RunningTemporal {
   address: string;

@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from '../support/owner-db';
-import { twoWindows } from '../support/quote-requests';
-import { startTemporalHarness, type TemporalHarness } from '../support/temporal-harness';
-import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../support/integration-fakes';
-import { faults } from '../fakes/faults';
-import { approvalWorkflowId } from '../../api/temporal/event-workflows';
-import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
-import { salesTaxCents } from '../../api/quotes/sales-tax';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { faults } from '../../scripts/sandboxes/faults';
+import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import { salesTaxCents } from '../../db/quotes/sales-tax';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 
 /**

@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import type { Tenant } from '../support/owner-db';
-import { twoWindows } from '../support/quote-requests';
-import { startTemporalHarness, type TemporalHarness } from '../support/temporal-harness';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import type { Tenant } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
-import { StripeFake } from '../fakes/stripe-fake';
-import { faults } from '../fakes/faults';
+import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { faults } from '../../scripts/sandboxes/faults';
 import { ApprovedQuote } from '../../api/quotes/schemas';
-import { approvalWorkflowId } from '../../api/temporal/event-workflows';
-import { salesTaxCents, SALES_TAX_LABEL } from '../../api/quotes/sales-tax';
+import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { salesTaxCents, SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
 import { RELAY_GRACE_SECONDS } from '../../worker/outbox-relay';
 
 const KEY = 'sk_test_approvalSuite0001';

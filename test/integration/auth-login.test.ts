@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, ownerPool, type Tenant } from '../support/owner-db';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { LoginResult, Profile } from '../../api/auth/schemas';
 import { defaultHasher } from '../../api/app';
 import type { PasswordHasher } from '../../api/auth/login-service';

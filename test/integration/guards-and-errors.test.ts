@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { z } from 'zod';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, ownerPool } from '../support/owner-db';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, ownerPool } from '../../scripts/harness/owner-db';
 import { route } from '../../api/http/route';
 
 let owner: pg.Pool;

@@ -6,7 +6,7 @@ import { freePort } from '../../scripts/infra/free-port';
 import { dataDir } from '../../scripts/infra/paths';
 import { withDatabaseName } from '../../db/database-urls';
 import { migrate } from '../../db/migrate';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { Health } from '../../api/health/routes';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { route } from '../../api/http/route';
-import { SETTING_NAMES } from '../../api/settings';
+import { SETTING_NAMES } from '../../activities/runtime/settings';
 import { ConnectorStatus } from '../../api/connectors/routes';
 import { RouteTable } from '../../api/meta/routes';
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, ownerPool, type Tenant } from '../support/owner-db';
-import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../support/temporal-harness';
-import { consent, connectUrl, followCallback, startIntegrationFakes, visitConsent, workerIntegrations, type IntegrationFakes } from '../support/integration-fakes';
-import { DEFAULT_REALM_ID } from '../fakes/quickbooks-fake';
-import { IntegrationWorkflows } from '../../api/temporal/integration-workflows';
-import { integrationRefreshWorkflowId } from '../../workflows/integration-token-refresh';
-import { CredentialCipher } from '../../api/security/credential-cipher';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { consent, connectUrl, followCallback, startIntegrationFakes, visitConsent, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { DEFAULT_REALM_ID } from '../../scripts/sandboxes/quickbooks-fake';
+import { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
+import { integrationRefreshWorkflowId } from '../../activities/temporal/contracts';
+import { CredentialCipher } from '../../db/security/credential-cipher';
 import { OAuthStates } from '../../api/integrations/oauth-state';
 import { ConnectResult, IntegrationList } from '../../api/integrations/schemas';
 

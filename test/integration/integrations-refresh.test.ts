@@ -1,17 +1,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import OAuthClient from 'intuit-oauth';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, ownerPool, type Tenant } from '../support/owner-db';
-import { startTemporalHarness, type TemporalHarness } from '../support/temporal-harness';
-import { consent, startIntegrationFakes, storedTokens, workerIntegrations, type IntegrationFakes } from '../support/integration-fakes';
-import { faults } from '../fakes/faults';
-import { DEFAULT_QBO_CLIENT } from '../fakes/quickbooks-fake';
-import { IntegrationWorkflows } from '../../api/temporal/integration-workflows';
-import { integrationRefreshWorkflowId } from '../../workflows/integration-token-refresh';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { consent, startIntegrationFakes, storedTokens, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { faults } from '../../scripts/sandboxes/faults';
+import { DEFAULT_QBO_CLIENT } from '../../scripts/sandboxes/quickbooks-fake';
+import { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
+import { integrationRefreshWorkflowId } from '../../activities/temporal/contracts';
 import { IntegrationList } from '../../api/integrations/schemas';
-import { providerCredentials } from '../../activities/integrations';
-import type { QuickBooksOAuth, SalesforceOAuth } from '../../api/integrations/providers';
+import { ProviderCredentials } from '../../activities/integrations';
+import { IntegrationConnections } from '../../activities/integrations/connection-store';
+import type { QuickBooksOAuth, SalesforceOAuth } from '../../activities/integrations/providers';
 
 /**
  * Token refresh as a durable workflow (issue 7), against the fakes with short token lifetimes:
@@ -150,13 +151,13 @@ describe('withFreshToken (for activities that call a provider)', () => {
   it('crm: a 401 refreshes once (rotating the refresh token) and the call is retried', async () => {
     const { tenant } = await connect('crm');
     const integrations = workerIntegrations(api);
-    const credentials = providerCredentials({ em: temporal.orm.em, integrations });
+    const credentials = new ProviderCredentials(new IntegrationConnections(temporal.orm.em, integrations.cipher), integrations.providers);
     const before = await storedTokens(owner, fakes.env, tenant.id, 'CRM');
     fakes.sf.expireSessions();
     fakes.sf.requests.clear();
 
     const result = await credentials.withFreshToken({ organizationId: tenant.id, provider: 'CRM' }, (session) =>
-      (integrations.providers.CRM as SalesforceOAuth).connection({ accessToken: session.accessToken, instanceUrl: session.instanceUrl! }).query('SELECT COUNT() FROM Opportunity'),
+      integrations.providers.CRM!.connection({ accessToken: session.accessToken, instanceUrl: session.instanceUrl! }).query('SELECT COUNT() FROM Opportunity'),
     );
     expect(result.done).toBe(true);
     expect(fakes.sf.requests.all().map((r) => `${r.method} ${r.path.replace(/\/v\d+\.0\//, '/vX/')} ${r.status}`)).toEqual([
@@ -173,7 +174,7 @@ describe('withFreshToken (for activities that call a provider)', () => {
     const { tenant } = await connect('accounting');
     const integrations = workerIntegrations(api);
     const qbo = integrations.providers.ACCOUNTING as QuickBooksOAuth;
-    const credentials = providerCredentials({ em: temporal.orm.em, integrations });
+    const credentials = new ProviderCredentials(new IntegrationConnections(temporal.orm.em, integrations.cipher), integrations.providers);
     const companyInfo = (session: { accessToken: string; externalAccountId: string; instanceUrl: string | null }) =>
       qbo.client({ accessToken: session.accessToken, realmId: session.externalAccountId }).makeApiCall({ url: `${session.instanceUrl}v3/company/${session.externalAccountId}/companyinfo/${session.externalAccountId}` });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
 import type pg from 'pg';
-import { createLogger } from '../../api/logger';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, ownerPool, type Tenant } from '../support/owner-db';
+import { createLogger } from '../../activities/runtime/logger';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 
 const lines: string[] = [];
 const sink = new Writable({

@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import type { Tenant } from '../support/owner-db';
-import { twoWindows } from '../support/quote-requests';
-import type { TemporalHarness } from '../support/temporal-harness';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import type { Tenant } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
-import { StripeFake } from '../fakes/stripe-fake';
-import { faults } from '../fakes/faults';
-import { approvalWorkflowId } from '../../api/temporal/event-workflows';
+import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { faults } from '../../scripts/sandboxes/faults';
+import { approvalWorkflowId } from '../../activities/temporal/contracts';
 import { CheckoutSession, InvoiceView } from '../../api/payments/schemas';
-import { salesTaxCents } from '../../api/quotes/sales-tax';
+import { salesTaxCents } from '../../db/quotes/sales-tax';
 import { signPayload } from '../../activities/webhooks/signature';
 
 const KEY = 'sk_test_paymentsSuite0001';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, giveRateCard, ownerPool } from '../support/owner-db';
-import { twoWindows } from '../support/quote-requests';
-import { startTemporalHarness, type TemporalHarness } from '../support/temporal-harness';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, giveRateCard, ownerPool } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { ensureSchedules } from '../../worker/schedules';
-import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 let owner: pg.Pool;
 let api: ApiHarness;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, giveRateCard, ownerPool, sandboxUser, type Tenant } from '../support/owner-db';
-import { twoWindows } from '../support/quote-requests';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, giveRateCard, ownerPool, sandboxUser, type Tenant } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
 import { CalculationResult, type CalculateBody } from '../../api/quotes/schemas';
-import { RateCardRepository } from '../../api/quotes/rate-card-repository';
+import { RateCardRepository } from '../../db/rate-cards/repository';
 import { priceQuote } from '../../api/quotes/pricing/engine';
-import { buildRateCardSnapshot } from '../../api/quotes/pricing/rate-card';
-import { SANDBOX_ALT_RATE_CARD, SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
+import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
+import { SANDBOX_ALT_RATE_CARD, SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 let owner: pg.Pool;
 let api: ApiHarness;

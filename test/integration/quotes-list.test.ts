@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from '../support/owner-db';
-import { twoWindows } from '../support/quote-requests';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
 import { QuotePage, QuoteSummary } from '../../api/quotes/schemas';
-import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 let owner: pg.Pool;
 let api: ApiHarness;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomInt } from 'node:crypto';
-import { startApi, type ApiHarness } from '../support/api-harness';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 
 let first: ApiHarness;
 let second: ApiHarness;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { ownerPool } from '../support/owner-db';
+import { ownerPool } from '../../scripts/harness/owner-db';
 import { seedSandbox } from '../../db/seed';
 import { SANDBOX_TENANTS, SANDBOX_USERS } from '../../db/sandbox';
 

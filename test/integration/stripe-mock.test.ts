@@ -7,10 +7,10 @@ import { writeInvoice } from '../../activities/payments/write-invoice';
 import { readInvoiceView } from '../../api/payments/invoice-view';
 import { checkoutSessionParams } from '../../api/payments/payments-service';
 import { priceQuote } from '../../api/quotes/pricing/engine';
-import { buildRateCardSnapshot } from '../../api/quotes/pricing/rate-card';
-import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
-import { salesTaxCents } from '../../api/quotes/sales-tax';
-import { twoWindows } from '../support/quote-requests';
+import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import { salesTaxCents } from '../../db/quotes/sales-tax';
+import { twoWindows } from '../../scripts/harness/quote-requests';
 import type { CalculateBody } from '../../api/quotes/schemas';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { ownerPool } from '../support/owner-db';
+import { ownerPool } from '../../scripts/harness/owner-db';
 import { appDatabaseUrl } from '../../db/database-urls';
 import { APP_ROLE } from '../../db/migrations/rls';
 import { populateSandboxTenant } from '../support/populate-tenant';

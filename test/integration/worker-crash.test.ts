@@ -9,15 +9,15 @@ import { withDatabaseName, appDatabaseUrl } from '../../db/database-urls';
 import { dropDatabase, migrate } from '../../db/migrate';
 import { seedSandbox } from '../../db/seed';
 import { createOrm } from '../../db/orm';
-import { createLogger } from '../../api/logger';
-import { EventDispatcher } from '../../api/temporal/event-dispatcher';
-import { approvalWorkflowId } from '../../api/temporal/event-workflows';
-import { startApi, type ApiHarness } from '../support/api-harness';
-import { sandboxUser } from '../support/owner-db';
-import { twoWindows } from '../support/quote-requests';
-import { TEST_TIMING } from '../support/temporal-harness';
-import { StripeFake } from '../fakes/stripe-fake';
-import { faults } from '../fakes/faults';
+import { createLogger } from '../../activities/runtime/logger';
+import { EventDispatcher } from '../../activities/events/dispatcher';
+import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { sandboxUser } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import { TEST_TIMING } from '../../scripts/harness/temporal-harness';
+import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { faults } from '../../scripts/sandboxes/faults';
 
 /**
  * The worker process (worker/main.ts, as `npm start` runs it) is killed in the middle of the

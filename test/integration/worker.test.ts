@@ -6,8 +6,9 @@ import { createWorker } from '../../worker/create-worker';
 import { connectWorker } from '../../worker/temporal-connection';
 import { createOrm } from '../../db/orm';
 import { appDatabaseUrl } from '../../db/database-urls';
-import { createLogger } from '../../api/logger';
+import { createLogger } from '../../activities/runtime/logger';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../../activities/temporal/contracts';
 
 /** The worker of worker/ against the real Temporal server of the test run. */
 let connection: Awaited<ReturnType<typeof connectWorker>>;
@@ -21,7 +22,7 @@ const taskQueue = `test-worker-${randomUUID()}`;
 beforeAll(async () => {
   orm = await createOrm({ url: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), poolMax: 2 });
   connection = await connectWorker(process.env.TEMPORAL_ADDRESS!);
-  worker = await createWorker({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', taskQueue, deps: { em: orm.em, logger: createLogger('silent') } });
+  worker = await createWorker({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', taskQueue, deps: { em: orm.em, logger: createLogger('silent'), integrations: { providers: {}, cipher: undefined }, webhooks: { cipher: undefined, allowPrivateNetworks: false } } });
   running = worker.run();
   clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   client = new Client({ connection: clientConnection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
@@ -37,7 +38,7 @@ afterAll(async () => {
 describe('worker', () => {
   it('bundles workflows/ and completes a round trip on the real server', async () => {
     const sentAt = new Date().toISOString();
-    const result = await client.workflow.execute('roundTrip', { taskQueue, workflowId: `round-trip-${randomUUID()}`, args: [{ sentAt }] });
+    const result = await client.workflow.execute<RoundTripWorkflow>(WORKFLOW_TYPES.roundTrip, { taskQueue, workflowId: `round-trip-${randomUUID()}`, args: [{ sentAt }] });
     expect(result).toEqual({ sentAt });
   });
 });

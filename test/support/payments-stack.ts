@@ -1,11 +1,11 @@
 import type pg from 'pg';
-import { startApi, type ApiHarness } from './api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from './owner-db';
-import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from './temporal-harness';
-import { StripeFake } from '../fakes/stripe-fake';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { createStripeClient } from '../../activities/payments/stripe-client';
-import { InvoiceRunner } from '../../api/temporal/invoice-runner';
-import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
+import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 export interface PaymentsStack {
   owner: pg.Pool;

@@ -1,11 +1,11 @@
 import type pg from 'pg';
-import { startApi } from './api-harness';
-import { sandboxUser } from './owner-db';
-import { twoWindows } from './quote-requests';
+import { startApi } from '../../scripts/harness/api-harness';
+import { sandboxUser } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
 import { SyncRecords } from '../../activities/sync-records';
-import { consent, startIntegrationFakes } from './integration-fakes';
-import { WebhookReceiver } from './webhook-receiver';
-import { CredentialCipher } from '../../api/security/credential-cipher';
+import { consent, startIntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
+import { CredentialCipher } from '../../db/security/credential-cipher';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
 import { inTenant } from '../../db/tenant-scope';
 

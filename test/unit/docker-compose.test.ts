@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { projectRoot } from '../../scripts/infra/paths';
-import { SETTING_NAMES } from '../../api/settings';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { SETTING_NAMES } from '../../activities/runtime/settings';
+import { SEARCH_ATTRIBUTES } from '../../activities/temporal/search-attributes';
 
 interface Service {
   image?: string;

@@ -10,10 +10,10 @@ import {
   UnknownSkuError,
   UnpriceableInputError,
 } from '../../api/quotes/pricing/errors';
-import { buildRateCardSnapshot } from '../../api/quotes/pricing/rate-card';
-import type { RateCardSettings, RateCardSku, RateCardSnapshot } from '../../api/quotes/pricing/rate-card';
+import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
+import type { RateCardSettings, RateCardSku, RateCardSnapshot } from '../../db/rate-cards/rate-card';
 import type { CalculationLineItem, CalculationRequest } from '../../api/quotes/pricing/request';
-import { SANDBOX_ALT_RATE_CARD, SANDBOX_RATE_CARD, SANDBOX_RATE_CARDS } from '../../api/quotes/pricing/sandbox-rate-cards';
+import { SANDBOX_ALT_RATE_CARD, SANDBOX_RATE_CARD, SANDBOX_RATE_CARDS } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_TENANTS } from '../../db/sandbox';
 
 // The rate card of the worked example in docs/pricing.md section 9, copied here on purpose: the

@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { priceQuote } from '../../api/quotes/pricing/engine';
 import type { PricedQuote } from '../../api/quotes/pricing/engine';
 import { MarginBelowFloorError, MarginOverrideNotAuthorisedError } from '../../api/quotes/pricing/errors';
-import { buildRateCardSnapshot } from '../../api/quotes/pricing/rate-card';
-import type { RateCardLabourTier, RateCardSettings, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from '../../api/quotes/pricing/rate-card';
+import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
+import type { RateCardLabourTier, RateCardSettings, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from '../../db/rate-cards/rate-card';
 import type { CalculationLineItem, CalculationRequest } from '../../api/quotes/pricing/request';
 
 const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP });

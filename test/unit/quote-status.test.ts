@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { QUOTE_TRANSITIONS, canTransition, type QuoteAction } from '../../api/quotes/quote-status';
+import { QUOTE_TRANSITIONS, canTransition, type QuoteAction } from '../../db/quotes/quote-status';
 import { QUOTE_STATUSES } from '../../api/quotes/schemas';
 
 // Sections 3.1 and D3, written out by hand as the expected matrix: action -> states it moves from.

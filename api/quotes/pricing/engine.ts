@@ -8,8 +8,11 @@
  * change the two together.
  */
 import Decimal from 'decimal.js';
+import type { z } from 'zod';
 import type { CalculationLineItem, CalculationRequest } from './request';
-import type { RateCardLabourTier, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from './rate-card';
+import type { CalculationResult } from '../schemas';
+import type { FrozenCalculation } from '../../../db/quotes/frozen-calculation';
+import type { RateCardLabourTier, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from '../../../db/rate-cards/rate-card';
 import {
   MarginBelowFloorError,
   MarginOverrideNotAuthorisedError,
@@ -19,57 +22,17 @@ import {
   UnpriceableInputError,
 } from './errors';
 
-// ---- Result shape (spec 2.3 CalculationResult, minus quote_id / quote_number / status / persisted) ----
+// ---- Result shape: spec 2.3 CalculationResult minus its persistence fields, derived from the zod
+// schema of the response (type only), so the engine cannot answer a shape the API does not document.
 
-export interface PricedComponent {
-  component: SkuComponent | 'labour';
-  sku_code: string | null;
-  description: string;
-  quantity: string;
-  unit: SkuUnit | 'hour';
-  unit_cost_cents: string;
-  extended_cost_cents: number;
-}
+export type PricedQuote = Omit<z.output<typeof CalculationResult>, 'quote_id' | 'quote_number' | 'status' | 'persisted'>;
+export type PricedLineItem = PricedQuote['line_items'][number];
+export type PricedComponent = PricedLineItem['components'][number];
+export type PricedCutList = PricedLineItem['cut_list'];
 
-export interface PricedCutList {
-  tube_length_inches: string;
-  hembar_length_inches: string;
-  fabric_width_inches: string;
-  fabric_drop_inches: string;
-  fabric_square_feet: string;
-}
-
-export interface PricedLineItem {
-  reference: string | null;
-  width_inches: number;
-  drop_inches: number;
-  quantity: number;
-  opening_square_feet: string;
-  fabric_square_feet_with_waste: string;
-  labour_hours: string;
-  cut_list: PricedCutList;
-  components: PricedComponent[];
-  cost_cents: number;
-  price_cents: number;
-}
-
-export interface PricedQuote {
-  currency: 'CAD';
-  labor_tier: { code: string; name: string; hourly_rate_cents: number; multiplier: string };
-  margin_floor: string;
-  applied_margin: string;
-  floor_overridden: boolean;
-  /** Deprecated alias of applied_margin (spec 2.3). */
-  target_margin: string;
-  line_items: PricedLineItem[];
-  totals: { cost_cents: number; amount_cents: number; profit_cents: number; margin_percent: string };
-  assumptions: {
-    fabric_waste_factor: string;
-    labour_base_hours_per_unit: string;
-    labour_hours_per_square_foot: string;
-    labour_motorisation_hours: string;
-  };
-}
+/** What approval freezes (D3) is read back by the invoicing legs as a FrozenCalculation. */
+type Assert<T extends true> = T;
+export type FrozenShapeAgrees = Assert<PricedQuote extends FrozenCalculation ? true : false>;
 
 export interface PriceQuoteInput {
   request: CalculationRequest;

@@ -1,33 +1,11 @@
-/**
- * The body of `POST /api/v1/quotes/calculate` (spec 4.3) after validation. Plain types on purpose:
- * the zod schema lives with the HTTP layer and is kept structurally compatible with these, so the
- * engine never depends on the validator. The limits in the comments are enforced there, not here.
- */
-export interface CalculationLineItem {
-  /** max 120 chars */
-  reference?: string | undefined;
-  /** > 0; a JSON number, read by the engine through its shortest decimal representation */
-  widthInches: number;
-  /** > 0 */
-  dropInches: number;
-  /** integer 1-500 */
-  quantity: number;
-  fabricSkuCode: string;
-  hardwareSkuCode: string;
-  motorSkuCode?: string | undefined;
-  trimSkuCode?: string | undefined;
-}
+import type { z } from 'zod';
+import type { CalculateBody } from '../schemas';
 
-export interface CalculationRequest {
-  /** 1-32 chars */
-  laborTierCode: string;
-  /** 1-200 items */
-  lineItems: readonly CalculationLineItem[];
-  /** a fraction in [0, 1), never a percentage; omitted means the tenant's margin floor */
-  targetMargin?: number | undefined;
-  /** reason 10-500 chars; needed (with an ADMIN caller) only when targetMargin is below the floor */
-  marginOverride?: { reason: string } | undefined;
-  customer?: { name: string; email?: string | undefined } | undefined;
-  /** default false; the engine ignores it (persistence is the caller's job) */
-  persist?: boolean | undefined;
-}
+/**
+ * The body of `POST /api/v1/quotes/calculate` (spec 4.3) after validation, as the engine reads
+ * it: derived from the zod schema (type only; the engine never runs the validator), so the two
+ * cannot drift. Persistence is the caller's business, so the engine takes `persist` as optional.
+ * The limits (widths > 0, 1-200 lines, margins in [0, 1)) are enforced there.
+ */
+export type CalculationRequest = Omit<z.output<typeof CalculateBody>, 'persist'> & { persist?: boolean | undefined };
+export type CalculationLineItem = CalculationRequest['lineItems'][number];

@@ -1,0 +1,47 @@
+import type { Client } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { EventEnvelope } from '../../db/events/catalogue';
+import { markEventDispatched } from '../../db/events/outbox';
+import type { Timing } from '../temporal/contracts';
+import { EventWorkflows } from '../temporal/event-workflows';
+import { WebhookWorkflows } from '../temporal/webhook-workflows';
+import { WebhookDeliveries } from '../webhooks/deliveries';
+
+/**
+ * Starts the workflows an outbox event calls for (its own, and one webhook delivery per
+ * subscribed endpoint), then marks the event dispatched. Used twice: by the API right after its
+ * commit (the fast path) and by the worker's relay for whatever the fast path did not finish
+ * (the API died, Temporal was down). Starting twice is harmless.
+ */
+export class EventDispatcher {
+  readonly webhooks: WebhookDeliveries;
+  private readonly workflows: EventWorkflows;
+
+  constructor(
+    client: Client,
+    private readonly em: EntityManager,
+    private readonly options: { taskQueue: string; timing?: Timing; logger: Logger },
+  ) {
+    this.workflows = new EventWorkflows(client, options);
+    this.webhooks = new WebhookDeliveries(em, new WebhookWorkflows(client, options));
+  }
+
+  /** True when every workflow of the event is running or has run. */
+  async dispatch(envelope: EventEnvelope): Promise<boolean> {
+    await this.workflows.startFor(envelope);
+    await this.webhooks.fanOut(envelope);
+    await markEventDispatched(this.em, envelope.id);
+    return true;
+  }
+
+  /** For the API's fast path: never fails the request; the relay will retry. */
+  async tryDispatch(envelope: EventEnvelope): Promise<boolean> {
+    try {
+      return await this.dispatch(envelope);
+    } catch (error) {
+      this.options.logger.warn({ err: error, event_id: envelope.id }, 'event not dispatched yet; the relay will retry');
+      return false;
+    }
+  }
+}

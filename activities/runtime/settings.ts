@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+/**
+ * D8: every setting the processes read, validated once at start-up. The README lists each one
+ * with its default; test/unit/docker-compose.test.ts checks that docker-compose.yml passes each
+ * one to the API and the worker. Empty strings count as unset (a blank line in .env).
+ */
+const blankAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optionalSecret = z.preprocess(blankAsUndefined, z.string().min(1).optional());
+const flag = (fallback: boolean) =>
+  z.preprocess(blankAsUndefined, z.enum(['true', 'false', '1', '0']).optional()).transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
+
+export const settingsSchema = z.object({
+  NODE_ENV: z.preprocess(blankAsUndefined, z.enum(['development', 'test', 'production']).default('development')),
+  PORT: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  LOG_LEVEL: z.preprocess(blankAsUndefined, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
+  DATABASE_URL: z.preprocess(blankAsUndefined, z.string().url()),
+  DATABASE_APP_PASSWORD: z.preprocess(blankAsUndefined, z.string().min(8).default('shade_app_local_only')),
+  DATABASE_POOL_MAX: z.preprocess(blankAsUndefined, z.coerce.number().int().min(1).max(200).default(10)),
+  TEMPORAL_ADDRESS: z.preprocess(blankAsUndefined, z.string().min(1).default('127.0.0.1:7233')),
+  TEMPORAL_NAMESPACE: z.preprocess(blankAsUndefined, z.string().min(1).default('default')),
+  TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUndefined, z.string().min(1).default('shade-office')),
+  AUTH_TOKEN_SECRET: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters')),
+  TRUST_PROXY_HOPS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(10).default(1)),
+  PAYMENTS_SECRET_KEY: optionalSecret,
+  PAYMENTS_WEBHOOK_SECRET: optionalSecret,
+  PAYMENTS_API_BASE_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  ACCOUNTING_CLIENT_ID: optionalSecret,
+  ACCOUNTING_CLIENT_SECRET: optionalSecret,
+  CRM_CLIENT_ID: optionalSecret,
+  CRM_CLIENT_SECRET: optionalSecret,
+  // Any 32+ characters (e.g. `openssl rand -base64 32`); the AES key is derived from it
+  // (db/security/credential-cipher.ts). The previous key only decrypts, during a rotation.
+  CREDENTIAL_ENCRYPTION_KEY: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  CREDENTIAL_ENCRYPTION_KEY_PREVIOUS: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  // Where browsers reach this API: OAuth redirect URIs are built on it. Unset: http://localhost:<PORT>.
+  PUBLIC_BASE_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  ACCOUNTING_ENVIRONMENT: z.preprocess(blankAsUndefined, z.enum(['sandbox', 'production']).default('sandbox')),
+  // Points every accounting endpoint (OAuth and API) at one origin: a local fake.
+  ACCOUNTING_API_BASE_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  CRM_LOGIN_URL: z.preprocess(blankAsUndefined, z.string().url().default('https://login.salesforce.com')),
+  // The CRM does not say when its access tokens lapse; this is the org session timeout assumed.
+  CRM_SESSION_TIMEOUT_SECONDS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(1).max(86_400).default(7200)),
+  CHECKOUT_RETURN_ORIGINS: z
+    .preprocess(blankAsUndefined, z.string().optional())
+    .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+  OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: flag(false),
+  SEED_SANDBOX: flag(true),
+  BUILD_COMMIT: optionalSecret,
+  BUILD_REF: optionalSecret,
+  BUILD_ENVIRONMENT: optionalSecret,
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Settings)[];
+
+export class SettingsError extends Error {}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const parsed = settingsSchema.safeParse(env);
+  if (!parsed.success) {
+    // Name the settings, never echo their values: some are secrets.
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new SettingsError(`invalid settings: ${problems}`);
+  }
+  const settings = parsed.data;
+  if (settings.NODE_ENV === 'production' && settings.DATABASE_APP_PASSWORD === 'shade_app_local_only') {
+    throw new SettingsError('invalid settings: DATABASE_APP_PASSWORD must be set in production');
+  }
+  return settings;
+}

@@ -1,0 +1,87 @@
+import type { SignalDefinition } from '@temporalio/common';
+
+/**
+ * The typed boundary between the code that starts workflows (api/, worker/) and the workflows
+ * themselves. Each workflow's name, input, result, function type and id live here, one level
+ * below workflows/: a workflow implements its function type (`import type`, checked by the
+ * compiler), and every client starts it through that type, so a changed argument fails to
+ * compile on both sides. Nothing here does I/O; workflows/index.ts must export exactly these names
+ * (test/unit/workflow-contracts.test.ts).
+ */
+
+/**
+ * Shortens every retry interval and timer for tests; 1 (absent) in production. Durations are
+ * configurable rather than skipped: these machines cannot run the time-skipping test server.
+ */
+export interface Timing {
+  retryScale?: number;
+}
+
+export const WORKFLOW_TYPES = {
+  roundTrip: 'roundTrip',
+  quoteApproval: 'quoteApproval',
+  quoteInvoice: 'quoteInvoice',
+  expireQuotes: 'expireQuotes',
+  integrationTokenRefresh: 'integrationTokenRefresh',
+  deliverWebhook: 'deliverWebhook',
+} as const;
+export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
+
+// ---- roundTrip: the smallest workflow (start-up probe, benchmark baseline) ----
+export interface RoundTripInput {
+  sentAt: string;
+}
+export type RoundTripWorkflow = (input: RoundTripInput) => Promise<RoundTripInput>;
+
+// ---- quoteApproval / quoteInvoice: sections 3.1 and 3.4, D7 ----
+export type LegProvider = 'PAYMENTS' | 'ACCOUNTING' | 'CRM';
+export interface QuoteApprovalInput {
+  organizationId: string;
+  quoteId: string;
+  timing?: Timing;
+}
+export type LegOutcome = { provider: LegProvider; status: 'SUCCEEDED' | 'FAILED' | 'SKIPPED'; externalId?: string | null; error?: string };
+export type QuoteApprovalWorkflow = (input: QuoteApprovalInput) => Promise<{ legs: LegOutcome[] }>;
+export type QuoteInvoiceWorkflow = (input: QuoteApprovalInput) => Promise<LegOutcome>;
+
+/** One approval fan-out per quote, ever. */
+export const approvalWorkflowId = (quoteId: string) => `quote-approval-${quoteId}`;
+/** The payments leg alone; one id per quote (a request while a run is going joins it). */
+export const invoiceWorkflowId = (quoteId: string) => `quote-invoice-${quoteId}`;
+
+// ---- expireQuotes: D3's scheduled job ----
+export type ExpireQuotesWorkflow = (input?: Record<string, never>) => Promise<{ expired: number }>;
+export const QUOTE_EXPIRY_SCHEDULE_ID = 'quote-expiry';
+
+// ---- integrationTokenRefresh: one per connection (issue 7) ----
+export type RefreshedProvider = 'ACCOUNTING' | 'CRM';
+export interface TokenRefreshInput {
+  organizationId: string;
+  provider: RefreshedProvider;
+  timing?: Timing;
+  /** Rounds (plan, wait, refresh) per run before continuing as new; tests lower it. */
+  roundsPerRun?: number;
+}
+export interface ConnectionChange {
+  reason: 'connected' | 'disconnected';
+}
+export type TokenRefreshWorkflow = (input: TokenRefreshInput) => Promise<{ ended: 'DISCONNECTED' | 'EXPIRED' | 'MISSING' }>;
+/**
+ * Sent when the connection changes (consent completed, disconnected). It only wakes the workflow:
+ * the database says what the connection now is, so a lost or late signal is harmless. The name is
+ * part of the type, so the workflow's `defineSignal` and the clients must agree on it.
+ */
+export type ConnectionChangedSignal = SignalDefinition<[ConnectionChange], 'connectionChanged'>;
+export const CONNECTION_CHANGED: ConnectionChangedSignal['name'] = 'connectionChanged';
+export const integrationRefreshWorkflowId = (ref: { organizationId: string; provider: RefreshedProvider }) =>
+  `integration-refresh-${ref.organizationId}-${ref.provider.toLowerCase()}`;
+
+// ---- deliverWebhook: section 6.3, D6 ----
+export interface WebhookDeliveryInput {
+  organizationId: string;
+  deliveryId: string;
+  timing?: Timing;
+}
+export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ status: 'delivered' | 'failed' | 'missed' }>;
+/** One delivery series of one event to one endpoint; a replay is the next series. */
+export const webhookWorkflowId = (eventId: string, endpointId: string, series: number) => `webhook-${eventId}-${endpointId}-${series}`;

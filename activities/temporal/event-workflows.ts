@@ -1,0 +1,49 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { EventEnvelope } from '../../db/events/catalogue';
+import { WORKFLOW_TYPES, approvalWorkflowId, type QuoteApprovalWorkflow, type Timing } from './contracts';
+import { OrganizationIdKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
+
+/**
+ * Starts the workflows an outbox event calls for. Workflow ids are business keys, so a second
+ * start of the same event (the API's fast path and the relay both trying) lands on the same run.
+ */
+export class EventWorkflows {
+  constructor(
+    private readonly client: Client,
+    private readonly options: { taskQueue: string; timing?: Timing },
+  ) {}
+
+  async startFor(envelope: EventEnvelope): Promise<void> {
+    switch (envelope.event) {
+      case 'quote.approved': {
+        const data = envelope.data as { quote_id: string; quote_number: number };
+        await ignoreAlreadyStarted(
+          this.client.workflow.start<QuoteApprovalWorkflow>(WORKFLOW_TYPES.quoteApproval, {
+            taskQueue: this.options.taskQueue,
+            workflowId: approvalWorkflowId(data.quote_id),
+            args: [{ organizationId: envelope.organization_id, quoteId: data.quote_id, timing: this.options.timing ?? {} }],
+            typedSearchAttributes: [
+              { key: OrganizationIdKey, value: envelope.organization_id },
+              { key: QuoteIdKey, value: data.quote_id },
+              { key: QuoteNumberKey, value: data.quote_number },
+            ],
+            // One approval fan-out per quote, ever: a finished run is never started again.
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          }),
+        );
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {
+  try {
+    await start;
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}

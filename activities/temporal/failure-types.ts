@@ -1,0 +1,19 @@
+/**
+ * The `type` of every non-retryable ApplicationFailure our activities throw, in one place. The
+ * activities throw them; workflows/activity-profiles.ts lists the non-retryable ones by these
+ * literal types (`import type`), so a misspelt name fails to compile instead of being retried.
+ */
+export const FAILURE_TYPES = {
+  /** The provider answered that the request itself is wrong (4xx other than 408/429). */
+  providerRefused: 'ProviderRefused',
+  /** Network errors, timeouts, 5xx, 429: retried with backoff. */
+  providerUnavailable: 'ProviderUnavailable',
+  providerNotConfigured: 'ProviderNotConfigured',
+  providerNotConnected: 'ProviderNotConnected',
+  /** The provider refused the refresh token: the connection is EXPIRED. */
+  refreshRefused: 'RefreshRefused',
+  connectionExpired: 'ConnectionExpired',
+  credentialsUnreadable: 'CredentialsUnreadable',
+  quoteNotApproved: 'QuoteNotApproved',
+} as const;
+export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];

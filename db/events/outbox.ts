@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EventEnvelope, EventName } from './catalogue';
+
+/**
+ * Records an event in the outbox inside the caller's tenant transaction: it commits with the
+ * change it describes or not at all. The envelope (6.1) is fixed here, id and created_at
+ * included, so every delivery and replay carries the same bytes of data.
+ */
+export async function recordEvent<D extends Record<string, unknown>>(
+  em: EntityManager,
+  organizationId: string,
+  event: EventName,
+  data: D,
+  at: Date = new Date(),
+): Promise<EventEnvelope<D>> {
+  const envelope: EventEnvelope<D> = { event, id: randomUUID(), organization_id: organizationId, created_at: at.toISOString(), data };
+  const payload = JSON.stringify(envelope);
+  await em.execute(`insert into outbox_events (id, organization_id, event, envelope, payload, created_at) values (?, ?, ?, ?::jsonb, ?, ?)`, [
+    envelope.id,
+    organizationId,
+    event,
+    payload,
+    payload,
+    envelope.created_at,
+  ]);
+  return envelope;
+}
+
+/** Marks an event whose workflows have all been started (the relay then leaves it alone). */
+export async function markEventDispatched(em: EntityManager, eventId: string): Promise<void> {
+  await em.fork().execute('select outbox_mark_dispatched(array[?]::uuid[])', [eventId]);
+}
+
+/**
+ * Leases undispatched events across tenants through the one security-definer door (the relay's
+ * only cross-tenant read): at most `batch`, each held `leaseSeconds`, none younger than
+ * `graceSeconds` (the API dispatches its own at once).
+ */
+export async function leaseUndispatchedEvents(em: EntityManager, options: { batch: number; leaseSeconds: number; graceSeconds: number }): Promise<EventEnvelope[]> {
+  const rows = await em.fork().execute<{ envelope: EventEnvelope }[]>('select envelope from outbox_lease(?, ?, ?)', [options.batch, options.leaseSeconds, options.graceSeconds]);
+  return rows.map((row) => row.envelope);
+}

@@ -1,0 +1,62 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../tenant-scope';
+import type { EventEnvelope } from '../events/catalogue';
+
+/** One delivery series of one event to one endpoint (D6); a replay is the next series. */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  series: number;
+}
+
+/**
+ * The `webhook_deliveries` table (section 6, D6). Everything runs in the event's own tenant, so
+ * an event can never reach another tenant's endpoint.
+ */
+
+/**
+ * One delivery per (event, endpoint) for every endpoint of the event's tenant subscribed to it:
+ * `pending` for an enabled endpoint, `missed` for a disabled one (replayed when it is re-enabled).
+ * Returns the pending ones, whose workflows are to be started.
+ */
+export async function createDeliveriesForEvent(em: EntityManager, envelope: EventEnvelope): Promise<DeliveryRow[]> {
+  return inTenant(em, envelope.organization_id, async (tx) => {
+    await tx.execute(
+      `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
+       select app_current_organization(), e.id, ?, ?, 0, case when e.status = 'enabled' then 'pending' else 'missed' end
+         from webhook_endpoints e
+        where e.events @> array[?]::text[] or e.events @> array['*']::text[]
+       on conflict (event_id, endpoint_id, series) do nothing`,
+      [envelope.id, envelope.event, envelope.event],
+    );
+    return tx.execute<DeliveryRow[]>(`select id, event_id, endpoint_id, series from webhook_deliveries where event_id = ? and status = 'pending'`, [envelope.id]);
+  });
+}
+
+/** D6 replay: the next series of the same event (same envelope id) to the same endpoint. */
+export async function createReplayDelivery(em: EntityManager, organizationId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  return inTenant(em, organizationId, async (tx) => {
+    const [source] = await tx.execute<(DeliveryRow & { event: string })[]>('select id, event_id, endpoint_id, series, event from webhook_deliveries where id = ?', [deliveryId]);
+    if (!source) return undefined;
+    const [created] = await tx.execute<DeliveryRow[]>(
+      `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
+       values (app_current_organization(), ?, ?, ?, (select coalesce(max(series), -1) + 1 from webhook_deliveries where event_id = ? and endpoint_id = ?), 'pending')
+       returning id, event_id, endpoint_id, series`,
+      [source.endpoint_id, source.event_id, source.event, source.event_id, source.endpoint_id],
+    );
+    return created;
+  });
+}
+
+/** What an endpoint missed while disabled, oldest first. */
+export async function missedDeliveries(em: EntityManager, organizationId: string, endpointId: string): Promise<DeliveryRow[]> {
+  return inTenant(em, organizationId, (tx) =>
+    tx.execute<DeliveryRow[]>(`select id, event_id, endpoint_id, series from webhook_deliveries where endpoint_id = ? and status = 'missed' order by created_at`, [endpointId]),
+  );
+}
+
+/** A missed delivery that is being replayed ends as failed, pointing at its replay. */
+export async function closeMissedDelivery(em: EntityManager, organizationId: string, deliveryId: string): Promise<void> {
+  await inTenant(em, organizationId, (tx) => tx.execute(`update webhook_deliveries set status = 'failed', last_error = 'missed while disabled; replayed' where id = ?`, [deliveryId]));
+}

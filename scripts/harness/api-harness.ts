@@ -1,0 +1,63 @@
+import pg from 'pg';
+import type { AddressInfo } from 'node:net';
+import { randomInt } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createApp, type AppDependencies } from '../../api/app';
+import { createLogger } from '../../activities/runtime/logger';
+import { loadSettings, type Settings } from '../../activities/runtime/settings';
+import { createOrm } from '../../db/orm';
+import { appDatabaseUrl } from '../../db/database-urls';
+import { TokenService } from '../../api/auth/tokens';
+import type { Role } from '../../db/entities/user';
+
+export interface ApiHarness {
+  url: string;
+  settings: Settings;
+  orm: MikroORM;
+  /** fetch against the API; each harness speaks from its own client address (X-Forwarded-For). */
+  request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+  tokenFor(user: { id: string; organizationId: string; role: Role }): Promise<string>;
+  clientAddress: string;
+  close(): Promise<void>;
+}
+
+export type HarnessOptions = Partial<Omit<AppDependencies, 'settings' | 'em' | 'limiterPool'>> & { env?: Record<string, string | undefined> };
+
+/** A real API on an ephemeral port, on the test database, as the application role. */
+export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness> {
+  const settings = loadSettings({ ...process.env, PORT: '0', ...options.env });
+  const appUrl = appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
+  const orm = await createOrm({ url: appUrl, poolMax: 5 });
+  const limiterPool = new pg.Pool({ connectionString: appUrl, max: 3 });
+  limiterPool.on('error', () => undefined);
+  const app = createApp({ logger: createLogger('silent'), ...options, settings, em: orm.em, limiterPool });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // A documentation-range address (TEST-NET-2) per harness, so broad limits do not leak between tests.
+  const clientAddress = `198.51.100.${randomInt(1, 255)}`;
+  const tokens = new TokenService(settings.AUTH_TOKEN_SECRET);
+  return {
+    url,
+    settings,
+    orm,
+    clientAddress,
+    request: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has('x-forwarded-for')) headers.set('x-forwarded-for', clientAddress);
+      if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      return fetch(url + path, { ...init, headers, body });
+    },
+    tokenFor: (user) => tokens.issue({ userId: user.id, organizationId: user.organizationId, role: user.role }),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([orm.close(true), limiterPool.end()]);
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { temporal } from '@temporalio/proto';
+import { startApi } from './api-harness';
+import { ownerPool, sandboxUser } from './owner-db';
+import { twoWindows } from './quote-requests';
+import { startTemporalHarness, TEST_TIMING } from './temporal-harness';
+import { StripeFake } from '../sandboxes/stripe-fake';
+import { faults } from '../sandboxes/faults';
+import { createStripeClient } from '../../activities/payments/stripe-client';
+import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
+import { invoiceWorkflowId } from '../../activities/temporal/contracts';
+import { consent, startIntegrationFakes, workerIntegrations } from './integration-fakes';
+
+type History = temporal.api.history.v1.IHistory;
+
+/**
+ * Runs the approval and invoice workflows through their real paths (a refused payments leg at
+ * approval, then a successful invoice) and returns their histories. Used by
+ * scripts/record-histories.ts.
+ */
+export async function recordApprovalHistories(): Promise<Record<string, History>> {
+  const owner = ownerPool();
+  const fake = new StripeFake();
+  const { url, close } = await fake.start();
+  const harness = await startTemporalHarness();
+  const payments = createStripeClient({ secretKey: 'sk_test_recordHistories01', baseUrl: url });
+  const fakes = await startIntegrationFakes();
+  const api = await startApi({ events: harness.dispatcher, payments, invoices: new InvoiceRunner(harness.client, { taskQueue: harness.taskQueue, timing: TEST_TIMING }), env: { PAYMENTS_SECRET_KEY: 'sk_test_recordHistories01', ...fakes.env } });
+  await harness.startWorker({ payments, integrations: workerIntegrations(api) });
+  try {
+    const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
+    const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true, customer: { name: 'History Recorder', email: 'history@example.test' } }) });
+    const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
+    fake.faults.inject({ method: 'POST', path: '/v1/invoices', times: 1, action: faults.status(400) });
+    await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token });
+    const approval = harness.client.workflow.getHandle(approvalWorkflowId(quoteId));
+    await approval.result();
+    const invoiced = await api.request(`/api/v1/quotes/${quoteId}/invoice`, { method: 'POST', token });
+    if (invoiced.status !== 201) throw new Error(`invoice answered ${invoiced.status}`);
+
+    // All three legs: the sandbox-alt tenant connects accounting and CRM first.
+    const altAdmin = await api.tokenFor(await sandboxUser(owner, 'sandbox-alt', 'admin@sandbox.test'));
+    for (const slug of ['accounting', 'crm'] as const) {
+      const connected = await consent(api, altAdmin, slug);
+      if (connected.status !== 200) throw new Error(`consent ${slug} answered ${connected.status}`);
+    }
+    const altSales = await api.tokenFor(await sandboxUser(owner, 'sandbox-alt', 'sales@sandbox.test'));
+    const altCalc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: altSales, json: twoWindows({ persist: true, customer: { name: 'Full Fan-out', email: 'fanout@example.test' } }) });
+    const altQuoteId = ((await altCalc.json()) as { quote_id: string }).quote_id;
+    await api.request(`/api/v1/quotes/${altQuoteId}/approve`, { method: 'POST', token: altSales });
+    const fullFanOut = harness.client.workflow.getHandle(approvalWorkflowId(altQuoteId));
+    await fullFanOut.result();
+    return {
+      'quote-approval-payments-refused': await approval.fetchHistory(),
+      'quote-invoice-succeeded': await harness.client.workflow.getHandle(invoiceWorkflowId(quoteId)).fetchHistory(),
+      'quote-approval-three-legs': await fullFanOut.fetchHistory(),
+    };
+  } finally {
+    await fakes.close();
+    await api.close();
+    await harness.close();
+    await close();
+    await owner.end();
+  }
+}

@@ -1,0 +1,84 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type Stripe from 'stripe';
+import { randomUUID } from 'node:crypto';
+import { createWorker } from '../../worker/create-worker';
+import { connectWorker } from '../../worker/temporal-connection';
+import { createOrm } from '../../db/orm';
+import { appDatabaseUrl } from '../../db/database-urls';
+import { createLogger } from '../../activities/runtime/logger';
+import { EventDispatcher } from '../../activities/events/dispatcher';
+import { OutboxRelay } from '../../worker/outbox-relay';
+import type { IntegrationDependencies } from '../../activities/integrations';
+import type { WebhookDependencies } from '../../activities/webhooks';
+
+/** Retry intervals at 2 % of production's: a 2 s backoff becomes 40 ms. */
+export const TEST_TIMING = { retryScale: 0.02 };
+
+export interface TemporalHarness {
+  taskQueue: string;
+  client: Client;
+  orm: MikroORM;
+  dispatcher: EventDispatcher;
+  relay: OutboxRelay;
+  /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
+  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; webhooks?: WebhookDependencies; cacheWorkflows?: boolean }): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real Temporal server of the test run with a worker of ours in this process, on a task
+ * queue of its own, caching no workflow (every task replays the history from the start).
+ */
+export async function startTemporalHarness(): Promise<TemporalHarness> {
+  const taskQueue = `test-${randomUUID()}`;
+  const orm = await createOrm({ url: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), poolMax: 5 });
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+  const logger = createLogger('silent');
+  const dispatcher = new EventDispatcher(client, orm.em, { taskQueue, timing: TEST_TIMING, logger });
+  const relay = new OutboxRelay(orm.em, dispatcher, logger, 100);
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  let workerConnection: Awaited<ReturnType<typeof connectWorker>> | undefined;
+
+  const harness: TemporalHarness = {
+    taskQueue,
+    client,
+    orm,
+    dispatcher,
+    relay,
+    async startWorker(deps = {}) {
+      workerConnection ??= await connectWorker(process.env.TEMPORAL_ADDRESS!);
+      worker = await createWorker({
+        connection: workerConnection,
+        namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+        taskQueue,
+        deps: {
+          em: orm.em,
+          logger,
+          payments: deps.payments,
+          integrations: deps.integrations ?? { providers: {}, cipher: undefined },
+          webhooks: deps.webhooks ?? { cipher: undefined, allowPrivateNetworks: false },
+        },
+        ...(deps.cacheWorkflows ? {} : { maxCachedWorkflows: 0 }),
+      });
+      running = worker.run();
+    },
+    async stopWorker() {
+      worker?.shutdown();
+      await running;
+      worker = undefined;
+    },
+    async close() {
+      await relay.stop();
+      await harness.stopWorker();
+      await workerConnection?.close();
+      await connection.close();
+      await orm.close(true);
+    },
+  };
+  return harness;
+}
