@@ -8,6 +8,7 @@ import { requestContext } from './http/request-id';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
+import { PublicRoutes } from './http/public-routes';
 import { createRegistry } from './meta/openapi';
 import type { RouteHost } from './http/route';
 import { metaRoutes } from './meta/routes';
@@ -75,7 +76,7 @@ export function createApp(deps: AppDependencies): Express {
 
   const tokens = new TokenService(deps.settings.AUTH_TOKEN_SECRET);
   const login = new LoginService(deps.em, tokens, deps.hasher ?? defaultHasher);
-  const host = { app, registry: createRegistry() };
+  const host: RouteHost = { app, registry: createRegistry(), publicRoutes: new PublicRoutes() };
   // Provider tokens and webhook secrets are sealed with the same key (D8).
   const cipher = CredentialCipher.fromSettings(deps.settings);
 
@@ -84,7 +85,7 @@ export function createApp(deps: AppDependencies): Express {
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', express.raw({ type: () => true, limit: '1mb' }));
   app.use(express.json({ limit: '1mb', strict: false }));
-  app.use('/api/v1', authenticate({ em: deps.em, tokens }));
+  app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
 
   healthRoutes(host, deps);
   metaRoutes(host);

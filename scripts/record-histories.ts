@@ -17,7 +17,8 @@ import { say } from './infra/log';
 await withSelfContainedStack('histories', async () => {
   const { recordApprovalHistories } = await import('./harness/history-recorder');
   const { recordIntegrationHistories } = await import('./harness/integration-history-recorder');
-  const histories = { ...(await recordApprovalHistories()), ...(await recordIntegrationHistories()) };
+  const { recordWebhookAndScheduleHistories } = await import('./harness/webhook-history-recorder');
+  const histories = { ...(await recordApprovalHistories()), ...(await recordIntegrationHistories()), ...(await recordWebhookAndScheduleHistories()) };
   const folder = join(projectRoot, 'test', 'histories');
   mkdirSync(folder, { recursive: true });
   for (const [name, history] of Object.entries(histories)) {

@@ -12,6 +12,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { withDeadline } from '../runtime/deadline';
 
 export type AddressCategory =
   | 'invalid'
@@ -39,126 +41,80 @@ export type AddressClassification =
   | { public: true; address: string }
   | { public: false; address: string; category: AddressCategory; via?: string };
 
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
 interface Block {
-  prefix: Uint8Array;
-  bits: number;
+  range: Range;
   category: AddressCategory;
 }
 
-function v4Block(cidr: string, category: AddressCategory): Block {
-  const [ip, bits] = cidr.split('/');
-  return { prefix: parseV4(ip ?? ''), bits: Number(bits), category };
-}
+// Parsing and prefix matching are ipaddr.js's (a maintained library); the policy of which block
+// is what, and what an embedded IPv4 address means, is ours and stays here as tables.
+const block = (cidr: string, category: AddressCategory): Block => ({ range: ipaddr.parseCIDR(cidr), category });
 
-function v6Block(cidr: string, category: AddressCategory): Block {
-  const [ip, bits] = cidr.split('/');
-  const prefix = parseV6(ip ?? '');
-  if (!prefix) throw new Error(`bad built-in block ${cidr}`);
-  return { prefix, bits: Number(bits), category };
-}
-
-// IANA IPv4 Special-Purpose Address Registry, the entries that are not globally reachable.
-// Order matters only for the category reported: the broadcast /32 sits inside reserved 240/4.
 const V4_BLOCKS: readonly Block[] = [
-  v4Block('0.0.0.0/8', 'unspecified'),
-  v4Block('10.0.0.0/8', 'private'),
-  v4Block('100.64.0.0/10', 'shared (CGNAT)'),
-  v4Block('127.0.0.0/8', 'loopback'),
-  v4Block('169.254.0.0/16', 'link-local'),
-  v4Block('172.16.0.0/12', 'private'),
-  v4Block('192.0.0.0/24', 'protocol assignment'),
-  v4Block('192.0.2.0/24', 'documentation'),
-  // The deprecated 6to4 relay anycast (RFC 7526): not a place a receiver lives.
-  v4Block('192.88.99.0/24', 'reserved'),
-  v4Block('192.168.0.0/16', 'private'),
-  v4Block('198.18.0.0/15', 'benchmarking'),
-  v4Block('198.51.100.0/24', 'documentation'),
-  v4Block('203.0.113.0/24', 'documentation'),
-  v4Block('224.0.0.0/4', 'multicast'),
-  v4Block('255.255.255.255/32', 'broadcast'),
-  v4Block('240.0.0.0/4', 'reserved'),
+  block('0.0.0.0/8', 'unspecified'),
+  block('10.0.0.0/8', 'private'),
+  block('100.64.0.0/10', 'shared (CGNAT)'),
+  block('127.0.0.0/8', 'loopback'),
+  block('169.254.0.0/16', 'link-local'),
+  block('172.16.0.0/12', 'private'),
+  block('192.0.0.0/24', 'protocol assignment'),
+  block('192.0.2.0/24', 'documentation'),
+  block('192.88.99.0/24', 'reserved'),
+  block('192.168.0.0/16', 'private'),
+  block('198.18.0.0/15', 'benchmarking'),
+  block('198.51.100.0/24', 'documentation'),
+  block('203.0.113.0/24', 'documentation'),
+  block('224.0.0.0/4', 'multicast'),
+  block('255.255.255.255/32', 'broadcast'),
+  block('240.0.0.0/4', 'reserved'),
 ];
 
-// Checked before the global-unicast test so that well-known non-global addresses get a precise
-// category in the 400 message rather than "not global unicast".
 const V6_BLOCKS: readonly Block[] = [
-  v6Block('::/128', 'unspecified'),
-  v6Block('::1/128', 'loopback'),
-  v6Block('::ffff:0:0/96', 'IPv4-mapped'),
-  v6Block('::/96', 'IPv4-compatible'),
-  v6Block('64:ff9b:1::/48', 'NAT64 local-use'),
-  v6Block('100::/64', 'discard-only'),
-  v6Block('2001:2::/48', 'benchmarking'),
-  v6Block('2001:10::/28', 'protocol assignment'), // ORCHID (deprecated)
-  v6Block('2001:20::/28', 'protocol assignment'), // ORCHIDv2
-  v6Block('2001:db8::/32', 'documentation'),
-  v6Block('3fff::/20', 'documentation'),
-  v6Block('fc00::/7', 'unique-local'),
-  v6Block('fe80::/10', 'link-local'),
-  v6Block('fec0::/10', 'site-local'),
-  v6Block('ff00::/8', 'multicast'),
+  block('::/128', 'unspecified'),
+  block('::1/128', 'loopback'),
+  block('::ffff:0:0/96', 'IPv4-mapped'),
+  block('::/96', 'IPv4-compatible'),
+  block('64:ff9b:1::/48', 'NAT64 local-use'),
+  block('100::/64', 'discard-only'),
+  block('2001:2::/48', 'benchmarking'),
+  block('2001:10::/28', 'protocol assignment'), // ORCHID (deprecated)
+  block('2001:20::/28', 'protocol assignment'), // ORCHIDv2
+  block('2001:db8::/32', 'documentation'),
+  block('3fff::/20', 'documentation'),
+  block('fc00::/7', 'unique-local'),
+  block('fe80::/10', 'link-local'),
+  block('fec0::/10', 'site-local'),
+  block('ff00::/8', 'multicast'),
 ];
 
-const GLOBAL_UNICAST = v6Block('2000::/3', 'not global unicast');
-const NAT64_WELL_KNOWN = v6Block('64:ff9b::/96', 'not global unicast');
-const SIX_TO_FOUR = v6Block('2002::/16', 'not global unicast');
-const TEREDO = v6Block('2001::/32', 'not global unicast');
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16');
+const TEREDO = ipaddr.parseCIDR('2001::/32');
 
-function inBlock(bytes: Uint8Array, block: Block): boolean {
-  if (bytes.length !== block.prefix.length) return false;
-  let remaining = block.bits;
-  for (let i = 0; remaining > 0; i++, remaining -= 8) {
-    const mask = remaining >= 8 ? 0xff : (0xff << (8 - remaining)) & 0xff;
-    if (((bytes[i] ?? 0) & mask) !== ((block.prefix[i] ?? 0) & mask)) return false;
-  }
-  return true;
+function inRange(address: ipaddr.IPv4 | ipaddr.IPv6, range: Range): boolean {
+  return address.kind() === range[0].kind() && address.match(range);
 }
 
-/** Dotted quad to 4 bytes; the caller has validated it with isIP. */
-function parseV4(text: string): Uint8Array {
-  return Uint8Array.from(text.split('.').map(Number));
+function classifyV4(address: ipaddr.IPv4): AddressCategory | null {
+  return V4_BLOCKS.find((b) => inRange(address, b.range))?.category ?? null;
 }
 
-/** IPv6 text (no zone, no brackets) to 16 bytes, including `::` and a trailing dotted quad. */
-function parseV6(text: string): Uint8Array | null {
-  if (isIP(text) !== 6) return null;
-  let groups: string[];
-  const lastColon = text.lastIndexOf(':');
-  const tail = text.slice(lastColon + 1);
-  let tailWords: number[] = [];
-  let head = text;
-  if (tail.includes('.')) {
-    const v4 = parseV4(tail);
-    tailWords = [((v4[0] ?? 0) << 8) | (v4[1] ?? 0), ((v4[2] ?? 0) << 8) | (v4[3] ?? 0)];
-    head = text.slice(0, lastColon + 1);
-    // "::1.2.3.4" leaves "::"; "::ffff:1.2.3.4" leaves "::ffff:"; drop a dangling single colon.
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
-  }
-  const wordsNeeded = 8 - tailWords.length;
-  const gap = head.indexOf('::');
-  if (gap >= 0) {
-    const left = head.slice(0, gap).split(':').filter((g) => g !== '');
-    const right = head.slice(gap + 2).split(':').filter((g) => g !== '');
-    groups = [...left, ...Array<string>(wordsNeeded - left.length - right.length).fill('0'), ...right];
-  } else {
-    groups = head === '' ? [] : head.split(':');
-  }
-  const words = [...groups.map((g) => parseInt(g, 16)), ...tailWords];
-  if (words.length !== 8 || words.some((w) => !Number.isInteger(w) || w < 0 || w > 0xffff)) return null;
-  const bytes = new Uint8Array(16);
-  words.forEach((w, i) => {
-    bytes[i * 2] = w >> 8;
-    bytes[i * 2 + 1] = w & 0xff;
-  });
-  return bytes;
-}
+/** The IPv4 address in four bytes of an IPv6 address. */
+const v4At = (bytes: number[], offset: number) => ipaddr.fromByteArray(bytes.slice(offset, offset + 4)) as ipaddr.IPv4;
 
-function v4Text(bytes: Uint8Array): string {
-  return Array.from(bytes).join('.');
-}
-
-function classifyV4Bytes(bytes: Uint8Array): AddressCategory | null {
-  return V4_BLOCKS.find((b) => inBlock(bytes, b))?.category ?? null;
+/**
+ * `::127.0.0.1` is IPv4-compatible (::/96), but ipaddr.js reads any IPv6 text ending in a dotted
+ * quad as IPv4-mapped (::ffff:0:0/96). Writing the quad as two hex groups first keeps the bytes
+ * exactly as written, so the two categories stay apart.
+ */
+function dottedTailAsHex(address: string): string {
+  const quad = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (!quad) return address;
+  const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+  return `${address.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** Strips URL brackets and a zone id; reports whether a zone id was present. */
@@ -185,35 +141,39 @@ function normalise(input: string): { address: string; zoned: boolean } {
  */
 export function classifyAddress(input: string): AddressClassification {
   const { address, zoned } = normalise(input);
+  // isIP first: ipaddr.js also accepts the legacy IPv4 forms (octal, hex, fewer parts) that Node's
+  // socket layer does not connect to as written, and that are never a receiver's address.
   const family = isIP(address);
-  if (family === 4) {
-    const category = classifyV4Bytes(parseV4(address));
+  if (family === 0) return { public: false, address, category: 'invalid' };
+  const parsed = ipaddr.parse(family === 6 ? dottedTailAsHex(address) : address);
+  if (parsed.kind() === 'ipv4') {
+    const category = classifyV4(parsed as ipaddr.IPv4);
     if (category) return { public: false, address, category };
     return zoned ? { public: false, address, category: 'scoped (zone id)' } : { public: true, address };
   }
-  const bytes = family === 6 ? parseV6(address) : null;
-  if (!bytes) return { public: false, address, category: 'invalid' };
+  const v6 = parsed as ipaddr.IPv6;
+  const bytes = v6.toByteArray();
 
-  const embedded = (v4: Uint8Array): AddressClassification | null => {
-    const category = classifyV4Bytes(v4);
-    return category ? { public: false, address, category, via: v4Text(v4) } : null;
+  const embedded = (v4: ipaddr.IPv4): AddressClassification | null => {
+    const category = classifyV4(v4);
+    return category ? { public: false, address, category, via: v4.toString() } : null;
   };
 
-  if (inBlock(bytes, NAT64_WELL_KNOWN)) {
-    const refused = embedded(bytes.slice(12, 16));
+  if (v6.match(NAT64_WELL_KNOWN)) {
+    const refused = embedded(v4At(bytes, 12));
     if (refused) return refused;
   } else {
-    const special = V6_BLOCKS.find((b) => inBlock(bytes, b));
+    const special = V6_BLOCKS.find((b) => inRange(v6, b.range));
     if (special) return { public: false, address, category: special.category };
-    if (!inBlock(bytes, GLOBAL_UNICAST)) return { public: false, address, category: 'not global unicast' };
-    if (inBlock(bytes, SIX_TO_FOUR)) {
-      const refused = embedded(bytes.slice(2, 6));
+    if (!v6.match(GLOBAL_UNICAST)) return { public: false, address, category: 'not global unicast' };
+    if (v6.match(SIX_TO_FOUR)) {
+      const refused = embedded(v4At(bytes, 2));
       if (refused) return refused;
     }
-    if (inBlock(bytes, TEREDO)) {
-      const server = embedded(bytes.slice(4, 8));
+    if (v6.match(TEREDO)) {
+      const server = embedded(v4At(bytes, 4));
       if (server) return server;
-      const client = embedded(bytes.slice(12, 16).map((b) => b ^ 0xff));
+      const client = embedded(v4At(bytes.map((b) => b ^ 0xff), 12));
       if (client) return client;
     }
   }
@@ -290,18 +250,10 @@ export async function checkUrlForRegistration(rawUrl: string, options: UrlCheckO
   const resolve = options.resolve ?? defaultResolver;
   const timeoutMs = options.resolveTimeoutMs ?? 5000;
   let addresses: readonly LookupAddress[];
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    addresses = await Promise.race([
-      resolve(host),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
-      }),
-    ]);
+    addresses = await withDeadline(resolve(host), timeoutMs, `resolving ${host}`);
   } catch {
     return { ok: false, reason: `host ${host} could not be resolved` };
-  } finally {
-    clearTimeout(timer);
   }
   if (addresses.length === 0) return { ok: false, reason: `host ${host} could not be resolved` };
   for (const { address } of addresses) {

@@ -1,5 +1,5 @@
 // One delivery attempt of an outbound event (spec 6.3, decision D6): a single POST, no retries
-// here (the workflow owns the schedule, backoff.ts), and a result that says whether to retry.
+// here (the workflow owns the schedule, workflows/webhook-backoff.ts), and a result that says whether to retry.
 //
 // node:http/node:https rather than fetch, because only they let us hook the resolution step of
 // the very connection being made: the `lookup` passed in the request options classifies every

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
 import type { Settings } from '../../activities/runtime/settings';
+import { withDeadline } from '../../activities/runtime/deadline';
 
 const HEALTH_TIMEOUT_MS = 2000;
 
@@ -15,13 +16,6 @@ export const Health = z
     timestamp: z.string(),
   })
   .meta({ id: 'Health' });
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    work.then(resolve, reject).finally(() => clearTimeout(timer));
-  });
-}
 
 export function healthRoutes(host: RouteHost, deps: { em: EntityManager; settings: Settings }): void {
   const build = {
@@ -42,7 +36,7 @@ export function healthRoutes(host: RouteHost, deps: { em: EntityManager; setting
     handler: async ({ req, res }) => {
       const started = process.hrtime.bigint();
       try {
-        await withTimeout(deps.em.fork().execute('select 1'), HEALTH_TIMEOUT_MS);
+        await withDeadline(deps.em.fork().execute('select 1'), HEALTH_TIMEOUT_MS, 'the database check');
         const latency = Number((process.hrtime.bigint() - started) / 1_000_000n);
         res.json({ status: 'ok', database: 'reachable', latency_ms: latency, build, timestamp: new Date().toISOString() });
       } catch (error) {

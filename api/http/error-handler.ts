@@ -1,9 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError, RateLimitedError, type ErrorEnvelope } from './errors';
-import { sendCallbackPage } from '../integrations/callback-page';
-
-/** Section 4.5: the OAuth callback answers HTML in every outcome, errors included. */
-const CALLBACK_PATH = /^\/api\/v1\/integrations\/[^/]+\/callback\/?$/;
+import { DomainError, RateLimitedError, type ErrorEnvelope } from './errors';
+import { ERROR_RESPONSES } from './error-kinds';
 
 /** Router 404: the one error whose envelope has no `details` key at all (section 7). */
 export const notFoundHandler: RequestHandler = (req, res) => {
@@ -13,36 +10,35 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 
 interface BodyParserError {
   type?: string;
-  status?: number;
 }
 
+const BODY_PARSER_ERRORS: Record<string, () => DomainError> = {
+  'entity.parse.failed': () => new DomainError('bad_request', 'The request body is not valid JSON.'),
+  'entity.too.large': () => new DomainError('payload_too_large', 'The request body is too large.'),
+  'encoding.unsupported': () => new DomainError('unsupported_encoding', 'The request body encoding is not supported.'),
+  'charset.unsupported': () => new DomainError('unsupported_encoding', 'The request body encoding is not supported.'),
+};
+
 /**
- * The only place errors become responses. Typed errors keep their status and code; anything
- * else is a 500 whose body says nothing about the cause (the log has it, under the request id).
+ * Any thrown value as a domain error: ours as they are, the body parser's by its type, and
+ * anything else as `internal` (logged here, under the request id; the answer says nothing of it).
+ * Exported for features that answer their errors in another form (the OAuth callback's page).
  */
+export function asDomainError(err: unknown, log?: { error(obj: object, msg: string): void }): DomainError {
+  if (err instanceof DomainError) return err;
+  const parserError = BODY_PARSER_ERRORS[(err as BodyParserError)?.type ?? ''];
+  if (parserError) return parserError();
+  log?.error({ err }, 'unhandled error');
+  return new DomainError('internal', 'Internal server error.');
+}
+
+/** The only place errors become JSON responses: each kind answered as ERROR_RESPONSES says. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
-  const requestId = req.requestId ?? null;
-  let apiError: ApiError;
-  if (err instanceof ApiError) {
-    apiError = err;
-  } else if ((err as BodyParserError)?.type === 'entity.parse.failed') {
-    apiError = new ApiError(400, 'bad_request', 'The request body is not valid JSON.');
-  } else if ((err as BodyParserError)?.type === 'entity.too.large') {
-    apiError = new ApiError(413, 'bad_request', 'The request body is too large.');
-  } else if ((err as BodyParserError)?.type === 'encoding.unsupported' || (err as BodyParserError)?.type === 'charset.unsupported') {
-    apiError = new ApiError(415, 'bad_request', 'The request body encoding is not supported.');
-  } else {
-    req.log?.error({ err }, 'unhandled error');
-    apiError = new ApiError(500, 'internal_error', 'Internal server error.');
-  }
-  if (apiError instanceof RateLimitedError) res.setHeader('Retry-After', String(apiError.retryAfterSeconds));
-  if (apiError.status >= 500 && apiError.code !== 'internal_error') req.log?.warn({ code: apiError.code, message: apiError.message }, 'provider error');
+  const error = asDomainError(err, req.log);
+  const { status, code } = ERROR_RESPONSES[error.kind];
+  if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  if (status >= 500 && error.kind !== 'internal') req.log?.warn({ code, message: error.message }, 'provider error');
   if (res.headersSent) return;
-  if (CALLBACK_PATH.test(req.path)) {
-    if (apiError instanceof RateLimitedError) return sendCallbackPage(res, { kind: 'rate_limited', retryAfterSeconds: apiError.retryAfterSeconds });
-    if (apiError.status >= 500) return sendCallbackPage(res, { kind: 'failed', requestId: requestId ?? 'unknown' });
-    return sendCallbackPage(res, { kind: 'bad_request', reason: apiError.message });
-  }
-  const body: ErrorEnvelope = { error: { code: apiError.code, message: apiError.message, details: apiError.details, request_id: requestId } };
-  res.status(apiError.status).json(body);
+  const body: ErrorEnvelope = { error: { code, message: error.message, details: error.details, request_id: req.requestId ?? null } };
+  res.status(status).json(body);
 };

@@ -1,6 +1,7 @@
 /**
- * Section 7: the one error envelope and its codes. Handlers throw these; api/http/error-handler.ts
- * is the only place that turns them into responses.
+ * Domain errors and the section 7 envelope. Services and handlers throw DomainErrors that say
+ * what went wrong (a kind), not how HTTP answers it; api/http/error-kinds.ts maps each kind to its
+ * status and envelope code, and api/http/error-handler.ts is the only place that answers them.
  */
 export const ERROR_CODES = [
   'bad_request', 'validation_failed', 'unauthenticated', 'invalid_credentials', 'forbidden',
@@ -8,10 +9,16 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export class ApiError extends Error {
+export const ERROR_KINDS = [
+  'bad_request', 'payload_too_large', 'unsupported_encoding', 'validation_failed', 'unauthenticated',
+  'invalid_credentials', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'provider_failed',
+  'provider_unavailable', 'internal',
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+export class DomainError extends Error {
   constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
+    readonly kind: ErrorKind,
     message: string,
     readonly details: Record<string, unknown> | null = null,
   ) {
@@ -19,22 +26,24 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new ApiError(400, 'bad_request', message);
-export const unauthenticated = (message = 'A valid bearer token is required.') => new ApiError(401, 'unauthenticated', message);
-export const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'The workspace, email or password is incorrect.');
-export const forbidden = (message = 'Your role does not allow this.') => new ApiError(403, 'forbidden', message);
-export const notFound = (message: string) => new ApiError(404, 'not_found', message);
-export const conflict = (message: string) => new ApiError(409, 'conflict', message);
-/** D5: 502 and 503 carry provider_error. */
-export const providerError = (status: 502 | 503, message: string) => new ApiError(status, 'provider_error', message);
+export const badRequest = (message: string) => new DomainError('bad_request', message);
+export const unauthenticated = (message = 'A valid bearer token is required.') => new DomainError('unauthenticated', message);
+export const invalidCredentials = () => new DomainError('invalid_credentials', 'The workspace, email or password is incorrect.');
+export const forbidden = (message = 'Your role does not allow this.') => new DomainError('forbidden', message);
+export const notFound = (message: string) => new DomainError('not_found', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+/** The provider answered with an error (a 502 in section 7). */
+export const providerFailed = (message: string) => new DomainError('provider_failed', message);
+/** The provider is not configured or cannot be reached (a 503). */
+export const providerUnavailable = (message: string) => new DomainError('provider_unavailable', message);
 
-export function validationFailed(fields: Record<string, string>): ApiError {
-  return new ApiError(422, 'validation_failed', 'The request did not pass validation.', { fields });
+export function validationFailed(fields: Record<string, string>): DomainError {
+  return new DomainError('validation_failed', 'The request did not pass validation.', { fields });
 }
 
-export class RateLimitedError extends ApiError {
+export class RateLimitedError extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
-    super(429, 'rate_limited', `Too many requests; retry after ${retryAfterSeconds} seconds.`);
+    super('rate_limited', `Too many requests; retry after ${retryAfterSeconds} seconds.`);
   }
 }
 

@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import type { Logger } from 'pino';
 import type { Role } from '../../db/entities/user';
 
@@ -15,12 +14,5 @@ declare module 'express-serve-static-core' {
     requestId: string;
     log: Logger;
     caller?: Caller;
-    /** Validated input, set by api/http/validate.ts; handlers read these, never req.body. */
-    valid: { body?: unknown; query?: unknown; params?: unknown };
   }
-}
-
-export function callerOf(req: Request): Caller {
-  if (!req.caller) throw new Error('route declared as authenticated but no caller is set');
-  return req.caller;
 }

@@ -13,7 +13,6 @@ export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const inbound = req.get('x-request-id');
     req.requestId = inbound && inbound.length <= MAX_INBOUND_ID && SAFE_ID.test(inbound) ? inbound : randomUUID();
-    req.valid = {};
     req.log = logger.child({ request_id: req.requestId });
     res.setHeader('x-request-id', req.requestId);
     const started = process.hrtime.bigint();

@@ -6,6 +6,7 @@ import { forbidden, unauthenticated } from './errors';
 import { parseOrThrow } from './validate';
 import { ErrorEnvelopeSchema } from './common-schemas';
 import type { Caller } from './request-context';
+import type { PublicRoutes } from './public-routes';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
@@ -48,6 +49,8 @@ export interface HandlerContext<B, Q, P, A extends Auth> {
 export interface RouteHost {
   app: Express;
   registry: OpenAPIRegistry;
+  /** Filled by the declarations below; the bearer guard reads it. */
+  publicRoutes: PublicRoutes;
 }
 
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -61,6 +64,7 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
   spec: RouteSpec<B, Q, P, A>,
 ): void {
   host.registry.registerPath(describe(spec));
+  if (spec.auth !== 'bearer') host.publicRoutes.add(spec.method, spec.path);
   host.app[spec.method](spec.path, async (req: Request, res: Response) => {
     if (spec.auth === 'bearer') {
       if (!req.caller) throw unauthenticated();
@@ -69,7 +73,6 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
     const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
     const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined;
     const body = spec.body ? parseOrThrow(spec.body, req.body, 'body') : undefined;
-    req.valid = { body, query, params };
     await spec.handler({ req, res, body, query, params, caller: req.caller } as HandlerContext<B, Q, P, A>);
   });
 }

@@ -12,6 +12,7 @@ import { OAuthRefusal, providerOfSlug, type OAuthProvider, type OAuthProviderNam
 import type { OAuthProviders } from '../../activities/integrations/providers';
 import type { CallbackOutcome } from './callback-page';
 import type { CallbackQuery, IntegrationEntry, SyncListQuery, SyncRecord } from './schemas';
+import { withDeadline } from '../../activities/runtime/deadline';
 
 export interface IntegrationServiceDeps {
   em: EntityManager;
@@ -25,14 +26,6 @@ export interface IntegrationServiceDeps {
 /** A provider call made while a person waits: bounded, whatever the library does. */
 const EXCHANGE_TIMEOUT_MS = 20_000;
 const REVOKE_TIMEOUT_MS = 5_000;
-
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** Section 4.5 (except the payments webhook), 3.3 and D9, for the caller's tenant. */
 export class IntegrationService {
@@ -128,7 +121,7 @@ export class IntegrationService {
 
     let grant;
     try {
-      grant = await withTimeout(provider.exchangeCode({ code: query.code, realmId: query.realmId }), EXCHANGE_TIMEOUT_MS, 'the code exchange');
+      grant = await withDeadline(provider.exchangeCode({ code: query.code, realmId: query.realmId }), EXCHANGE_TIMEOUT_MS, 'the code exchange');
     } catch (error) {
       // The provider's code only: never the code, a token or the state.
       log.warn({ provider: name, provider_error: error instanceof OAuthRefusal ? error.code : 'unavailable' }, 'code exchange failed');
@@ -150,7 +143,7 @@ export class IntegrationService {
     const provider = this.deps.providers[ref.provider];
     if (refreshToken && provider) {
       // Best effort: our copy is already erased; the provider forgets the grant too if it answers.
-      await withTimeout(provider.revoke(refreshToken), REVOKE_TIMEOUT_MS, 'revocation').catch((error: unknown) =>
+      await withDeadline(provider.revoke(refreshToken), REVOKE_TIMEOUT_MS, 'revocation').catch((error: unknown) =>
         log.warn({ provider: ref.provider, err: error instanceof Error ? error.message : String(error) }, 'could not revoke the grant at the provider'),
       );
     }

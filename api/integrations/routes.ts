@@ -1,12 +1,15 @@
-import type { Request, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { z } from 'zod';
 import { route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
+import { asDomainError } from '../http/error-handler';
+import { ERROR_RESPONSES } from '../http/error-kinds';
+import { RateLimitedError } from '../http/errors';
+import { ADMIN_ONLY } from '../http/roles';
 import { sendCallbackPage } from './callback-page';
 import type { IntegrationService } from './integration-service';
 import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList } from './schemas';
 
-const ADMIN = ['ADMIN'] as const;
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 const CALLBACK_PATH = '/api/v1/integrations/:provider/callback';
 
@@ -18,7 +21,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     summary: "Every provider, connected or not: the platform's configuration and this workspace's connection (no token, only expiry times)",
     tags: ['integrations'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     responses: { 200: { description: 'One entry per provider, in registry order', schema: IntegrationList } },
     handler: async ({ res, caller }) => {
       res.json(await deps.integrations.list(caller));
@@ -31,7 +34,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     summary: 'The sync log: most recent attempts first',
     tags: ['integrations'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     query: SyncListQuery,
     responses: { 200: { description: 'Sync records', schema: SyncRecordList } },
     handler: async ({ res, caller, query }) => {
@@ -45,7 +48,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     summary: "The provider's consent URL, with a signed single-use state valid ten minutes (not a redirect)",
     tags: ['integrations'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     params: ProviderParams,
     responses: {
       200: { description: 'Open authorize_url in a browser to give consent', schema: ConnectResult },
@@ -62,7 +65,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     summary: 'Disconnect: credentials erased, sync rows kept; idempotent (section 3.3)',
     tags: ['integrations'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     params: ProviderParams,
     responses: { 200: { description: 'Disconnected', schema: DisconnectResult }, 400: error('payments') },
     handler: async ({ req, res, caller, params }) => {
@@ -100,4 +103,19 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
       sendCallbackPage(res, { kind: 'failed', requestId: req.requestId });
     }
   });
+  host.publicRoutes.add('get', CALLBACK_PATH);
+  // Section 4.5: the callback answers a page in every outcome, errors raised before it (the rate
+  // limit) included; the one error handler answers JSON everywhere else.
+  host.app.use(CALLBACK_PATH, callbackErrorPage);
 }
+
+const callbackErrorPage: ErrorRequestHandler = (err: unknown, req, res, next) => {
+  if (res.headersSent) return next(err);
+  const error = asDomainError(err, req.log);
+  if (error instanceof RateLimitedError) {
+    res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    return sendCallbackPage(res, { kind: 'rate_limited', retryAfterSeconds: error.retryAfterSeconds });
+  }
+  if (ERROR_RESPONSES[error.kind].status >= 500) return sendCallbackPage(res, { kind: 'failed', requestId: req.requestId ?? 'unknown' });
+  sendCallbackPage(res, { kind: 'bad_request', reason: error.message });
+};

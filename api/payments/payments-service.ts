@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { badRequest, conflict, notFound, providerError } from '../http/errors';
+import { badRequest, conflict, notFound, providerFailed, providerUnavailable } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import type { InvoiceRunner } from '../../activities/temporal/invoice-runner';
 import { salesTaxCents, SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
@@ -27,7 +27,7 @@ export class PaymentsService {
   ) {}
 
   private requireStripe(): Stripe {
-    if (!this.deps.stripe) throw providerError(503, 'The payments provider is not configured on this deployment.');
+    if (!this.deps.stripe) throw providerUnavailable('The payments provider is not configured on this deployment.');
     return this.deps.stripe;
   }
 
@@ -62,9 +62,9 @@ export class PaymentsService {
     const quote = await this.quote(caller, id);
     if (quote.status !== 'APPROVED') throw badRequest('Only an approved quote can be invoiced.');
     if (quote.invoice_id) return { view: await readInvoiceView(stripe, quote.invoice_id, quote.quote_number, false), created: false };
-    if (!this.deps.invoices) throw providerError(503, 'The workflow service is not available.');
+    if (!this.deps.invoices) throw providerUnavailable('The workflow service is not available.');
     const outcome = await this.deps.invoices.run({ organizationId: caller.organizationId, quoteId: id, quoteNumber: quote.quote_number });
-    if (outcome.status !== 'SUCCEEDED' || !outcome.externalId) throw providerError(502, `The payments provider did not accept the invoice: ${outcome.error ?? 'unknown error'}`);
+    if (outcome.status !== 'SUCCEEDED' || !outcome.externalId) throw providerFailed(`The payments provider did not accept the invoice: ${outcome.error ?? 'unknown error'}`);
     return { view: await readInvoiceView(stripe, outcome.externalId, quote.quote_number, true), created: true };
   }
 

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
+import { OFFICE } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { PaymentsService } from './payments-service';
 import { receivePaymentsEvent, SIGNATURE_HEADERS } from './webhook';
 import { CheckoutBody, CheckoutSession, InvoiceView, WebhookReceipt } from './schemas';
 
-const QUOTE_ROLES = ['ADMIN', 'SALES'] as const;
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
 export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsService; em: EntityManager; webhookSecret: string | undefined }): void {
@@ -15,7 +15,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     summary: 'The invoice written at approval, as the payments provider has it',
     tags: ['payments'],
     auth: 'bearer',
-    roles: QUOTE_ROLES,
+    roles: OFFICE,
     params: IdParams,
     responses: {
       200: { description: 'The invoice', schema: InvoiceView },
@@ -33,7 +33,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     summary: 'Ensure exactly one invoice exists for an approved quote (runs the payments leg alone)',
     tags: ['payments'],
     auth: 'bearer',
-    roles: QUOTE_ROLES,
+    roles: OFFICE,
     params: IdParams,
     responses: {
       200: { description: 'Already invoiced: the invoice, unchanged (created: false)', schema: InvoiceView },
@@ -55,7 +55,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     summary: 'A hosted payment page for an approved quote (reused while open)',
     tags: ['payments'],
     auth: 'bearer',
-    roles: QUOTE_ROLES,
+    roles: OFFICE,
     params: IdParams,
     body: CheckoutBody,
     responses: {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { verifySignature } from '../../activities/webhooks/signature';
+import Stripe from 'stripe';
 import { inTenant } from '../../db/tenant-scope';
-import { ApiError, providerError } from '../http/errors';
+import { badRequest, providerUnavailable } from '../http/errors';
 
 /** Section 4.5's neutral name, then the provider's own (what it sends when nothing renames it). */
 export const SIGNATURE_HEADERS = ['payments-signature', 'stripe-signature'] as const;
@@ -15,8 +15,9 @@ interface ProviderEvent {
 }
 
 /**
- * Section 4.5: the payments provider's events. The HMAC is checked over the exact bytes received
- * (300-second tolerance, constant-time comparison) before the body is even parsed. An event id
+ * Section 4.5: the payments provider's events, verified by the provider's own library
+ * (`Stripe.webhooks.constructEvent`: the HMAC over the exact bytes received, 300-second
+ * tolerance) before the body is used. An event id
  * already processed is acknowledged and ignored. `invoice.paid` (and a paid
  * `checkout.session.completed`) set `paid_at` on the originating quote, only while it is null.
  */
@@ -25,16 +26,16 @@ export async function receivePaymentsEvent(
   raw: Buffer,
   signature: string | undefined,
 ): Promise<{ received: true; handled: boolean }> {
-  if (!deps.secret) throw providerError(503, 'The payments webhook secret is not configured on this deployment.');
-  const verdict = verifySignature(signature ?? '', raw.toString('utf8'), deps.secret, TOLERANCE_SECONDS);
-  if (!verdict.ok) throw new ApiError(400, 'bad_request', `Signature verification failed (${verdict.reason}).`);
+  if (!deps.secret) throw providerUnavailable('The payments webhook secret is not configured on this deployment.');
   let event: ProviderEvent;
   try {
-    event = JSON.parse(raw.toString('utf8')) as ProviderEvent;
-  } catch {
-    throw new ApiError(400, 'bad_request', 'The body is not JSON.');
+    // The provider's own verification (its library), over the exact bytes, then the parse.
+    event = Stripe.webhooks.constructEvent(raw, signature ?? '', deps.secret, TOLERANCE_SECONDS) as unknown as ProviderEvent;
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw badRequest(`Signature verification failed (${error.message}).`);
+    throw badRequest('The body is not JSON.');
   }
-  if (typeof event.id !== 'string' || typeof event.type !== 'string') throw new ApiError(400, 'bad_request', 'The body is not a provider event.');
+  if (typeof event.id !== 'string' || typeof event.type !== 'string') throw badRequest('The body is not a provider event.');
 
   const [seen] = await deps.em.fork().execute<{ event_id: string }[]>('select event_id from payments_webhook_events where event_id = ?', [event.id]);
   if (seen) return { received: true, handled: false };

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { ApiError, badRequest, conflict, notFound, validationFailed } from '../http/errors';
+import { DomainError, badRequest, conflict, notFound, validationFailed } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { priceQuote, type PricedQuote } from './pricing/engine';
 import { PricingError } from './pricing/errors';
@@ -31,7 +31,7 @@ export class QuoteService {
         // Rule 3: only an ADMIN may price below the floor, and only with a reason.
         priced = priceQuote({ request: body, rateCard: card.snapshot, overrideAuthorised: caller.role === 'ADMIN' });
       } catch (error) {
-        if (error instanceof PricingError) throw new ApiError(error.status, error.code, error.message);
+        if (error instanceof PricingError) throw new DomainError(error.kind, error.message);
         throw error;
       }
       if (!body.persist) return { ...priced, quote_id: null, quote_number: null, status: null, persisted: false };

@@ -1,9 +1,9 @@
 import { route, type RouteHost } from '../http/route';
+import { OFFICE } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
 import { ApprovedQuote, CalculateBody, CalculationResult, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
 
-const QUOTE_ROLES = ['ADMIN', 'SALES'] as const;
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
 export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): void {
@@ -13,7 +13,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     summary: "The tenant's quotes, newest first, cursor-paginated",
     tags: ['quotes'],
     auth: 'bearer',
-    roles: QUOTE_ROLES,
+    roles: OFFICE,
     query: QuoteListQuery,
     responses: { 200: { description: 'A page of quotes', schema: QuotePage } },
     handler: async ({ res, caller, query }) => {
@@ -27,7 +27,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     summary: "Price a configuration from the tenant's rate card; persist it as a DRAFT quote when asked",
     tags: ['quotes'],
     auth: 'bearer',
-    roles: QUOTE_ROLES,
+    roles: OFFICE,
     body: CalculateBody,
     responses: {
       200: { description: 'Priced (and persisted when persist is true)', schema: CalculationResult },
@@ -45,7 +45,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     summary: 'Approve a DRAFT or SENT quote: emits quote.approved and fans out to the connected providers once',
     tags: ['quotes'],
     auth: 'bearer',
-    roles: QUOTE_ROLES,
+    roles: OFFICE,
     params: IdParams,
     responses: {
       200: { description: 'Approved', schema: ApprovedQuote },
@@ -64,7 +64,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
       summary: action === 'send' ? 'D3: mark a DRAFT quote as sent to the customer' : 'D3: reject a DRAFT or SENT quote',
       tags: ['quotes'],
       auth: 'bearer',
-      roles: QUOTE_ROLES,
+      roles: OFFICE,
       params: IdParams,
       responses: {
         200: { description: 'The quote after the move', schema: QuoteSummary },

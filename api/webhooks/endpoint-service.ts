@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { badRequest, notFound, providerError } from '../http/errors';
+import { badRequest, notFound, providerUnavailable } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
 import type { WebhookDeliveries } from '../../activities/webhooks/deliveries';
@@ -97,7 +97,7 @@ export class WebhookEndpointService {
     });
     // D6: what the endpoint missed while disabled is delivered now.
     if (reenabled) {
-      if (!this.deps.deliveries) throw providerError(503, 'The workflow service is not available to replay missed events.');
+      if (!this.deps.deliveries) throw providerUnavailable('The workflow service is not available to replay missed events.');
       await this.deps.deliveries.replayMissed(caller.organizationId, id);
     }
     return toEndpoint(row);
@@ -142,7 +142,7 @@ export class WebhookEndpointService {
   }
 
   async replay(caller: Caller, deliveryId: string) {
-    if (!this.deps.deliveries) throw providerError(503, 'The workflow service is not available.');
+    if (!this.deps.deliveries) throw providerUnavailable('The workflow service is not available.');
     const next = await this.deps.deliveries.replay(caller.organizationId, deliveryId);
     if (!next) throw notFound('No such delivery in this workspace.');
     return { delivery_id: next.id, event_id: next.event_id, endpoint_id: next.endpoint_id, status: 'pending' as const };

@@ -1,9 +1,9 @@
 import { route, type RouteHost } from '../http/route';
+import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WebhookEndpointService } from './endpoint-service';
 import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 
-const ADMIN = ['ADMIN'] as const;
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
 /** D6, all ADMIN only and tenant-scoped. */
@@ -14,7 +14,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'Subscribe an https URL to events; the signing secret is shown only in this answer',
     tags: ['webhooks'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     body: CreateEndpointBody,
     responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret }, 400: error('Not https, or resolves to a non-public address, or no encryption key') },
     handler: async ({ res, caller, body }) => {
@@ -28,7 +28,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: "The tenant's webhook endpoints (no secrets)",
     tags: ['webhooks'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     responses: { 200: { description: 'Endpoints', schema: WebhookEndpointList } },
     handler: async ({ res, caller }) => {
       res.json(await deps.endpoints.list(caller));
@@ -41,7 +41,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'Change url, events, description or status; re-enabling replays what was missed',
     tags: ['webhooks'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     params: IdParams,
     body: UpdateEndpointBody,
     responses: { 200: { description: 'Updated', schema: WebhookEndpoint }, 400: error('Refused URL'), 404: error('No such endpoint') },
@@ -56,7 +56,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'A new signing secret, shown once; the old one signs beside it for 24 hours',
     tags: ['webhooks'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     params: IdParams,
     responses: { 200: { description: 'Rotated', schema: WebhookEndpointWithSecret }, 404: error('No such endpoint') },
     handler: async ({ res, caller, params }) => {
@@ -70,7 +70,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'Remove an endpoint and its delivery log',
     tags: ['webhooks'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     params: IdParams,
     responses: { 204: { description: 'Removed' }, 404: error('No such endpoint') },
     handler: async ({ res, caller, params }) => {
@@ -85,7 +85,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'Every delivery attempt to the endpoint, newest first',
     tags: ['webhooks'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     params: IdParams,
     query: DeliveriesQuery,
     responses: { 200: { description: 'Attempts', schema: DeliveryAttemptList }, 404: error('No such endpoint') },
@@ -100,7 +100,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'A new series of attempts of the same event (same envelope id) to the same endpoint',
     tags: ['webhooks'],
     auth: 'bearer',
-    roles: ADMIN,
+    roles: ADMIN_ONLY,
     params: IdParams,
     responses: { 202: { description: 'Started', schema: ReplayResult }, 404: error('No such delivery') },
     handler: async ({ res, caller, params }) => {

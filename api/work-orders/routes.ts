@@ -1,4 +1,5 @@
 import { route, type RouteHost } from '../http/route';
+import { ADMIN_ONLY, FIELD } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WorkOrderService } from './work-order-service';
 import { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrderCreated, WorkOrderList, WorkOrderListQuery, WorkOrderStatusResult } from './schemas';
@@ -25,7 +26,7 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     summary: 'Dispatch a job (ADMIN); it starts PENDING (D4)',
     tags: ['work orders'],
     auth: 'bearer',
-    roles: ['ADMIN'],
+    roles: ADMIN_ONLY,
     body: CreateWorkOrderBody,
     responses: {
       201: { description: 'Created', schema: WorkOrderCreated },
@@ -43,7 +44,7 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     summary: 'Move a work order along section 3.2 (ADMIN any; TECHNICIAN only their own, D4)',
     tags: ['work orders'],
     auth: 'bearer',
-    roles: ['ADMIN', 'TECHNICIAN'],
+    roles: FIELD,
     params: IdParams,
     body: UpdateWorkOrderStatusBody,
     responses: {

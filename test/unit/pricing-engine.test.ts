@@ -222,7 +222,7 @@ describe('pricing engine: margin rules (spec 4.3 rules 1-3, D2)', () => {
   it('refuses a target below the floor without an override: 400 naming the values', () => {
     const error = thrown(() => price({ targetMargin: 0.2 }, exampleRateCard(), true));
     expect(error).toBeInstanceOf(MarginBelowFloorError);
-    expect(error).toMatchObject({ status: 400, code: 'bad_request', targetMargin: '0.2', marginFloor: '0.35' });
+    expect(error).toMatchObject({ kind: 'bad_request', targetMargin: '0.2', marginFloor: '0.35' });
     expect((error as Error).message).toContain('0.2');
     expect((error as Error).message).toContain('0.35');
   });
@@ -231,7 +231,7 @@ describe('pricing engine: margin rules (spec 4.3 rules 1-3, D2)', () => {
     const error = thrown(() => price({ targetMargin: 0.1, marginOverride: { reason: 'sales rep wants it' } }));
     expect(error).toBeInstanceOf(MarginOverrideNotAuthorisedError);
     expect(error).toBeInstanceOf(PricingError);
-    expect(error).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(error).toMatchObject({ kind: 'forbidden' });
   });
 
   it('compares exactly: a hair under the floor is below it', () => {
@@ -242,7 +242,7 @@ describe('pricing engine: margin rules (spec 4.3 rules 1-3, D2)', () => {
     for (const targetMargin of [1, -0.1, Number.NaN]) {
       const error = thrown(() => price({ targetMargin }));
       expect(error).toBeInstanceOf(UnpriceableInputError);
-      expect(error).toMatchObject({ status: 400, field: 'targetMargin' });
+      expect(error).toMatchObject({ kind: 'bad_request', field: 'targetMargin' });
     }
   });
 
@@ -277,7 +277,7 @@ describe('pricing engine: refused codes (spec 4.3 rule 6)', () => {
   it('refuses an unknown SKU with its code and field path', () => {
     const error = thrown(() => price({ lineItems: [line(), line({ fabricSkuCode: 'FAB-NOPE' })] }));
     expect(error).toBeInstanceOf(UnknownSkuError);
-    expect(error).toMatchObject({ status: 400, code: 'bad_request', skuCode: 'FAB-NOPE', field: 'lineItems.1.fabricSkuCode' });
+    expect(error).toMatchObject({ kind: 'bad_request', skuCode: 'FAB-NOPE', field: 'lineItems.1.fabricSkuCode' });
     expect((error as Error).message).toContain('FAB-NOPE');
     expect((error as Error).message).toContain('lineItems.1.fabricSkuCode');
     expect((error as Error).name).toBe('UnknownSkuError');
@@ -304,8 +304,7 @@ describe('pricing engine: refused codes (spec 4.3 rule 6)', () => {
     const error = thrown(() => price({ lineItems: [line({ hardwareSkuCode: 'FAB-BLACKOUT' })] }));
     expect(error).toBeInstanceOf(SkuComponentMismatchError);
     expect(error).toMatchObject({
-      status: 400,
-      code: 'bad_request',
+      kind: 'bad_request',
       skuCode: 'FAB-BLACKOUT',
       field: 'lineItems.0.hardwareSkuCode',
       expected: 'hardware',
@@ -317,14 +316,14 @@ describe('pricing engine: refused codes (spec 4.3 rule 6)', () => {
   it('refuses an unknown labour tier, naming the code', () => {
     const error = thrown(() => price({ laborTierCode: 'GOLD' }));
     expect(error).toBeInstanceOf(UnknownLabourTierError);
-    expect(error).toMatchObject({ status: 400, code: 'bad_request', tierCode: 'GOLD', field: 'laborTierCode' });
+    expect(error).toMatchObject({ kind: 'bad_request', tierCode: 'GOLD', field: 'laborTierCode' });
     expect((error as Error).message).toContain('GOLD');
   });
 
   it('refuses a shade narrower than the cut deductions', () => {
     const error = thrown(() => price({ lineItems: [line(), line({ widthInches: 1.25 })] }));
     expect(error).toBeInstanceOf(UnpriceableInputError);
-    expect(error).toMatchObject({ status: 400, field: 'lineItems.1.widthInches' });
+    expect(error).toMatchObject({ kind: 'bad_request', field: 'lineItems.1.widthInches' });
   });
 
   it('refuses a quote too large for exact integer cents', () => {

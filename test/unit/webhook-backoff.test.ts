@@ -1,4 +1,4 @@
-// Spec 6.3 rule 5: at most 5 attempts, 2^n seconds with jitter (±20 %, see backoff.ts).
+// Spec 6.3 rule 5: at most 5 attempts, 2^n seconds with jitter (±20 %, see workflows/webhook-backoff.ts).
 import { describe, expect, it } from '@jest/globals';
 import { BACKOFF_JITTER_RATIO, MAX_DELIVERY_ATTEMPTS, backoffDelayMs, nextAttempt } from '../../workflows/webhook-backoff';
 

@@ -6,6 +6,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { WORKFLOWS_PATH } from '../../worker/create-worker';
 import { installQuietRuntime } from '../../worker/runtime';
 import { projectRoot } from '../../scripts/infra/paths';
+import { WORKFLOW_TYPES } from '../../activities/temporal/contracts';
 
 /**
  * Determinism: recorded histories of real runs (test/histories, made by
@@ -16,8 +17,14 @@ const folder = join(projectRoot, 'test', 'histories');
 const files = readdirSync(folder).filter((f) => f.endsWith('.json'));
 
 describe('workflow replay', () => {
-  it('has recorded histories of the approval and invoice workflows', () => {
-    expect(files).toEqual(expect.arrayContaining(['quote-approval-payments-refused.json', 'quote-invoice-succeeded.json', 'quote-approval-three-legs.json']));
+  it('has a recorded history of every workflow type of the contracts', () => {
+    const recorded = new Set(
+      files.map((file) => {
+        const history = historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8')));
+        return history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+      }),
+    );
+    for (const type of Object.values(WORKFLOW_TYPES)) expect([type, recorded.has(type)]).toEqual([type, true]);
   });
 
   it.each(files)('%s replays without non-determinism', async (file) => {

@@ -1,18 +1,16 @@
 /**
- * Domain errors of the pricing engine. Each carries the HTTP status and envelope code it maps to
- * (spec 4.3 rules 3 and 6, section 7), so the HTTP layer can map every PricingError with one branch
- * and still switch on the concrete class when it needs the details. Messages name the offending
+ * Domain errors of the pricing engine. Each carries its kind (spec 4.3 rules 3 and 6: a bad
+ * request, or a forbidden override), which the one error handler maps to a status, so the HTTP
+ * layer maps every PricingError with one branch and can still switch on the concrete class. Messages name the offending
  * code or value because the spec's 400 envelope carries `details: null`: the message is all the
  * client gets.
  */
 import type { SkuComponent } from '../../../db/rate-cards/rate-card';
 
-export type PricingErrorStatus = 400 | 403;
-export type PricingErrorCode = 'bad_request' | 'forbidden';
+export type PricingErrorKind = 'bad_request' | 'forbidden';
 
 export abstract class PricingError extends Error {
-  abstract readonly status: PricingErrorStatus;
-  abstract readonly code: PricingErrorCode;
+  abstract readonly kind: PricingErrorKind;
 
   constructor(message: string) {
     super(message);
@@ -22,8 +20,7 @@ export abstract class PricingError extends Error {
 
 /** A SKU code not in the tenant's active catalogue (spec 4.3 rule 6). 400. */
 export class UnknownSkuError extends PricingError {
-  readonly status = 400;
-  readonly code = 'bad_request';
+  readonly kind = 'bad_request';
   readonly skuCode: string;
   /** Request path of the offending field, e.g. `lineItems.1.fabricSkuCode`. */
   readonly field: string;
@@ -37,8 +34,7 @@ export class UnknownSkuError extends PricingError {
 
 /** A known SKU sent in the slot of another component, e.g. a fabric code in hardwareSkuCode. 400. */
 export class SkuComponentMismatchError extends PricingError {
-  readonly status = 400;
-  readonly code = 'bad_request';
+  readonly kind = 'bad_request';
   readonly skuCode: string;
   readonly field: string;
   readonly expected: SkuComponent;
@@ -55,8 +51,7 @@ export class SkuComponentMismatchError extends PricingError {
 
 /** A labour tier code not on the rate card (spec 4.3 rule 6). 400. */
 export class UnknownLabourTierError extends PricingError {
-  readonly status = 400;
-  readonly code = 'bad_request';
+  readonly kind = 'bad_request';
   readonly tierCode: string;
   readonly field = 'laborTierCode';
 
@@ -68,8 +63,7 @@ export class UnknownLabourTierError extends PricingError {
 
 /** targetMargin below the floor and no marginOverride (spec 4.3 rule 3, D2). 400. */
 export class MarginBelowFloorError extends PricingError {
-  readonly status = 400;
-  readonly code = 'bad_request';
+  readonly kind = 'bad_request';
   readonly field = 'targetMargin';
   readonly targetMargin: string;
   readonly marginFloor: string;
@@ -86,8 +80,7 @@ export class MarginBelowFloorError extends PricingError {
 
 /** targetMargin below the floor with a marginOverride from a caller not allowed to override (spec 4.3 rule 3). 403. */
 export class MarginOverrideNotAuthorisedError extends PricingError {
-  readonly status = 403;
-  readonly code = 'forbidden';
+  readonly kind = 'forbidden';
   readonly field = 'marginOverride';
   readonly targetMargin: string;
   readonly marginFloor: string;
@@ -105,8 +98,7 @@ export class MarginOverrideNotAuthorisedError extends PricingError {
  * range. 400 like the other refusals of the pricing engine (section 7).
  */
 export class UnpriceableInputError extends PricingError {
-  readonly status = 400;
-  readonly code = 'bad_request';
+  readonly kind = 'bad_request';
   readonly field: string;
 
   constructor(field: string, message: string) {

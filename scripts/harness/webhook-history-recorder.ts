@@ -1,0 +1,59 @@
+import type { temporal } from '@temporalio/proto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { startApi } from './api-harness';
+import { createTenant, ownerPool } from './owner-db';
+import { startTemporalHarness } from './temporal-harness';
+import { WebhookReceiver } from './webhook-receiver';
+import { CredentialCipher } from '../../db/security/credential-cipher';
+import { WORKFLOW_TYPES, webhookWorkflowId, type ExpireQuotesWorkflow, type RoundTripWorkflow } from '../../activities/temporal/contracts';
+
+type History = temporal.api.history.v1.IHistory;
+
+/**
+ * Runs the webhook delivery workflow through its real paths on a loopback receiver (one delivery
+ * that fails once and is retried after its durable timer, one refused for good), and the expiry
+ * and round-trip workflows once, and returns their histories. Used by scripts/record-histories.ts.
+ * The receiver is on 127.0.0.1, so private networks are allowed here as in the tests (D6).
+ */
+export async function recordWebhookAndScheduleHistories(): Promise<Record<string, History>> {
+  const key = randomBytes(32).toString('base64');
+  const owner = ownerPool();
+  const harness = await startTemporalHarness();
+  await harness.startWorker({ webhooks: { cipher: new CredentialCipher(key), allowPrivateNetworks: true } });
+  const api = await startApi({ events: harness.dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  const receiver = await new WebhookReceiver().start();
+  try {
+    const tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+    const admin = await api.tokenFor(tenant.users.admin!);
+    const endpoint = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: receiver.url, events: ['*'] } })).json()) as { id: string };
+
+    const delivered = async (answers: { status: number }[]) => {
+      receiver.script(...answers);
+      const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { assignedTechnicianId: tenant.users.tech!.id } });
+      const workOrderId = ((await created.json()) as { id: string }).id;
+      await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
+      const [row] = (await owner.query(`select event_id from webhook_deliveries where endpoint_id = $1 order by created_at desc limit 1`, [endpoint.id])).rows as { event_id: string }[];
+      const handle = harness.client.workflow.getHandle(webhookWorkflowId(row!.event_id, endpoint.id, 0));
+      await handle.result();
+      return handle.fetchHistory();
+    };
+    const retried = await delivered([{ status: 503 }, { status: 200 }]);
+    const refused = await delivered([{ status: 400 }]);
+
+    const expiryId = `record-expiry-${randomUUID()}`;
+    await harness.client.workflow.execute<ExpireQuotesWorkflow>(WORKFLOW_TYPES.expireQuotes, { taskQueue: harness.taskQueue, workflowId: expiryId, args: [{}] });
+    const roundTripId = `record-round-trip-${randomUUID()}`;
+    await harness.client.workflow.execute<RoundTripWorkflow>(WORKFLOW_TYPES.roundTrip, { taskQueue: harness.taskQueue, workflowId: roundTripId, args: [{ sentAt: '2026-11-23T00:00:00.000Z' }] });
+    return {
+      'webhook-delivery-retried-then-delivered': retried,
+      'webhook-delivery-refused': refused,
+      'expire-quotes': await harness.client.workflow.getHandle(expiryId).fetchHistory(),
+      'round-trip': await harness.client.workflow.getHandle(roundTripId).fetchHistory(),
+    };
+  } finally {
+    await receiver.close();
+    await api.close();
+    await harness.close();
+    await owner.end();
+  }
+}
