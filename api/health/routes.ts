@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
 import type { Settings } from '../../activities/runtime/settings';
+import { pingDatabase } from '../../db/health';
 
 const HEALTH_TIMEOUT_MS = 2000;
 
@@ -42,7 +43,7 @@ export function healthRoutes(host: RouteHost, deps: { em: EntityManager; setting
     handler: async ({ req, res }) => {
       const started = process.hrtime.bigint();
       try {
-        await withTimeout(deps.em.fork().execute('select 1'), HEALTH_TIMEOUT_MS);
+        await withTimeout(pingDatabase(deps.em.fork()), HEALTH_TIMEOUT_MS);
         const latency = Number((process.hrtime.bigint() - started) / 1_000_000n);
         res.json({ status: 'ok', database: 'reachable', latency_ms: latency, build, timestamp: new Date().toISOString() });
       } catch (error) {
