@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { QUOTE_TRANSITIONS } from '../../db/quotes/quote-status';
+import { allTenantIds } from '../../db/organizations';
+import { expireStaleQuotesOfTenant } from '../../db/quotes/quotes';
 
 /**
  * D3: DRAFT and SENT quotes older than their tenant's validity period become EXPIRED. Runs per
@@ -8,20 +9,10 @@ import { QUOTE_TRANSITIONS } from '../../db/quotes/quote-status';
  * `expire` move.
  */
 export async function expireStaleQuotes(em: EntityManager, now: Date = new Date()): Promise<{ expired: number }> {
-  const tenants = await em.fork().execute<{ tenant_ids: string }[]>('select tenant_ids()');
-  const rule = QUOTE_TRANSITIONS.expire;
+  const tenants = await allTenantIds(em.fork());
   let expired = 0;
-  for (const { tenant_ids: organizationId } of tenants) {
-    const moved = await inTenant(em, organizationId, (tx) =>
-      tx.execute<{ id: string }[]>(
-        `update quotes set status = ?, ${rule.stamp} = ?, updated_at = ?
-          where status in (${rule.from.map(() => '?').join(', ')})
-            and created_at < ?::timestamptz - make_interval(days => (select quote_validity_days from organizations where id = app_current_organization()))
-          returning id`,
-        [rule.to, now, now, ...rule.from, now],
-      ),
-    );
-    expired += moved.length;
+  for (const organizationId of tenants) {
+    expired += await inTenant(em, organizationId, (tx) => expireStaleQuotesOfTenant(tx, now));
   }
   return { expired };
 }

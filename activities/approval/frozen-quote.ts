@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import type { FrozenCalculation } from '../../db/quotes/frozen-calculation';
+import { frozenQuoteRow } from '../../db/quotes/quotes';
 import { salesTaxCents } from '../../db/quotes/sales-tax';
 
 export interface FrozenQuote {
@@ -18,13 +18,7 @@ export interface FrozenQuote {
 /** D3: invoices use the calculation frozen at approval, never a recalculation. */
 export async function loadFrozenQuote(em: EntityManager, organizationId: string, quoteId: string): Promise<FrozenQuote | undefined> {
   return inTenant(em, organizationId, async (tx) => {
-    const [row] = await tx.execute<
-      { id: string; quote_number: number; status: string; frozen_calculation: FrozenCalculation | null; approved_at: Date | null; customer_id: string | null; name: string | null; email: string | null; payments_customer_id: string | null }[]
-    >(
-      `select q.id, q.quote_number, q.status, q.frozen_calculation, q.approved_at, c.id as customer_id, c.name, c.email, c.payments_customer_id
-         from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
-      [quoteId],
-    );
+    const row = await frozenQuoteRow(tx, quoteId);
     if (!row || !row.frozen_calculation || !row.approved_at) return undefined;
     const lines = row.frozen_calculation.line_items.map((line, index) => ({
       description: `${line.reference ?? `Line ${index + 1}`}: ${line.quantity} × ${line.width_inches}" × ${line.drop_inches}" roller shade`,

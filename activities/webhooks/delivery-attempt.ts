@@ -1,7 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
-import { signingSecrets, type EndpointSecretsRow } from '../../db/webhooks/endpoint-secrets';
+import { signingSecrets } from '../../db/webhooks/endpoint-secrets';
+import { deliveryForAttempt, recordDeliveryAttempt } from '../../db/webhooks/attempts';
+import { finishDelivery } from '../../db/webhooks/deliveries';
+import { clearEndpointFailing, recordEndpointFailure } from '../../db/webhooks/endpoints';
 import { deliverOnce, type DeliveryAttemptResult } from './deliver';
 import { signPayload, WEBHOOK_HEADERS } from './signature';
 import type { Resolver } from './address-policy';
@@ -19,15 +22,6 @@ export interface WebhookDeliveryDeps {
   now?: () => Date;
 }
 
-type DeliveryRow = EndpointSecretsRow & {
-  delivery_status: string;
-  event_id: string;
-  event: string;
-  payload: string;
-  url: string;
-  endpoint_status: string;
-};
-
 /**
  * What one attempt found: the receiver's verdict (section 6.3 rule 4), or why nothing was sent.
  * The attempt only reports; the delivery workflow decides what follows (retry, give up, miss).
@@ -44,18 +38,7 @@ export type AttemptReport =
  */
 export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: { organizationId: string; deliveryId: string; attempt: number }): Promise<AttemptReport> {
   const now = deps.now ?? (() => new Date());
-  const [row] = await inTenant(deps.em, input.organizationId, (tx) =>
-    tx.execute<DeliveryRow[]>(
-      `select d.status as delivery_status, d.event_id, d.event, coalesce(o.payload, o.envelope::text) as payload,
-              e.id, e.url, e.status as endpoint_status, e.secret_ciphertext, e.secret_key_id,
-              e.previous_secret_ciphertext, e.previous_secret_key_id, e.previous_secret_expires_at
-         from webhook_deliveries d
-         join webhook_endpoints e on e.id = d.endpoint_id
-         join outbox_events o on o.id = d.event_id
-        where d.id = ?`,
-      [input.deliveryId],
-    ),
-  );
+  const row = await inTenant(deps.em, input.organizationId, (tx) => deliveryForAttempt(tx, input.deliveryId));
   if (!row) return { outcome: 'endpoint_deleted' }; // deleted with its deliveries
   if (row.delivery_status === 'delivered') return { outcome: 'already_delivered' };
   if (row.endpoint_status !== 'enabled') return { outcome: 'endpoint_disabled' };
@@ -71,42 +54,31 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
     ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
   });
 
-  const delivered = result.outcome === 'delivered' ? 'delivered' : null;
   const error = result.error ?? (result.status !== null && result.outcome !== 'delivered' ? `HTTP ${result.status}` : null);
   await inTenant(deps.em, input.organizationId, async (tx) => {
-    await tx.execute(
-      `insert into webhook_delivery_attempts (organization_id, delivery_id, endpoint_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt)
-       values (app_current_organization(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [input.deliveryId, row.id, row.event_id, row.event, input.attempt, result.outcome, result.status, error, Math.round(result.durationMs), result.responseExcerpt],
-    );
-    await tx.execute(
-      `update webhook_deliveries set attempts = ?, last_error = ?, updated_at = clock_timestamp(),
-              status = coalesce(?, status), delivered_at = case when ? = 'delivered' then clock_timestamp() else delivered_at end
-        where id = ?`,
-      [input.attempt, error, delivered, delivered, input.deliveryId],
-    );
+    await recordDeliveryAttempt(tx, {
+      deliveryId: input.deliveryId,
+      endpointId: row.id,
+      eventId: row.event_id,
+      event: row.event,
+      attempt: input.attempt,
+      outcome: result.outcome,
+      responseStatus: result.status,
+      error,
+      durationMs: Math.round(result.durationMs),
+      responseExcerpt: result.responseExcerpt,
+    });
     if (result.outcome === 'delivered') {
-      await tx.execute('update webhook_endpoints set failing_since = null where id = ?', [row.id]);
+      await clearEndpointFailing(tx, row.id);
     } else {
       // The failure clock starts at the first failure after a success; 72 hours of nothing but
       // failures disables the endpoint (D6).
-      await tx.execute('update webhook_endpoints set failing_since = coalesce(failing_since, ?::timestamptz), updated_at = now() where id = ?', [now(), row.id]);
-      await tx.execute(
-        `update webhook_endpoints set status = 'disabled', disabled_reason = 'failing for 72 hours'
-          where id = ? and status = 'enabled' and failing_since <= ?::timestamptz`,
-        [row.id, new Date(now().getTime() - DISABLE_AFTER_FAILING_MS)],
-      );
+      await recordEndpointFailure(tx, row.id, now(), new Date(now().getTime() - DISABLE_AFTER_FAILING_MS));
     }
   });
   return { outcome: result.outcome };
 }
 
 export async function finishWebhookDelivery(em: EntityManager, input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }): Promise<void> {
-  await inTenant(em, input.organizationId, (tx) =>
-    tx.execute(`update webhook_deliveries set status = ?, last_error = coalesce(?, last_error), updated_at = clock_timestamp() where id = ? and status = 'pending'`, [
-      input.status,
-      input.error ?? null,
-      input.deliveryId,
-    ]),
-  );
+  await finishDelivery(em, input.organizationId, input);
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
-import type { Role } from '../../db/entities/user';
+import { recordLogin, resolveWorkspace, userByEmailForLogin, type LoginUserRow } from '../../db/users';
 import { invalidCredentials } from '../http/errors';
 import { ACCESS_TOKEN_SECONDS, type TokenService } from './tokens';
 import type { LoginBody, LoginResult } from './schemas';
@@ -10,14 +10,6 @@ import type { LoginBody, LoginResult } from './schemas';
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(hash: string, password: string): Promise<boolean>;
-}
-
-interface UserRow {
-  id: string;
-  email: string;
-  role: Role;
-  active: boolean;
-  password_hash: string;
 }
 
 /**
@@ -42,14 +34,13 @@ export class LoginService {
   }
 
   async login(body: LoginBody): Promise<z.infer<typeof LoginResult>> {
-    const [workspace] = await this.em.fork().execute<{ id: string | null }[]>('select resolve_workspace(?) as id', [body.subdomain]);
-    const organizationId = workspace?.id ?? null;
+    const organizationId = await resolveWorkspace(this.em.fork(), body.subdomain);
     const user = organizationId ? await this.findUser(organizationId, body.email) : undefined;
 
     const passwordMatches = await this.hasher.verify(user?.password_hash ?? (await this.dummyHash), body.password);
     if (!organizationId || !user || !user.active || !passwordMatches) throw invalidCredentials();
 
-    await inTenant(this.em, organizationId, (tx) => tx.execute('update users set last_login_at = now() where id = ?', [user.id]));
+    await inTenant(this.em, organizationId, (tx) => recordLogin(tx, user.id));
     const token = await this.tokens.issue({ userId: user.id, organizationId, role: user.role });
     return {
       access_token: token,
@@ -59,10 +50,7 @@ export class LoginService {
     };
   }
 
-  private async findUser(organizationId: string, email: string): Promise<UserRow | undefined> {
-    const rows = await inTenant(this.em, organizationId, (tx) =>
-      tx.execute<UserRow[]>('select id, email, role, active, password_hash from users where lower(email) = lower(?)', [email.trim()]),
-    );
-    return rows[0];
+  private async findUser(organizationId: string, email: string): Promise<LoginUserRow | undefined> {
+    return inTenant(this.em, organizationId, (tx) => userByEmailForLogin(tx, email.trim()));
   }
 }

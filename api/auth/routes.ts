@@ -4,7 +4,7 @@ import { ErrorEnvelopeSchema } from '../http/common-schemas';
 import { notFound } from '../http/errors';
 import type { Limiter } from '../http/rate-limit';
 import { inTenant } from '../../db/tenant-scope';
-import type { Role } from '../../db/entities/user';
+import { profileOf } from '../../db/users';
 import { LoginService } from './login-service';
 import { LoginBody, LoginResult, Profile } from './schemas';
 
@@ -36,13 +36,7 @@ export function authRoutes(host: RouteHost, deps: { em: EntityManager; login: Lo
     auth: 'bearer',
     responses: { 200: { description: 'Profile', schema: Profile } },
     handler: async ({ res, caller }) => {
-      const [row] = await inTenant(deps.em, caller.organizationId, (tx) =>
-        tx.execute<{ id: string; email: string; full_name: string; role: Role; last_login_at: Date | null; org_id: string; org_name: string; subdomain: string }[]>(
-          `select u.id, u.email, u.full_name, u.role, u.last_login_at, o.id as org_id, o.name as org_name, o.subdomain
-             from users u join organizations o on o.id = u.organization_id where u.id = ?`,
-          [caller.userId],
-        ),
-      );
+      const row = await inTenant(deps.em, caller.organizationId, (tx) => profileOf(tx, caller.userId));
       if (!row) throw notFound('User not found.');
       res.json({
         id: row.id,

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
 import type { Settings } from '../../activities/runtime/settings';
 import { withDeadline } from '../../activities/runtime/deadline';
+import { pingDatabase } from '../../db/health';
 
 const HEALTH_TIMEOUT_MS = 2000;
 
@@ -36,7 +37,7 @@ export function healthRoutes(host: RouteHost, deps: { em: EntityManager; setting
     handler: async ({ req, res }) => {
       const started = process.hrtime.bigint();
       try {
-        await withDeadline(deps.em.fork().execute('select 1'), HEALTH_TIMEOUT_MS, 'the database check');
+        await withDeadline(pingDatabase(deps.em.fork()), HEALTH_TIMEOUT_MS, 'the database check');
         const latency = Number((process.hrtime.bigint() - started) / 1_000_000n);
         res.json({ status: 'ok', database: 'reachable', latency_ms: latency, build, timestamp: new Date().toISOString() });
       } catch (error) {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import type { Role } from '../../db/entities/user';
+import { userForAuthentication } from '../../db/users';
 import type { TokenService } from '../auth/tokens';
 import { unauthenticated } from './errors';
 import type { PublicRoutes } from './public-routes';
@@ -22,12 +22,7 @@ export function authenticate(deps: { em: EntityManager; tokens: TokenService; pu
       if (!match?.[1]) throw unauthenticated();
       const claims = await deps.tokens.verify(match[1]);
       if (!claims) throw unauthenticated();
-      const [user] = await inTenant(deps.em, claims.organizationId, (tx) =>
-        tx.execute<{ id: string; email: string; role: Role; active: boolean }[]>(
-          'select id, email, role, active from users where id = ?',
-          [claims.userId],
-        ),
-      );
+      const user = await inTenant(deps.em, claims.organizationId, (tx) => userForAuthentication(tx, claims.userId));
       if (!user || !user.active) throw unauthenticated();
       req.caller = { userId: user.id, organizationId: claims.organizationId, role: user.role, email: user.email };
       req.log = req.log.child({ user_id: user.id, organization_id: claims.organizationId });

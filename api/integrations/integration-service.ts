@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { inTenant } from '../../db/tenant-scope';
+import { listSyncRecords } from '../../db/sync-records';
+import { userRoleAndActive } from '../../db/users';
 import type { Settings } from '../../activities/runtime/settings';
 import { badRequest } from '../http/errors';
 import type { Caller } from '../http/request-context';
@@ -64,12 +66,7 @@ export class IntegrationService {
   /** The sync log, most recent attempts first. */
   async syncs(caller: Caller, query: SyncListQuery): Promise<{ data: SyncRecord[] }> {
     const rows = await inTenant(this.deps.em, caller.organizationId, (tx) =>
-      tx.execute<(Omit<SyncRecord, 'amount_cents' | 'synced_at'> & { amount_cents: string | number | null; synced_at: Date | null })[]>(
-        `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at
-           from sync_records ${query.provider ? 'where provider = ?' : ''}
-          order by updated_at desc, id desc limit ?`,
-        query.provider ? [providerOfSlug(query.provider), query.limit] : [query.limit],
-      ),
+      listSyncRecords(tx, { provider: query.provider ? providerOfSlug(query.provider) : undefined, limit: query.limit }),
     );
     return {
       data: rows.map((row) => ({
@@ -104,9 +101,7 @@ export class IntegrationService {
     }
     if (!(await this.nonces.consume(check.claims))) return { kind: 'bad_request', reason: 'The link has already been used.' };
     // Section 5.3: who started the consent must still be an active ADMIN when it completes.
-    const [starter] = await inTenant(this.deps.em, check.claims.organizationId, (tx) =>
-      tx.execute<{ role: string; active: boolean }[]>('select role, active from users where id = ?', [check.claims.userId]),
-    );
+    const starter = await inTenant(this.deps.em, check.claims.organizationId, (tx) => userRoleAndActive(tx, check.claims.userId));
     if (!starter?.active || starter.role !== 'ADMIN') return { kind: 'bad_request', reason: 'The person who started this connection may no longer connect integrations.' };
 
     if (query.error) {

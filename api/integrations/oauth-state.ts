@@ -2,6 +2,7 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { hkdfSync } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
+import { consumeOAuthNonce, issueOAuthNonce } from '../../db/integrations/oauth-nonces';
 import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../activities/integrations/providers/oauth-provider';
 
 /** Sections 5.9 and 8: the state is valid ten minutes. */
@@ -68,27 +69,12 @@ export class OAuthNonces {
   constructor(private readonly em: EntityManager) {}
 
   async issue(ref: { organizationId: string; provider: OAuthProviderName; userId: string }): Promise<string> {
-    return inTenant(this.em, ref.organizationId, async (tx) => {
-      // Nonces past their use are kept a day (for support questions), then swept here.
-      await tx.execute(`delete from integration_oauth_states where expires_at < now() - interval '1 day'`);
-      const [row] = await tx.execute<{ id: string }[]>(
-        `insert into integration_oauth_states (organization_id, provider, user_id, expires_at)
-         values (app_current_organization(), ?, ?, now() + make_interval(secs => ?)) returning id`,
-        [ref.provider, ref.userId, STATE_TTL_SECONDS],
-      );
-      return row!.id;
-    });
+    // Nonces past their use are kept a day (for support questions), then swept here.
+    return inTenant(this.em, ref.organizationId, (tx) => issueOAuthNonce(tx, ref, STATE_TTL_SECONDS));
   }
 
   /** True exactly once per nonce, and only before it expires. */
   async consume(claims: StateClaims): Promise<boolean> {
-    const rows = await inTenant(this.em, claims.organizationId, (tx) =>
-      tx.execute<{ id: string }[]>(
-        `update integration_oauth_states set consumed_at = now()
-          where id = ? and provider = ? and user_id = ? and consumed_at is null and expires_at > now() returning id`,
-        [claims.nonce, claims.provider, claims.userId],
-      ),
-    );
-    return rows.length === 1;
+    return inTenant(this.em, claims.organizationId, (tx) => consumeOAuthNonce(tx, { id: claims.nonce, provider: claims.provider, userId: claims.userId }));
   }
 }

@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
+import { quoteForPayments, rememberCheckoutSession, type QuoteForPayments as QuoteRow } from '../../db/payments/quote-payments';
 import { badRequest, conflict, notFound, providerFailed, providerUnavailable } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import type { InvoiceRunner } from '../../activities/temporal/invoice-runner';
@@ -9,15 +10,7 @@ import type { PricedQuote } from '../quotes/pricing/engine';
 import { readInvoiceView } from './invoice-view';
 import type { CheckoutSession, InvoiceView } from './schemas';
 
-interface QuoteForPayments {
-  id: string;
-  quote_number: number;
-  status: string;
-  paid_at: Date | null;
-  frozen_calculation: PricedQuote | null;
-  checkout_session_id: string | null;
-  invoice_id: string | null;
-}
+type QuoteForPayments = QuoteRow<PricedQuote>;
 
 /** Section 4.3's invoice and checkout endpoints (the payments provider is D7's Stripe). */
 export class PaymentsService {
@@ -32,14 +25,7 @@ export class PaymentsService {
   }
 
   private async quote(caller: Caller, id: string): Promise<QuoteForPayments> {
-    const [row] = await inTenant(this.em, caller.organizationId, (tx) =>
-      tx.execute<QuoteForPayments[]>(
-        `select q.id, q.quote_number, q.status, q.paid_at, q.frozen_calculation, q.checkout_session_id,
-                (select s.external_id from sync_records s where s.quote_id = q.id and s.provider = 'PAYMENTS' and s.status = 'SUCCEEDED') as invoice_id
-           from quotes q where q.id = ?`,
-        [id],
-      ),
-    );
+    const row = await inTenant(this.em, caller.organizationId, (tx) => quoteForPayments<PricedQuote>(tx, id));
     if (!row) throw notFound('No such quote in this workspace.');
     return row;
   }
@@ -86,7 +72,7 @@ export class PaymentsService {
       // Derived from the quote and the session it replaces (D7): a retried request reuses the answer.
       { idempotencyKey: `quote-${id}-checkout-after-${quote.checkout_session_id ?? 'none'}` },
     );
-    await inTenant(this.em, caller.organizationId, (tx) => tx.execute('update quotes set checkout_session_id = ? where id = ?', [created.id, id]));
+    await inTenant(this.em, caller.organizationId, (tx) => rememberCheckoutSession(tx, id, created.id));
     return { ...sessionView(created, quote.quote_number), reused: false };
   }
 

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Stripe from 'stripe';
 import { inTenant } from '../../db/tenant-scope';
+import { markQuotePaid } from '../../db/payments/quote-payments';
+import { paymentsEventSeen, recordHandledPaymentsEvent, recordIgnoredPaymentsEvent } from '../../db/payments/webhook-events';
 import { badRequest, providerUnavailable } from '../http/errors';
 
 /** Section 4.5's neutral name, then the provider's own (what it sends when nothing renames it). */
@@ -37,8 +39,7 @@ export async function receivePaymentsEvent(
   }
   if (typeof event.id !== 'string' || typeof event.type !== 'string') throw badRequest('The body is not a provider event.');
 
-  const [seen] = await deps.em.fork().execute<{ event_id: string }[]>('select event_id from payments_webhook_events where event_id = ?', [event.id]);
-  if (seen) return { received: true, handled: false };
+  if (await paymentsEventSeen(deps.em.fork(), event.id)) return { received: true, handled: false };
 
   const object = event.data?.object;
   const metadata = object?.metadata ?? {};
@@ -47,18 +48,15 @@ export async function receivePaymentsEvent(
   const quoteId = metadata.quote_id;
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   if (!marksPaid || !organizationId || !quoteId || !uuid.test(organizationId) || !uuid.test(quoteId)) {
-    await deps.em.fork().execute('insert into payments_webhook_events (event_id, event_type, handled) values (?, ?, false) on conflict do nothing', [event.id, event.type]);
+    await recordIgnoredPaymentsEvent(deps.em.fork(), event.id, event.type);
     return { received: true, handled: false };
   }
   const paidAtSeconds = object?.status_transitions?.paid_at ?? (typeof event.created === 'number' ? event.created : Math.floor(Date.now() / 1000));
+  const { id: eventId, type: eventType } = event;
   return inTenant(deps.em, organizationId, async (tx) => {
-    const inserted = await tx.execute<{ event_id: string }[]>(
-      'insert into payments_webhook_events (event_id, event_type, handled) values (?, ?, true) on conflict do nothing returning event_id',
-      [event.id, event.type],
-    );
     // A concurrent delivery of the same event got here first.
-    if (inserted.length === 0) return { received: true as const, handled: false };
-    await tx.execute(`update quotes set paid_at = to_timestamp(?), updated_at = now() where id = ? and paid_at is null`, [paidAtSeconds, quoteId]);
+    if (!(await recordHandledPaymentsEvent(tx, eventId, eventType))) return { received: true as const, handled: false };
+    await markQuotePaid(tx, quoteId, paidAtSeconds);
     return { received: true as const, handled: true };
   });
 }

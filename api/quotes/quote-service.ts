@@ -6,7 +6,7 @@ import { priceQuote, type PricedQuote } from './pricing/engine';
 import { PricingError } from './pricing/errors';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
 import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
-import { insertQuote, listQuotes, quoteSummary, transitionQuote, UnknownCursorError } from './quote-repository';
+import { approvedQuoteForEvent, approveQuote, insertQuote, listQuotes, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
 import type { ApprovedQuote, CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
 import { recordEvent } from '../../db/events/outbox';
 import type { EventEnvelope } from '../../db/events/catalogue';
@@ -59,18 +59,12 @@ export class QuoteService {
    */
   async approve(caller: Caller, id: string): Promise<ApprovedQuote> {
     const { approved, event } = await inTenant(this.em, caller.organizationId, async (tx) => {
-      const result = await transitionQuote(tx, id, 'approve', ', approved_by_user_id = ?, frozen_calculation = calculation', [caller.userId]);
+      const result = await approveQuote(tx, id, caller.userId);
       if (!result.moved) {
         if (!result.status) throw notFound('No such quote in this workspace.');
         throw conflict(result.status === 'APPROVED' ? 'The quote is already approved.' : `A ${result.status} quote cannot be approved; only DRAFT or SENT can.`);
       }
-      const [row] = await tx.execute<
-        { quote_number: number; status: QuoteStatus; total_amount_cents: string; total_cost_cents: string; margin_percent: string; approved_at: Date; customer_name: string | null; customer_email: string | null }[]
-      >(
-        `select q.quote_number, q.status, q.total_amount_cents, q.total_cost_cents, q.margin_percent, q.approved_at, c.name as customer_name, c.email as customer_email
-           from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
-        [id],
-      );
+      const row = await approvedQuoteForEvent(tx, id);
       const approvedAt = new Date(row!.approved_at);
       // Section 6.2's data fields, exactly.
       const event: EventEnvelope = await recordEvent(

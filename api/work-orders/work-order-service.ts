@@ -6,22 +6,10 @@ import { recordEvent } from '../../db/events/outbox';
 import type { EventEnvelope } from '../../db/events/catalogue';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../db/work-orders/status-table';
+import { insertWorkOrder, listWorkOrders, lockWorkOrder, moveWorkOrder, recordWorkOrderNote, type WorkOrderRow } from '../../db/work-orders/work-orders';
+import { quoteExists } from '../../db/quotes/quotes';
+import { userRoleAndActive } from '../../db/users';
 import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderListQuery } from './schemas';
-
-interface WorkOrderRow {
-  id: string;
-  status: WorkOrderStatus;
-  scheduled_date: string | null;
-  site_address: string | null;
-  notes: string | null;
-  assigned_technician_id: string | null;
-  quote_id: string | null;
-  dispatched_at: Date | null;
-  completed_at: Date | null;
-}
-
-// The date column comes back as text so no time zone can shift the day.
-const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 const dayAsTimestamp = (day: string | null) => (day ? `${day}T00:00:00.000Z` : null);
@@ -40,15 +28,6 @@ function toWorkOrder(row: WorkOrderRow): WorkOrder {
   };
 }
 
-/** Time columns each target status sets (the completion time is the server's, never the client's). */
-const STAMPS: Record<WorkOrderStatus, string> = {
-  DISPATCHED: 'dispatched_at = now()',
-  COMPLETED: 'completed_at = now()',
-  // Back to the queue: no longer dispatched (the history keeps when it was).
-  PENDING: 'dispatched_at = null',
-  CANCELLED: 'cancelled_at = now()',
-};
-
 /** Section 4.4 and D4. */
 export class WorkOrderService {
   constructor(
@@ -58,26 +37,13 @@ export class WorkOrderService {
 
   list(caller: Caller, query: WorkOrderListQuery): Promise<{ data: WorkOrder[] }> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const conditions: string[] = [];
-      const params: unknown[] = [];
-      if (query.status) {
-        conditions.push('status = ?');
-        params.push(query.status);
-      }
-      if (query.scheduledOn) {
-        conditions.push('scheduled_date = ?::date');
-        params.push(query.scheduledOn);
-      }
-      // D4: a technician sees only their own jobs.
-      if (caller.role === 'TECHNICIAN') {
-        conditions.push('assigned_technician_id = ?');
-        params.push(caller.userId);
-      }
-      const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
-      const rows = await tx.execute<WorkOrderRow[]>(
-        `select ${COLUMNS} from work_orders ${where} order by scheduled_date asc nulls last, created_at asc, id asc limit ?`,
-        [...params, query.limit],
-      );
+      const rows = await listWorkOrders(tx, {
+        status: query.status,
+        scheduledOn: query.scheduledOn,
+        // D4: a technician sees only their own jobs.
+        assignedTechnicianId: caller.role === 'TECHNICIAN' ? caller.userId : undefined,
+        limit: query.limit,
+      });
       return { data: rows.map(toWorkOrder) };
     });
   }
@@ -85,26 +51,23 @@ export class WorkOrderService {
   create(caller: Caller, body: CreateWorkOrderBody) {
     return inTenant(this.em, caller.organizationId, async (tx) => {
       if (body.quoteId) {
-        const [quote] = await tx.execute<{ id: string }[]>('select id from quotes where id = ?', [body.quoteId]);
-        if (!quote) throw notFound('quoteId: no such quote in this workspace.');
+        if (!(await quoteExists(tx, body.quoteId))) throw notFound('quoteId: no such quote in this workspace.');
       }
       if (body.assignedTechnicianId) {
-        const [user] = await tx.execute<{ role: string; active: boolean }[]>('select role, active from users where id = ?', [body.assignedTechnicianId]);
+        const user = await userRoleAndActive(tx, body.assignedTechnicianId);
         if (!user) throw notFound('assignedTechnicianId: no such user in this workspace.');
         if (user.role !== 'TECHNICIAN') throw badRequest('assignedTechnicianId: the assignee is not a TECHNICIAN.');
         if (!user.active) throw badRequest('assignedTechnicianId: the assignee is deactivated.');
       }
-      const [row] = await tx.execute<WorkOrderRow[]>(
-        `insert into work_orders (organization_id, status, quote_id, assigned_technician_id, scheduled_date, site_address, notes, created_by_user_id)
-         values (app_current_organization(), 'PENDING', ?, ?, ?::date, ?, ?, ?) returning ${COLUMNS}`,
-        [body.quoteId ?? null, body.assignedTechnicianId ?? null, body.scheduledDate ?? null, body.siteAddress ?? null, body.notes ?? null, caller.userId],
-      );
-      await tx.execute(
-        `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
-         values (app_current_organization(), ?, null, 'PENDING', ?, ?)`,
-        [row!.id, caller.userId, body.notes ?? null],
-      );
-      return { id: row!.id, status: row!.status, scheduled_date: dayAsTimestamp(row!.scheduled_date), assigned_technician_id: row!.assigned_technician_id };
+      const row = await insertWorkOrder(tx, {
+        quoteId: body.quoteId ?? null,
+        assignedTechnicianId: body.assignedTechnicianId ?? null,
+        scheduledDate: body.scheduledDate ?? null,
+        siteAddress: body.siteAddress ?? null,
+        notes: body.notes ?? null,
+        createdByUserId: caller.userId,
+      });
+      return { id: row.id, status: row.status, scheduled_date: dayAsTimestamp(row.scheduled_date), assigned_technician_id: row.assigned_technician_id };
     });
   }
 
@@ -121,7 +84,7 @@ export class WorkOrderService {
 
   private applyStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ result: { id: string; status: WorkOrderStatus; unchanged: boolean }; event?: EventEnvelope }> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const [row] = await tx.execute<WorkOrderRow[]>(`select ${COLUMNS} from work_orders where id = ? for update`, [id]);
+      const row = await lockWorkOrder(tx, id);
       if (!row) throw notFound('No such work order in this workspace.');
       if (caller.role === 'TECHNICIAN' && row.assigned_technician_id !== caller.userId) throw forbidden('Only the assigned technician may change this work order.');
 
@@ -130,22 +93,12 @@ export class WorkOrderService {
       if (decision.kind === 'unchanged') {
         // Notes sent with a repeated status are kept, as a note entry, not a transition.
         if (body.notes) {
-          await tx.execute(
-            `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
-             values (app_current_organization(), ?, ?, ?, ?, ?)`,
-            [id, row.status, row.status, caller.userId, body.notes],
-          );
+          await recordWorkOrderNote(tx, { workOrderId: id, status: row.status, changedByUserId: caller.userId, notes: body.notes });
         }
         return { result: { id, status: row.status, unchanged: true } };
       }
 
-      await tx.execute(`update work_orders set status = ?, ${STAMPS[body.status]}, updated_at = now() where id = ?`, [body.status, id]);
-      const [entry] = await tx.execute<{ changed_at: Date }[]>(
-        `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
-         values (app_current_organization(), ?, ?, ?, ?, ?) returning changed_at`,
-        [id, row.status, body.status, caller.userId, body.notes ?? null],
-      );
-      const changedAt = new Date(entry!.changed_at);
+      const changedAt = await moveWorkOrder(tx, { workOrderId: id, from: row.status, to: body.status, changedByUserId: caller.userId, notes: body.notes ?? null });
       // Section 6.2: no cost, margin or quote total in work-order events.
       const event = await recordEvent(
         tx,

@@ -1,17 +1,41 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PricedQuote } from './pricing/engine';
-import type { CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
-import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
+import { QUOTE_TRANSITIONS, type QuoteAction, type QuoteStatus } from './quote-status';
+import type { FrozenCalculation } from './frozen-calculation';
 
 /**
- * SQL for quotes. Every function runs inside a tenant transaction (db/tenant-scope.ts): rows
- * are written with `app_current_organization()` and read through row-level security, so nothing
- * here names or filters a tenant itself.
+ * The `quotes` table with its lines, numbers and customers. Every function runs inside a tenant
+ * transaction (db/tenant-scope.ts): rows are written with `app_current_organization()` and read
+ * through row-level security, so nothing here names or filters a tenant itself.
  */
 
+/**
+ * What a new quote is made of: the request as sent and the engine's result as priced. Only the
+ * fields stored in columns are named here; the API's CalculateBody and PricedQuote satisfy these
+ * shapes, and both are kept whole as JSON.
+ */
 export interface NewQuote {
-  body: CalculateBody;
-  priced: PricedQuote;
+  body: {
+    customer?: { name: string; email?: string | undefined } | undefined;
+    marginOverride?: { reason: string } | undefined;
+    lineItems: readonly {
+      reference?: string | undefined;
+      widthInches: number;
+      dropInches: number;
+      quantity: number;
+      fabricSkuCode: string;
+      hardwareSkuCode: string;
+      motorSkuCode?: string | undefined;
+      trimSkuCode?: string | undefined;
+    }[];
+  };
+  priced: {
+    labor_tier: { code: string };
+    margin_floor: string;
+    applied_margin: string;
+    floor_overridden: boolean;
+    totals: { cost_cents: number; amount_cents: number; margin_percent: string };
+    line_items: readonly { cost_cents: number; price_cents: number }[];
+  };
   revisionId: string;
   createdByUserId: string;
 }
@@ -29,7 +53,7 @@ async function nextQuoteNumber(em: EntityManager): Promise<number> {
   return row!.last_number;
 }
 
-async function upsertCustomer(em: EntityManager, customer: NonNullable<CalculateBody['customer']>): Promise<string> {
+async function upsertCustomer(em: EntityManager, customer: NonNullable<NewQuote['body']['customer']>): Promise<string> {
   const [row] = customer.email
     ? await em.execute<{ id: string }[]>(
         `insert into customers (organization_id, name, email) values (app_current_organization(), ?, ?)
@@ -84,6 +108,24 @@ export async function insertQuote(em: EntityManager, quote: NewQuote): Promise<{
   return { id: quoteId, quoteNumber, status: 'DRAFT' };
 }
 
+/** Section 4.3's QuoteSummary (the API's schema type is checked against it where it is used). */
+export interface QuoteSummaryRecord {
+  id: string;
+  quote_number: number;
+  status: QuoteStatus;
+  total_amount_cents: number;
+  margin_percent: string;
+  customer_name: string | null;
+  created_at: string;
+  created_by: { id: string; name: string; email: string } | null;
+}
+
+export interface QuoteListFilter {
+  status?: QuoteStatus | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
 interface SummaryRow {
   id: string;
   quote_number: number;
@@ -104,7 +146,7 @@ const SUMMARY_SELECT = `
     left join customers c on c.id = q.customer_id
     left join users u on u.id = q.created_by_user_id`;
 
-function toSummary(row: SummaryRow): QuoteSummary {
+function toSummary(row: SummaryRow): QuoteSummaryRecord {
   return {
     id: row.id,
     quote_number: row.quote_number,
@@ -124,7 +166,7 @@ export class UnknownCursorError extends Error {}
  * and the next page is everything strictly older in that order, so quotes created meanwhile
  * (newer) never shift or repeat what is left.
  */
-export async function listQuotes(em: EntityManager, query: QuoteListQuery): Promise<{ data: QuoteSummary[]; next_cursor: string | null }> {
+export async function listQuotes(em: EntityManager, query: QuoteListFilter): Promise<{ data: QuoteSummaryRecord[]; next_cursor: string | null }> {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (query.status) {
@@ -143,10 +185,12 @@ export async function listQuotes(em: EntityManager, query: QuoteListQuery): Prom
   return { data: page, next_cursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
 }
 
-export async function quoteSummary(em: EntityManager, id: string): Promise<QuoteSummary | undefined> {
+export async function quoteSummary(em: EntityManager, id: string): Promise<QuoteSummaryRecord | undefined> {
   const [row] = await em.execute<SummaryRow[]>(`${SUMMARY_SELECT} where q.id = ?`, [id]);
   return row ? toSummary(row) : undefined;
 }
+
+export type TransitionResult = { moved: true } | { moved: false; status: QuoteStatus | undefined };
 
 /**
  * Applies one row of QUOTE_TRANSITIONS atomically: the update names the allowed source states,
@@ -159,7 +203,7 @@ export async function transitionQuote(
   action: QuoteAction,
   extraAssignments = '',
   extraParams: unknown[] = [],
-): Promise<{ moved: true } | { moved: false; status: QuoteStatus | undefined }> {
+): Promise<TransitionResult> {
   const rule = QUOTE_TRANSITIONS[action];
   const updated = await em.execute<{ id: string }[]>(
     `update quotes set status = ?, ${rule.stamp} = now(), updated_at = now()${extraAssignments}
@@ -169,4 +213,73 @@ export async function transitionQuote(
   if (updated.length) return { moved: true };
   const [found] = await em.execute<{ status: QuoteStatus }[]>('select status from quotes where id = ?', [id]);
   return { moved: false, status: found?.status };
+}
+
+/** D3: approval records who approved and freezes the calculation as priced, in the same update. */
+export function approveQuote(em: EntityManager, id: string, approvedByUserId: string): Promise<TransitionResult> {
+  return transitionQuote(em, id, 'approve', ', approved_by_user_id = ?, frozen_calculation = calculation', [approvedByUserId]);
+}
+
+/** What section 6.2's `quote.approved` event says of a quote just approved. */
+export interface ApprovedQuoteRow {
+  quote_number: number;
+  status: QuoteStatus;
+  total_amount_cents: string;
+  total_cost_cents: string;
+  margin_percent: string;
+  approved_at: Date;
+  customer_name: string | null;
+  customer_email: string | null;
+}
+
+export async function approvedQuoteForEvent(em: EntityManager, id: string): Promise<ApprovedQuoteRow | undefined> {
+  const [row] = await em.execute<ApprovedQuoteRow[]>(
+    `select q.quote_number, q.status, q.total_amount_cents, q.total_cost_cents, q.margin_percent, q.approved_at, c.name as customer_name, c.email as customer_email
+       from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
+    [id],
+  );
+  return row;
+}
+
+export async function quoteExists(em: EntityManager, id: string): Promise<boolean> {
+  const [quote] = await em.execute<{ id: string }[]>('select id from quotes where id = ?', [id]);
+  return quote !== undefined;
+}
+
+/**
+ * D3: the tenant's DRAFT and SENT quotes older than its validity period become EXPIRED, stamped
+ * with `now`; exactly the states the transition table lets `expire` move. Returns how many moved.
+ */
+export async function expireStaleQuotesOfTenant(em: EntityManager, now: Date): Promise<number> {
+  const rule = QUOTE_TRANSITIONS.expire;
+  const moved = await em.execute<{ id: string }[]>(
+    `update quotes set status = ?, ${rule.stamp} = ?, updated_at = ?
+      where status in (${rule.from.map(() => '?').join(', ')})
+        and created_at < ?::timestamptz - make_interval(days => (select quote_validity_days from organizations where id = app_current_organization()))
+      returning id`,
+    [rule.to, now, now, ...rule.from, now],
+  );
+  return moved.length;
+}
+
+/** An approved quote as invoicing reads it: the calculation frozen at approval (D3) and its customer. */
+export interface FrozenQuoteRow {
+  id: string;
+  quote_number: number;
+  status: string;
+  frozen_calculation: FrozenCalculation | null;
+  approved_at: Date | null;
+  customer_id: string | null;
+  name: string | null;
+  email: string | null;
+  payments_customer_id: string | null;
+}
+
+export async function frozenQuoteRow(em: EntityManager, id: string): Promise<FrozenQuoteRow | undefined> {
+  const [row] = await em.execute<FrozenQuoteRow[]>(
+    `select q.id, q.quote_number, q.status, q.frozen_calculation, q.approved_at, c.id as customer_id, c.name, c.email, c.payments_customer_id
+       from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
+    [id],
+  );
+  return row;
 }

@@ -1,0 +1,69 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Section 3.4's store, the `sync_records` table. `attempts` counts the times we called the
+ * provider for a record; an attempt in flight leaves the row PENDING. Every function runs inside
+ * the record's tenant transaction (db/tenant-scope.ts).
+ */
+
+export type SyncProvider = 'PAYMENTS' | 'ACCOUNTING' | 'CRM';
+export type SyncStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'SKIPPED';
+
+/** What each provider's leg writes for a quote; the store is unique per (tenant, provider, entity, quote). */
+export const ENTITY_TYPE: Record<SyncProvider, string> = { PAYMENTS: 'invoice', ACCOUNTING: 'invoice', CRM: 'opportunity' };
+
+export interface SyncRecordKey {
+  quoteId: string;
+  provider: SyncProvider;
+}
+
+/** One more attempt is about to call the provider. */
+export function beginSyncAttempt(em: EntityManager, ref: SyncRecordKey): Promise<void> {
+  return upsert(em, ref, `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'PENDING' end, attempts = sync_records.attempts + 1`, 'PENDING', 1);
+}
+
+export function syncSucceeded(em: EntityManager, ref: SyncRecordKey & { externalId: string; amountCents: number | null }): Promise<void> {
+  return upsert(em, ref, `status = 'SUCCEEDED', external_id = ?, amount_cents = ?, last_error = null, synced_at = now()`, 'SUCCEEDED', 0, [ref.externalId, ref.amountCents]);
+}
+
+export function syncFailed(em: EntityManager, ref: SyncRecordKey & { lastError: string }): Promise<void> {
+  // A record that already succeeded stays succeeded: a late failure of a repeated call cannot undo it.
+  return upsert(em, ref, `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'FAILED' end, last_error = ?`, 'FAILED', 0, [ref.lastError.slice(0, 2000)]);
+}
+
+export function syncSkipped(em: EntityManager, ref: SyncRecordKey & { reason: string }): Promise<void> {
+  return upsert(em, ref, `last_error = ?`, 'SKIPPED', 0, [ref.reason]);
+}
+
+async function upsert(em: EntityManager, ref: SyncRecordKey, onConflict: string, initialStatus: SyncStatus, initialAttempts: number, params: unknown[] = []): Promise<void> {
+  const initial = initialStatus === 'SUCCEEDED' ? { external: params[0] ?? null, amount: params[1] ?? null, error: null } : { external: null, amount: null, error: params[0] ?? null };
+  await em.execute(
+    `insert into sync_records (organization_id, provider, entity_type, quote_id, local_id, status, attempts, external_id, amount_cents, last_error, synced_at)
+     values (app_current_organization(), ?, ?, ?, ?, ?, ?, ?, ?, ?, case when ? = 'SUCCEEDED' then now() end)
+     on conflict (organization_id, provider, entity_type, quote_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
+    [ref.provider, ENTITY_TYPE[ref.provider], ref.quoteId, ref.quoteId, initialStatus, initialAttempts, initial.external, initial.amount, initial.error, initialStatus, ...params],
+  );
+}
+
+export interface SyncRecordRow {
+  id: string;
+  provider: SyncProvider;
+  entity_type: string;
+  local_id: string;
+  external_id: string | null;
+  status: SyncStatus;
+  attempts: number;
+  amount_cents: string | number | null;
+  last_error: string | null;
+  synced_at: Date | null;
+}
+
+/** The sync log, most recent attempts first, optionally of one provider. */
+export function listSyncRecords(em: EntityManager, query: { provider?: SyncProvider | undefined; limit: number }): Promise<SyncRecordRow[]> {
+  return em.execute<SyncRecordRow[]>(
+    `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at
+       from sync_records ${query.provider ? 'where provider = ?' : ''}
+      order by updated_at desc, id desc limit ?`,
+    query.provider ? [query.provider, query.limit] : [query.limit],
+  );
+}

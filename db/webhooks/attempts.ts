@@ -1,0 +1,84 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EndpointSecretsRow } from './endpoint-secrets';
+
+/**
+ * One attempt of one delivery (section 6.3): what it reads before sending and what it records
+ * after, in `webhook_delivery_attempts` and its delivery row. Every function runs inside the
+ * delivery's tenant transaction.
+ */
+
+export type DeliveryForAttempt = EndpointSecretsRow & {
+  delivery_status: string;
+  event_id: string;
+  event: string;
+  payload: string;
+  url: string;
+  endpoint_status: string;
+};
+
+/** The delivery with its fixed payload and its endpoint's address and secrets; none once the endpoint is deleted. */
+export async function deliveryForAttempt(em: EntityManager, deliveryId: string): Promise<DeliveryForAttempt | undefined> {
+  const [row] = await em.execute<DeliveryForAttempt[]>(
+    `select d.status as delivery_status, d.event_id, d.event, coalesce(o.payload, o.envelope::text) as payload,
+            e.id, e.url, e.status as endpoint_status, e.secret_ciphertext, e.secret_key_id,
+            e.previous_secret_ciphertext, e.previous_secret_key_id, e.previous_secret_expires_at
+       from webhook_deliveries d
+       join webhook_endpoints e on e.id = d.endpoint_id
+       join outbox_events o on o.id = d.event_id
+      where d.id = ?`,
+    [deliveryId],
+  );
+  return row;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  endpointId: string;
+  eventId: string;
+  event: string;
+  attempt: number;
+  outcome: string;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+}
+
+/** Logs the attempt and brings its delivery up to date; a delivered attempt marks the delivery delivered. */
+export async function recordDeliveryAttempt(em: EntityManager, attempt: AttemptRecord): Promise<void> {
+  await em.execute(
+    `insert into webhook_delivery_attempts (organization_id, delivery_id, endpoint_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt)
+     values (app_current_organization(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [attempt.deliveryId, attempt.endpointId, attempt.eventId, attempt.event, attempt.attempt, attempt.outcome, attempt.responseStatus, attempt.error, attempt.durationMs, attempt.responseExcerpt],
+  );
+  const delivered = attempt.outcome === 'delivered' ? 'delivered' : null;
+  await em.execute(
+    `update webhook_deliveries set attempts = ?, last_error = ?, updated_at = clock_timestamp(),
+            status = coalesce(?, status), delivered_at = case when ? = 'delivered' then clock_timestamp() else delivered_at end
+      where id = ?`,
+    [attempt.attempt, attempt.error, delivered, delivered, attempt.deliveryId],
+  );
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  event: string;
+  attempt: number;
+  outcome: 'delivered' | 'retryable_failure' | 'permanent_failure';
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  attempted_at: Date;
+}
+
+/** An endpoint's attempts, newest first. */
+export function attemptsOfEndpoint(em: EntityManager, endpointId: string, limit: number): Promise<AttemptRow[]> {
+  return em.execute<AttemptRow[]>(
+    `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at
+       from webhook_delivery_attempts where endpoint_id = ? order by attempted_at desc, id desc limit ?`,
+    [endpointId, limit],
+  );
+}
