@@ -1,8 +1,8 @@
 // The shared fault-injection and request-log machinery, exercised over plain HTTP against one of
 // the fakes (which fake does not matter: they share the pipeline).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FaultInjector, faults } from '../fakes/faults';
-import { SalesforceFake } from '../fakes/salesforce-fake';
+import { FaultInjector, faults } from '../../scripts/sandboxes/faults';
+import { SalesforceFake } from '../../scripts/sandboxes/salesforce-fake';
 
 let fake: SalesforceFake;
 let close: () => Promise<void>;

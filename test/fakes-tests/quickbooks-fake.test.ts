@@ -3,8 +3,8 @@
 // through the v3 REST API with `requestid` idempotency and QBO fault bodies.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OAuthClient from 'intuit-oauth';
-import { QuickBooksFake, DEFAULT_QBO_CLIENT } from '../fakes/quickbooks-fake';
-import { faults } from '../fakes/faults';
+import { QuickBooksFake, DEFAULT_QBO_CLIENT } from '../../scripts/sandboxes/quickbooks-fake';
+import { faults } from '../../scripts/sandboxes/faults';
 
 const REALM_A = '9341452000000001';
 const REALM_B = '9341452000000002';

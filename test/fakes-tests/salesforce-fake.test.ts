@@ -3,8 +3,8 @@
 // INVALID_SESSION_ID), revocation, multiple orgs, error bodies and injected faults.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import jsforce from 'jsforce';
-import { SalesforceFake, DEFAULT_SF_APP } from '../fakes/salesforce-fake';
-import { faults } from '../fakes/faults';
+import { SalesforceFake, DEFAULT_SF_APP } from '../../scripts/sandboxes/salesforce-fake';
+import { faults } from '../../scripts/sandboxes/faults';
 
 const REDIRECT = DEFAULT_SF_APP.redirectUris[0] as string;
 const VERSION = '62.0';

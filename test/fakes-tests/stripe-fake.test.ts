@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { StripeFake, signedInvoicePaidEvent, signStripeEvent, buildStripeEvent } from '../fakes/stripe-fake';
-import { faults } from '../fakes/faults';
+import { StripeFake, signedInvoicePaidEvent, signStripeEvent, buildStripeEvent } from '../../scripts/sandboxes/stripe-fake';
+import { faults } from '../../scripts/sandboxes/faults';
 
 const KEY = 'sk_test_shadeofficeFakeKey0001';
 const OTHER_TENANT_KEY = 'sk_test_shadeofficeFakeKey0002';

@@ -5,7 +5,7 @@ import { createTenant, giveRateCard, ownerPool, type Tenant } from '../support/o
 import { twoWindows } from '../support/quote-requests';
 import { startTemporalHarness, type TemporalHarness } from '../support/temporal-harness';
 import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../support/integration-fakes';
-import { faults } from '../fakes/faults';
+import { faults } from '../../scripts/sandboxes/faults';
 import { approvalWorkflowId } from '../../api/temporal/event-workflows';
 import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';
 import { salesTaxCents } from '../../api/quotes/sales-tax';

@@ -4,7 +4,7 @@ import { startApi, type ApiHarness } from '../support/api-harness';
 import { createTenant, ownerPool, type Tenant } from '../support/owner-db';
 import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../support/temporal-harness';
 import { consent, connectUrl, followCallback, startIntegrationFakes, visitConsent, workerIntegrations, type IntegrationFakes } from '../support/integration-fakes';
-import { DEFAULT_REALM_ID } from '../fakes/quickbooks-fake';
+import { DEFAULT_REALM_ID } from '../../scripts/sandboxes/quickbooks-fake';
 import { IntegrationWorkflows } from '../../api/temporal/integration-workflows';
 import { integrationRefreshWorkflowId } from '../../workflows/integration-token-refresh';
 import { CredentialCipher } from '../../api/security/credential-cipher';

@@ -16,8 +16,8 @@ import { startApi, type ApiHarness } from '../support/api-harness';
 import { sandboxUser } from '../support/owner-db';
 import { twoWindows } from '../support/quote-requests';
 import { TEST_TIMING } from '../support/temporal-harness';
-import { StripeFake } from '../fakes/stripe-fake';
-import { faults } from '../fakes/faults';
+import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { faults } from '../../scripts/sandboxes/faults';
 
 /**
  * The worker process (worker/main.ts, as `npm start` runs it) is killed in the middle of the

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { QuickBooksFake, DEFAULT_QBO_CLIENT, type QuickBooksFakeOptions } from '../fakes/quickbooks-fake';
-import { SalesforceFake, DEFAULT_SF_APP, type SalesforceFakeOptions } from '../fakes/salesforce-fake';
+import { QuickBooksFake, DEFAULT_QBO_CLIENT, type QuickBooksFakeOptions } from '../../scripts/sandboxes/quickbooks-fake';
+import { SalesforceFake, DEFAULT_SF_APP, type SalesforceFakeOptions } from '../../scripts/sandboxes/salesforce-fake';
 import type { ApiHarness } from './api-harness';
 import { createOAuthProviders } from '../../api/integrations/providers';
 import { CredentialCipher } from '../../api/security/credential-cipher';

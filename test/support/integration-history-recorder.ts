@@ -4,8 +4,8 @@ import { startApi } from './api-harness';
 import { createTenant, ownerPool } from './owner-db';
 import { startTemporalHarness } from './temporal-harness';
 import { consent, startIntegrationFakes, storedTokens, workerIntegrations } from './integration-fakes';
-import { faults } from '../fakes/faults';
-import { DEFAULT_QBO_CLIENT } from '../fakes/quickbooks-fake';
+import { faults } from '../../scripts/sandboxes/faults';
+import { DEFAULT_QBO_CLIENT } from '../../scripts/sandboxes/quickbooks-fake';
 import { IntegrationWorkflows } from '../../api/temporal/integration-workflows';
 import { integrationRefreshWorkflowId } from '../../workflows/integration-token-refresh';
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { startApi, type ApiHarness } from './api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from './owner-db';
 import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from './temporal-harness';
-import { StripeFake } from '../fakes/stripe-fake';
+import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { createStripeClient } from '../../activities/payments/stripe-client';
 import { InvoiceRunner } from '../../api/temporal/invoice-runner';
 import { SANDBOX_RATE_CARD } from '../../api/quotes/pricing/sandbox-rate-cards';

@@ -2,7 +2,7 @@
 // for tests. Point stripe-node at it with
 //   new Stripe(key, { host: '127.0.0.1', port, protocol: 'http' })
 // where `port` comes from the URL returned by start(). Each distinct test-mode secret key is its
-// own Stripe account. See test/fakes/faults.ts for fault injection and the request log.
+// own Stripe account. See scripts/sandboxes/faults.ts for fault injection and the request log.
 import { HttpFake, json } from './core/http-fake';
 import { randomAlnum } from './core/random';
 import type { FakeRequest, FakeResponse, StartedFake } from './core/http-fake';

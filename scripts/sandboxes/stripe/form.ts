@@ -197,7 +197,7 @@ function parseObject(spec: ObjectSpec, raw: FormObject, path: string[]): Record<
       if (spec.unmodeled?.includes(key)) {
         // Stripe accepts this parameter but the fake does not reproduce its effect; failing loudly
         // beats pretending it worked.
-        throw paramError(`stripe-fake does not emulate parameter: ${name} (Stripe accepts it; extend test/fakes/stripe to use it)`, name);
+        throw paramError(`stripe-fake does not emulate parameter: ${name} (Stripe accepts it; extend scripts/sandboxes/stripe to use it)`, name);
       }
       throw paramError(`Received unknown parameter: ${name}`, name, 'parameter_unknown');
     }

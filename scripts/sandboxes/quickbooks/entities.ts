@@ -60,7 +60,7 @@ function checkProperties(
     const tolerate = tolerated[key];
     if (tolerate?.(value, mode)) continue;
     if (tolerate || unmodeled.has(key)) {
-      throw new QboFault(400, '2010', 'Request has invalid or unsupported property', `quickbooks-fake does not emulate ${entityClass}.${key}=${JSON.stringify(value)}; extend test/fakes/quickbooks to use it`);
+      throw new QboFault(400, '2010', 'Request has invalid or unsupported property', `quickbooks-fake does not emulate ${entityClass}.${key}=${JSON.stringify(value)}; extend scripts/sandboxes/quickbooks to use it`);
     }
     throw qboFaults.unsupportedProperty(entityClass, key);
   }
