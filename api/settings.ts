@@ -45,6 +45,10 @@ export const settingsSchema = z.object({
     .preprocess(blankAsUndefined, z.string().optional())
     .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
   OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: flag(false),
+  // The narrow development allowance: loopback receivers (127.0.0.0/8, ::1, localhost) over http
+  // or https, every other non-public address still refused. `npm start` turns it on in
+  // development for `npm run webhooks:listen`; refused in production, like the setting above.
+  OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: flag(false),
   SEED_SANDBOX: flag(true),
   BUILD_COMMIT: optionalSecret,
   BUILD_REF: optionalSecret,
@@ -64,8 +68,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(`invalid settings: ${problems}`);
   }
   const settings = parsed.data;
-  if (settings.NODE_ENV === 'production' && settings.DATABASE_APP_PASSWORD === 'shade_app_local_only') {
-    throw new SettingsError('invalid settings: DATABASE_APP_PASSWORD must be set in production');
+  if (settings.NODE_ENV === 'production') {
+    if (settings.DATABASE_APP_PASSWORD === 'shade_app_local_only') throw new SettingsError('invalid settings: DATABASE_APP_PASSWORD must be set in production');
+    // D6's guard is never weakened in production, whatever a copied .env says.
+    if (settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS) throw new SettingsError('invalid settings: OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS is for development and tests only');
+    if (settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK) throw new SettingsError('invalid settings: OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK is for development and tests only');
   }
   return settings;
 }
