@@ -17,9 +17,15 @@ const database = withDatabaseName(process.env.DATABASE_URL!, `shade_stack_${rand
 let child: ChildProcess | undefined;
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  // On a failure, Ctrl-C first: SIGKILL would leave the worker and the API it started running.
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000).unref())]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
   await dropDatabase(database);
-});
+}, 60_000);
 
 describe('npm start (scripts/start.ts)', () => {
   it('brings the stack up, prints its addresses, and stops cleanly on Ctrl-C', async () => {
