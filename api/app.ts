@@ -112,6 +112,7 @@ export function createApp(deps: AppDependencies): Express {
       em: deps.em,
       cipher,
       allowPrivateNetworks: deps.settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
+      allowLoopback: deps.settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK,
       resolve: deps.resolver,
       deliveries: deps.events?.webhooks,
     }),

@@ -2,10 +2,10 @@
 // (the first run of a fresh clone has no node_modules yet, so no Node 24 either): plain
 // JavaScript, built-ins only. It installs dependencies when they are missing or stale, then
 // hands over to the TypeScript entry point on the Node 24 that the `node` dev dependency ships.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { installState, recordInstall } from './install-state.mjs';
+import { installDependencies, installState, recordInstall } from './install-state.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
@@ -14,12 +14,8 @@ const entries = { start: 'scripts/start.ts', test: 'scripts/test.ts' };
 function ensureDependencies() {
   const state = installState(root);
   if (state === 'current') return;
-  console.log(state === 'stale' ? '[setup] dependencies changed: running npm ci ...' : '[setup] installing dependencies (npm ci, about a minute) ...');
-  const result = spawnSync('npm', ['ci', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) {
-    console.error('[setup] npm ci failed; see the output above.');
-    process.exit(result.status ?? 1);
-  }
+  const status = installDependencies(root, state);
+  if (status !== 0) process.exit(status);
   recordInstall(root);
 }
 

@@ -1,5 +1,5 @@
 import { loadDotEnv } from './infra/dotenv';
-import { say } from './infra/log';
+import { say, step } from './infra/log';
 import { loadSettings } from '../activities/runtime/settings';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
@@ -10,10 +10,6 @@ import { seedSandbox } from '../db/seed';
  */
 loadDotEnv();
 const settings = loadSettings();
-say('applying migrations');
-await migrate(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
-if (settings.SEED_SANDBOX) {
-  say('seeding the sandbox tenants (D1)');
-  await seedSandbox(settings.DATABASE_URL);
-}
+await step('migrations', () => migrate(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD));
+if (settings.SEED_SANDBOX) await step('sandbox tenants (D1 seed)', () => seedSandbox(settings.DATABASE_URL));
 say('database is up to date');

@@ -1,21 +1,27 @@
 import type { ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { loadDotEnv } from './infra/dotenv';
 import { provideDatabase } from './infra/database';
 import { provideTemporal } from './infra/temporal';
 import { developmentSecrets } from './infra/secrets';
 import { startService, stopService } from './infra/processes';
-import { say } from './infra/log';
+import { say, seconds, step } from './infra/log';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 import { loadSettings } from '../activities/runtime/settings';
+import { redirectUri } from '../activities/integrations/providers';
 import { runRoundTrip } from './infra/round-trip';
+import { sandboxesWanted, startSandboxes, type RunningSandboxes } from './sandboxes/sandboxes';
+import { startBanner } from './infra/start-banner';
 
 /**
  * `npm start`: everything a newcomer needs, in the foreground. PostgreSQL and Temporal unless
- * configured, migrations, the D1 sandbox seed, then the worker and the API. Ctrl-C stops what
- * this started, in reverse order.
+ * configured, migrations, the D1 sandbox seed, a local sandbox of each provider without keys,
+ * then the worker and the API. One line per step with its time, then a banner saying what to
+ * try first. Ctrl-C stops what this started, in reverse order.
  */
 loadDotEnv();
+const startedAt = performance.now();
 const cleanups: (() => Promise<void>)[] = [];
 let shuttingDown = false;
 
@@ -31,26 +37,47 @@ async function shutdown(code: number): Promise<never> {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
+/** Development conveniences, each only where the environment does not say otherwise. */
+function developmentDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
+  if (env.NODE_ENV === 'production') return {};
+  const defaults: Record<string, string> = {};
+  // Request logs stay available (LOG_LEVEL=info npm start); by default the terminal stays readable.
+  if (!env.LOG_LEVEL) defaults.LOG_LEVEL = 'warn';
+  // D6's narrow development allowance: deliveries to loopback receivers (npm run webhooks:listen).
+  if (!env.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK) defaults.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK = 'true';
+  return defaults;
+}
+
 try {
-  const database = await provideDatabase({ purpose: 'start', databaseName: 'shade_office' });
+  const database = await step('PostgreSQL', () => provideDatabase({ purpose: 'start', databaseName: 'shade_office' }), (d) => d.description);
   cleanups.push(() => database.stop());
-  const temporal = await provideTemporal({ purpose: 'start' });
+  const temporal = await step('Temporal', () => provideTemporal({ purpose: 'start' }), (t) => t.description);
   cleanups.push(() => temporal.stop());
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...developmentSecrets(),
+    ...developmentDefaults(process.env),
     DATABASE_URL: database.url,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
   };
-  const settings = loadSettings(env);
-  say('applying migrations');
-  await migrate(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
-  if (settings.SEED_SANDBOX) {
-    say('seeding the sandbox tenants (D1)');
-    await seedSandbox(settings.DATABASE_URL);
+  const base = loadSettings(env);
+  await step('migrations', () => migrate(base.DATABASE_URL, base.DATABASE_APP_PASSWORD));
+  if (base.SEED_SANDBOX) await step('sandbox tenants (D1 seed)', () => seedSandbox(base.DATABASE_URL));
+
+  const wanted = sandboxesWanted(env);
+  let sandboxes: RunningSandboxes | undefined;
+  if (wanted.length > 0) {
+    sandboxes = await step(
+      'provider sandboxes',
+      () => startSandboxes({ slugs: wanted, redirectUri: (provider) => redirectUri(base, provider), basePort: Number(env.PROVIDER_SANDBOX_PORT ?? 4010) }),
+      (s) => s.endpoints.map((e) => `${e.slug} ${e.url}`).join(', '),
+    );
+    cleanups.push(() => sandboxes!.close());
   }
+  Object.assign(env, sandboxes?.env ?? { PROVIDER_SANDBOXES: '' });
+  const settings = loadSettings(env);
 
   const children: ChildProcess[] = [];
   const watch = (name: string, child: ChildProcess) => {
@@ -63,26 +90,16 @@ try {
       }
     });
   };
-  say('starting the worker (bundling workflows takes a few seconds)');
-  watch('worker', startService('worker/main.ts', env));
-  watch('api', startService('api/main.ts', env));
-
-  await runRoundTrip({ address: temporal.address, namespace: temporal.namespace, taskQueue: settings.TEMPORAL_TASK_QUEUE });
   const api = `http://127.0.0.1:${settings.PORT}`;
-  await waitForHealth(`${api}/api/health`);
-  process.stderr.write(
-    [
-      '',
-      'Shade Office is up.',
-      `  API               ${api}`,
-      `  OpenAPI document  ${api}/openapi.json`,
-      `  API reference     ${api}/docs`,
-      `  Temporal web UI   ${temporal.uiUrl ?? '(not started here: TEMPORAL_ADDRESS is set)'}`,
-      `  Sandbox login     workspace "sandbox", admin@sandbox.test / Sandbox!2026 (see README)`,
-      'Press Ctrl-C to stop everything.',
-      '',
-    ].join('\n') + '\n',
-  );
+  await step('worker and API (bundling the workflows takes a few seconds)', async () => {
+    watch('worker', startService('worker/main.ts', env));
+    watch('api', startService('api/main.ts', env));
+    // A workflow round trip proves the worker polls; the health check, that the API answers.
+    await runRoundTrip({ address: temporal.address, namespace: temporal.namespace, taskQueue: settings.TEMPORAL_TASK_QUEUE });
+    await waitForHealth(`${api}/api/health`);
+  }, () => `a workflow round trip completed, ${api} answers`);
+
+  process.stderr.write(startBanner({ api, settings, temporalUiUrl: temporal.uiUrl, sandboxes: sandboxes?.endpoints ?? [], readyIn: seconds(startedAt) }));
 } catch (error) {
   say(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
   await shutdown(1);

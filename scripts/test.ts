@@ -5,7 +5,7 @@ import { provideTemporal } from './infra/temporal';
 import { run } from './infra/processes';
 import { ensureStripeMock } from './infra/stripe-mock';
 import { projectRoot } from './infra/paths';
-import { say } from './infra/log';
+import { say, step } from './infra/log';
 import { migrate, dropDatabase } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 import { checkLayers, checkPromises, CHECKED_FOLDERS } from './lint/checks';
@@ -18,12 +18,8 @@ import { checkLayers, checkPromises, CHECKED_FOLDERS } from './lint/checks';
 const jestArgs = process.argv.slice(2);
 const bin = (name: string) => join(projectRoot, 'node_modules', '.bin', name);
 
-say('type-checking the whole tree (tsc --noEmit)');
-const tscCode = await run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
-if (tscCode !== 0) {
-  say('type-check failed');
-  process.exit(tscCode);
-}
+const tscCode = await step('type-check (tsc --noEmit)', () => run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']), (code) => (code === 0 ? 'clean' : 'FAILED, see above'));
+if (tscCode !== 0) process.exit(tscCode);
 
 // The layer rules and the promise rules (scripts/lint/), before anything slower runs.
 for (const [name, check] of [
@@ -40,17 +36,18 @@ for (const [name, check] of [
 }
 
 const databaseName = `shade_test_${Date.now()}_${process.pid}`;
-const database = await provideDatabase({ purpose: 'test', databaseName });
+const database = await step('PostgreSQL', () => provideDatabase({ purpose: 'test', databaseName }), (d) => d.description);
 let temporal: Awaited<ReturnType<typeof provideTemporal>> | undefined;
 let exitCode = 1;
 try {
   const appPassword = randomBytes(18).toString('base64url');
-  say(`migrating and seeding ${databaseName}`);
-  await migrate(database.url, appPassword);
-  await seedSandbox(database.url);
-  temporal = await provideTemporal({ purpose: 'test' });
+  await step(`migrations and seed of ${databaseName}`, async () => {
+    await migrate(database.url, appPassword);
+    await seedSandbox(database.url);
+  });
+  temporal = await step('Temporal', () => provideTemporal({ purpose: 'test' }), (t) => t.description);
   // Stripe's own mock: proves our payments requests are ones Stripe's API accepts.
-  const stripeMock = await ensureStripeMock();
+  const stripeMock = await step('stripe-mock', () => ensureStripeMock(), (path) => path);
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -33,7 +33,7 @@ const worker = await createWorker({
     logger,
     payments,
     integrations: { providers: createOAuthProviders(settings), cipher },
-    webhooks: { cipher, allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS },
+    webhooks: { cipher, allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS, allowLoopback: settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK },
   },
 });
 

@@ -40,7 +40,16 @@ export function missingSettings(connector: ConnectorDefinition, settings: Settin
   return connector.requiredSettings.filter((name) => !settings[name]);
 }
 
-export function readinessOf(connector: ConnectorDefinition, settings: Settings): { readiness: Readiness; summary: string } {
-  const readiness = missingSettings(connector, settings).length === 0 ? connector.readyAs : 'operator_credentials_missing';
-  return { readiness, summary: SUMMARIES[readiness] };
+// npm start's local stand-ins (scripts/sandboxes) are ready like real providers, and say so.
+const SANDBOX = 'Local sandbox started by npm start, not the real provider: nothing leaves this machine, and its state is forgotten when the stack stops.';
+const SANDBOX_SUMMARIES: Record<Exclude<Readiness, 'operator_credentials_missing'>, string> = {
+  awaiting_tenant_consent: `${SANDBOX} Each workspace connects on the sandbox's own consent page.`,
+  platform_account_live: `${SANDBOX} Payments run through the platform's sandbox account.`,
+};
+
+export function readinessOf(connector: ConnectorDefinition, settings: Settings): { readiness: Readiness; summary: string; sandbox: boolean } {
+  if (missingSettings(connector, settings).length > 0) return { readiness: 'operator_credentials_missing', summary: SUMMARIES.operator_credentials_missing, sandbox: false };
+  const readiness = connector.readyAs;
+  const sandbox = settings.PROVIDER_SANDBOXES.includes(connector.slug);
+  return { readiness, summary: sandbox ? SANDBOX_SUMMARIES[readiness] : SUMMARIES[readiness], sandbox };
 }

@@ -45,6 +45,16 @@ export const settingsSchema = z.object({
     .preprocess(blankAsUndefined, z.string().optional())
     .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
   OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: flag(false),
+  // The narrow development allowance: loopback receivers (127.0.0.0/8, ::1, localhost) over http
+  // or https, every other non-public address still refused. `npm start` turns it on in
+  // development for `npm run webhooks:listen`; refused in production, like the setting above.
+  OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: flag(false),
+  // Which providers are npm start's local sandboxes (scripts/sandboxes), set by the launcher
+  // itself so that /api/connectors can say so. Informative only; refused in production.
+  PROVIDER_SANDBOXES: z
+    .preprocess(blankAsUndefined, z.string().optional())
+    .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['payments', 'accounting', 'crm']))),
   SEED_SANDBOX: flag(true),
   BUILD_COMMIT: optionalSecret,
   BUILD_REF: optionalSecret,
@@ -64,8 +74,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(`invalid settings: ${problems}`);
   }
   const settings = parsed.data;
-  if (settings.NODE_ENV === 'production' && settings.DATABASE_APP_PASSWORD === 'shade_app_local_only') {
-    throw new SettingsError('invalid settings: DATABASE_APP_PASSWORD must be set in production');
+  if (settings.NODE_ENV === 'production') {
+    if (settings.DATABASE_APP_PASSWORD === 'shade_app_local_only') throw new SettingsError('invalid settings: DATABASE_APP_PASSWORD must be set in production');
+    // D6's guard is never weakened in production, whatever a copied .env says.
+    if (settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS) throw new SettingsError('invalid settings: OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS is for development and tests only');
+    if (settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK) throw new SettingsError('invalid settings: OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK is for development and tests only');
+    if (settings.PROVIDER_SANDBOXES.length > 0) throw new SettingsError('invalid settings: PROVIDER_SANDBOXES: production never runs the local provider sandboxes');
+  }
+  // In development a checkout without return_url comes back to this deployment's own origin, so
+  // trying checkout needs no setting; elsewhere the allowlist is the operator's to give.
+  if (settings.NODE_ENV === 'development' && settings.CHECKOUT_RETURN_ORIGINS.length === 0) {
+    settings.CHECKOUT_RETURN_ORIGINS = [new URL(settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`).origin];
   }
   return settings;
 }

@@ -195,9 +195,35 @@ export const defaultResolver: Resolver = (hostname) => dnsLookup(hostname, { all
 
 export type UrlCheckResult = { ok: true } | { ok: false; reason: string };
 
+/**
+ * The loopback address itself (127.0.0.0/8 or ::1), not an address that merely embeds one
+ * (64:ff9b::7f00:1 goes to a NAT64 gateway; ::ffff:127.0.0.1 is refused as IPv4-mapped).
+ */
+export function isLoopback(classification: AddressClassification): boolean {
+  return !classification.public && classification.category === 'loopback' && classification.via === undefined;
+}
+
+/** A loopback IP literal, or a name that is loopback by definition (RFC 6761: localhost). */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return isIP(host) !== 0 && isLoopback(classifyAddress(host));
+}
+
+/**
+ * Whether a delivery may connect to this address: a public one always; a loopback one too under
+ * OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK, the narrow development allowance that lets a receiver on the
+ * same machine (npm run webhooks:listen) be tried while every private, link-local or metadata
+ * address stays refused.
+ */
+export function isPermittedAddress(classification: AddressClassification, allowLoopback: boolean): boolean {
+  return classification.public || (allowLoopback && isLoopback(classification));
+}
+
 export interface UrlCheckOptions {
   /** OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS (D6): development and tests only. */
   allowPrivateNetworks: boolean;
+  /** OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: loopback receivers only (http allowed for them), development only. */
+  allowLoopback?: boolean;
   resolve?: Resolver;
   /** Registration answers an API request, so a hanging resolver must not hold it. */
   resolveTimeoutMs?: number;
@@ -212,8 +238,9 @@ export function urlHost(url: URL): string {
 
 /**
  * The registration-time check of D6 (the answer becomes a 400 `reason`): https only (http only
- * when private networks are allowed, for local receivers), no credentials in the URL, and every
- * address the host resolves to must be public. One private answer among public ones is enough
+ * when private networks are allowed, or to a loopback receiver under the loopback allowance), no
+ * credentials in the URL, and every address the host resolves to must be public (or loopback,
+ * under that allowance). One private answer among public ones is enough
  * to refuse, because the connection could be made to any of them.
  *
  * When private networks are allowed the host is not resolved at all: there is nothing left to
@@ -227,23 +254,31 @@ export async function checkUrlForRegistration(rawUrl: string, options: UrlCheckO
   } catch {
     return { ok: false, reason: 'URL is not a valid absolute URL' };
   }
-  const httpAllowed = options.allowPrivateNetworks;
+  const host = urlHost(url);
+  const allowLoopback = options.allowLoopback ?? false;
+  // http only where nothing is left to protect in transit: private networks allowed (tests), or
+  // a receiver on this very machine under the loopback allowance.
+  const httpAllowed = options.allowPrivateNetworks || (allowLoopback && isLoopbackHost(host));
   if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:')) {
-    return { ok: false, reason: httpAllowed ? 'URL must use https or http' : 'URL must use https' };
+    if (options.allowPrivateNetworks) return { ok: false, reason: 'URL must use https or http' };
+    return { ok: false, reason: allowLoopback ? 'URL must use https (http only for a loopback receiver such as http://127.0.0.1:<port>/)' : 'URL must use https' };
   }
   if (url.username !== '' || url.password !== '') {
     return { ok: false, reason: 'URL must not contain a user name or password' };
   }
-  const host = urlHost(url);
   if (host === '') return { ok: false, reason: 'URL must name a host' };
   if (options.allowPrivateNetworks) return { ok: true };
 
   if (isIP(host) !== 0) {
     const classification = classifyAddress(host);
-    return classification.public ? { ok: true } : { ok: false, reason: describeRefusal(classification) };
+    if (isPermittedAddress(classification, allowLoopback)) return { ok: true };
+    return { ok: false, reason: describeRefusal(classification as Extract<AddressClassification, { public: false }>) };
   }
-  // RFC 6761: these names are loopback by definition, whatever a resolver says.
+  // RFC 6761: these names are loopback by definition, whatever a resolver says. Under the
+  // loopback allowance they are accepted here and checked again on the address each delivery
+  // actually connects to.
   if (host === 'localhost' || host.endsWith('.localhost')) {
+    if (allowLoopback) return { ok: true };
     return { ok: false, reason: `${host} is a loopback name, and webhook destinations must be public` };
   }
 
@@ -258,7 +293,7 @@ export async function checkUrlForRegistration(rawUrl: string, options: UrlCheckO
   if (addresses.length === 0) return { ok: false, reason: `host ${host} could not be resolved` };
   for (const { address } of addresses) {
     const classification = classifyAddress(address);
-    if (!classification.public) return { ok: false, reason: `host ${host} resolves to ${describeRefusal(classification)}` };
+    if (!classification.public && !isPermittedAddress(classification, allowLoopback)) return { ok: false, reason: `host ${host} resolves to ${describeRefusal(classification)}` };
   }
   return { ok: true };
 }

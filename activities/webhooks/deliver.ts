@@ -13,7 +13,7 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { classifyAddress, defaultResolver, describeRefusal, urlHost } from './address-policy';
+import { classifyAddress, defaultResolver, describeRefusal, isLoopbackHost, isPermittedAddress, urlHost } from './address-policy';
 import type { AddressClassification, Resolver } from './address-policy';
 
 export type DeliveryOutcome = 'delivered' | 'retryable_failure' | 'permanent_failure';
@@ -39,6 +39,8 @@ export interface DeliverOnceInput {
   headers: Readonly<Record<string, string>>;
   /** OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS (D6). */
   allowPrivateNetworks: boolean;
+  /** OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: loopback receivers too (and http to them); nothing else private. */
+  allowLoopback?: boolean;
   /** Spec 6.3 rule 3: 8 seconds for the whole exchange. A parameter so tests can be quick. */
   timeoutMs?: number;
   /** Resolves the URL's host for this connection; tests inject it so they never touch DNS. */
@@ -92,6 +94,7 @@ export function createGuardedLookup(
   resolve: Resolver,
   allowPrivate: boolean,
   onRefused: (classification: Extract<AddressClassification, { public: false }>) => void = () => {},
+  allowLoopback = false,
 ): LookupFunction {
   return (hostname, options, callback) => {
     // Through a promise first, so that a resolver that throws synchronously is a lookup error.
@@ -100,7 +103,7 @@ export function createGuardedLookup(
         if (!allowPrivate) {
           for (const { address } of answers) {
             const classification = classifyAddress(address);
-            if (!classification.public) {
+            if (!classification.public && !isPermittedAddress(classification, allowLoopback)) {
               onRefused(classification);
               callback(new RefusedAddressError(classification), '');
               return;
@@ -154,6 +157,7 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
   const timeoutMs = input.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const maxExcerptBytes = input.maxExcerptBytes ?? DEFAULT_EXCERPT_BYTES;
   const allowPrivate = input.allowPrivateNetworks;
+  const allowLoopback = input.allowLoopback ?? false;
   const resolve = input.lookup ?? defaultResolver;
 
   const failure = (outcome: DeliveryOutcome, error: string, refusedAddress?: string): DeliveryAttemptResult => ({
@@ -181,17 +185,22 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
   // A literal IP never goes through `lookup` (net skips resolution for it), so it is checked here.
   if (!allowPrivate && isIP(host) !== 0) {
     const classification = classifyAddress(host);
-    if (!classification.public) return failure('permanent_failure', `refused: ${describeRefusal(classification)}`, host);
+    if (!classification.public && !isPermittedAddress(classification, allowLoopback)) return failure('permanent_failure', `refused: ${describeRefusal(classification)}`, host);
   }
-  // The registration rule (address-policy.ts) again, in case the setting changed since then.
-  if (!allowPrivate && url.protocol !== 'https:') {
-    return failure('permanent_failure', 'URL must use https');
+  // The registration rule (address-policy.ts) again, in case the settings changed since then.
+  if (!allowPrivate && url.protocol !== 'https:' && !(allowLoopback && isLoopbackHost(host))) {
+    return failure('permanent_failure', allowLoopback ? 'URL must use https (http only for a loopback receiver)' : 'URL must use https');
   }
 
   let refused: Extract<AddressClassification, { public: false }> | null = null;
-  const lookup = createGuardedLookup(resolve, allowPrivate, (classification) => {
-    refused = classification;
-  });
+  const lookup = createGuardedLookup(
+    resolve,
+    allowPrivate,
+    (classification) => {
+      refused = classification;
+    },
+    allowLoopback,
+  );
 
   const bodyBytes = Buffer.from(input.body, 'utf8');
   const headers: Record<string, string> = {};
@@ -281,7 +290,7 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
         const remote = socket.remoteAddress;
         if (allowPrivate || remote === undefined) return;
         const classification = classifyAddress(remote);
-        if (!classification.public) {
+        if (!classification.public && !isPermittedAddress(classification, allowLoopback)) {
           refused = classification;
           req?.destroy(new RefusedAddressError(classification));
         }

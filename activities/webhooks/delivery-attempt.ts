@@ -16,6 +16,8 @@ export interface WebhookDeliveryDeps {
   em: EntityManager;
   cipher: CredentialCipher | undefined;
   allowPrivateNetworks: boolean;
+  /** OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK (development): loopback receivers only. */
+  allowLoopback?: boolean | undefined;
   /** Tests inject DNS answers; production resolves for real, at connect time. */
   lookup?: Resolver | undefined;
   timeoutMs?: number | undefined;
@@ -50,6 +52,7 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
     body: row.payload,
     headers: { [WEBHOOK_HEADERS.event]: row.event, [WEBHOOK_HEADERS.delivery]: row.event_id, [WEBHOOK_HEADERS.signature]: signature },
     allowPrivateNetworks: deps.allowPrivateNetworks,
+    allowLoopback: deps.allowLoopback ?? false,
     ...(deps.lookup ? { lookup: deps.lookup } : {}),
     ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
   });

@@ -7,6 +7,8 @@ import { attemptWebhookDelivery, finishWebhookDelivery } from './delivery-attemp
 export interface WebhookDependencies {
   cipher: CredentialCipher | undefined;
   allowPrivateNetworks: boolean;
+  /** OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK (development): loopback receivers only. */
+  allowLoopback?: boolean | undefined;
   lookup?: Resolver | undefined;
   timeoutMs?: number | undefined;
 }

@@ -1,11 +1,25 @@
-import type Stripe from 'stripe';
+import Stripe from 'stripe';
+import { providerFailed } from '../http/errors';
 import { SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
 import type { InvoiceView } from './schemas';
 
+/**
+ * The provider's answer, or D5's 502 when it will not give one: an invoice it no longer has (a
+ * local sandbox restarted since, or one deleted at the provider) or any other provider error.
+ */
+async function fromProvider<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeError) throw providerFailed(`The payments provider could not return the invoice: ${error.message}`.slice(0, 300));
+    throw error;
+  }
+}
+
 /** The InvoiceView of section 2.3, read from the provider's invoice and all of its lines. */
 export async function readInvoiceView(stripe: Stripe, invoiceId: string, quoteNumber: number, created: boolean): Promise<InvoiceView> {
-  const invoice = await stripe.invoices.retrieve(invoiceId);
-  const lines = await stripe.invoices.listLineItems(invoiceId, { limit: 100 }).autoPagingToArray({ limit: 10_000 });
+  const invoice = await fromProvider(() => stripe.invoices.retrieve(invoiceId));
+  const lines = await fromProvider(() => stripe.invoices.listLineItems(invoiceId, { limit: 100 }).autoPagingToArray({ limit: 10_000 }));
   const viewLines = lines.map((line) => ({ description: line.description ?? '', amount_cents: line.amount, is_tax: line.description === SALES_TAX_LABEL }));
   const taxLines = viewLines.filter((line) => line.is_tax);
   const taxCents = taxLines.length ? taxLines.reduce((sum, line) => sum + line.amount_cents, 0) : null;

@@ -28,6 +28,8 @@ export interface EndpointServiceDeps {
   em: EntityManager;
   cipher: CredentialCipher | undefined;
   allowPrivateNetworks: boolean;
+  /** OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK (development): loopback receivers only. */
+  allowLoopback?: boolean | undefined;
   resolve?: Resolver | undefined;
   deliveries?: WebhookDeliveries | undefined;
 }
@@ -42,7 +44,7 @@ export class WebhookEndpointService {
   }
 
   private async checkUrl(url: string): Promise<void> {
-    const verdict = await checkUrlForRegistration(url, { allowPrivateNetworks: this.deps.allowPrivateNetworks, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) });
+    const verdict = await checkUrlForRegistration(url, { allowPrivateNetworks: this.deps.allowPrivateNetworks, allowLoopback: this.deps.allowLoopback ?? false, ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}) });
     if (!verdict.ok) throw badRequest(verdict.reason);
   }
 

@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { freePort } from './free-port';
 import { dataDir } from './paths';
-import { say } from './log';
 import { withDatabaseName } from '../../db/database-urls';
 
 export interface Database {
   /** Owner URL of the database to use. */
   url: string;
   embedded: boolean;
+  /** Which server this is, for the set-up line. */
+  description: string;
   stop(): Promise<void>;
 }
 
@@ -20,13 +21,12 @@ export async function provideDatabase(options: { purpose: 'start' | 'test'; data
   const configured = process.env.DATABASE_URL;
   if (configured) {
     const url = options.purpose === 'test' ? withDatabaseName(configured, options.databaseName) : configured;
-    say(`using the PostgreSQL of DATABASE_URL${options.purpose === 'test' ? ` (test database ${options.databaseName})` : ''}`);
-    return { url, embedded: false, stop: async () => undefined };
+    return { url, embedded: false, description: `the server of DATABASE_URL${options.purpose === 'test' ? `, test database ${options.databaseName}` : ''}`, stop: async () => undefined };
   }
   const persistent = options.purpose === 'start';
   const port = persistent ? Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329) : await freePort();
   const folder = persistent ? join(dataDir, 'postgres') : join(dataDir, `test-postgres-${process.pid}`);
-  say(`starting an embedded PostgreSQL on 127.0.0.1:${port}`);
   const pg = await startEmbeddedPostgres({ dataDir: folder, port, persistent });
-  return { url: withDatabaseName(pg.url, options.databaseName), embedded: true, stop: () => pg.stop() };
+  const description = `embedded on 127.0.0.1:${port}${persistent ? ', data in .data/postgres' : ''}`;
+  return { url: withDatabaseName(pg.url, options.databaseName), embedded: true, description, stop: () => pg.stop() };
 }

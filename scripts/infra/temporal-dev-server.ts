@@ -3,7 +3,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensureTemporalCli } from './temporal-cli';
 import { waitForPort } from './free-port';
-import { say } from './log';
 import { SEARCH_ATTRIBUTES } from '../../activities/temporal/search-attributes';
 
 export interface RunningTemporal {
@@ -36,7 +35,6 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`temporal dev server exited (${code}): ${stderr}`))));
-  say(`starting the Temporal development server on 127.0.0.1:${options.port}${options.uiPort ? ` (web UI on ${options.uiPort})` : ''}`);
   await Promise.race([waitForPort(options.port, '127.0.0.1', 60_000), exited]);
   if (options.uiPort) await Promise.race([waitForPort(options.uiPort, '127.0.0.1', 30_000), exited]);
   exited.catch(() => undefined);

@@ -2,12 +2,13 @@ import { join } from 'node:path';
 import { startTemporalDevServer } from './temporal-dev-server';
 import { freePort } from './free-port';
 import { dataDir } from './paths';
-import { say } from './log';
 
 export interface Temporal {
   address: string;
   namespace: string;
   uiUrl: string | undefined;
+  /** Which server this is, for the set-up line. */
+  description: string;
   stop(): Promise<void>;
 }
 
@@ -20,8 +21,7 @@ export async function provideTemporal(options: { purpose: 'start' | 'test' }): P
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
   const configured = process.env.TEMPORAL_ADDRESS;
   if (configured) {
-    say(`using the Temporal server at ${configured}`);
-    return { address: configured, namespace, uiUrl: process.env.TEMPORAL_UI_URL, stop: async () => undefined };
+    return { address: configured, namespace, uiUrl: process.env.TEMPORAL_UI_URL, description: `the server at ${configured}`, stop: async () => undefined };
   }
   const start = options.purpose === 'start';
   const server = await startTemporalDevServer({
@@ -29,5 +29,6 @@ export async function provideTemporal(options: { purpose: 'start' | 'test' }): P
     ...(start ? { uiPort: Number(process.env.TEMPORAL_DEV_UI_PORT ?? 8233), dbFile: join(dataDir, 'temporal', 'dev.db') } : {}),
     namespace,
   });
-  return { address: server.address, namespace, uiUrl: server.uiUrl, stop: () => server.stop() };
+  const description = `development server on ${server.address}${server.uiUrl ? `, web UI ${server.uiUrl}` : ''}`;
+  return { address: server.address, namespace, uiUrl: server.uiUrl, description, stop: () => server.stop() };
 }

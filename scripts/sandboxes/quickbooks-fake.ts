@@ -29,6 +29,8 @@ export interface QuickBooksFakeOptions {
   authorizationCodeTtlSeconds?: number;
   /** Each refresh returns a new refresh token and kills the presented one. Default true. */
   rotateRefreshTokens?: boolean;
+  /** Show a consent page with Approve and Deny when no decision is queued (npm start's sandbox). Default false. */
+  consentPage?: boolean;
   now?: () => number;
 }
 
@@ -56,6 +58,7 @@ export class QuickBooksFake {
       refreshTokenHardTtlSeconds: opts.refreshTokenHardTtlSeconds ?? 5 * 365 * 86_400,
       authorizationCodeTtlSeconds: opts.authorizationCodeTtlSeconds ?? 300,
       rotateRefreshTokens: opts.rotateRefreshTokens ?? true,
+      consentPage: opts.consentPage ?? false,
       now: this.#now,
     });
     this.#http = new HttpFake(
@@ -83,8 +86,8 @@ export class QuickBooksFake {
     return this.#http.url;
   }
 
-  start(): Promise<StartedFake> {
-    return this.#http.start();
+  start(port = 0): Promise<StartedFake> {
+    return this.#http.start(port);
   }
 
   close(): Promise<void> {
@@ -140,7 +143,7 @@ export class QuickBooksFake {
 
   #route(req: FakeRequest): FakeResponse {
     const { method, path } = req;
-    if (method === 'GET' && path === '/connect/oauth2') return this.#oauth.authorize(req);
+    if ((method === 'GET' || method === 'POST') && path === '/connect/oauth2') return this.#oauth.authorize(req);
     if (method === 'POST' && path === '/oauth2/v1/tokens/bearer') return this.#oauth.token(req);
     if (method === 'POST' && path === '/v2/oauth2/tokens/revoke') return this.#oauth.revoke(req);
     if (method === 'GET' && path === '/v1/openid_connect/userinfo') return this.#userInfo(req);

@@ -36,6 +36,8 @@ export interface SalesforceFakeOptions {
   rotateRefreshTokens?: boolean;
   /** SOQL batch size before nextRecordsUrl paging; Salesforce's default is 2000. */
   queryBatchSize?: number;
+  /** Show a consent page with Approve and Deny when no decision is queued (npm start's sandbox). Default false. */
+  consentPage?: boolean;
   now?: () => number;
 }
 
@@ -65,6 +67,7 @@ export class SalesforceFake {
       sessionTtlSeconds: opts.sessionTtlSeconds ?? 7200,
       authorizationCodeTtlSeconds: opts.authorizationCodeTtlSeconds ?? 900,
       rotateRefreshTokens: opts.rotateRefreshTokens ?? false,
+      consentPage: opts.consentPage ?? false,
       now: this.#now,
     });
     this.#rest = new SfRest({ objects: (n) => this.#schema.get(n.toLowerCase()), now: this.#now, queryBatchSize: opts.queryBatchSize ?? 2000 });
@@ -84,8 +87,8 @@ export class SalesforceFake {
     return this.#http.url;
   }
 
-  start(): Promise<StartedFake> {
-    return this.#http.start();
+  start(port = 0): Promise<StartedFake> {
+    return this.#http.start(port);
   }
 
   close(): Promise<void> {
@@ -173,7 +176,7 @@ export class SalesforceFake {
 
   #route(req: FakeRequest): FakeResponse {
     const { method, path } = req;
-    if (path === '/services/oauth2/authorize' && method === 'GET') return this.#oauth.authorize(req);
+    if (path === '/services/oauth2/authorize' && (method === 'GET' || method === 'POST')) return this.#oauth.authorize(req);
     if (path === '/services/oauth2/token' && method === 'POST') return this.#oauth.token(req);
     if (path === '/services/oauth2/revoke' && (method === 'POST' || method === 'GET')) return this.#oauth.revoke(req);
     const id = /^\/id\/([^/]+)\/([^/]+)$/.exec(path);

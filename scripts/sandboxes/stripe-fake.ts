@@ -98,8 +98,8 @@ export class StripeFake {
     return this.#http.url;
   }
 
-  start(): Promise<StartedFake> {
-    return this.#http.start();
+  start(port = 0): Promise<StartedFake> {
+    return this.#http.start(port);
   }
 
   async close(): Promise<void> {

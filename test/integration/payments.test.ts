@@ -109,6 +109,14 @@ describe('GET /api/v1/quotes/{id}/invoice', () => {
     const quote = await approvedQuote({ failPayments: true });
     expect((await api.request(`/api/v1/quotes/${quote.quote_id}/invoice`, { token: sales })).status).toBe(404);
   });
+
+  it('502 provider_error when the provider no longer has the recorded invoice (a sandbox restarted since)', async () => {
+    const quote = await approvedQuote();
+    await owner.query(`update sync_records set external_id = 'in_forgottenBySandbox01' where quote_id = $1 and provider = 'PAYMENTS'`, [quote.quote_id]);
+    const res = await api.request(`/api/v1/quotes/${quote.quote_id}/invoice`, { token: sales });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: { code: 'provider_error', message: expect.stringMatching(/^The payments provider could not return the invoice: No such invoice/) } });
+  });
 });
 
 describe('POST /api/v1/quotes/{id}/checkout-session', () => {

@@ -17,16 +17,24 @@ const database = withDatabaseName(process.env.DATABASE_URL!, `shade_stack_${rand
 let child: ChildProcess | undefined;
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  // On a failure, Ctrl-C first: SIGKILL would leave the worker and the API it started running.
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000).unref())]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
   await dropDatabase(database);
-});
+}, 60_000);
 
 describe('npm start (scripts/start.ts)', () => {
   it('brings the stack up, prints its addresses, and stops cleanly on Ctrl-C', async () => {
     const port = await freePort();
     child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: database, PORT: String(port), TEMPORAL_TASK_QUEUE: `stack-test-${port}`, LOG_LEVEL: 'warn', NODE_OPTIONS: '' },
+      env: { ...process.env, DATABASE_URL: database, PORT: String(port), TEMPORAL_TASK_QUEUE: `stack-test-${port}`, PROVIDER_SANDBOX_PORT: '0', LOG_LEVEL: 'warn', NODE_OPTIONS: '',
+        // Real CRM keys (never used here: nothing connects): the CRM sandbox gives way, the others stay.
+        PAYMENTS_SECRET_KEY: '', ACCOUNTING_CLIENT_ID: '', ACCOUNTING_CLIENT_SECRET: '', CRM_CLIENT_ID: 'crm-app-of-the-operator', CRM_CLIENT_SECRET: 'crm-app-secret' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -35,15 +43,21 @@ describe('npm start (scripts/start.ts)', () => {
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
 
     const deadline = Date.now() + 120_000;
-    while (!output.includes('Shade Office is up.')) {
+    while (!output.includes('Shade Office is ready')) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the stack did not come up:\n${output}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    expect(output).toContain('applying migrations');
-    expect(output).toContain('seeding the sandbox tenants');
+    expect(output).toMatch(/\[setup\] migrations \.\.\. \d/);
+    expect(output).toMatch(/\[setup\] sandbox tenants \(D1 seed\) \.\.\. \d/);
     expect(output).toContain('a workflow round trip completed');
     expect(output).toContain(`http://127.0.0.1:${port}/openapi.json`);
     expect(output).toMatch(/Temporal web UI\s+\S+/);
+
+    expect(output).toMatch(/payments\s+SANDBOX http:\/\/127\.0\.0\.1:\d+/);
+    expect(output).toMatch(/accounting\s+SANDBOX http:\/\/127\.0\.0\.1:\d+/);
+    expect(output).toMatch(/crm\s+the real provider \(CRM_CLIENT_ID is set\)/);
+    const connectors = (await (await fetch(`http://127.0.0.1:${port}/api/connectors`)).json()) as { connectors: { slug: string; summary: string }[] };
+    expect(connectors.connectors.map((c) => [c.slug, c.summary.startsWith('Local sandbox')])).toEqual([['payments', true], ['accounting', true], ['crm', false]]);
 
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
     const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {

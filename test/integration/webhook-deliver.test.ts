@@ -400,6 +400,56 @@ describe('deliverOnce: non-public destinations refused before any connect (D6, s
   });
 });
 
+describe('deliverOnce under OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK (development): loopback receivers only, the guard still on', () => {
+  const loopbackOnly = { allowPrivateNetworks: false, allowLoopback: true } as const;
+
+  it('delivers over http to a receiver on 127.0.0.1, [::1] and localhost', async () => {
+    const receiver = await startReceiver((_req, res) => res.end('ok'));
+    await expect(send(receiver.url, loopbackOnly)).resolves.toMatchObject({ outcome: 'delivered', status: 200 });
+    const localhost = fixedResolver('127.0.0.1');
+    await expect(send(`http://localhost:${receiver.port}/hooks/shade`, { ...loopbackOnly, lookup: localhost })).resolves.toMatchObject({ outcome: 'delivered' });
+    expect(localhost.calls).toBe(1);
+    expect(receiver.requests).toHaveLength(2);
+    expect(verifySignature(String(receiver.requests[0]!.headers[WEBHOOK_HEADERS.signature.toLowerCase()]), receiver.requests[0]!.body, SECRET)).toMatchObject({ ok: true });
+  });
+
+  // As above: a non-loopback answer is handed over only after the same wiring has refused an
+  // answer that, were the guard off, would merely reach our own receiver.
+  let guardProven = false;
+
+  it('refuses an IPv4-mapped loopback answer before connecting (the guard runs under the allowance)', async () => {
+    const receiver = await startReceiver((_req, res) => res.end('should not happen'));
+    const result = await send(`https://hooks.example.test:${receiver.port}/`, { ...loopbackOnly, lookup: fixedResolver('::ffff:127.0.0.1') });
+    expect(result).toMatchObject({ outcome: 'permanent_failure', status: null, refusedAddress: '::ffff:127.0.0.1' });
+    expect(receiver.connections()).toBe(0);
+    guardProven = true;
+  });
+
+  it.each([
+    ['10.0.0.1', /private/],
+    ['169.254.169.254', /link-local/],
+  ])('refuses a host name answering %s (beside a loopback answer) before connecting', async (address, category) => {
+    if (!guardProven || classifyAddress(address).public) throw new Error('not run: the guard was not shown to hold under the allowance');
+    const receiver = await startReceiver((_req, res) => res.end('should not happen'));
+    const lookup = fixedResolver('127.0.0.1', address);
+    const result = await send(`https://hooks.example.test:${receiver.port}/`, { ...loopbackOnly, lookup });
+    expect(result).toMatchObject({ outcome: 'permanent_failure', status: null, refusedAddress: address });
+    expect(result.error).toMatch(category);
+    expect(receiver.connections()).toBe(0);
+  });
+
+  it('refuses a private literal and plain http to any other host without resolving', async () => {
+    if (!guardProven) throw new Error('not run: the guard was not shown to hold under the allowance');
+    const lookup = fixedResolver('127.0.0.1');
+    await expect(send('https://10.0.0.1/', { ...loopbackOnly, lookup })).resolves.toMatchObject({ outcome: 'permanent_failure', refusedAddress: '10.0.0.1' });
+    await expect(send('http://hooks.example.test/', { ...loopbackOnly, lookup })).resolves.toMatchObject({
+      outcome: 'permanent_failure',
+      error: 'URL must use https (http only for a loopback receiver)',
+    });
+    expect(lookup.calls).toBe(0);
+  });
+});
+
 describe('createGuardedLookup: the connect-time hook on its own (no socket involved)', () => {
   type Outcome = { err: Error | null; address: string | LookupAddress[]; family?: number | undefined };
   const run = (lookup: ReturnType<typeof createGuardedLookup>, options: Parameters<ReturnType<typeof createGuardedLookup>>[1]) =>

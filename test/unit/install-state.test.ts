@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installState, recordInstall } from '../../scripts/install-state.mjs';
+import { installDependencies, installState, recordInstall } from '../../scripts/install-state.mjs';
 
 describe('npm start / npm test install check', () => {
   it('installs when node_modules is missing, skips when current, reinstalls when the lock changes', () => {
@@ -20,5 +20,47 @@ describe('npm start / npm test install check', () => {
     recordInstall(root);
     writeFileSync(join(root, 'package.json'), '{"name":"x","dependencies":{"y":"1"}}');
     expect(installState(root)).toBe('stale');
+  });
+});
+
+describe('the bootstrap install step: one calm line, real errors shown', () => {
+  // A stand-in for npm that talks like npm ci does on this machine's older Node.
+  function fakeNpm(exitCode: number): { npm: string; args: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-npm-'));
+    const args = join(dir, 'args');
+    const npm = join(dir, 'npm');
+    writeFileSync(
+      npm,
+      [
+        '#!/bin/sh',
+        `echo "$@" > '${args}'`,
+        ...Array.from({ length: 40 }, (_, i) => `echo "npm warn EBADENGINE Unsupported engine { package: 'pkg-${i}@1.0.0', required: { node: '>=22' } }" >&2`),
+        'echo "added 686 packages in 53s"',
+        exitCode === 0 ? 'exit 0' : `echo "npm error code E404" >&2; echo "npm error 404 Not Found - GET https://registry.example/left-pad" >&2; exit ${exitCode}`,
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    return { npm, args };
+  }
+  const capture = () => {
+    let text = '';
+    return { stream: { isTTY: false, write: (chunk: string) => ((text += chunk), true) }, text: () => text };
+  };
+
+  it('prints only "[setup] dependencies ... N s" on success, and asks npm for errors only', () => {
+    const { npm, args } = fakeNpm(0);
+    const out = capture();
+    expect(installDependencies(mkdtempSync(join(tmpdir(), 'root-')), 'missing', { npm, stderr: out.stream as never })).toBe(0);
+    expect(out.text()).toMatch(/^\[setup\] dependencies \(npm ci, about a minute on a fresh clone\) \.\.\. \d+ s\n$/);
+    expect(readFileSync(args, 'utf8').trim()).toBe('ci --no-fund --no-audit --loglevel=error');
+  });
+
+  it('on failure shows everything npm said, and its exit status', () => {
+    const { npm } = fakeNpm(3);
+    const out = capture();
+    expect(installDependencies(mkdtempSync(join(tmpdir(), 'root-')), 'stale', { npm, stderr: out.stream as never })).toBe(3);
+    expect(out.text()).toMatch(/^\[setup\] dependencies changed: npm ci \.\.\. failed\n/);
+    expect(out.text()).toContain('npm error 404 Not Found');
+    expect(out.text()).toContain('[setup] npm ci failed; see the output above.');
   });
 });

@@ -223,3 +223,48 @@ describe('checkUrlForRegistration (D6: refused with 400 at registration)', () =>
     await expect(checkUrlForRegistration('http://a:b@127.0.0.1/', lax)).resolves.toMatchObject({ ok: false });
   });
 });
+
+describe('OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: the narrow development allowance (loopback receivers only)', () => {
+  const loopback = (resolve: Resolver = unused) => ({ allowPrivateNetworks: false, allowLoopback: true, resolve });
+
+  it.each(['http://127.0.0.1:4242/webhooks', 'http://127.9.9.9/', 'http://[::1]:4242/', 'http://localhost:4242/', 'https://127.0.0.1/', 'http://api.localhost/'])(
+    'accepts the loopback receiver %s (http allowed for it), without resolving',
+    async (url) => {
+      await expect(checkUrlForRegistration(url, loopback())).resolves.toEqual({ ok: true });
+    },
+  );
+
+  it('accepts a name that resolves to loopback only, or to loopback and public addresses', async () => {
+    await expect(checkUrlForRegistration('https://dev.example.test/', loopback(answers('127.0.0.1', '::1')))).resolves.toEqual({ ok: true });
+    await expect(checkUrlForRegistration('https://dev.example.test/', loopback(answers('127.0.0.1', '93.184.216.34')))).resolves.toEqual({ ok: true });
+  });
+
+  it.each([
+    ['https://10.0.0.1/', /private/],
+    ['https://169.254.169.254/latest/meta-data', /link-local/],
+    ['https://192.168.1.20/', /private/],
+    ['https://[fd00::1]/', /unique-local/],
+    ['https://[::ffff:127.0.0.1]/', /IPv4-mapped/], // embeds loopback, is not loopback itself
+    ['https://[64:ff9b::7f00:1]/', /embedding 127\.0\.0\.1/], // reaches a NAT64 gateway
+    ['https://0.0.0.0/', /unspecified/],
+  ])('still refuses every other non-public literal: %s', async (url, reason) => {
+    await expect(checkUrlForRegistration(url, loopback())).resolves.toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
+  });
+
+  it.each([
+    ['10.0.0.5', /private/],
+    ['169.254.169.254', /link-local/],
+    ['172.17.0.1', /private/],
+  ])('still refuses a name resolving to %s, even beside a loopback answer', async (address, reason) => {
+    const result = await checkUrlForRegistration('https://dev.example.test/', loopback(answers('127.0.0.1', address)));
+    expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
+  });
+
+  it('allows http only to a loopback receiver', async () => {
+    await expect(checkUrlForRegistration('http://hooks.example.com/', loopback())).resolves.toEqual({
+      ok: false,
+      reason: 'URL must use https (http only for a loopback receiver such as http://127.0.0.1:<port>/)',
+    });
+    await expect(checkUrlForRegistration('http://10.0.0.1/', loopback())).resolves.toMatchObject({ ok: false });
+  });
+});

@@ -72,7 +72,8 @@ export class HttpFake {
     return this.#origin;
   }
 
-  async start(): Promise<StartedFake> {
+  /** Listens on 127.0.0.1: an ephemeral port unless one is given (npm start's sandboxes). */
+  async start(port = 0): Promise<StartedFake> {
     if (this.#server) throw new Error('fake already started');
     const server = createServer((req, res) => {
       this.#dispatch(req, res).catch((err: unknown) => {
@@ -90,11 +91,11 @@ export class HttpFake {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(port, '127.0.0.1', () => resolve());
     });
-    const { port } = server.address() as AddressInfo;
+    const { port: bound } = server.address() as AddressInfo;
     this.#server = server;
-    this.#origin = `http://127.0.0.1:${port}`;
+    this.#origin = `http://127.0.0.1:${bound}`;
     return { url: this.#origin, close: () => this.close() };
   }
 

@@ -5,6 +5,7 @@
 import { json } from '../core/http-fake';
 import type { FakeRequest, FakeResponse } from '../core/http-fake';
 import { randomAlnum, randomDigits } from '../core/random';
+import { authorizeParams, consentPage } from '../core/consent-page';
 
 export interface QboOAuthClient {
   clientId: string;
@@ -25,6 +26,8 @@ export interface QboOAuthConfig {
   refreshTokenHardTtlSeconds: number;
   authorizationCodeTtlSeconds: number;
   rotateRefreshTokens: boolean;
+  /** Without a queued decision, show a consent page (a sandbox for people) instead of approving at once. */
+  consentPage: boolean;
   now: () => number;
 }
 
@@ -109,8 +112,9 @@ export class QboOAuth {
     return client && client.clientSecret === decoded.slice(i + 1) ? client : undefined;
   }
 
+  /** GET: the consent redirect (or page); POST: the consent page's Approve or Deny. */
   authorize(req: FakeRequest): FakeResponse {
-    const q = req.query;
+    const q = authorizeParams(req);
     const client = this.#client(q.get('client_id') ?? undefined);
     if (!client) return htmlError('The client_id is invalid.');
     const redirectUri = q.get('redirect_uri') ?? '';
@@ -121,9 +125,22 @@ export class QboOAuth {
     if (q.get('response_type') !== 'code') return redirectTo(redirectUri, withState({ error: 'unsupported_response_type' }));
     const scopes = (q.get('scope') ?? '').split(' ').filter(Boolean);
     if (scopes.length === 0 || scopes.some((s) => !KNOWN_SCOPES.has(s))) return redirectTo(redirectUri, withState({ error: 'invalid_scope' }));
-    const decision = this.#consents.shift() ?? {};
+    let decision: ConsentDecision;
+    if (req.method === 'POST') {
+      decision = q.get('decision') === 'approve' ? { realmId: q.get('realm_id') ?? undefined } : { deny: true };
+    } else {
+      const queued = this.#consents.shift();
+      if (!queued && this.#cfg.consentPage) {
+        const realmId = this.#cfg.realmIds()[0] ?? '';
+        const params = new URLSearchParams(q);
+        params.set('realm_id', realmId);
+        return consentPage({ provider: 'QuickBooks Online sandbox', action: req.path, params, account: `company ${realmId}`, redirectUri, scopes });
+      }
+      decision = queued ?? {};
+    }
     if (decision.deny) return redirectTo(redirectUri, withState({ error: 'access_denied' }));
     const realmId = decision.realmId ?? this.#cfg.realmIds()[0];
+    if (req.method === 'POST' && !this.#cfg.realmIds().includes(realmId ?? '')) return htmlError('The company chosen is not one of this sandbox.');
     if (!realmId || !this.#cfg.realmIds().includes(realmId)) throw new Error(`consent for unknown realm ${String(realmId)}`);
     const grant: Grant = { id: `g${++this.#grantSeq}`, clientId: client.clientId, realmId, scopes, createdAt: this.#cfg.now(), revoked: false };
     const code = `AB11${Math.floor(this.#cfg.now() / 1000)}${randomAlnum(34)}`;

@@ -6,6 +6,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { json } from '../core/http-fake';
 import type { FakeRequest, FakeResponse } from '../core/http-fake';
 import { randomAlnum } from '../core/random';
+import { authorizeParams, consentPage } from '../core/consent-page';
 import type { SfOrg, SfUser } from './records';
 
 export interface SfConnectedApp {
@@ -27,6 +28,8 @@ export interface SfOAuthConfig {
   sessionTtlSeconds: number;
   authorizationCodeTtlSeconds: number;
   rotateRefreshTokens: boolean;
+  /** Without a queued decision, show a consent page (a sandbox for people) instead of approving at once. */
+  consentPage: boolean;
   now: () => number;
 }
 
@@ -85,8 +88,9 @@ export class SfOAuth {
     return this.#cfg.apps.find((a) => a.clientId === id);
   }
 
+  /** GET: the consent redirect (or page); POST: the consent page's Approve or Deny. */
   authorize(req: FakeRequest): FakeResponse {
-    const q = req.query;
+    const q = authorizeParams(req);
     const app = this.#app(q.get('client_id'));
     if (!app) return errorPage('invalid_client_id&error_description=client%20identifier%20invalid');
     const redirectUri = q.get('redirect_uri') ?? '';
@@ -104,7 +108,18 @@ export class SfOAuth {
     const method = q.get('code_challenge_method') ?? 'S256';
     const challenge = q.get('code_challenge') ?? undefined;
     if (challenge !== undefined && method !== 'S256') return back({ error: 'invalid_request', error_description: 'unsupported code_challenge_method' });
-    const decision = this.#consents.shift() ?? {};
+    let decision: SfConsentDecision;
+    if (req.method === 'POST') {
+      decision = q.get('decision') === 'approve' ? {} : { deny: true };
+    } else {
+      const queued = this.#consents.shift();
+      if (!queued && this.#cfg.consentPage) {
+        const org = this.#cfg.orgs()[0];
+        const account = org ? `org ${org.orgId} as ${org.users[0]?.username ?? 'its first user'}` : 'no org';
+        return consentPage({ provider: 'Salesforce sandbox', action: req.path, params: new URLSearchParams(q), account, redirectUri, scopes: (q.get('scope') ?? 'api refresh_token').split(' ') });
+      }
+      decision = queued ?? {};
+    }
     if (decision.deny) return back({ error: 'access_denied', error_description: 'end-user denied authorization' });
     const org = decision.orgId ? this.#cfg.orgs().find((o) => o.orgId === decision.orgId) : this.#cfg.orgs()[0];
     if (!org) throw new Error(`consent for unknown org ${String(decision.orgId)}`);

@@ -1,0 +1,296 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { freePort } from '../../scripts/infra/free-port';
+import { projectRoot, toolCacheDir } from '../../scripts/infra/paths';
+import { withDatabaseName } from '../../db/database-urls';
+import { dropDatabase } from '../../db/migrate';
+import { curlSites, readmeBlocks, readmeScript } from '../support/readme-script';
+
+/**
+ * Issue 18: the README works when pasted. `npm start`'s launcher (scripts/start.ts) brings up the
+ * stack as on a fresh clone, in development and without any provider key (so with its provider
+ * sandboxes), on the suite's PostgreSQL server and Temporal; then every shell block of the README
+ * runs in order in one bash, as written (only its fixed ports are swapped for the test stack's),
+ * and any curl answering other than 2xx, or other than the status its line announces, fails.
+ */
+const database = withDatabaseName(process.env.DATABASE_URL!, `shade_readme_${randomBytes(4).toString('hex')}`);
+const work = mkdtempSync(join(tmpdir(), 'shade-readme-'));
+let stack: ChildProcess | undefined;
+let output = '';
+let api = '';
+let port = 0;
+
+// What a newcomer's shell does not have: any provider setting (the sandboxes stand in). Empty
+// strings also win over a developer's .env. The suite's own secrets stay: the application role's
+// password is the database server's, shared with every other test.
+const UNSET = [
+  'PAYMENTS_SECRET_KEY', 'PAYMENTS_WEBHOOK_SECRET', 'PAYMENTS_API_BASE_URL', 'ACCOUNTING_CLIENT_ID', 'ACCOUNTING_CLIENT_SECRET', 'ACCOUNTING_API_BASE_URL',
+  'CRM_CLIENT_ID', 'CRM_CLIENT_SECRET', 'CRM_LOGIN_URL', 'CHECKOUT_RETURN_ORIGINS', 'OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS',
+  'OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK', 'PROVIDER_SANDBOXES', 'PUBLIC_BASE_URL',
+];
+
+beforeAll(async () => {
+  port = await freePort();
+  api = `http://127.0.0.1:${port}`;
+  stack = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      ...Object.fromEntries(UNSET.map((name) => [name, ''])),
+      NODE_ENV: 'development',
+      DATABASE_URL: database,
+      PORT: String(port),
+      TEMPORAL_TASK_QUEUE: `readme-test-${port}`,
+      PROVIDER_SANDBOX_PORT: '0',
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  stack.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  stack.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const deadline = Date.now() + 150_000;
+  while (!output.includes('Shade Office is ready')) {
+    if (Date.now() > deadline || stack.exitCode !== null) throw new Error(`the stack did not come up:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}, 180_000);
+
+afterAll(async () => {
+  for (const pid of backgroundPids()) stopGroup(pid, 'SIGKILL');
+  if (stack && stack.exitCode === null) {
+    const exited = new Promise((resolve) => stack!.once('exit', resolve));
+    stack.kill('SIGINT');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000).unref())]);
+    if (stack.exitCode === null) stack.kill('SIGKILL');
+  }
+  await dropDatabase(database);
+  rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+function backgroundPids(): number[] {
+  const file = join(work, 'pids');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+}
+
+function stopGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function waitFor(what: string, check: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+const blocks = readmeBlocks(readme);
+
+describe('npm start on a fresh clone', () => {
+  it('prints one line per step with its time, says it is ready and what to try first, and labels the provider sandboxes', () => {
+    for (const step of ['PostgreSQL', 'Temporal', 'migrations', 'sandbox tenants (D1 seed)', 'provider sandboxes', 'worker and API']) {
+      expect(output).toMatch(new RegExp(`\\[setup\\] ${step.replace(/[()]/g, '\\$&')}[^\\n]* \\.\\.\\. [^\\n]*\\d+(\\.\\d)? s\\n`));
+    }
+    expect(output).toContain('a workflow round trip completed');
+    expect(output).toMatch(/Shade Office is ready \(\d+(\.\d)? s\)\./);
+    for (const slug of ['payments', 'accounting', 'crm']) expect(output).toMatch(new RegExp(`${slug}\\s+SANDBOX http://127\\.0\\.0\\.1:\\d+`));
+    expect(output).toContain('state is kept in memory');
+    expect(output).toContain('npm run webhooks:listen');
+    expect(output).toContain(`Try first, in another terminal:\n  curl -s ${api}/api/connectors`);
+    // Calm: no stack traces, no JSON log lines at start-up.
+    expect(output).not.toMatch(/^\{"level"/m);
+    expect(output).not.toMatch(/Error|EBADENGINE/);
+  });
+});
+
+describe('README.md, pasted block by block', () => {
+  it('has its shell blocks found, and every curl of them accounted for', () => {
+    expect(blocks.filter((b) => b.mode === 'run').length).toBeGreaterThanOrEqual(8);
+    expect(blocks.filter((b) => b.mode === 'background').map((b) => b.code.trim())).toEqual(['npm run webhooks:listen']);
+    // No placeholder the shell would read as a redirect, in any block that runs.
+    for (const block of blocks.filter((b) => b.mode !== 'skip')) expect({ line: block.line, placeholder: /<[a-z][^>]*>/i.exec(block.code)?.[0] ?? null }).toEqual({ line: block.line, placeholder: null });
+    expect(curlSites(blocks).length).toBeGreaterThan(20);
+  });
+
+  it('runs as written: every request answers 2xx or the status the README announces; the approval SUCCEEDS at the payments sandbox', async () => {
+    const sites = curlSites(blocks);
+    const statusLog = join(work, 'statuses');
+    const variablesFile = join(work, 'variables');
+    writeFileSync(statusLog, '');
+    const temporalAddress = process.env.TEMPORAL_ADDRESS!;
+    const script = readmeScript(blocks, {
+      replacements: [
+        ['http://127.0.0.1:3000', api],
+        ['http://localhost:3000', `http://localhost:${port}`],
+        ['127.0.0.1:7233', temporalAddress],
+      ],
+      statusLog,
+      backgroundDir: work,
+      variablesFile,
+      variables: ['TOKEN', 'ORG', 'QUOTE'],
+    });
+    writeFileSync(join(work, 'readme.sh'), script);
+    const run = spawn('bash', [join(work, 'readme.sh')], {
+      cwd: projectRoot,
+      // As in a newcomer's shell after npm start: npm and node on PATH, the Temporal CLI where
+      // npm start built it (or on PATH), and PORT as npm start's API uses it.
+      env: { ...process.env, PORT: String(port), PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let shell = '';
+    run.stdout!.on('data', (c: Buffer) => (shell += c.toString()));
+    run.stderr!.on('data', (c: Buffer) => (shell += c.toString()));
+    const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+    if (code !== 0) throw new Error(`the README's commands failed (exit ${code}):\n${shell.slice(-6000)}`);
+
+    const statuses = readFileSync(statusLog, 'utf8').split('\n').filter((line) => line !== '');
+    expect(statuses.length).toBe(sites.length);
+    const wrong = sites
+      .map((site, i) => ({ line: site.line, announced: site.expected, got: Number(statuses[i]) }))
+      .filter(({ announced, got }) => (announced === null ? got < 200 || got > 299 : got !== announced))
+      .map(({ line, announced, got }) => `README.md line ${line}: answered ${got}${announced === null ? ' (not announced)' : `, announced ${announced}`}`);
+    expect(wrong).toEqual([]);
+    // The README does announce some refusals, and they happened.
+    expect(sites.filter((s) => s.expected !== null).length).toBeGreaterThanOrEqual(3);
+
+    const variables = Object.fromEntries(readFileSync(variablesFile, 'utf8').trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    expect(variables.QUOTE).toMatch(/^[0-9a-f-]{36}$/);
+    expect(variables.ORG).toMatch(/^[0-9a-f-]{36}$/);
+    const syncs = (await (await fetch(`${api}/api/v1/integrations/syncs?limit=50`, { headers: { authorization: `Bearer ${variables.TOKEN}` } })).json()) as {
+      data: { provider: string; local_id: string; status: string; external_id: string | null }[];
+    };
+    const legs = syncs.data.filter((s) => s.local_id === variables.QUOTE);
+    expect(legs.find((s) => s.provider === 'PAYMENTS')).toMatchObject({ status: 'SUCCEEDED', external_id: expect.stringMatching(/^in_/) });
+    expect(legs.filter((s) => s.provider !== 'PAYMENTS').map((s) => s.status)).toEqual(['SKIPPED', 'SKIPPED']);
+
+    // The webhook receiver the README started printed both deliveries, verified, and removes its
+    // endpoint when stopped.
+    const [listener] = backgroundPids();
+    const listenerLog = join(work, `background-${blocks.findIndex((b) => b.mode === 'background')}.log`);
+    const received = () => readFileSync(listenerLog, 'utf8');
+    await waitFor('two verified deliveries at the receiver', () => /work_order\.dispatched .*signature verified/.test(received()) && /work_order\.cancelled .*signature verified/.test(received()), 30_000);
+    expect(received()).not.toContain('NOT verified');
+    stopGroup(listener!, 'SIGTERM');
+    await waitFor('the receiver to remove its endpoint', () => /Removed endpoint [0-9a-f-]{36}\./.test(received()), 15_000);
+    const endpoints = (await (await fetch(`${api}/api/v1/webhook-endpoints`, { headers: { authorization: `Bearer ${variables.TOKEN}` } })).json()) as { data: unknown[] };
+    expect(endpoints.data).toEqual([]);
+  }, 240_000);
+});
+
+/** What a browser does with the sandbox's consent page: read the form, press a button. */
+async function pressOnConsentPage(authorizeUrl: string, button: 'approve' | 'deny'): Promise<URL> {
+  const page = await fetch(authorizeUrl);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-type')).toMatch(/text\/html/);
+  const html = await page.text();
+  expect(html).toContain('Local sandbox');
+  const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec(html);
+  if (!form) throw new Error(`no form on the consent page:\n${html}`);
+  const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const fields = new URLSearchParams();
+  for (const input of form[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields.append(unescape(input[1]!), unescape(input[2]!));
+  expect(form[2]).toContain(`<button type="submit" name="decision" value="${button}">`);
+  fields.append('decision', button);
+  const answer = await fetch(new URL(unescape(form[1]!), authorizeUrl), { method: 'POST', body: fields, redirect: 'manual' });
+  expect(answer.status).toBe(302);
+  return new URL(answer.headers.get('location')!);
+}
+
+describe('the sandboxes in use, as a newcomer would after the README', () => {
+  let token = '';
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${api}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, any> };
+  };
+
+  it('labels each sandbox in /api/connectors, and the consent pages complete the connection through our callback', async () => {
+    const connectors = (await (await fetch(`${api}/api/connectors`)).json()) as { connectors: { slug: string; readiness: string; summary: string }[] };
+    expect(connectors.connectors.map((c) => [c.slug, c.readiness])).toEqual([
+      ['payments', 'platform_account_live'],
+      ['accounting', 'awaiting_tenant_consent'],
+      ['crm', 'awaiting_tenant_consent'],
+    ]);
+    for (const c of connectors.connectors) expect(c.summary).toMatch(/^Local sandbox started by npm start, not the real provider/);
+
+    const login = await fetch(`${api}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ subdomain: 'sandbox', email: 'admin@sandbox.test', password: 'Sandbox!2026' }),
+    });
+    token = ((await login.json()) as { access_token: string }).access_token;
+
+    // Deny first: the callback says so, nothing is connected.
+    const denied = await pressOnConsentPage((await call('POST', '/api/v1/integrations/crm/connect')).json.authorize_url, 'deny');
+    expect(`${denied.origin}${denied.pathname}`).toBe(`http://localhost:${port}/api/v1/integrations/crm/callback`);
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect((await fetch(`${api}${denied.pathname}${denied.search}`)).status).toBe(200);
+
+    for (const slug of ['accounting', 'crm']) {
+      const connect = await call('POST', `/api/v1/integrations/${slug}/connect`);
+      expect(connect.status).toBe(200);
+      expect(connect.json.authorize_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+      const back = await pressOnConsentPage(connect.json.authorize_url, 'approve');
+      // The browser is sent to our callback (PUBLIC_BASE_URL's default origin), which answers a page.
+      expect(`${back.origin}${back.pathname}`).toBe(`http://localhost:${port}/api/v1/integrations/${slug}/callback`);
+      const callback = await fetch(`${api}${back.pathname}${back.search}`);
+      expect(callback.status).toBe(200);
+      expect(await callback.text()).toMatch(/connected/i);
+    }
+    const integrations = await call('GET', '/api/v1/integrations');
+    type Entry = { provider: string; connection: { status: string; external_account_id: string | null } | null; configuration: { summary: string } };
+    const entries = integrations.json.data as Entry[];
+    expect(entries.map((i) => [i.provider, i.connection?.status ?? null])).toEqual([
+      ['PAYMENTS', null],
+      ['ACCOUNTING', 'CONNECTED'],
+      ['CRM', 'CONNECTED'],
+    ]);
+    expect(entries[1]!.connection!.external_account_id).toBe('9341452000000001');
+    expect(entries[0]!.configuration.summary).toMatch(/^Local sandbox/);
+  });
+
+  it('an approval after connecting writes to all three sandboxes, and checkout answers with the development return origin', async () => {
+    const quote = await call('POST', '/api/v1/quotes/calculate', {
+      persist: true,
+      customer: { name: 'Robin Sandbox', email: 'robin@example.test' },
+      laborTierCode: 'STANDARD',
+      lineItems: [{ widthInches: 36, dropInches: 48, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-STD' }],
+    });
+    expect(quote.status).toBe(200);
+    const id = quote.json.quote_id as string;
+    expect((await call('POST', `/api/v1/quotes/${id}/approve`)).status).toBe(200);
+    expect(await waitForLegs(id)).toEqual({ PAYMENTS: 'SUCCEEDED', ACCOUNTING: 'SUCCEEDED', CRM: 'SUCCEEDED' });
+    const invoice = await call('GET', `/api/v1/quotes/${id}/invoice`);
+    expect(invoice.json).toMatchObject({ status: 'open', mode: 'test', invoice_id: expect.stringMatching(/^in_/) });
+    const checkout = await call('POST', `/api/v1/quotes/${id}/checkout-session`, {});
+    expect(checkout.status).toBeLessThan(300);
+    expect(checkout.json).toMatchObject({ status: 'open', session_id: expect.stringMatching(/^cs_/) });
+  }, 90_000);
+
+  async function waitForLegs(quoteId: string): Promise<Record<string, string>> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const syncs = await call('GET', '/api/v1/integrations/syncs?limit=50');
+      const legs: Record<string, string> = Object.fromEntries(
+        syncs.json.data.filter((s: { local_id: string }) => s.local_id === quoteId).map((s: { provider: string; status: string }) => [s.provider, s.status]),
+      );
+      const states = Object.values(legs);
+      if (states.length === 3 && states.every((state) => state !== 'PENDING')) return legs;
+      if (Date.now() > deadline) throw new Error(`the legs did not finish: ${JSON.stringify(legs)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+});
