@@ -21,7 +21,9 @@ export const settingsSchema = z.object({
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUndefined, z.string().min(1).default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUndefined, z.string().min(1).default('shade-office')),
   AUTH_TOKEN_SECRET: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters')),
-  TRUST_PROXY_HOPS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(10).default(1)),
+  // Proxies of this deployment in front of the API (docker-compose: its one reverse proxy). With
+  // none, X-Forwarded-For is ignored: any client could write it.
+  TRUST_PROXY_HOPS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(10).default(0)),
   PAYMENTS_SECRET_KEY: optionalSecret,
   PAYMENTS_WEBHOOK_SECRET: optionalSecret,
   PAYMENTS_API_BASE_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),

@@ -25,7 +25,9 @@ export type HarnessOptions = Partial<Omit<AppDependencies, 'settings' | 'em' | '
 
 /** A real API on an ephemeral port, on the test database, as the application role. */
 export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness> {
-  const settings = loadSettings({ ...process.env, PORT: '0', ...options.env });
+  // As if behind one reverse proxy on loopback, so each harness can speak for its own client
+  // address; tests of the proxy setting itself override TRUST_PROXY_HOPS.
+  const settings = loadSettings({ ...process.env, PORT: '0', TRUST_PROXY_HOPS: '1', ...options.env });
   const appUrl = appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
   const orm = await createOrm({ url: appUrl, poolMax: 5 });
   const limiterPool = new pg.Pool({ connectionString: appUrl, max: 3 });
