@@ -62,6 +62,21 @@ export class Limiter {
     }
   }
 
+  /**
+   * Forgets every attempt counted for `key` (a successful login clears its failures) and says so
+   * in the headers: the whole limit remains, nothing is waiting to reset. Best effort: a counter
+   * that could not be deleted only runs out by itself.
+   */
+  async clear(key: string, res: Response): Promise<void> {
+    try {
+      await this.limiter.delete(key);
+    } catch {
+      return;
+    }
+    res.setHeader('RateLimit', `limit=${this.policy.points}, remaining=${this.policy.points}, reset=0`);
+    res.setHeader('RateLimit-Policy', `${this.policy.points};w=${this.policy.windowSeconds}`);
+  }
+
   /** Deletes every counter whose window has ended (any limiter's: they share the table). */
   async sweepExpired(): Promise<number> {
     this.lastSweep = Date.now();

@@ -126,6 +126,32 @@ describe('login rate limit (section 8)', () => {
     const other = target.users.bystander!;
     expect((await login({ subdomain: target.subdomain, email: other.email, password: other.password })).status).toBe(200);
   });
+
+  // Issue 18 (docs/decisions.md): failures are what is counted; a success clears them.
+  it('never refuses someone who keeps logging in successfully', async () => {
+    const t = await createTenant(owner, { person: 'SALES' });
+    const person = t.users.person!;
+    for (let i = 1; i <= 12; i++) {
+      const res = await login({ subdomain: t.subdomain, email: person.email, password: person.password });
+      expect({ i, status: res.status }).toEqual({ i, status: 200 });
+      expect(res.headers.get('ratelimit')).toBe('limit=10, remaining=10, reset=0');
+      expect(res.headers.get('ratelimit-policy')).toBe('10;w=900');
+    }
+  });
+
+  it('a success clears the failures counted before it; failures after it count from ten again', async () => {
+    const t = await createTenant(owner, { person: 'SALES' });
+    const person = t.users.person!;
+    const wrong = () => login({ subdomain: t.subdomain, email: person.email, password: 'wrong-password' });
+    for (let i = 1; i <= 9; i++) expect((await wrong()).headers.get('ratelimit')).toMatch(new RegExp(`^limit=10, remaining=${10 - i}, `));
+    expect((await login({ subdomain: t.subdomain, email: person.email, password: person.password })).status).toBe(200);
+    for (let i = 1; i <= 10; i++) {
+      const res = await wrong();
+      expect({ i, status: res.status }).toEqual({ i, status: 401 });
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^limit=10, remaining=${10 - i}, `));
+    }
+    expect((await login({ subdomain: t.subdomain, email: person.email, password: person.password })).status).toBe(429);
+  });
 });
 
 describe('bearer tokens (section 5)', () => {
