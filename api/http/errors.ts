@@ -28,8 +28,11 @@ export const conflict = (message: string) => new ApiError(409, 'conflict', messa
 /** D5: 502 and 503 carry provider_error. */
 export const providerError = (status: 502 | 503, message: string) => new ApiError(status, 'provider_error', message);
 
-export function validationFailed(fields: Record<string, string>): ApiError {
-  return new ApiError(422, 'validation_failed', 'The request did not pass validation.', { fields });
+/** `total` above the number of `fields` says that the list was cut (api/http/validate.ts). */
+export function validationFailed(fields: Record<string, string>, total = Object.keys(fields).length): ApiError {
+  const listed = Object.keys(fields).length;
+  const message = total > listed ? `The request did not pass validation; only the first ${listed} of ${total} fields with complaints are listed.` : 'The request did not pass validation.';
+  return new ApiError(422, 'validation_failed', message, { fields });
 }
 
 export class RateLimitedError extends ApiError {

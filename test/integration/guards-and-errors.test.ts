@@ -129,6 +129,42 @@ describe('errors and validation (section 7)', () => {
     expect(((await ok.json()) as { query: { limit: number } }).query.limit).toBe(25);
   });
 
+  // Issue 11: 50,000 unknown keys answered a 1.4 MB 422.
+  it('lists at most the first 50 fields with complaints, and says that more were cut', async () => {
+    const body: Record<string, unknown> = { lineItems: [{ dropInches: 1, widthInches: 1 }] };
+    for (let i = 0; i < 50_000; i++) body[`k${i}`] = i;
+    const res = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', { method: 'POST', token, json: body });
+    expect(res.status).toBe(422);
+    const text = await res.text();
+    expect(text.length).toBeLessThan(10_000);
+    const envelope = JSON.parse(text) as Envelope;
+    const fields = Object.keys(envelope.error.details!.fields);
+    expect(fields).toEqual(Array.from({ length: 50 }, (_, i) => `k${i}`));
+    expect(envelope.error.message).toMatch(/first 50 of 50000/);
+    // Under the cap nothing is said about cutting.
+    const few = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', { method: 'POST', token, json: { lineItems: [], extra: 1 } });
+    expect(((await few.json()) as Envelope).error.message).toBe('The request did not pass validation.');
+  });
+
+  it('reports a __proto__ key like any other unknown key, in the body and in the query', async () => {
+    const res = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: '{"lineItems":[{"dropInches":1,"widthInches":1,"__proto__":{"x":1}}],"__proto__":{"polluted":true}}',
+    });
+    expect(res.status).toBe(422);
+    const fields = ((await res.json()) as Envelope).error.details!.fields;
+    expect(Object.entries(fields).sort()).toEqual([
+      ['__proto__', 'Unrecognized key'],
+      ['lineItems.0.__proto__', 'Unrecognized key'],
+    ]);
+    const query = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10?__proto__=1', { method: 'POST', token, json: { lineItems: [{ dropInches: 1, widthInches: 1 }] } });
+    expect(query.status).toBe(422);
+    expect(Object.keys(((await query.json()) as Envelope).error.details!.fields)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('a body that is not JSON is a 400 in the envelope', async () => {
     const res = await api.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"subdomain": ' });
     expect(res.status).toBe(400);
