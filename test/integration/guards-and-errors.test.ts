@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { z } from 'zod';
+import { connect } from 'node:net';
 import { startApi, type ApiHarness } from '../support/api-harness';
 import { createTenant, ownerPool } from '../support/owner-db';
 import { route } from '../../api/http/route';
@@ -47,6 +48,22 @@ afterAll(async () => {
   await api.close();
   await owner.end();
 });
+
+/** Writes raw bytes to the API and reads the whole answer (the server closes after these errors). */
+function rawExchange(bytes: string): Promise<{ head: string; body: string }> {
+  const { hostname, port } = new URL(api.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(bytes));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const split = text.indexOf('\r\n\r\n');
+      resolve({ head: text.slice(0, split), body: text.slice(split + 4) });
+    });
+  });
+}
 
 interface Envelope {
   error: { code: string; message: string; details?: { fields: Record<string, string> } | null; request_id: string | null };
@@ -163,6 +180,17 @@ describe('errors and validation (section 7)', () => {
     expect(query.status).toBe(422);
     expect(Object.keys(((await query.json()) as Envelope).error.details!.fields)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  // Issue 11: Node answered these itself, with an empty body.
+  it('a 60 KB header is a 431 in the envelope, and a request that is not HTTP a 400', async () => {
+    const big = await rawExchange(`GET /api/health HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(60 * 1024)}\r\n\r\n`);
+    expect(big.head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(big.head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(big.body)).toEqual({ error: { code: 'bad_request', message: expect.any(String), details: null, request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    const garbage = await rawExchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect((JSON.parse(garbage.body) as Envelope).error.code).toBe('bad_request');
   });
 
   it('a body that is not JSON is a 400 in the envelope', async () => {

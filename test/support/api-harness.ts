@@ -1,8 +1,8 @@
 import pg from 'pg';
-import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp, type AppDependencies } from '../../api/app';
+import { serve } from '../../api/http/server';
 import { createLogger } from '../../api/logger';
 import { loadSettings, type Settings } from '../../api/settings';
 import { createOrm } from '../../db/orm';
@@ -18,7 +18,8 @@ export interface ApiHarness {
   request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   tokenFor(user: { id: string; organizationId: string; role: Role }): Promise<string>;
   clientAddress: string;
-  close(): Promise<void>;
+  /** Stops as api/main.ts does: drains requests in flight for up to `drainMs` (default 0), then closes the pools. */
+  close(drainMs?: number): Promise<{ drained: boolean }>;
 }
 
 export type HarnessOptions = Partial<Omit<AppDependencies, 'settings' | 'em' | 'limiterPool'>> & { env?: Record<string, string | undefined> };
@@ -33,9 +34,9 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
   const limiterPool = new pg.Pool({ connectionString: appUrl, max: 3 });
   limiterPool.on('error', () => undefined);
   const app = createApp({ logger: createLogger('silent'), ...options, settings, em: orm.em, limiterPool });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The same server as api/main.ts: envelopes for unparseable requests, and the draining stop.
+  const served = await serve(app, { port: 0, host: '127.0.0.1' });
+  const url = served.url;
   // A documentation-range address (TEST-NET-2) per harness, so broad limits do not leak between tests.
   const clientAddress = `198.51.100.${randomInt(1, 255)}`;
   const tokens = new TokenService(settings.AUTH_TOKEN_SECRET);
@@ -56,10 +57,10 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
       return fetch(url + path, { ...init, headers, body });
     },
     tokenFor: (user) => tokens.issue({ userId: user.id, organizationId: user.organizationId, role: user.role }),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    close: async (drainMs = 0) => {
+      const outcome = await served.stop(drainMs);
       await Promise.allSettled([orm.close(true), limiterPool.end()]);
+      return outcome;
     },
   };
 }
