@@ -1,9 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { loadDotEnv } from './infra/dotenv';
 import { provideDatabase } from './infra/database';
 import { provideTemporal } from './infra/temporal';
 import { developmentSecrets } from './infra/secrets';
-import { startService, stopService } from './infra/processes';
+import { startService } from './infra/processes';
+import { Supervisor } from './infra/supervisor';
 import { say } from './infra/log';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
@@ -52,20 +52,24 @@ try {
     await seedSandbox(settings.DATABASE_URL);
   }
 
-  const children: ChildProcess[] = [];
-  const watch = (name: string, child: ChildProcess) => {
-    children.push(child);
-    cleanups.push(() => stopService(child));
-    child.on('exit', (code) => {
-      if (!shuttingDown) {
-        say(`${name} exited unexpectedly (${code}); stopping the stack`);
+  // A process that crashes is restarted with backoff (scripts/infra/supervisor.ts); only one that
+  // keeps crashing stops the stack.
+  const supervise = (name: string, entry: string) => {
+    const supervisor = new Supervisor({
+      name,
+      start: () => startService(entry, env),
+      say,
+      onGiveUp: () => {
+        say(`stopping the stack: ${name} keeps crashing (its output above says why)`);
         void shutdown(1);
-      }
+      },
     });
+    cleanups.push(() => supervisor.stop());
+    supervisor.start();
   };
   say('starting the worker (bundling workflows takes a few seconds)');
-  watch('worker', startService('worker/main.ts', env));
-  watch('api', startService('api/main.ts', env));
+  supervise('worker', 'worker/main.ts');
+  supervise('api', 'api/main.ts');
 
   await runRoundTrip({ address: temporal.address, namespace: temporal.namespace, taskQueue: settings.TEMPORAL_TASK_QUEUE });
   const api = `http://127.0.0.1:${settings.PORT}`;
