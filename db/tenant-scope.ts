@@ -7,7 +7,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 export async function inTenant<T>(em: EntityManager, organizationId: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
   return em.fork().transactional(async (tx) => {
-    await tx.execute(`select set_config('app.organization_id', ?, true)`, [organizationId]);
+    await selectTenant(tx, organizationId);
     return work(tx);
   });
+}
+
+/** Selects the tenant for the rest of the transaction `tx` (for work that cannot use inTenant). */
+export async function selectTenant(tx: EntityManager, organizationId: string): Promise<void> {
+  await tx.execute(`select set_config('app.organization_id', ?, true)`, [organizationId]);
 }
