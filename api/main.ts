@@ -9,12 +9,12 @@ import { appDatabaseUrl } from '../db/database-urls';
 import { createApp } from './app';
 import { DRAIN_DEADLINE_MS, serve } from './http/server';
 import { createLogger } from './logger';
-import { loadSettings } from './settings';
+import { databasePassword, loadSettings } from './settings';
 
 /** The API process: settings, the application role's pools, the app, and a clean shutdown. */
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL);
-const appUrl = appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
+const appUrl = appDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'api'));
 const orm = await createOrm({ url: appUrl, poolMax: settings.DATABASE_POOL_MAX });
 const limiterPool = new pg.Pool({ connectionString: appUrl, max: 5 });
 limiterPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));

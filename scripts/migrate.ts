@@ -1,6 +1,6 @@
 import { loadDotEnv } from './infra/dotenv';
 import { say } from './infra/log';
-import { loadSettings } from '../api/settings';
+import { databasePassword, loadSettings } from '../api/settings';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 
@@ -11,7 +11,7 @@ import { seedSandbox } from '../db/seed';
 loadDotEnv();
 const settings = loadSettings();
 say('applying migrations');
-await migrate(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
+await migrate(settings.DATABASE_URL, { api: databasePassword(settings, 'api'), worker: databasePassword(settings, 'worker') });
 if (settings.SEED_SANDBOX) {
   say('seeding the sandbox tenants (D1)');
   await seedSandbox(settings.DATABASE_URL);

@@ -46,7 +46,7 @@ try {
   };
   const settings = loadSettings(env);
   say('applying migrations');
-  await migrate(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
+  await migrate(settings.DATABASE_URL, { api: settings.DATABASE_APP_PASSWORD, worker: settings.DATABASE_WORKER_PASSWORD });
   if (settings.SEED_SANDBOX) {
     say('seeding the sandbox tenants (D1)');
     await seedSandbox(settings.DATABASE_URL);
@@ -54,10 +54,13 @@ try {
 
   // A process that crashes is restarted with backoff (scripts/infra/supervisor.ts); only one that
   // keeps crashing stops the stack.
-  const supervise = (name: string, entry: string) => {
+  // Each process is given its own database role's password, not the other's.
+  const { DATABASE_WORKER_PASSWORD: _workerPassword, ...apiEnv } = env;
+  const { DATABASE_APP_PASSWORD: _apiPassword, ...workerEnv } = env;
+  const supervise = (name: string, entry: string, processEnv: NodeJS.ProcessEnv) => {
     const supervisor = new Supervisor({
       name,
-      start: () => startService(entry, env),
+      start: () => startService(entry, processEnv),
       say,
       onGiveUp: () => {
         say(`stopping the stack: ${name} keeps crashing (its output above says why)`);
@@ -68,8 +71,8 @@ try {
     supervisor.start();
   };
   say('starting the worker (bundling workflows takes a few seconds)');
-  supervise('worker', 'worker/main.ts');
-  supervise('api', 'api/main.ts');
+  supervise('worker', 'worker/main.ts', workerEnv);
+  supervise('api', 'api/main.ts', apiEnv);
 
   await runRoundTrip({ address: temporal.address, namespace: temporal.namespace, taskQueue: settings.TEMPORAL_TASK_QUEUE });
   const api = `http://127.0.0.1:${settings.PORT}`;

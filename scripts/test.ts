@@ -30,8 +30,9 @@ let temporal: Awaited<ReturnType<typeof provideTemporal>> | undefined;
 let exitCode = 1;
 try {
   const appPassword = randomBytes(18).toString('base64url');
+  const workerPassword = randomBytes(18).toString('base64url');
   say(`migrating and seeding ${databaseName}`);
-  await migrate(database.url, appPassword);
+  await migrate(database.url, { api: appPassword, worker: workerPassword });
   await seedSandbox(database.url);
   temporal = await provideTemporal({ purpose: 'test' });
   // Stripe's own mock: proves our payments requests are ones Stripe's API accepts.
@@ -42,6 +43,7 @@ try {
     NODE_ENV: 'test',
     DATABASE_URL: database.url,
     DATABASE_APP_PASSWORD: appPassword,
+    DATABASE_WORKER_PASSWORD: workerPassword,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../events/catalogue';
 import type { Timing } from '../../workflows/activity-profiles';
+import { inTenant } from '../../db/tenant-scope';
 import { workflowsForEvent } from './event-workflows';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -38,7 +39,8 @@ export class EventDispatcher {
       }
     }
     await this.webhooks.fanOut(envelope);
-    await this.em.fork().execute('select outbox_mark_dispatched(array[?]::uuid[])', [envelope.id]);
+    // Scoped to the event's tenant: neither process may mark another tenant's events.
+    await inTenant(this.em, envelope.organization_id, (tx) => tx.execute('select outbox_mark_dispatched_in_tenant(array[?]::uuid[])', [envelope.id]));
     return true;
   }
 

@@ -37,8 +37,9 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
   // The same server as api/main.ts: envelopes for unparseable requests, and the draining stop.
   const served = await serve(app, { port: 0, host: '127.0.0.1' });
   const url = served.url;
-  // A documentation-range address (TEST-NET-2) per harness, so broad limits do not leak between tests.
-  const clientAddress = `198.51.100.${randomInt(1, 255)}`;
+  // An address of the benchmarking range (198.18.0.0/15, never routed) per harness, drawn from
+  // 130,000 so broad limits do not leak between the suite's harnesses.
+  const clientAddress = `198.${randomInt(18, 20)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
   const tokens = new TokenService(settings.AUTH_TOKEN_SECRET);
   return {
     url,

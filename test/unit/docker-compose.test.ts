@@ -38,12 +38,15 @@ describe('docker-compose.yml', () => {
     for (const name of Object.keys(SEARCH_ATTRIBUTES)) expect(setup).toContain(`--name ${name}`);
   });
 
-  it('passes every setting the code reads (D8) to the API and the worker', () => {
+  it('passes every setting the code reads (D8) to the API and the worker, each only its own database password', () => {
+    // Issue 11, least privilege: a process never holds the other's database credentials.
+    const otherPassword = { api: 'DATABASE_WORKER_PASSWORD', worker: 'DATABASE_APP_PASSWORD' } as const;
     for (const name of ['api', 'worker'] as const) {
       const env = services[name]!.environment ?? {};
-      const missing = SETTING_NAMES.filter((setting) => !(setting in env));
-      expect({ service: name, missing }).toEqual({ service: name, missing: [] });
+      const missing = SETTING_NAMES.filter((setting) => setting !== otherPassword[name] && !(setting in env));
+      expect({ service: name, missing, holdsOther: otherPassword[name] in env }).toEqual({ service: name, missing: [], holdsOther: false });
     }
+    expect(services.migrate!.environment).toMatchObject({ DATABASE_APP_PASSWORD: expect.any(String), DATABASE_WORKER_PASSWORD: expect.any(String) });
     expect(services.api!.command).toEqual(['node', '--import', 'tsx', 'api/main.ts']);
     expect(services.worker!.command).toEqual(['node', '--import', 'tsx', 'worker/main.ts']);
   });
