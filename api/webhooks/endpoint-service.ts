@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { badRequest, notFound, providerError } from '../http/errors';
+import { badRequest, notFound, providerError, validationFailed } from '../http/errors';
+import { WEBHOOK_ENDPOINTS_PER_TENANT, WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT } from '../../db/limits';
 import type { Caller } from '../http/request-context';
 import type { CredentialCipher } from '../security/credential-cipher';
 import type { WebhookDeliveries } from '../temporal/webhook-deliveries';
@@ -67,7 +68,13 @@ export class WebhookEndpointService {
         // Lists travel as JSON: the query builder would spread a JS array into separate values.
         [id, body.url, JSON.stringify(body.events), body.description ?? null, sealed.ciphertext, sealed.keyId],
       ),
-    );
+    ).catch((error: unknown) => {
+      // The database counts (db/limits.ts), so that concurrent registrations cannot pass it together.
+      if ((error as { constraint?: string }).constraint === WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT) {
+        throw validationFailed({ url: `A workspace may have at most ${WEBHOOK_ENDPOINTS_PER_TENANT} webhook endpoints; delete one first.` });
+      }
+      throw error;
+    });
     return { ...toEndpoint(row!), secret };
   }
 
