@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
+import { nulPaths } from '../http/validate';
 import { sendCallbackPage } from './callback-page';
 import type { IntegrationService } from './integration-service';
 import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList } from './schemas';
@@ -90,8 +91,10 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
   host.app.get(CALLBACK_PATH, async (req: Request, res: Response) => {
     try {
       const query = CallbackQuery.safeParse(req.query);
-      if (!query.success) {
-        const fields = [...new Set(query.error.issues.map((issue) => issue.path.join('.')))].join(', ');
+      // NUL characters too, as everywhere (api/http/validate.ts): the database cannot store them.
+      const withNul = nulPaths(req.query, 'query');
+      if (!query.success || withNul.length > 0) {
+        const fields = [...new Set([...withNul, ...(query.success ? [] : query.error.issues.map((issue) => issue.path.join('.')))])].join(', ');
         return sendCallbackPage(res, { kind: 'bad_request', reason: `The link’s parameters are not valid (${fields}).` });
       }
       sendCallbackPage(res, await deps.integrations.callback(String(req.params.provider), query.data, req.log));
