@@ -6,6 +6,7 @@ import './http/request-context';
 import type { Settings } from '../activities/runtime/settings';
 import { requestContext } from './http/request-id';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { PublicRoutes } from './http/public-routes';
@@ -81,6 +82,7 @@ export function createApp(deps: AppDependencies): Express {
   const cipher = CredentialCipher.fromSettings(deps.settings);
 
   app.use(requestContext(deps.logger));
+  app.use(securityHeaders());
   app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', express.raw({ type: () => true, limit: '1mb' }));

@@ -7,13 +7,14 @@ import { createStripeClient } from '../activities/payments/stripe-client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
 import { createApp } from './app';
+import { DRAIN_DEADLINE_MS, serve } from './http/server';
 import { createLogger } from '../activities/runtime/logger';
-import { loadSettings } from '../activities/runtime/settings';
+import { databasePassword, loadSettings } from '../activities/runtime/settings';
 
 /** The API process: settings, the application role's pools, the app, and a clean shutdown. */
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL);
-const appUrl = appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
+const appUrl = appDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'api'));
 const orm = await createOrm({ url: appUrl, poolMax: settings.DATABASE_POOL_MAX });
 const limiterPool = new pg.Pool({ connectionString: appUrl, max: 5 });
 limiterPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));
@@ -32,18 +33,22 @@ const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: 
 const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger });
 
 const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, ...(payments ? { payments } : {}) });
-const server = app.listen(settings.PORT, () => {
-  logger.info({ port: settings.PORT }, 'api listening');
-});
+const api = await serve(app, { port: settings.PORT });
+logger.info({ port: settings.PORT }, 'api listening');
 
 let stopping = false;
+/**
+ * Drain, then close: no new connections, every request in flight finishes (an approval that
+ * commits is answered), and only then do the pools its handlers use go away.
+ */
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, 'api shutting down');
-  server.close();
-  server.closeIdleConnections();
+  logger.info({ signal }, 'api shutting down: finishing the requests in flight');
+  const { drained } = await api.stop(DRAIN_DEADLINE_MS);
+  if (!drained) logger.warn({ deadline_ms: DRAIN_DEADLINE_MS }, 'requests still running at the drain deadline were cut off');
   await Promise.allSettled([orm.close(true), limiterPool.end(), temporalConnection.close()]);
+  logger.info('api stopped');
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -4,12 +4,12 @@
  * 200 lines, beside GET /api/v1/auth/me (the smallest authenticated endpoint: token check plus
  * one user read) measured in the same run, and the ratios.
  *
- *   npm start                      # in one terminal
+ *   TRUST_PROXY_HOPS=1 npm start   # in one terminal (as if behind docker-compose's proxy)
  *   npm run bench:calculate        # in another (BENCH_API_URL, BENCH_SECONDS, BENCH_CONNECTIONS)
  *
- * Each request comes from its own client address (X-Forwarded-For; one proxy hop is trusted), as
- * many clients would, so the broad rate limit of 300 per minute per address does not cut the run
- * short; its PostgreSQL counter is still paid on every request.
+ * Each request comes from its own client address (X-Forwarded-For, which the API believes only
+ * with TRUST_PROXY_HOPS=1), as many clients would, so the broad rate limit of 300 per minute per
+ * address does not cut the run short; its PostgreSQL counter is still paid on every request.
  */
 import autocannon from 'autocannon';
 import { randomInt } from 'node:crypto';

@@ -1,15 +1,23 @@
-import { APP_ROLE } from './migrations/rls';
+import { APP_ROLE, WORKER_ROLE } from './migrations/rls';
 
 /**
- * Two connections to one database: the owner (DATABASE_URL, runs migrations and the seed) and
- * the application role that every request and activity uses, which cannot bypass row-level
- * security. The application URL is the owner URL with the application role's credentials.
+ * Three ways into one database: the owner (DATABASE_URL, runs migrations and the seed), the
+ * API's role and the worker's role, neither of which can bypass row-level security. Each role's
+ * URL is the owner URL with that role's credentials.
  */
-export function appDatabaseUrl(ownerUrl: string, appPassword: string): string {
+function roleUrl(ownerUrl: string, role: string, password: string): string {
   const url = new URL(ownerUrl);
-  url.username = APP_ROLE;
-  url.password = appPassword;
+  url.username = role;
+  url.password = password;
   return url.toString();
+}
+
+export function appDatabaseUrl(ownerUrl: string, appPassword: string): string {
+  return roleUrl(ownerUrl, APP_ROLE, appPassword);
+}
+
+export function workerDatabaseUrl(ownerUrl: string, workerPassword: string): string {
+  return roleUrl(ownerUrl, WORKER_ROLE, workerPassword);
 }
 
 export function withDatabaseName(url: string, database: string): string {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createOrm } from './orm';
-import { APP_ROLE } from './migrations/rls';
+import { APP_ROLE, WORKER_ROLE } from './migrations/rls';
 
 /** Creates the database named in the owner URL when the server does not have it yet. */
 export async function ensureDatabase(ownerUrl: string): Promise<void> {
@@ -17,17 +17,25 @@ export async function ensureDatabase(ownerUrl: string): Promise<void> {
   }
 }
 
+export interface RolePasswords {
+  /** DATABASE_APP_PASSWORD: the API's role. */
+  api: string;
+  /** DATABASE_WORKER_PASSWORD: the worker's role. */
+  worker: string;
+}
+
 /**
- * Applies every committed migration as the owner, then lets the application role log in with
- * the configured password (the migrations create the role; the password is a deployment setting).
+ * Applies every committed migration as the owner, then lets the API's and the worker's roles log
+ * in with the configured passwords (the migrations create the roles; passwords are settings).
  */
-export async function migrate(ownerUrl: string, appPassword: string): Promise<void> {
+export async function migrate(ownerUrl: string, passwords: RolePasswords): Promise<void> {
   await ensureDatabase(ownerUrl);
   const orm = await createOrm({ url: ownerUrl, poolMax: 2 });
   try {
     await orm.migrator.up();
-    const literal = `'${appPassword.replaceAll("'", "''")}'`;
-    await orm.em.getConnection().execute(`alter role ${APP_ROLE} login password ${literal}`);
+    const literal = (password: string) => `'${password.replaceAll("'", "''")}'`;
+    await orm.em.getConnection().execute(`alter role ${APP_ROLE} login password ${literal(passwords.api)}`);
+    await orm.em.getConnection().execute(`alter role ${WORKER_ROLE} login password ${literal(passwords.worker)}`);
   } finally {
     await orm.close(true);
   }

@@ -1,6 +1,6 @@
 import { loadDotEnv } from './infra/dotenv';
 import { say, step } from './infra/log';
-import { loadSettings } from '../activities/runtime/settings';
+import { databasePassword, loadSettings } from '../activities/runtime/settings';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 
@@ -10,6 +10,6 @@ import { seedSandbox } from '../db/seed';
  */
 loadDotEnv();
 const settings = loadSettings();
-await step('migrations', () => migrate(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD));
+await step('migrations', () => migrate(settings.DATABASE_URL, { api: databasePassword(settings, 'api'), worker: databasePassword(settings, 'worker') }));
 if (settings.SEED_SANDBOX) await step('sandbox tenants (D1 seed)', () => seedSandbox(settings.DATABASE_URL));
 say('database is up to date');

@@ -1,10 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { loadDotEnv } from './infra/dotenv';
 import { provideDatabase } from './infra/database';
 import { provideTemporal } from './infra/temporal';
 import { developmentSecrets } from './infra/secrets';
-import { startService, stopService } from './infra/processes';
+import { startService } from './infra/processes';
+import { Supervisor } from './infra/supervisor';
 import { say, seconds, step } from './infra/log';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
@@ -63,7 +63,7 @@ try {
     TEMPORAL_NAMESPACE: temporal.namespace,
   };
   const base = loadSettings(env);
-  await step('migrations', () => migrate(base.DATABASE_URL, base.DATABASE_APP_PASSWORD));
+  await step('migrations', () => migrate(base.DATABASE_URL, { api: base.DATABASE_APP_PASSWORD, worker: base.DATABASE_WORKER_PASSWORD }));
   if (base.SEED_SANDBOX) await step('sandbox tenants (D1 seed)', () => seedSandbox(base.DATABASE_URL));
 
   const wanted = sandboxesWanted(env);
@@ -79,21 +79,27 @@ try {
   Object.assign(env, sandboxes?.env ?? { PROVIDER_SANDBOXES: '' });
   const settings = loadSettings(env);
 
-  const children: ChildProcess[] = [];
-  const watch = (name: string, child: ChildProcess) => {
-    children.push(child);
-    cleanups.push(() => stopService(child));
-    child.on('exit', (code) => {
-      if (!shuttingDown) {
-        say(`${name} exited unexpectedly (${code}); stopping the stack`);
+  // A process that crashes is restarted with backoff (scripts/infra/supervisor.ts); only one that
+  // keeps crashing stops the stack. Each process is given its own database role's password.
+  const { DATABASE_WORKER_PASSWORD: _workerPassword, ...apiEnv } = env;
+  const { DATABASE_APP_PASSWORD: _apiPassword, ...workerEnv } = env;
+  const supervise = (name: string, entry: string, processEnv: NodeJS.ProcessEnv) => {
+    const supervisor = new Supervisor({
+      name,
+      start: () => startService(entry, processEnv),
+      say,
+      onGiveUp: () => {
+        say(`stopping the stack: ${name} keeps crashing (its output above says why)`);
         void shutdown(1);
-      }
+      },
     });
+    cleanups.push(() => supervisor.stop());
+    supervisor.start();
   };
   const api = `http://127.0.0.1:${settings.PORT}`;
   await step('worker and API (bundling the workflows takes a few seconds)', async () => {
-    watch('worker', startService('worker/main.ts', env));
-    watch('api', startService('api/main.ts', env));
+    supervise('worker', 'worker/main.ts', workerEnv);
+    supervise('api', 'api/main.ts', apiEnv);
     // A workflow round trip proves the worker polls; the health check, that the API answers.
     await runRoundTrip({ address: temporal.address, namespace: temporal.namespace, taskQueue: settings.TEMPORAL_TASK_QUEUE });
     await waitForHealth(`${api}/api/health`);

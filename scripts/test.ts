@@ -9,6 +9,7 @@ import { say, step } from './infra/log';
 import { migrate, dropDatabase } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 import { checkLayers, checkPromises, CHECKED_FOLDERS } from './lint/checks';
+import { ensureChromium } from './infra/chromium';
 
 /**
  * `npm test`: the same set-up as `npm start` (a PostgreSQL and a Temporal server unless
@@ -35,14 +36,17 @@ for (const [name, check] of [
   }
 }
 
+ensureChromium();
+
 const databaseName = `shade_test_${Date.now()}_${process.pid}`;
 const database = await step('PostgreSQL', () => provideDatabase({ purpose: 'test', databaseName }), (d) => d.description);
 let temporal: Awaited<ReturnType<typeof provideTemporal>> | undefined;
 let exitCode = 1;
 try {
   const appPassword = randomBytes(18).toString('base64url');
+  const workerPassword = randomBytes(18).toString('base64url');
   await step(`migrations and seed of ${databaseName}`, async () => {
-    await migrate(database.url, appPassword);
+    await migrate(database.url, { api: appPassword, worker: workerPassword });
     await seedSandbox(database.url);
   });
   temporal = await step('Temporal', () => provideTemporal({ purpose: 'test' }), (t) => t.description);
@@ -54,6 +58,7 @@ try {
     NODE_ENV: 'test',
     DATABASE_URL: database.url,
     DATABASE_APP_PASSWORD: appPassword,
+    DATABASE_WORKER_PASSWORD: workerPassword,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),

@@ -1,8 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { createOrm } from '../db/orm';
-import { appDatabaseUrl } from '../db/database-urls';
+import { workerDatabaseUrl } from '../db/database-urls';
 import { createLogger } from '../activities/runtime/logger';
-import { loadSettings } from '../activities/runtime/settings';
+import { databasePassword, loadSettings } from '../activities/runtime/settings';
 import { EventDispatcher } from '../activities/events/dispatcher';
 import { createStripeClient } from '../activities/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
@@ -20,7 +20,7 @@ import { IntegrationWorkflows } from '../activities/temporal/integration-workflo
  */
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
-const orm = await createOrm({ url: appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD), poolMax: settings.DATABASE_POOL_MAX });
+const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'worker')), poolMax: settings.DATABASE_POOL_MAX });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;

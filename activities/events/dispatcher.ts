@@ -31,7 +31,7 @@ export class EventDispatcher {
   async dispatch(envelope: EventEnvelope): Promise<boolean> {
     await this.workflows.startFor(envelope);
     await this.webhooks.fanOut(envelope);
-    await markEventDispatched(this.em, envelope.id);
+    await markEventDispatched(this.em, envelope.organization_id, envelope.id);
     return true;
   }
 

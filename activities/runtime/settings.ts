@@ -10,18 +10,27 @@ const optionalSecret = z.preprocess(blankAsUndefined, z.string().min(1).optional
 const flag = (fallback: boolean) =>
   z.preprocess(blankAsUndefined, z.enum(['true', 'false', '1', '0']).optional()).transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
 
+/** Stand-ins for local runs only; refused in production (databasePassword below). */
+const LOCAL_PASSWORDS = { api: 'shade_app_local_only', worker: 'shade_worker_local_only' } as const;
+const PASSWORD_SETTING = { api: 'DATABASE_APP_PASSWORD', worker: 'DATABASE_WORKER_PASSWORD' } as const;
+
 export const settingsSchema = z.object({
   NODE_ENV: z.preprocess(blankAsUndefined, z.enum(['development', 'test', 'production']).default('development')),
   PORT: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
   LOG_LEVEL: z.preprocess(blankAsUndefined, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   DATABASE_URL: z.preprocess(blankAsUndefined, z.string().url()),
-  DATABASE_APP_PASSWORD: z.preprocess(blankAsUndefined, z.string().min(8).default('shade_app_local_only')),
+  // Each process's own database role (db/migrations: shade_app for the API, shade_worker for the
+  // worker); each process is given only its own password.
+  DATABASE_APP_PASSWORD: z.preprocess(blankAsUndefined, z.string().min(8).default(LOCAL_PASSWORDS.api)),
+  DATABASE_WORKER_PASSWORD: z.preprocess(blankAsUndefined, z.string().min(8).default(LOCAL_PASSWORDS.worker)),
   DATABASE_POOL_MAX: z.preprocess(blankAsUndefined, z.coerce.number().int().min(1).max(200).default(10)),
   TEMPORAL_ADDRESS: z.preprocess(blankAsUndefined, z.string().min(1).default('127.0.0.1:7233')),
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUndefined, z.string().min(1).default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUndefined, z.string().min(1).default('shade-office')),
   AUTH_TOKEN_SECRET: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters')),
-  TRUST_PROXY_HOPS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(10).default(1)),
+  // Proxies of this deployment in front of the API (docker-compose: its one reverse proxy). With
+  // none, X-Forwarded-For is ignored: any client could write it.
+  TRUST_PROXY_HOPS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(10).default(0)),
   PAYMENTS_SECRET_KEY: optionalSecret,
   PAYMENTS_WEBHOOK_SECRET: optionalSecret,
   PAYMENTS_API_BASE_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
@@ -75,7 +84,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   }
   const settings = parsed.data;
   if (settings.NODE_ENV === 'production') {
-    if (settings.DATABASE_APP_PASSWORD === 'shade_app_local_only') throw new SettingsError('invalid settings: DATABASE_APP_PASSWORD must be set in production');
     // D6's guard is never weakened in production, whatever a copied .env says.
     if (settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS) throw new SettingsError('invalid settings: OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS is for development and tests only');
     if (settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK) throw new SettingsError('invalid settings: OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK is for development and tests only');
@@ -87,4 +95,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     settings.CHECKOUT_RETURN_ORIGINS = [new URL(settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`).origin];
   }
   return settings;
+}
+
+/**
+ * The password of one process's database role. A process is given only its own, so the check
+ * that it was really set (not the local stand-in) happens here, for the role asked for.
+ */
+export function databasePassword(settings: Settings, role: 'api' | 'worker'): string {
+  const name = PASSWORD_SETTING[role];
+  const password = settings[name];
+  if (settings.NODE_ENV === 'production' && password === LOCAL_PASSWORDS[role]) throw new SettingsError(`invalid settings: ${name} must be set in production`);
+  return password;
 }

@@ -19,12 +19,17 @@ export function authRoutes(host: RouteHost, deps: { em: EntityManager; login: Lo
     responses: {
       200: { description: 'Logged in', schema: LoginResult },
       401: { description: 'Credentials rejected (identical for every cause)', schema: ErrorEnvelopeSchema },
-      429: { description: 'Ten attempts per fifteen minutes for one workspace and email', schema: ErrorEnvelopeSchema },
+      429: { description: 'Ten failed attempts per fifteen minutes for one workspace and email (a success clears them)', schema: ErrorEnvelopeSchema },
     },
     handler: async ({ res, body }) => {
       // Counted after validation, per normalised identity rather than per address (section 8).
-      await deps.loginLimiter.consume(LoginService.identityKey(body), res);
-      res.json(await deps.login.login(body));
+      // Every attempt is counted before it runs (parallel guesses cannot slip past the limit);
+      // a success clears the count, so what accumulates is failures (docs/decisions.md).
+      const identity = LoginService.identityKey(body);
+      await deps.loginLimiter.consume(identity, res);
+      const result = await deps.login.login(body);
+      await deps.loginLimiter.clear(identity, res);
+      res.json(result);
     },
   });
 

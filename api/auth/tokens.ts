@@ -1,6 +1,7 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { randomUUID } from 'node:crypto';
-import type { Role } from '../../db/entities/user';
+import { z } from 'zod';
+import { ROLES, type Role } from '../../db/entities/user';
 
 /** Section 5: 900 seconds, one tenant, one user. The role in it is informative only. */
 export const ACCESS_TOKEN_SECONDS = 900;
@@ -12,6 +13,11 @@ export interface AccessClaims {
   organizationId: string;
   role: Role;
 }
+
+/** The claims issue() writes; lifetimes longer than ours are not ours either. */
+const IssuedClaims = z
+  .looseObject({ sub: z.uuid(), org: z.uuid(), role: z.enum(ROLES), iat: z.number().int(), exp: z.number().int() })
+  .refine((claims) => claims.exp - claims.iat <= ACCESS_TOKEN_SECONDS);
 
 export class TokenService {
   private readonly key: Uint8Array;
@@ -33,17 +39,23 @@ export class TokenService {
       .sign(this.key);
   }
 
-  /** The claims, or undefined for anything that is not a valid, current token of ours. */
+  /**
+   * The claims, or undefined for anything that is not a valid, current token of ours: signed
+   * with our key, and shaped as we issue them (a token is only as good as its claims: a
+   * non-UUID tenant or user must never reach the database, and one without `exp` never lapses).
+   */
   async verify(token: string): Promise<AccessClaims | undefined> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: ISSUER,
         audience: AUDIENCE,
         algorithms: ['HS256'],
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
         currentDate: new Date(this.now()),
       });
-      if (typeof payload.sub !== 'string' || typeof payload.org !== 'string' || typeof payload.role !== 'string') return undefined;
-      return { userId: payload.sub, organizationId: payload.org, role: payload.role as Role };
+      const claims = IssuedClaims.safeParse(payload);
+      if (!claims.success) return undefined;
+      return { userId: claims.data.sub, organizationId: claims.data.org, role: claims.data.role };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return undefined;
       throw error;

@@ -37,8 +37,11 @@ export const providerFailed = (message: string) => new DomainError('provider_fai
 /** The provider is not configured or cannot be reached (a 503). */
 export const providerUnavailable = (message: string) => new DomainError('provider_unavailable', message);
 
-export function validationFailed(fields: Record<string, string>): DomainError {
-  return new DomainError('validation_failed', 'The request did not pass validation.', { fields });
+/** `total` above the number of `fields` says that the list was cut (api/http/validate.ts). */
+export function validationFailed(fields: Record<string, string>, total = Object.keys(fields).length): DomainError {
+  const listed = Object.keys(fields).length;
+  const message = total > listed ? `The request did not pass validation; only the first ${listed} of ${total} fields with complaints are listed.` : 'The request did not pass validation.';
+  return new DomainError('validation_failed', message, { fields });
 }
 
 export class RateLimitedError extends DomainError {

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from './errors';
+import { clientAddressKey } from './client-address';
 
 export interface LimitPolicy {
   name: string;
@@ -13,16 +14,28 @@ export interface LimitPolicy {
 export const BROAD_LIMIT: LimitPolicy = { name: 'broad', points: 300, windowSeconds: 60 };
 export const LOGIN_LIMIT: LimitPolicy = { name: 'login', points: 10, windowSeconds: 15 * 60 };
 
+/** How often one process at most deletes the expired counters of the shared table. */
+export const SWEEP_INTERVAL_MS = 60_000;
+
 /**
  * A fixed-window counter kept in PostgreSQL (rate-limiter-flexible's store, table `rate_limits`
  * from the foundation migration), so several API processes share one count. If the database
  * cannot be reached the limiter falls back to a per-process memory count rather than failing
  * every request.
+ *
+ * Expired counters are deleted as traffic arrives (the library's own sweep keeps rows for an
+ * hour after they expire and is not part of its typed interface): at most once per sweep
+ * interval per process, in the background, so the table holds little beyond the running windows.
  */
 export class Limiter {
   private readonly limiter: RateLimiterPostgres;
+  private lastSweep = 0;
 
-  constructor(pool: Pool, readonly policy: LimitPolicy) {
+  constructor(
+    private readonly pool: Pool,
+    readonly policy: LimitPolicy,
+    private readonly sweepIntervalMs = SWEEP_INTERVAL_MS,
+  ) {
     this.limiter = new RateLimiterPostgres({
       storeClient: pool,
       storeType: 'pool',
@@ -38,6 +51,7 @@ export class Limiter {
 
   /** Counts one attempt; sets the section 8 headers; throws 429 when over the limit. */
   async consume(key: string, res: Response): Promise<void> {
+    this.sweepSometimes();
     try {
       const state = await this.limiter.consume(key);
       this.setHeaders(res, state);
@@ -48,6 +62,35 @@ export class Limiter {
     }
   }
 
+  /**
+   * Forgets every attempt counted for `key` (a successful login clears its failures) and says so
+   * in the headers: the whole limit remains, nothing is waiting to reset. Best effort: a counter
+   * that could not be deleted only runs out by itself.
+   */
+  async clear(key: string, res: Response): Promise<void> {
+    try {
+      await this.limiter.delete(key);
+    } catch {
+      return;
+    }
+    res.setHeader('RateLimit', `limit=${this.policy.points}, remaining=${this.policy.points}, reset=0`);
+    res.setHeader('RateLimit-Policy', `${this.policy.points};w=${this.policy.windowSeconds}`);
+  }
+
+  /** Deletes every counter whose window has ended (any limiter's: they share the table). */
+  async sweepExpired(): Promise<number> {
+    this.lastSweep = Date.now();
+    // `expire` is the library's window end in epoch milliseconds.
+    const result = await this.pool.query('delete from rate_limits where expire < $1', [Date.now()]);
+    return result.rowCount ?? 0;
+  }
+
+  private sweepSometimes(): void {
+    if (Date.now() - this.lastSweep < this.sweepIntervalMs) return;
+    // In the background; a failed sweep is tried again at the next interval.
+    this.sweepExpired().catch(() => undefined);
+  }
+
   private setHeaders(res: Response, state: RateLimiterRes): void {
     const reset = Math.max(0, Math.ceil(state.msBeforeNext / 1000));
     res.setHeader('RateLimit', `limit=${this.policy.points}, remaining=${Math.max(0, state.remainingPoints)}, reset=${reset}`);
@@ -55,12 +98,12 @@ export class Limiter {
   }
 }
 
-/** The broad limit: every path but the health check, per client address (trust proxy decides). */
+/** The broad limit: every path but the health check, per client address (api/http/client-address.ts). */
 export function broadRateLimit(limiter: Limiter): RequestHandler {
   return async (req, res, next) => {
     if (req.path === '/api/health') return next();
     try {
-      await limiter.consume(`ip:${req.ip ?? 'unknown'}`, res);
+      await limiter.consume(`ip:${clientAddressKey(req)}`, res);
       next();
     } catch (error) {
       next(error);

@@ -1,28 +1,70 @@
 import type { z } from 'zod';
 import { validationFailed } from './errors';
 
+/** Section 7 reports the first complaint per field; past this many fields the rest are cut. */
+export const MAX_REPORTED_FIELDS = 50;
+export const NUL_COMPLAINT = 'Must not contain the NUL character (\\u0000)';
+
+const pathKey = (path: readonly PropertyKey[], location: string) => (path.length ? path.map(String).join('.') : location);
+
 /**
- * Section 7: 422 with `details.fields`, keyed by dotted path (`lineItems.1.dropInches`), the
- * first complaint per field only. An unknown key of a strict object is reported at its own path.
+ * Dotted paths of every string, and every key, holding a NUL character. PostgreSQL text cannot
+ * store one, so it is refused here, in front of every schema, rather than by the driver (a 500).
+ * Iterative: JSON.parse accepts nesting far deeper than a recursive walk could follow.
  */
-export function fieldsOf(error: z.ZodError, location: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  const add = (path: PropertyKey[], message: string) => {
-    const key = path.length ? path.map(String).join('.') : location;
-    if (!(key in fields)) fields[key] = message;
-  };
-  for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) add([...issue.path, key], 'Unrecognized key');
-    } else {
-      add(issue.path, issue.message);
+export function nulPaths(value: unknown, location: string): string[] {
+  const found: string[] = [];
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) found.push(pathKey(path, location));
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: [...path, i] });
+    } else if (current !== null && typeof current === 'object') {
+      const keys = Object.keys(current);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        if (key.includes('\u0000')) found.push(pathKey([...path, key], location));
+        else stack.push({ value: (current as Record<string, unknown>)[key], path: [...path, key] });
+      }
     }
   }
-  return fields;
+  return found;
+}
+
+export interface FieldComplaints {
+  /** At most MAX_REPORTED_FIELDS entries, in the order found. */
+  fields: Record<string, string>;
+  /** How many distinct fields had a complaint in all. */
+  total: number;
+}
+
+/**
+ * Section 7: 422 with `details.fields`, keyed by dotted path (`lineItems.1.dropInches`), the
+ * first complaint per field only. An unknown key of a strict object is reported at its own path,
+ * `__proto__` like any other (a Map, then own properties: never the prototype setter).
+ */
+export function fieldsOf(error: z.ZodError | undefined, location: string, first: string[] = []): FieldComplaints {
+  const fields = new Map<string, string>();
+  const add = (key: string, message: string) => {
+    if (!fields.has(key)) fields.set(key, message);
+  };
+  for (const key of first) add(key, NUL_COMPLAINT);
+  for (const issue of error?.issues ?? []) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) add(pathKey([...issue.path, key], location), 'Unrecognized key');
+    } else {
+      add(pathKey(issue.path, location), issue.message);
+    }
+  }
+  return { fields: Object.fromEntries([...fields].slice(0, MAX_REPORTED_FIELDS)), total: fields.size };
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, location: string): z.output<S> {
+  const withNul = nulPaths(value, location);
   const result = schema.safeParse(value);
-  if (!result.success) throw validationFailed(fieldsOf(result.error, location));
-  return result.data;
+  if (result.success && withNul.length === 0) return result.data;
+  const { fields, total } = fieldsOf(result.success ? undefined : result.error, location, withNul);
+  throw validationFailed(fields, total);
 }

@@ -6,6 +6,7 @@ import { asDomainError } from '../http/error-handler';
 import { ERROR_RESPONSES } from '../http/error-kinds';
 import { RateLimitedError } from '../http/errors';
 import { ADMIN_ONLY } from '../http/roles';
+import { nulPaths } from '../http/validate';
 import { sendCallbackPage } from './callback-page';
 import type { IntegrationService } from './integration-service';
 import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList } from './schemas';
@@ -93,8 +94,10 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
   host.app.get(CALLBACK_PATH, async (req: Request, res: Response) => {
     try {
       const query = CallbackQuery.safeParse(req.query);
-      if (!query.success) {
-        const fields = [...new Set(query.error.issues.map((issue) => issue.path.join('.')))].join(', ');
+      // NUL characters too, as everywhere (api/http/validate.ts): the database cannot store them.
+      const withNul = nulPaths(req.query, 'query');
+      if (!query.success || withNul.length > 0) {
+        const fields = [...new Set([...withNul, ...(query.success ? [] : query.error.issues.map((issue) => issue.path.join('.')))])].join(', ');
         return sendCallbackPage(res, { kind: 'bad_request', reason: `The link’s parameters are not valid (${fields}).` });
       }
       sendCallbackPage(res, await deps.integrations.callback(String(req.params.provider), query.data, req.log));

@@ -23,19 +23,23 @@ const DOCS_PAGE = `<!doctype html>
 <body>
   <div id="reference"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>
 `;
 
+/** Every file of swagger-ui-dist that DOCS_PAGE uses, and nothing else of that folder. */
+export const DOCS_ASSETS: ReadonlySet<string> = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
+
 // Kept out of the page so a strict Content-Security-Policy (no inline scripts) still works.
+// BaseLayout: the standalone layout's top bar would load any document a visitor types in, and
+// its logo carries an inline <style> that the page's CSP (no inline styles) refuses.
 const DOCS_INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#reference',
   deepLinking: true,
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout'
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout'
 });
 `;
 
@@ -91,5 +95,7 @@ export function metaRoutes(host: RouteHost): void {
       res.type('application/javascript').send(DOCS_INIT);
     },
   });
-  host.app.use('/docs/assets', express.static(swaggerUi.getAbsoluteFSPath(), { index: false }));
+  // Only the files the page loads: not the package's stock page, package.json or source maps.
+  const assets = express.static(swaggerUi.getAbsoluteFSPath(), { index: false, redirect: false, dotfiles: 'deny' });
+  host.app.use('/docs/assets', (req, res, next) => (DOCS_ASSETS.has(req.path.slice(1)) ? assets(req, res, next) : next()));
 }

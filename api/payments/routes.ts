@@ -86,7 +86,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     handler: async ({ req, res }) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const signature = SIGNATURE_HEADERS.map((name) => req.get(name)).find(Boolean);
-      res.json(await receivePaymentsEvent({ em: deps.em, secret: deps.webhookSecret }, raw, signature));
+      res.json(await receivePaymentsEvent({ em: deps.em, secret: deps.webhookSecret, log: req.log }, raw, signature));
     },
   });
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { badRequest, notFound, providerUnavailable } from '../http/errors';
+import { badRequest, notFound, providerUnavailable, validationFailed } from '../http/errors';
+import { WEBHOOK_ENDPOINTS_PER_TENANT, WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT } from '../../db/limits';
 import type { Caller } from '../http/request-context';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
 import type { WebhookDeliveries } from '../../activities/webhooks/deliveries';
@@ -56,7 +57,13 @@ export class WebhookEndpointService {
     const sealed = cipher.encrypt(secret, secretContext(id));
     const row = await inTenant(this.deps.em, caller.organizationId, (tx) =>
       insertEndpoint(tx, { id, url: body.url, events: body.events, description: body.description ?? null, sealed }),
-    );
+    ).catch((error: unknown) => {
+      // The database counts (db/limits.ts), so that concurrent registrations cannot pass it together.
+      if ((error as { constraint?: string }).constraint === WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT) {
+        throw validationFailed({ url: `A workspace may have at most ${WEBHOOK_ENDPOINTS_PER_TENANT} webhook endpoints; delete one first.` });
+      }
+      throw error;
+    });
     return { ...toEndpoint(row!), secret };
   }
 

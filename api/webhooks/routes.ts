@@ -2,6 +2,7 @@ import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WebhookEndpointService } from './endpoint-service';
+import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
 import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -16,7 +17,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     auth: 'bearer',
     roles: ADMIN_ONLY,
     body: CreateEndpointBody,
-    responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret }, 400: error('Not https, or resolves to a non-public address, or no encryption key') },
+    responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret }, 400: error('Not https, or resolves to a non-public address, or no encryption key'), 422: error(`Failed validation, or the workspace already has ${WEBHOOK_ENDPOINTS_PER_TENANT} endpoints (the limit)`) },
     handler: async ({ res, caller, body }) => {
       res.status(201).json(await deps.endpoints.create(caller, body));
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventEnvelope, EventName } from './catalogue';
+import { inTenant } from '../tenant-scope';
 
 /**
  * Records an event in the outbox inside the caller's tenant transaction: it commits with the
@@ -27,9 +28,12 @@ export async function recordEvent<D extends Record<string, unknown>>(
   return envelope;
 }
 
-/** Marks an event whose workflows have all been started (the relay then leaves it alone). */
-export async function markEventDispatched(em: EntityManager, eventId: string): Promise<void> {
-  await em.fork().execute('select outbox_mark_dispatched(array[?]::uuid[])', [eventId]);
+/**
+ * Marks an event whose workflows have all been started (the relay then leaves it alone), scoped
+ * to the event's tenant: neither process may mark another tenant's events.
+ */
+export async function markEventDispatched(em: EntityManager, organizationId: string, eventId: string): Promise<void> {
+  await inTenant(em, organizationId, (tx) => tx.execute('select outbox_mark_dispatched_in_tenant(array[?]::uuid[])', [eventId]));
 }
 
 /**

@@ -6,6 +6,8 @@ import { Migration20261121035000Checkout } from './Migration20261121035000Checko
 import { Migration20261121036000Expiry } from './Migration20261121036000Expiry';
 import { Migration20261121050000Webhooks } from './Migration20261121050000Webhooks';
 import { Migration20261121040000Integrations } from './Migration20261121040000Integrations';
+import { Migration20261122000000LeastPrivilege } from './Migration20261122000000LeastPrivilege';
+import { Migration20261122010000WebhookEndpointLimit } from './Migration20261122010000WebhookEndpointLimit';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -20,4 +22,6 @@ export const migrations = [
   { name: 'Migration20261121036000Expiry', class: Migration20261121036000Expiry },
   { name: 'Migration20261121040000Integrations', class: Migration20261121040000Integrations },
   { name: 'Migration20261121050000Webhooks', class: Migration20261121050000Webhooks },
+  { name: 'Migration20261122000000LeastPrivilege', class: Migration20261122000000LeastPrivilege },
+  { name: 'Migration20261122010000WebhookEndpointLimit', class: Migration20261122010000WebhookEndpointLimit },
 ];

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp, type AppDependencies } from '../../api/app';
+import { serve } from '../../api/http/server';
 import { createLogger } from '../../activities/runtime/logger';
 import { loadSettings, type Settings } from '../../activities/runtime/settings';
 import { createOrm } from '../../db/orm';
@@ -18,24 +18,28 @@ export interface ApiHarness {
   request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   tokenFor(user: { id: string; organizationId: string; role: Role }): Promise<string>;
   clientAddress: string;
-  close(): Promise<void>;
+  /** Stops as api/main.ts does: drains requests in flight for up to `drainMs` (default 0), then closes the pools. */
+  close(drainMs?: number): Promise<{ drained: boolean }>;
 }
 
 export type HarnessOptions = Partial<Omit<AppDependencies, 'settings' | 'em' | 'limiterPool'>> & { env?: Record<string, string | undefined> };
 
 /** A real API on an ephemeral port, on the test database, as the application role. */
 export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness> {
-  const settings = loadSettings({ ...process.env, PORT: '0', ...options.env });
+  // As if behind one reverse proxy on loopback, so each harness can speak for its own client
+  // address; tests of the proxy setting itself override TRUST_PROXY_HOPS.
+  const settings = loadSettings({ ...process.env, PORT: '0', TRUST_PROXY_HOPS: '1', ...options.env });
   const appUrl = appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
   const orm = await createOrm({ url: appUrl, poolMax: 5 });
   const limiterPool = new pg.Pool({ connectionString: appUrl, max: 3 });
   limiterPool.on('error', () => undefined);
   const app = createApp({ logger: createLogger('silent'), ...options, settings, em: orm.em, limiterPool });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // A documentation-range address (TEST-NET-2) per harness, so broad limits do not leak between tests.
-  const clientAddress = `198.51.100.${randomInt(1, 255)}`;
+  // The same server as api/main.ts: envelopes for unparseable requests, and the draining stop.
+  const served = await serve(app, { port: 0, host: '127.0.0.1' });
+  const url = served.url;
+  // An address of the benchmarking range (198.18.0.0/15, never routed) per harness, drawn from
+  // 130,000 so broad limits do not leak between the suite's harnesses.
+  const clientAddress = `198.${randomInt(18, 20)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
   const tokens = new TokenService(settings.AUTH_TOKEN_SECRET);
   return {
     url,
@@ -54,10 +58,10 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
       return fetch(url + path, { ...init, headers, body });
     },
     tokenFor: (user) => tokens.issue({ userId: user.id, organizationId: user.organizationId, role: user.role }),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    close: async (drainMs = 0) => {
+      const outcome = await served.stop(drainMs);
       await Promise.allSettled([orm.close(true), limiterPool.end()]);
+      return outcome;
     },
   };
 }

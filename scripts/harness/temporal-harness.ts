@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createWorker } from '../../worker/create-worker';
 import { connectWorker } from '../../worker/temporal-connection';
 import { createOrm } from '../../db/orm';
-import { appDatabaseUrl } from '../../db/database-urls';
+import { workerDatabaseUrl } from '../../db/database-urls';
 import { createLogger } from '../../activities/runtime/logger';
 import { EventDispatcher } from '../../activities/events/dispatcher';
 import { OutboxRelay } from '../../worker/outbox-relay';
@@ -34,7 +34,8 @@ export interface TemporalHarness {
  */
 export async function startTemporalHarness(): Promise<TemporalHarness> {
   const taskQueue = `test-${randomUUID()}`;
-  const orm = await createOrm({ url: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), poolMax: 5 });
+  // As the worker's role: the relay, the dispatcher and the activities here are the worker's.
+  const orm = await createOrm({ url: workerDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_WORKER_PASSWORD!), poolMax: 5 });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
   const logger = createLogger('silent');

@@ -15,6 +15,7 @@ export function developmentSecrets(): Record<string, string> {
   const wanted = {
     AUTH_TOKEN_SECRET: () => randomBytes(32).toString('base64url'),
     DATABASE_APP_PASSWORD: () => randomBytes(18).toString('base64url'),
+    DATABASE_WORKER_PASSWORD: () => randomBytes(18).toString('base64url'),
     // Encrypts webhook signing secrets and provider tokens at rest in development.
     CREDENTIAL_ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
   };

@@ -14,16 +14,18 @@ export async function withSelfContainedStack<T>(name: string, work: () => Promis
   const database = await provideDatabase({ purpose: 'test', databaseName: `shade_${name}_${Date.now()}` });
   const temporal = await provideTemporal({ purpose: 'test' });
   const appPassword = randomBytes(12).toString('hex');
+  const workerPassword = randomBytes(12).toString('hex');
   Object.assign(process.env, {
     DATABASE_URL: database.url,
     DATABASE_APP_PASSWORD: appPassword,
+    DATABASE_WORKER_PASSWORD: workerPassword,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),
     NODE_ENV: 'test',
   });
   try {
-    await migrate(database.url, appPassword);
+    await migrate(database.url, { api: appPassword, worker: workerPassword });
     await seedSandbox(database.url);
     return await work();
   } finally {

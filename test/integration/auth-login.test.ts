@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { LoginResult, Profile } from '../../api/auth/schemas';
@@ -126,6 +128,32 @@ describe('login rate limit (section 8)', () => {
     const other = target.users.bystander!;
     expect((await login({ subdomain: target.subdomain, email: other.email, password: other.password })).status).toBe(200);
   });
+
+  // Issue 18 (docs/decisions.md): failures are what is counted; a success clears them.
+  it('never refuses someone who keeps logging in successfully', async () => {
+    const t = await createTenant(owner, { person: 'SALES' });
+    const person = t.users.person!;
+    for (let i = 1; i <= 12; i++) {
+      const res = await login({ subdomain: t.subdomain, email: person.email, password: person.password });
+      expect({ i, status: res.status }).toEqual({ i, status: 200 });
+      expect(res.headers.get('ratelimit')).toBe('limit=10, remaining=10, reset=0');
+      expect(res.headers.get('ratelimit-policy')).toBe('10;w=900');
+    }
+  });
+
+  it('a success clears the failures counted before it; failures after it count from ten again', async () => {
+    const t = await createTenant(owner, { person: 'SALES' });
+    const person = t.users.person!;
+    const wrong = () => login({ subdomain: t.subdomain, email: person.email, password: 'wrong-password' });
+    for (let i = 1; i <= 9; i++) expect((await wrong()).headers.get('ratelimit')).toMatch(new RegExp(`^limit=10, remaining=${10 - i}, `));
+    expect((await login({ subdomain: t.subdomain, email: person.email, password: person.password })).status).toBe(200);
+    for (let i = 1; i <= 10; i++) {
+      const res = await wrong();
+      expect({ i, status: res.status }).toEqual({ i, status: 401 });
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^limit=10, remaining=${10 - i}, `));
+    }
+    expect((await login({ subdomain: t.subdomain, email: person.email, password: person.password })).status).toBe(429);
+  });
 });
 
 describe('bearer tokens (section 5)', () => {
@@ -157,5 +185,41 @@ describe('bearer tokens (section 5)', () => {
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
     }
     expect((await api.request('/api/v1/auth/me', { token: await api.tokenFor(admin) })).status).toBe(200);
+  });
+
+  // Issue 11: correctly signed tokens whose claims are not ours were a 500 (non-UUID org or sub)
+  // or accepted (no exp).
+  it('refuses signed tokens with a non-UUID org or sub, without exp, or with an unknown role, with 401', async () => {
+    const t = await createTenant(owner, { admin: 'ADMIN' });
+    const admin = t.users.admin!;
+    const key = new TextEncoder().encode(api.settings.AUTH_TOKEN_SECRET);
+    const now = Math.floor(Date.now() / 1000);
+    const forge = (claims: Record<string, unknown>, subject: string | undefined, expires: number | undefined) => {
+      let jwt = new SignJWT({ org: admin.organizationId, role: 'ADMIN', ...claims })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuer('shade-office')
+        .setAudience('shade-office-api')
+        .setJti(randomUUID())
+        .setIssuedAt(now);
+      if (subject !== undefined) jwt = jwt.setSubject(subject);
+      if (expires !== undefined) jwt = jwt.setExpirationTime(expires);
+      return jwt.sign(key);
+    };
+    const cases: Record<string, string> = {
+      orgNotUuid: await forge({ org: 'not-a-uuid' }, admin.id, now + 600),
+      orgNumber: await forge({ org: 42 }, admin.id, now + 600),
+      subNotUuid: await forge({}, "1' or '1'='1", now + 600),
+      noSub: await forge({}, undefined, now + 600),
+      noExp: await forge({}, admin.id, undefined),
+      tooLong: await forge({}, admin.id, now + 30 * 24 * 3600),
+      roleUnknown: await forge({ role: 'ROOT' }, admin.id, now + 600),
+    };
+    for (const [name, token] of Object.entries(cases)) {
+      const res = await api.request('/api/v1/auth/me', { token });
+      expect({ name, status: res.status }).toEqual({ name, status: 401 });
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
+    }
+    // The same forging, done right, is accepted: the refusals above are the claims'.
+    expect((await api.request('/api/v1/auth/me', { token: await forge({}, admin.id, now + 600) })).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { z } from 'zod';
+import { connect } from 'node:net';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool } from '../../scripts/harness/owner-db';
 import { route } from '../../api/http/route';
@@ -47,6 +48,22 @@ afterAll(async () => {
   await api.close();
   await owner.end();
 });
+
+/** Writes raw bytes to the API and reads the whole answer (the server closes after these errors). */
+function rawExchange(bytes: string): Promise<{ head: string; body: string }> {
+  const { hostname, port } = new URL(api.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(bytes));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const split = text.indexOf('\r\n\r\n');
+      resolve({ head: text.slice(0, split), body: text.slice(split + 4) });
+    });
+  });
+}
 
 interface Envelope {
   error: { code: string; message: string; details?: { fields: Record<string, string> } | null; request_id: string | null };
@@ -127,6 +144,53 @@ describe('errors and validation (section 7)', () => {
     const ok = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', { method: 'POST', token, json: { lineItems: [{ dropInches: 1, widthInches: 1 }] } });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { query: { limit: number } }).query.limit).toBe(25);
+  });
+
+  // Issue 11: 50,000 unknown keys answered a 1.4 MB 422.
+  it('lists at most the first 50 fields with complaints, and says that more were cut', async () => {
+    const body: Record<string, unknown> = { lineItems: [{ dropInches: 1, widthInches: 1 }] };
+    for (let i = 0; i < 50_000; i++) body[`k${i}`] = i;
+    const res = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', { method: 'POST', token, json: body });
+    expect(res.status).toBe(422);
+    const text = await res.text();
+    expect(text.length).toBeLessThan(10_000);
+    const envelope = JSON.parse(text) as Envelope;
+    const fields = Object.keys(envelope.error.details!.fields);
+    expect(fields).toEqual(Array.from({ length: 50 }, (_, i) => `k${i}`));
+    expect(envelope.error.message).toMatch(/first 50 of 50000/);
+    // Under the cap nothing is said about cutting.
+    const few = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', { method: 'POST', token, json: { lineItems: [], extra: 1 } });
+    expect(((await few.json()) as Envelope).error.message).toBe('The request did not pass validation.');
+  });
+
+  it('reports a __proto__ key like any other unknown key, in the body and in the query', async () => {
+    const res = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10', {
+      method: 'POST',
+      token,
+      headers: { 'content-type': 'application/json' },
+      body: '{"lineItems":[{"dropInches":1,"widthInches":1,"__proto__":{"x":1}}],"__proto__":{"polluted":true}}',
+    });
+    expect(res.status).toBe(422);
+    const fields = ((await res.json()) as Envelope).error.details!.fields;
+    expect(Object.entries(fields).sort()).toEqual([
+      ['__proto__', 'Unrecognized key'],
+      ['lineItems.0.__proto__', 'Unrecognized key'],
+    ]);
+    const query = await api.request('/api/v1/test/echo/6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10?__proto__=1', { method: 'POST', token, json: { lineItems: [{ dropInches: 1, widthInches: 1 }] } });
+    expect(query.status).toBe(422);
+    expect(Object.keys(((await query.json()) as Envelope).error.details!.fields)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  // Issue 11: Node answered these itself, with an empty body.
+  it('a 60 KB header is a 431 in the envelope, and a request that is not HTTP a 400', async () => {
+    const big = await rawExchange(`GET /api/health HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(60 * 1024)}\r\n\r\n`);
+    expect(big.head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(big.head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(big.body)).toEqual({ error: { code: 'bad_request', message: expect.any(String), details: null, request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    const garbage = await rawExchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect((JSON.parse(garbage.body) as Envelope).error.code).toBe('bad_request');
   });
 
   it('a body that is not JSON is a 400 in the envelope', async () => {

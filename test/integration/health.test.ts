@@ -23,7 +23,7 @@ beforeAll(async () => {
   pg = await startEmbeddedPostgres({ dataDir: folder, port, persistent: true });
   const url = withDatabaseName(pg.url, 'health_check');
   const appPassword = randomBytes(12).toString('hex');
-  await migrate(url, appPassword);
+  await migrate(url, { api: appPassword, worker: randomBytes(12).toString('hex') });
   api = await startApi({ env: { DATABASE_URL: url, DATABASE_APP_PASSWORD: appPassword } });
 }, 120_000);
 afterAll(async () => {

@@ -210,6 +210,19 @@ describe('the callback refuses what it cannot trust (400 pages)', () => {
   });
 });
 
+// Issue 11: a NUL character reached the database (a 500 page) once the state was valid.
+it('a NUL character in any callback parameter answers a 400 page, and spends no state', async () => {
+  for (const name of ['realmId', 'code', 'error_description']) {
+    const location = await visitConsent(await connectUrl(api, admin, 'accounting'));
+    const bad = new URL(location);
+    bad.searchParams.set(name, `${bad.searchParams.get(name) ?? 'x'}\u0000`);
+    const html = await expectPage(await followCallback(api, bad), 400, /parameters are not valid/);
+    expect({ name, named: html.includes(name) }).toEqual({ name, named: true });
+    // The same consent, unaltered, still completes: the refusal came before the nonce was spent.
+    expect((await followCallback(api, location)).status).toBe(200);
+  }
+});
+
 describe('the other outcomes', () => {
   it('a consent completed after its starter lost ADMIN or was deactivated: 400 page, nothing connected', async () => {
     for (const change of [`update users set role = 'SALES' where id = $1`, 'update users set active = false where id = $1']) {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { workerOrm } from '../support/worker-db';
 import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
@@ -18,6 +20,8 @@ const REALM_B = '9341452000000002';
 let owner: pg.Pool;
 let fakes: IntegrationFakes;
 let api: ApiHarness;
+/** Sync rows are the worker's to write (activities/sync-records.ts): written as its role. */
+let worker: MikroORM;
 let a: Tenant;
 let b: Tenant;
 let adminA: string;
@@ -30,9 +34,11 @@ beforeAll(async () => {
   api = await startApi({ env: { ...fakes.env, PAYMENTS_SECRET_KEY: '' } });
   [a, b] = await Promise.all([createTenant(owner, { admin: 'ADMIN', sales: 'SALES', tech: 'TECHNICIAN' }), createTenant(owner, { admin: 'ADMIN' })]);
   [adminA, adminB] = await Promise.all([api.tokenFor(a.users.admin!), api.tokenFor(b.users.admin!)]);
+  worker = await workerOrm();
 }, 60_000);
 
 afterAll(async () => {
+  await worker.close(true);
   await api.close();
   await fakes.close();
   await owner.end();
@@ -132,7 +138,7 @@ describe('ADMIN only (5.8) and validation (422)', () => {
 describe('GET /api/v1/integrations/syncs', () => {
   it('newest attempts first, filtered by provider, 25 by default, SyncRecord shape', async () => {
     const ids = await quotes(a, adminA, 9);
-    const store = new SyncRecords(api.orm.em);
+    const store = new SyncRecords(worker.em);
     // 27 rows, one provider after another per quote, so the order of writing is known.
     for (const quoteId of ids) {
       await store.skipped({ organizationId: a.id, quoteId, provider: 'PAYMENTS', reason: 'payments provider not configured on the platform' });
@@ -193,7 +199,7 @@ describe('two tenants, two accounts', () => {
     expect(fakes.qbo.inspect.grants().filter((g) => !g.revoked).map((g) => g.realmId)).toEqual(expect.arrayContaining([REALM_A, REALM_B]));
 
     const [quoteB] = await quotes(b, adminB, 1);
-    await new SyncRecords(api.orm.em).skipped({ organizationId: b.id, quoteId: quoteB!, provider: 'CRM', reason: 'CRM provider not connected' });
+    await new SyncRecords(worker.em).skipped({ organizationId: b.id, quoteId: quoteB!, provider: 'CRM', reason: 'CRM provider not connected' });
     expect((await syncs(adminB)).map((r) => r.local_id)).toEqual([quoteB]);
     expect((await syncs(adminA, '?limit=100')).some((r) => r.local_id === quoteB)).toBe(false);
 

@@ -204,6 +204,46 @@ describe('POST /api/v1/integrations/payments/webhook', () => {
     expect(await paidAt(quote.quote_id)).toBeNull();
   });
 
+  // Issue 11: a signed body of null, or a paid_at that is no unix time, was a 500 on every
+  // redelivery, so the provider retried it for days.
+  it('400 for a signed body that is not a provider event; never a 500', async () => {
+    const bodies = ['null', '[]', '42', '"evt"', 'true', '{}', '{"id":7,"type":"invoice.paid"}', '{"id":"evt_1","type":null}', JSON.stringify({ id: 'evt_\u0000', type: 'invoice.paid' }), JSON.stringify({ id: `evt_${'x'.repeat(5000)}`, type: 'invoice.paid' }), JSON.stringify({ id: `evt_${randomUUID()}`, type: 'invoice.paid\u0000' })];
+    for (const body of bodies) {
+      const res = await send(body, sign(body));
+      expect({ body: body.slice(0, 60), status: res.status }).toEqual({ body: body.slice(0, 60), status: 400 });
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('bad_request');
+    }
+  });
+
+  it('records a handled event type with malformed fields as not handled, so a redelivery ends too', async () => {
+    const quote = await approvedQuote();
+    const malformed = (id: string, object: unknown, created: unknown = 1_790_000_000) => JSON.stringify({ id, object: 'event', type: 'invoice.paid', created, data: { object } });
+    const meta = { organization_id: tenant.id, quote_id: quote.quote_id };
+    const cases = [
+      malformed(`evt_${randomUUID()}`, { metadata: meta, status_transitions: { paid_at: 'yesterday' } }),
+      malformed(`evt_${randomUUID()}`, { metadata: meta, status_transitions: { paid_at: 1e20 } }),
+      malformed(`evt_${randomUUID()}`, { metadata: meta, status_transitions: { paid_at: -1 } }),
+      malformed(`evt_${randomUUID()}`, { metadata: meta, status_transitions: { paid_at: 1_790_000_000.5 } }),
+      malformed(`evt_${randomUUID()}`, { metadata: meta, status_transitions: null }, 'soon'),
+      malformed(`evt_${randomUUID()}`, { metadata: meta, status_transitions: 'paid' }),
+      malformed(`evt_${randomUUID()}`, { metadata: [meta] }),
+      malformed(`evt_${randomUUID()}`, { metadata: { organization_id: tenant.id, quote_id: 'not-a-uuid\u0000' } }),
+      malformed(`evt_${randomUUID()}`, null),
+      JSON.stringify({ id: `evt_${randomUUID()}`, type: 'invoice.paid', data: 'invoice' }),
+      JSON.stringify({ id: `evt_${randomUUID()}`, type: 'checkout.session.completed', data: { object: { payment_status: 'paid', metadata: meta } }, created: 'now' }),
+    ];
+    for (const body of cases) {
+      for (const delivery of ['first', 'redelivery']) {
+        const res = await send(body, sign(body));
+        expect({ body, delivery, status: res.status }).toEqual({ body, delivery, status: 200 });
+        expect(await res.json()).toEqual({ received: true, handled: false });
+      }
+      const id = (JSON.parse(body) as { id: string }).id;
+      expect((await owner.query('select handled from payments_webhook_events where event_id = $1', [id])).rows).toEqual([{ handled: false }]);
+    }
+    expect(await paidAt(quote.quote_id)).toBeNull();
+  });
+
   it('503 without the webhook secret', async () => {
     const bare = await startApi({ env: { PAYMENTS_WEBHOOK_SECRET: '' } });
     try {

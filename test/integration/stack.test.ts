@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { freePort } from '../../scripts/infra/free-port';
 import { projectRoot } from '../../scripts/infra/paths';
@@ -66,6 +66,20 @@ describe('npm start (scripts/start.ts)', () => {
       body: JSON.stringify({ subdomain: 'sandbox', email: 'admin@sandbox.test', password: SANDBOX_PASSWORD }),
     });
     expect(login.status).toBe(200);
+
+    // Issue 11: a crashed worker is restarted (with backoff, and said so), not the end of the stack.
+    const worker = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .find((line) => line.includes('worker/main.ts'));
+    expect(worker).toBeDefined();
+    process.kill(Number(worker!.trim().split(/\s+/)[0]), 'SIGKILL');
+    while (!output.includes('worker restarted')) {
+      if (Date.now() > deadline + 60_000 || child.exitCode !== null) throw new Error(`the worker was not restarted:\n${output}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(output).toContain('worker exited unexpectedly (signal SIGKILL); restarting it in 1 s');
+    expect(child.exitCode).toBeNull();
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { ownerPool } from '../../scripts/harness/owner-db';
-import { appDatabaseUrl } from '../../db/database-urls';
-import { APP_ROLE } from '../../db/migrations/rls';
+import { appDatabaseUrl, workerDatabaseUrl } from '../../db/database-urls';
+import { APP_ROLE, WORKER_ROLE } from '../../db/migrations/rls';
 import { populateSandboxTenant } from '../support/populate-tenant';
 
 /**
@@ -12,6 +12,7 @@ import { populateSandboxTenant } from '../support/populate-tenant';
  */
 let owner: pg.Pool;
 let app: pg.Pool;
+let worker: pg.Pool;
 let tenantTables: string[];
 let a: string;
 let b: string;
@@ -19,6 +20,7 @@ let b: string;
 beforeAll(async () => {
   owner = ownerPool();
   app = new pg.Pool({ connectionString: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), max: 2 });
+  worker = new pg.Pool({ connectionString: workerDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_WORKER_PASSWORD!), max: 2 });
   const { rows } = await owner.query<{ table_name: string }>(
     `select c.table_name from information_schema.columns c
        join information_schema.tables t on t.table_name = c.table_name and t.table_schema = c.table_schema
@@ -34,15 +36,16 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.end();
+  await worker.end();
   await owner.end();
 });
 
-/** Runs statements as the application role inside one transaction with tenant `org` selected. */
-async function asTenant<T>(org: string | null, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await app.connect();
+/** Runs statements as an application role (the API's unless said) inside one transaction with tenant `org` selected. */
+async function asTenant<T>(org: string | null, work: (client: pg.PoolClient) => Promise<T>, pool = app): Promise<T> {
+  const client = await pool.connect();
   try {
     await client.query('begin');
-    if (org) await client.query(`select set_config('app.organization_id', $1, true)`, [org]);
+    if (org) await client.query('select app_enter_tenant($1)', [org]);
     return await work(client);
   } finally {
     await client.query('rollback').catch(() => undefined);
@@ -70,17 +73,27 @@ describe('row-level security', () => {
     }
   });
 
-  it("with tenant A selected, an unfiltered select returns none of tenant B's rows", async () => {
-    for (const table of tenantTables) {
-      const rows = await asTenant(a, (c) => c.query(`select organization_id from "${table}"`));
-      expect({ table, foreign: rows.rows.filter((r) => r.organization_id !== a).length, own: rows.rows.length > 0 }).toEqual({ table, foreign: 0, own: true });
+  // Each role reads only the tables its process uses (least-privilege.test.ts); where it may read, it sees its tenant only.
+  const readable = async (pool: pg.Pool, table: string) =>
+    (await owner.query<{ ok: boolean }>(`select has_table_privilege($1, $2, 'select') as ok`, [pool === app ? APP_ROLE : WORKER_ROLE, table])).rows[0]!.ok;
+
+  it("with tenant A selected, an unfiltered select returns none of tenant B's rows, for the API's role and the worker's", async () => {
+    for (const [role, pool] of [['api', app], ['worker', worker]] as const) {
+      for (const table of tenantTables) {
+        if (!(await readable(pool, table))) continue;
+        const rows = await asTenant(a, (c) => c.query(`select organization_id from "${table}"`), pool);
+        expect({ role, table, foreign: rows.rows.filter((r) => r.organization_id !== a).length, own: rows.rows.length > 0 }).toEqual({ role, table, foreign: 0, own: true });
+      }
     }
   });
 
   it('with no tenant selected, nothing is visible at all', async () => {
-    for (const table of [...tenantTables, 'organizations']) {
-      const rows = await asTenant(null, (c) => c.query(`select 1 from "${table}"`));
-      expect({ table, rows: rows.rowCount }).toEqual({ table, rows: 0 });
+    for (const [role, pool] of [['api', app], ['worker', worker]] as const) {
+      for (const table of [...tenantTables, 'organizations']) {
+        if (!(await readable(pool, table))) continue;
+        const rows = await asTenant(null, (c) => c.query(`select 1 from "${table}"`), pool);
+        expect({ role, table, rows: rows.rowCount }).toEqual({ role, table, rows: 0 });
+      }
     }
   });
 
@@ -96,7 +109,8 @@ describe('row-level security', () => {
       const insert = asTenant(a, (c) =>
         c.query(`insert into "${table}" (${columns.map((k) => `"${k}"`).join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(row)),
       );
-      await expect(insert).rejects.toThrow(/row-level security/);
+      // Refused by the policy, or (a table the API only reads) by the grants.
+      await expect(insert).rejects.toThrow(/row-level security|permission denied/);
       // Append-only tables (histories, the outbox) refuse updates and deletes outright.
       const update = asTenant(a, (c) => c.query(`update "${table}" set organization_id = $1`, [b]));
       await expect(update).rejects.toThrow(/row-level security|permission denied/);

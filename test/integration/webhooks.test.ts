@@ -11,6 +11,7 @@ import { webhookWorkflowId } from '../../activities/temporal/contracts';
 import { DeliveryAttemptList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 import { recordEvent } from '../../db/events/outbox';
 import { inTenant } from '../../db/tenant-scope';
+import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
 
 const KEY = randomBytes(32).toString('base64');
 let owner: pg.Pool;
@@ -302,5 +303,31 @@ describe('private destinations (D6)', () => {
       await strict.close();
       await strictTemporal.close();
     }
+  });
+});
+
+// Issue 11: a tenant registers a bounded number of endpoints (docs/webhooks.md).
+describe('webhook endpoints per workspace', () => {
+  it(`at most ${WEBHOOK_ENDPOINTS_PER_TENANT}: the next is a 422, even when raced; deleting one makes room; other workspaces are unaffected`, async () => {
+    const t = await createTenant(owner, { admin: 'ADMIN' });
+    const token = await api.tokenFor(t.users.admin!);
+    const create = () => api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+    // Raced: twenty at once, of which exactly the limit may succeed.
+    const answers = await Promise.all(Array.from({ length: WEBHOOK_ENDPOINTS_PER_TENANT + 4 }, create));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(WEBHOOK_ENDPOINTS_PER_TENANT);
+    const refused = answers.filter((r) => r.status !== 201);
+    expect(refused.map((r) => r.status)).toEqual([422, 422, 422, 422]);
+    const body = (await refused[0]!.json()) as { error: { code: string; message: string; details: { fields: Record<string, string> } } };
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.error.details.fields.url).toMatch(new RegExp(`at most ${WEBHOOK_ENDPOINTS_PER_TENANT} webhook endpoints`));
+    expect((await owner.query('select count(*)::int as n from webhook_endpoints where organization_id = $1', [t.id])).rows[0].n).toBe(WEBHOOK_ENDPOINTS_PER_TENANT);
+
+    const list = WebhookEndpointList.parse(await (await api.request('/api/v1/webhook-endpoints', { token })).json());
+    expect((await api.request(`/api/v1/webhook-endpoints/${list.data[0]!.id}`, { method: 'DELETE', token })).status).toBe(204);
+    expect((await create()).status).toBe(201);
+    expect((await create()).status).toBe(422);
+    // Another workspace has its own allowance.
+    const other = await createTenant(owner, { admin: 'ADMIN' });
+    expect((await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: await api.tokenFor(other.users.admin!), json: { url: 'http://127.0.0.1:9/other', events: ['*'] } })).status).toBe(201);
   });
 });

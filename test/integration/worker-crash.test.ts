@@ -48,7 +48,7 @@ function startWorkerProcess(): ChildProcess {
 }
 
 beforeAll(async () => {
-  await migrate(database, process.env.DATABASE_APP_PASSWORD!);
+  await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
   await seedSandbox(database);
   owner = new pg.Pool({ connectionString: database, max: 2 });
   fake = new StripeFake({ apiKeys: [KEY] });

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createWorker } from '../../worker/create-worker';
 import { connectWorker } from '../../worker/temporal-connection';
 import { createOrm } from '../../db/orm';
-import { appDatabaseUrl } from '../../db/database-urls';
+import { workerDatabaseUrl } from '../../db/database-urls';
 import { createLogger } from '../../activities/runtime/logger';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../../activities/temporal/contracts';
@@ -20,7 +20,7 @@ let orm: MikroORM;
 const taskQueue = `test-worker-${randomUUID()}`;
 
 beforeAll(async () => {
-  orm = await createOrm({ url: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), poolMax: 2 });
+  orm = await createOrm({ url: workerDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_WORKER_PASSWORD!), poolMax: 2 });
   connection = await connectWorker(process.env.TEMPORAL_ADDRESS!);
   worker = await createWorker({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', taskQueue, deps: { em: orm.em, logger: createLogger('silent'), integrations: { providers: {}, cipher: undefined }, webhooks: { cipher: undefined, allowPrivateNetworks: false } } });
   running = worker.run();

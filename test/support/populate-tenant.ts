@@ -8,6 +8,7 @@ import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
 import { inTenant } from '../../db/tenant-scope';
+import { workerOrm } from './worker-db';
 
 /**
  * Writes at least one row into every tenant table for the given sandbox tenant, through the API
@@ -19,6 +20,8 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
   const fakes = await startIntegrationFakes();
   const receiver = await new WebhookReceiver().start();
   const api = await startApi({ env: { ...fakes.env, OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  // What the worker would write, written by the worker's code as the worker's role.
+  const worker = await workerOrm();
   try {
     const sales = await api.tokenFor(await sandboxUser(owner, subdomain, 'sales@sandbox.test'));
     const res = await api.request('/api/v1/quotes/calculate', {
@@ -43,9 +46,9 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     // Approval (without a worker here) and the sync row its fan-out writes for an unconnected provider.
     const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
     if (approved.status !== 200) throw new Error(`populating ${subdomain}: approve answered ${approved.status} ${await approved.text()}`);
-    await new SyncRecords(api.orm.em).skipped({ organizationId: tech.organizationId, quoteId, provider: 'CRM', reason: 'CRM provider not connected' });
+    await new SyncRecords(worker.em).skipped({ organizationId: tech.organizationId, quoteId, provider: 'CRM', reason: 'CRM provider not connected' });
     // Without a worker here: the delivery row the fan-out writes, and one real attempt (the activity's code) with its log row.
-    const [delivery] = await inTenant(api.orm.em, tech.organizationId, (tx) =>
+    const [delivery] = await inTenant(worker.em, tech.organizationId, (tx) =>
       tx.execute<{ id: string }[]>(
         `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, status)
          select app_current_organization(), ?, id, event, 'pending' from outbox_events where envelope->'data'->>'work_order_id' = ? returning id`,
@@ -53,13 +56,14 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
       ),
     );
     await attemptWebhookDelivery(
-      { em: api.orm.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
+      { em: worker.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
       { organizationId: tech.organizationId, deliveryId: delivery!.id, attempt: 1 },
     );
     // A consent completed at the accounting fake: the nonce of its state and the connection.
     const connected = await consent(api, admin, 'accounting');
     if (connected.status !== 200) throw new Error(`populating ${subdomain}: accounting consent answered ${connected.status} ${await connected.text()}`);
   } finally {
+    await worker.close(true);
     await api.close();
     await fakes.close();
     await receiver.close();

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { ownerPool, createTenant, type Tenant } from '../../scripts/harness/owner-db';
+import { appDatabaseUrl, workerDatabaseUrl } from '../../db/database-urls';
+import { APP_ROLE, WORKER_ROLE } from '../../db/migrations/rls';
+
+/**
+ * Issue 11, least privilege: the API and the worker connect as roles of their own, each granted
+ * only what its code uses, and the tenant setting cannot outlive its transaction on a pooled
+ * connection.
+ */
+let owner: pg.Pool;
+let api: pg.Pool;
+let worker: pg.Pool;
+let a: Tenant;
+let b: Tenant;
+
+beforeAll(async () => {
+  owner = ownerPool();
+  // One connection each, so "the next user of the connection" is certain.
+  api = new pg.Pool({ connectionString: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), max: 1 });
+  worker = new pg.Pool({ connectionString: workerDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_WORKER_PASSWORD!), max: 1 });
+  a = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES' });
+  b = await createTenant(owner, { admin: 'ADMIN' });
+});
+afterAll(async () => {
+  await Promise.all([api.end(), worker.end(), owner.end()]);
+});
+
+const refusal = (pool: pg.Pool, sql: string) =>
+  pool.query(sql).then(
+    () => 'allowed',
+    (error: Error) => (/permission denied/.test(error.message) ? 'permission denied' : error.message),
+  );
+
+/** What each process does with each table (api/, and worker/ with activities/): the grants must be exactly these. */
+const TABLES: Record<string, { api: string[]; worker: string[] }> = {
+  organizations: { api: ['SELECT'], worker: ['SELECT'] },
+  users: { api: ['SELECT', 'UPDATE'], worker: [] },
+  rate_limits: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  rate_card_revisions: { api: ['SELECT'], worker: [] },
+  rate_card_skus: { api: ['SELECT'], worker: [] },
+  rate_card_labour_tiers: { api: ['SELECT'], worker: [] },
+  customers: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
+  quote_number_counters: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  quotes: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
+  quote_lines: { api: ['INSERT'], worker: [] },
+  work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
+  outbox_events: { api: ['INSERT'], worker: ['SELECT'] },
+  sync_records: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
+  payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: [] },
+  integration_connections: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
+  integration_oauth_states: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  webhook_endpoints: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
+  webhook_deliveries: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
+  webhook_delivery_attempts: { api: ['SELECT'], worker: ['INSERT'] },
+};
+/** Security-definer doors: each one's callers. */
+const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
+  'resolve_workspace(text)': ['api'],
+  'tenant_ids()': ['worker'],
+  'outbox_lease(integer, integer, integer)': ['worker'],
+  'integration_refresh_targets()': ['worker'],
+  'outbox_mark_dispatched_in_tenant(uuid[])': ['api', 'worker'],
+};
+
+describe('separate database roles for the API and the worker', () => {
+  it('neither role owns anything, logs in as a superuser, or bypasses row-level security', async () => {
+    for (const role of [APP_ROLE, WORKER_ROLE]) {
+      const found = await owner.query(`select rolsuper, rolbypassrls, rolcreaterole, rolcreatedb from pg_roles where rolname = $1`, [role]);
+      expect({ role, attributes: found.rows[0] }).toEqual({ role, attributes: { rolsuper: false, rolbypassrls: false, rolcreaterole: false, rolcreatedb: false } });
+      const owned = await owner.query(`select relname from pg_class c join pg_roles r on r.oid = c.relowner where r.rolname = $1`, [role]);
+      expect({ role, owned: owned.rows }).toEqual({ role, owned: [] });
+    }
+  });
+
+  it('each role holds exactly the table privileges its process uses, on every table', async () => {
+    const { rows } = await owner.query<{ grantee: string; table_name: string; privilege_type: string }>(
+      `select grantee, table_name, privilege_type from information_schema.role_table_grants
+        where table_schema = 'public' and grantee in ($1, $2) and privilege_type in ('SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER')`,
+      [APP_ROLE, WORKER_ROLE],
+    );
+    const granted = (role: string, table: string) => rows.filter((r) => r.grantee === role && r.table_name === table).map((r) => r.privilege_type).sort();
+    const tables = (await owner.query<{ tablename: string }>(`select tablename from pg_tables where schemaname = 'public' and tablename not like 'mikro_orm%'`)).rows.map((r) => r.tablename).sort();
+    // A new table must be added here, deciding what each process may do with it.
+    expect(tables).toEqual(Object.keys(TABLES).sort());
+    for (const table of tables) {
+      expect({ table, api: granted(APP_ROLE, table), worker: granted(WORKER_ROLE, table) }).toEqual({ table, ...TABLES[table] });
+    }
+  });
+
+  it("the API's role cannot call the worker's security-definer functions, nor the worker's the API's", async () => {
+    for (const [signature, callers] of Object.entries(FUNCTIONS)) {
+      for (const [name, role] of [['api', APP_ROLE], ['worker', WORKER_ROLE]] as const) {
+        const { rows } = await owner.query<{ allowed: boolean }>(`select has_function_privilege($1, $2, 'execute') as allowed`, [role, signature]);
+        expect({ signature, role: name, allowed: rows[0]!.allowed }).toEqual({ signature, role: name, allowed: callers.includes(name) });
+      }
+    }
+    // And in practice: the cross-tenant doors refuse the API.
+    expect(await refusal(api, 'select tenant_ids()')).toBe('permission denied');
+    expect(await refusal(api, 'select * from outbox_lease(1, 60, 0)')).toBe('permission denied');
+    expect(await refusal(api, 'select * from integration_refresh_targets()')).toBe('permission denied');
+    expect((await worker.query('select tenant_ids()')).rowCount).toBeGreaterThanOrEqual(2);
+    // The worker reads no users, counts no logins, and cannot resolve a workspace.
+    expect(await refusal(worker, 'select count(*) from users')).toBe('permission denied');
+    expect(await refusal(worker, 'select count(*) from rate_limits')).toBe('permission denied');
+    expect(await refusal(worker, "select resolve_workspace('sandbox')")).toBe('permission denied');
+    // The old cross-tenant "mark dispatched" door is gone: marking is scoped to the tenant selected.
+    const gone = await owner.query(`select count(*)::int as n from pg_proc where proname = 'outbox_mark_dispatched'`);
+    expect(gone.rows[0].n).toBe(0);
+  });
+});
+
+describe('the tenant setting lives only as long as its transaction', () => {
+  const usersSeen = async (client: pg.PoolClient) => (await client.query<{ organization_id: string }>('select organization_id from users')).rows.map((r) => r.organization_id);
+
+  it("a connection returned to the pool after tenant A's transaction, even one that set the tenant session-wide, reads nothing of A as the next tenant", async () => {
+    for (const pool of [api, worker]) {
+      const first = await pool.connect();
+      const pid = (await first.query('select pg_backend_pid() as pid')).rows[0].pid as number;
+      await first.query('begin');
+      await first.query(`select app_enter_tenant($1)`, [a.id]);
+      if (pool === api) expect(new Set(await usersSeen(first))).toEqual(new Set([a.id]));
+      // A mistake in some later code: the setting made session-wide, as the raw value and as
+      // the marked value app_enter_tenant writes.
+      await first.query(`select set_config('app.organization_id', $1, false)`, [a.id]);
+      await first.query(`select set_config('app.organization_id', current_setting('app.organization_id'), false)`);
+      await first.query(`select set_config('app.organization_id', $1 || '@' || extract(epoch from now())::text, false)`, [a.id]);
+      await first.query('commit');
+      first.release();
+
+      const next = await pool.connect();
+      try {
+        expect((await next.query('select pg_backend_pid() as pid')).rows[0].pid).toBe(pid);
+        // Without selecting a tenant: nothing at all, as the policies promise.
+        expect(await next.query('select app_current_organization() as org').then((r) => r.rows[0].org)).toBeNull();
+        if (pool === api) expect(await usersSeen(next)).toEqual([]);
+        // As tenant B: only B.
+        await next.query('begin');
+        await next.query(`select app_enter_tenant($1)`, [b.id]);
+        if (pool === api) expect(new Set(await usersSeen(next))).toEqual(new Set([b.id]));
+        expect((await next.query('select app_current_organization() as org')).rows[0].org).toBe(b.id);
+        await next.query('commit');
+        expect((await next.query('select app_current_organization() as org')).rows[0].org).toBeNull();
+      } finally {
+        next.release();
+      }
+    }
+  });
+});

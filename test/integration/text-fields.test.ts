@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type pg from 'pg';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, giveRateCard, ownerPool } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import { example, stringPaths, withStringAt, type JsonSchema, type OpenApiDocument } from '../support/schema-examples';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import { NUL_COMPLAINT } from '../../api/http/validate';
+
+/**
+ * Issue 11: a NUL character in any text field was a 500 from the database driver. Every string
+ * field of every JSON request body in the OpenAPI document (the route table's own schemas) is
+ * sent, one at a time, in an otherwise valid body, holding a NUL: each is a 422 naming its path.
+ */
+let owner: pg.Pool;
+let api: ApiHarness;
+let token: string;
+let doc: OpenApiDocument;
+/** Real ids for path parameters, so each request gets as far as the database. */
+let pathIds: Record<string, string>;
+/** Values that make the examples pass the service's own checks too (catalogue codes, a technician). */
+let hints: Record<string, unknown>;
+
+beforeAll(async () => {
+  owner = ownerPool();
+  // Webhook URLs resolve to loopback (injected: nothing is looked up, nothing is called), which
+  // this API allows as tests do, so a registration reaches the database.
+  api = await startApi({
+    resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    env: { CREDENTIAL_ENCRYPTION_KEY: 'k'.repeat(44), OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' },
+  });
+  const tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
+  token = await api.tokenFor(tenant.users.admin!);
+  doc = (await (await api.request('/openapi.json')).json()) as OpenApiDocument;
+
+  const quote = (await (await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) })).json()) as { quote_id: string };
+  const workOrder = (await (await api.request('/api/v1/work-orders', { method: 'POST', token, json: {} })).json()) as { id: string };
+  const endpoint = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: 'https://hooks.invalid/a', events: ['*'] } })).json()) as { id: string };
+  pathIds = {
+    '/api/v1/quotes/{id}/checkout-session': quote.quote_id,
+    '/api/v1/work-orders/{id}/status': workOrder.id,
+    '/api/v1/webhook-endpoints/{id}': endpoint.id,
+  };
+  hints = {
+    laborTierCode: 'STANDARD',
+    fabricSkuCode: 'FAB-SCREEN-3',
+    hardwareSkuCode: 'HW-ROLLER-STD',
+    motorSkuCode: 'MTR-BATTERY',
+    trimSkuCode: 'TRIM-CASSETTE',
+    widthInches: 36,
+    dropInches: 48,
+    persist: true,
+    quoteId: quote.quote_id,
+    assignedTechnicianId: tenant.users.tech!.id,
+  };
+});
+afterAll(async () => {
+  await api.close();
+  await owner.end();
+});
+
+const UUID = '6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10';
+
+function bodyOperations() {
+  const operations: { method: string; path: string; url: string; schema: JsonSchema }[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body) operations.push({ method: method.toUpperCase(), path, url: path.replace(/\{[^}]+\}/g, pathIds[path] ?? UUID), schema: body.schema });
+    }
+  }
+  return operations;
+}
+
+/** The example with each hinted key, wherever it appears, set to its hint. */
+function withHints(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withHints);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key in hints ? hints[key] : withHints(v)]));
+}
+
+describe('NUL characters in text fields (issue 11)', () => {
+  it('are refused with 422 and the dotted path in every string field of every request body', async () => {
+    const operations = bodyOperations();
+    // Section 4's bodies at least: login, calculate, work orders (2), checkout, webhook endpoints (2).
+    expect(operations.length).toBeGreaterThanOrEqual(7);
+    const answers: { field: string; status: number; complaint: string | undefined }[] = [];
+    for (const operation of operations) {
+      const schema = operation.schema;
+      const valid = withHints(example(doc, schema));
+      const send = (body: unknown) => api.request(operation.url, { method: operation.method, token, json: body });
+      // The example passes validation, so a refusal below can only be the NUL's.
+      const baseline = await send(valid);
+      expect({ operation: `${operation.method} ${operation.path}`, status: baseline.status }).not.toEqual({ operation: `${operation.method} ${operation.path}`, status: 422 });
+      expect({ operation: `${operation.method} ${operation.path}`, status: baseline.status }).not.toEqual({ operation: `${operation.method} ${operation.path}`, status: 500 });
+
+      const paths = stringPaths(doc, schema);
+      expect(paths.length).toBeGreaterThan(0);
+      for (const path of paths) {
+        const res = await send(withStringAt(valid, path, (s) => `${s.slice(0, 1)}\u0000${s.slice(1)}`));
+        const body = (await res.json()) as { error?: { code: string; details?: { fields: Record<string, string> } } };
+        answers.push({ field: `${operation.method} ${operation.path} ${path}`, status: res.status, complaint: body.error?.details?.fields[path] });
+      }
+    }
+    expect(answers.length).toBeGreaterThanOrEqual(20);
+    // All at once, so a failure lists every field that lets a NUL through.
+    expect(answers).toEqual(answers.map(({ field }) => ({ field, status: 422, complaint: NUL_COMPLAINT })));
+  });
+
+  it('are refused in keys and in query strings too', async () => {
+    const key = await api.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"subdomain":"sandbox","email":"a@b.test","password":"x","e\\u0000vil":1}' });
+    expect(key.status).toBe(422);
+    expect(((await key.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields['e\u0000vil']).toBe(NUL_COMPLAINT);
+    const query = await api.request(`/api/v1/quotes?status=DRAFT%00`, { token });
+    expect(query.status).toBe(422);
+    expect(((await query.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields.status).toBe(NUL_COMPLAINT);
+  });
+});
