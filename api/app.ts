@@ -9,6 +9,8 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { createRegistry } from './meta/openapi';
+import { PublicRoutes } from './http/public-routes';
+import { registerEventWebhooks } from './events/openapi';
 import type { RouteHost } from './http/route';
 import { metaRoutes } from './meta/routes';
 import { healthRoutes } from './health/routes';
@@ -75,7 +77,8 @@ export function createApp(deps: AppDependencies): Express {
 
   const tokens = new TokenService(deps.settings.AUTH_TOKEN_SECRET);
   const login = new LoginService(deps.em, tokens, deps.hasher ?? defaultHasher);
-  const host = { app, registry: createRegistry() };
+  const host: RouteHost = { app, registry: createRegistry(), publicRoutes: new PublicRoutes() };
+  registerEventWebhooks(host.registry);
   // Provider tokens and webhook secrets are sealed with the same key (D8).
   const cipher = CredentialCipher.fromSettings(deps.settings);
 
@@ -84,10 +87,11 @@ export function createApp(deps: AppDependencies): Express {
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', express.raw({ type: () => true, limit: '1mb' }));
   app.use(express.json({ limit: '1mb', strict: false }));
-  app.use('/api/v1', authenticate({ em: deps.em, tokens }));
+  // Consulted per request: by then every route has declared whether it is public.
+  app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
 
   healthRoutes(host, deps);
-  metaRoutes(host);
+  metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });

@@ -4,22 +4,17 @@ import { inTenant } from '../../db/tenant-scope';
 import type { Role } from '../../db/entities/user';
 import type { TokenService } from '../auth/tokens';
 import { unauthenticated } from './errors';
-
-/** Paths under /api/v1 that authenticate themselves (section 4: login, signed state, signature). */
-const PUBLIC = [
-  { method: 'POST', path: /^\/auth\/login\/?$/ },
-  { method: 'GET', path: /^\/integrations\/[^/]+\/callback\/?$/ },
-  { method: 'POST', path: /^\/integrations\/payments\/webhook\/?$/ },
-];
+import type { PublicRoutes } from './public-routes';
 
 /**
  * Section 5.7: mounted on /api/v1 ahead of every route, so an unauthenticated request to any
  * path there, real or invented, answers 401. Section 5.3: the user and role are read from the
  * database on every request; a deactivated or deleted user's token stops working at once.
  */
-export function authenticate(deps: { em: EntityManager; tokens: TokenService }): RequestHandler {
+export function authenticate(deps: { em: EntityManager; tokens: TokenService; publicRoutes: PublicRoutes }): RequestHandler {
   return async (req, _res, next) => {
-    if (PUBLIC.some((p) => p.method === req.method && p.path.test(req.path))) return next();
+    // Paths under /api/v1 that authenticate themselves, as their route declarations say.
+    if (deps.publicRoutes.includes(req.method, req.baseUrl + req.path)) return next();
     try {
       const header = req.get('authorization') ?? '';
       const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header);
