@@ -74,6 +74,8 @@ export function createApp(deps: AppDependencies): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.settings.TRUST_PROXY_HOPS);
   app.set('json spaces', 0);
+  // Where clients reach us: the absolute URLs of Link headers (api/http/pagination.ts).
+  app.locals.publicBaseUrl = deps.settings.PUBLIC_BASE_URL;
 
   const tokens = new TokenService(deps.settings.AUTH_TOKEN_SECRET);
   const login = new LoginService(deps.em, tokens, deps.hasher ?? defaultHasher);

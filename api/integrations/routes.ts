@@ -7,6 +7,7 @@ import type { IntegrationService } from './integration-service';
 import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList } from './schemas';
 import { CALLBACK_PAGE_EXAMPLES, CONNECT_RESULT_EXAMPLE, DISCONNECT_RESULT_EXAMPLE, INTEGRATION_LIST_EXAMPLE, SYNC_RECORD_LIST_EXAMPLE } from './examples';
 import { errorExample } from '../http/error-examples';
+import { linkNext, PageHeaders } from '../http/pagination';
 
 const ADMIN = ['ADMIN'] as const;
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -34,14 +35,21 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     path: '/api/v1/integrations/syncs',
     operationId: 'listSyncRecords',
     summary: 'The sync log: most recent attempts first',
-    description: 'Section 4.5: what each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason.',
+    description:
+      'Section 4.5: what each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason. ' +
+      'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN,
     query: SyncListQuery,
-    responses: { 200: { description: 'Sync records', schema: SyncRecordList, example: SYNC_RECORD_LIST_EXAMPLE } },
-    handler: async ({ res, caller, query }) => {
-      res.json(await deps.integrations.syncs(caller, query));
+    responses: {
+      200: { description: 'A page of sync records', schema: SyncRecordList, example: SYNC_RECORD_LIST_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+    },
+    handler: async ({ req, res, caller, query }) => {
+      const { data, next } = await deps.integrations.syncs(caller, query);
+      linkNext(req, res, next);
+      res.json({ data });
     },
   });
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { priceQuote } from './pricing/engine';
 import { buildRateCardSnapshot } from './pricing/rate-card';
 import { SANDBOX_RATE_CARD } from './pricing/sandbox-rate-cards';
-import type { ApprovedQuote, CalculateBody, CalculationResult, QuotePage, QuoteSummary } from './schemas';
+import type { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuotePage, QuoteSummary } from './schemas';
 import { SANDBOX_ADMIN_ID } from '../auth/examples';
 
 /**
@@ -65,4 +65,30 @@ export const APPROVED_QUOTE_EXAMPLE: z.input<typeof ApprovedQuote> = {
   quote_number: EXAMPLE_QUOTE_NUMBER,
   status: 'APPROVED',
   approved_at: '2026-11-21T16:45:00.000Z',
+};
+
+export const QUOTE_DETAIL_EXAMPLE: z.input<typeof QuoteDetail> = {
+  ...QUOTE_SUMMARY_EXAMPLE,
+  status: 'APPROVED',
+  customer_email: CALCULATE_EXAMPLE.customer.email,
+  override_reason: null,
+  sent_at: '2026-11-20T15:30:00.000Z',
+  approved_at: APPROVED_QUOTE_EXAMPLE.approved_at,
+  rejected_at: null,
+  expired_at: null,
+  paid_at: null,
+  lines: CALCULATE_EXAMPLE.lineItems.map((line, position) => ({
+    position,
+    reference: line.reference,
+    width_inches: line.widthInches,
+    drop_inches: line.dropInches,
+    quantity: line.quantity,
+    fabric_sku_code: line.fabricSkuCode,
+    hardware_sku_code: line.hardwareSkuCode,
+    motor_sku_code: ('motorSkuCode' in line ? line.motorSkuCode : undefined) ?? null,
+    trim_sku_code: ('trimSkuCode' in line ? line.trimSkuCode : undefined) ?? null,
+    cost_cents: priced.line_items[position]!.cost_cents,
+    price_cents: priced.line_items[position]!.price_cents,
+  })),
+  calculation: { ...CALCULATION_RESULT_EXAMPLE, status: 'APPROVED' },
 };

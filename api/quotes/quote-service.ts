@@ -6,8 +6,8 @@ import { priceQuote, type PricedQuote } from './pricing/engine';
 import { PricingError } from './pricing/errors';
 import type { RateCardRepository } from './rate-card-repository';
 import { QUOTE_TRANSITIONS, type QuoteAction } from './quote-status';
-import { insertQuote, listQuotes, quoteSummary, transitionQuote, UnknownCursorError } from './quote-repository';
-import type { ApprovedQuote, CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
+import { insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from './quote-repository';
+import type { ApprovedQuote, CalculateBody, QuoteDetail, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
 import { recordEvent } from '../events/outbox';
 import type { EventEnvelope } from '../events/catalogue';
 import type { EventDispatcher } from '../temporal/event-dispatcher';
@@ -48,6 +48,15 @@ export class QuoteService {
         if (error instanceof UnknownCursorError) throw validationFailed({ cursor: 'Unknown cursor: pass a next_cursor from a previous page' });
         throw error;
       }
+    });
+  }
+
+  /** One quote of the tenant with its lines and calculation (404 when it is not the tenant's). */
+  get(caller: Caller, id: string): Promise<QuoteDetail> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const detail = await quoteDetail(tx, id);
+      if (!detail) throw notFound('No such quote in this workspace.');
+      return detail;
     });
   }
 

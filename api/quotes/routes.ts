@@ -1,8 +1,9 @@
 import { route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
-import { ApprovedQuote, CalculateBody, CalculationResult, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
-import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE } from './examples';
+import { linkNext, PageHeaders } from '../http/pagination';
+import { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
+import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_DETAIL_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE } from './examples';
 
 const QUOTE_ROLES = ['ADMIN', 'SALES'] as const;
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -14,15 +15,38 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     operationId: 'listQuotes',
     summary: "The tenant's quotes, newest first, cursor-paginated",
     description:
-      'Section 4.3. Pass `next_cursor` back as `cursor` for the next page; null means the last page. ' +
+      'Section 4.3. Pass `next_cursor` back as `cursor` for the next page; null means the last page (the `Link` header rel="next" says the same, as on every list). ' +
       'TECHNICIAN is refused (quotes carry cost and margin).',
     tags: ['quotes'],
     auth: 'bearer',
     roles: QUOTE_ROLES,
     query: QuoteListQuery,
-    responses: { 200: { description: 'A page of quotes', schema: QuotePage, example: QUOTE_PAGE_EXAMPLE } },
-    handler: async ({ res, caller, query }) => {
-      res.json(await deps.quotes.list(caller, query));
+    responses: { 200: { description: 'A page of quotes', schema: QuotePage, example: QUOTE_PAGE_EXAMPLE, headers: PageHeaders } },
+    handler: async ({ req, res, caller, query }) => {
+      const page = await deps.quotes.list(caller, query);
+      linkNext(req, res, page.next_cursor);
+      res.json(page);
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/api/v1/quotes/:id',
+    operationId: 'getQuote',
+    summary: 'One quote with its lines and its calculation',
+    description:
+      'The QuoteSummary fields, the customer’s email, when the quote was sent, approved, rejected, expired or paid, each line as it was asked for ' +
+      '(dimensions and SKU codes, with its cost and price), and the calculation as calculate answered it. TECHNICIAN is refused (cost and margin).',
+    tags: ['quotes'],
+    auth: 'bearer',
+    roles: QUOTE_ROLES,
+    params: IdParams,
+    responses: {
+      200: { description: 'The quote', schema: QuoteDetail, example: QUOTE_DETAIL_EXAMPLE },
+      404: error('No such quote in the tenant'),
+    },
+    handler: async ({ res, caller, params }) => {
+      res.json(await deps.quotes.get(caller, params.id));
     },
   });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { badRequest, notFound, providerError } from '../http/errors';
 import type { Caller } from '../http/request-context';
@@ -8,7 +9,11 @@ import type { WebhookDeliveries } from '../temporal/webhook-deliveries';
 import { checkUrlForRegistration, type Resolver } from '../../activities/webhooks/address-policy';
 import { generateEndpointSecret } from '../../activities/webhooks/signature';
 import { secretContext } from './endpoint-secrets';
-import type { CreateEndpointBody, UpdateEndpointBody, WebhookEndpoint } from './schemas';
+import type { CreateEndpointBody, DeliveriesQuery, UpdateEndpointBody, WebhookEndpoint } from './schemas';
+import { CursorTimestamp, cursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+
+/** Where a page of the attempt log ended. */
+const AttemptPosition = z.tuple([CursorTimestamp, z.uuid()]);
 
 /** D6: the rotated-out secret keeps signing beside the new one for this long. */
 export const ROTATION_OVERLAP_HOURS = 24;
@@ -126,18 +131,23 @@ export class WebhookEndpointService {
     if (deleted.length === 0) throw notFound('No such webhook endpoint in this workspace.');
   }
 
-  async attempts(caller: Caller, id: string, limit: number) {
+  /** The endpoint's attempt log, newest first, keyset-paged on (attempted_at, id). */
+  async attempts(caller: Caller, id: string, query: DeliveriesQuery) {
+    const after = query.cursor ? decodeCursor(query.cursor, AttemptPosition) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const [endpoint] = await tx.execute<{ id: string }[]>('select id from webhook_endpoints where id = ?', [id]);
       if (!endpoint) throw notFound('No such webhook endpoint in this workspace.');
       const rows = await tx.execute<
-        { id: string; delivery_id: string; event_id: string; event: string; attempt: number; outcome: 'delivered' | 'retryable_failure' | 'permanent_failure'; response_status: number | null; error: string | null; duration_ms: number; response_excerpt: string | null; attempted_at: Date }[]
+        { id: string; delivery_id: string; event_id: string; event: string; attempt: number; outcome: 'delivered' | 'retryable_failure' | 'permanent_failure'; response_status: number | null; error: string | null; duration_ms: number; response_excerpt: string | null; attempted_at: Date; cursor_attempted_at: string }[]
       >(
-        `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at
-           from webhook_delivery_attempts where endpoint_id = ? order by attempted_at desc, id desc limit ?`,
-        [id, limit],
+        `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at,
+                ${cursorTimestamp('attempted_at')} as cursor_attempted_at
+           from webhook_delivery_attempts where endpoint_id = ? ${after ? 'and (attempted_at, id) < (?::timestamptz, ?::uuid)' : ''}
+          order by attempted_at desc, id desc limit ?`,
+        [id, ...(after ?? []), query.limit + 1],
       );
-      return { data: rows.map((r) => ({ ...r, attempted_at: new Date(r.attempted_at).toISOString() })) };
+      const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_attempted_at, row.id]);
+      return { data: page.map(({ cursor_attempted_at: _position, ...r }) => ({ ...r, attempted_at: new Date(r.attempted_at).toISOString() })), next };
     });
   }
 

@@ -1,6 +1,7 @@
 import { route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WebhookEndpointService } from './endpoint-service';
+import { linkNext, PageHeaders } from '../http/pagination';
 import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 import {
   ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
@@ -101,15 +102,23 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     path: '/api/v1/webhook-endpoints/:id/deliveries',
     operationId: 'listWebhookDeliveryAttempts',
     summary: 'Every delivery attempt to the endpoint, newest first',
-    description: 'D6: each attempt with its event, attempt number, outcome, response status or error, duration and up to 2 KiB of the response.',
+    description:
+      'D6: each attempt with its event, attempt number, outcome, response status or error, duration and up to 2 KiB of the response. ' +
+      'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN,
     params: IdParams,
     query: DeliveriesQuery,
-    responses: { 200: { description: 'Attempts', schema: DeliveryAttemptList, example: ATTEMPT_LIST_EXAMPLE }, 404: error('No such endpoint') },
-    handler: async ({ res, caller, params, query }) => {
-      res.json(await deps.endpoints.attempts(caller, params.id, query.limit));
+    responses: {
+      200: { description: 'A page of attempts', schema: DeliveryAttemptList, example: ATTEMPT_LIST_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+      404: error('No such endpoint'),
+    },
+    handler: async ({ req, res, caller, params, query }) => {
+      const { data, next } = await deps.endpoints.attempts(caller, params.id, query);
+      linkNext(req, res, next);
+      res.json({ data });
     },
   });
 
