@@ -11,6 +11,7 @@ import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-l
 import { authenticate } from './http/authenticate';
 import { PublicRoutes } from './http/public-routes';
 import { createRegistry } from './meta/openapi';
+import { registerEventWebhooks } from './events/openapi';
 import type { RouteHost } from './http/route';
 import { metaRoutes } from './meta/routes';
 import { healthRoutes } from './health/routes';
@@ -74,10 +75,13 @@ export function createApp(deps: AppDependencies): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.settings.TRUST_PROXY_HOPS);
   app.set('json spaces', 0);
+  // Where clients reach us: the absolute URLs of Link headers (api/http/pagination.ts).
+  app.locals.publicBaseUrl = deps.settings.PUBLIC_BASE_URL;
 
   const tokens = new TokenService(deps.settings.AUTH_TOKEN_SECRET);
   const login = new LoginService(deps.em, tokens, deps.hasher ?? defaultHasher);
   const host: RouteHost = { app, registry: createRegistry(), publicRoutes: new PublicRoutes() };
+  registerEventWebhooks(host.registry);
   // Provider tokens and webhook secrets are sealed with the same key (D8).
   const cipher = CredentialCipher.fromSettings(deps.settings);
 
@@ -87,10 +91,11 @@ export function createApp(deps: AppDependencies): Express {
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', express.raw({ type: () => true, limit: '1mb' }));
   app.use(express.json({ limit: '1mb', strict: false }));
+  // Consulted per request: by then every route has declared whether it is public.
   app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
 
   healthRoutes(host, deps);
-  metaRoutes(host);
+  metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });

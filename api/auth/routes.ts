@@ -7,19 +7,30 @@ import { inTenant } from '../../db/tenant-scope';
 import { profileOf } from '../../db/users';
 import { LoginService } from './login-service';
 import { LoginBody, LoginResult, Profile } from './schemas';
+import { errorExample } from '../http/error-examples';
+import { LOGIN_EXAMPLE, LOGIN_RESULT_EXAMPLE, PROFILE_EXAMPLE } from './examples';
 
 export function authRoutes(host: RouteHost, deps: { em: EntityManager; login: LoginService; loginLimiter: Limiter }): void {
   route(host, {
     method: 'post',
     path: '/api/v1/auth/login',
+    operationId: 'login',
     summary: 'Exchange workspace, email and password for a 900-second bearer token',
+    description:
+      'Section 4.2. The workspace subdomain is part of the credential. Every refusal (wrong password, unknown email or workspace, ' +
+      'deactivated account) answers the same 401 `invalid_credentials` in the same time. Send the token as `Authorization: Bearer <access_token>`.',
     tags: ['auth'],
     auth: 'none',
     body: LoginBody,
+    bodyExample: LOGIN_EXAMPLE,
     responses: {
-      200: { description: 'Logged in', schema: LoginResult },
-      401: { description: 'Credentials rejected (identical for every cause)', schema: ErrorEnvelopeSchema },
-      429: { description: 'Ten failed attempts per fifteen minutes for one workspace and email (a success clears them)', schema: ErrorEnvelopeSchema },
+      200: { description: 'Logged in', schema: LoginResult, example: LOGIN_RESULT_EXAMPLE },
+      401: { description: 'Credentials rejected (identical for every cause)', schema: ErrorEnvelopeSchema, example: errorExample(401, 'The workspace, email or password is incorrect.') },
+      429: {
+        description: 'Ten failed attempts per fifteen minutes for one workspace and email (a success clears them)',
+        schema: ErrorEnvelopeSchema,
+        example: errorExample(429, 'Too many requests; retry after 840 seconds.'),
+      },
     },
     handler: async ({ res, body }) => {
       // Counted after validation, per normalised identity rather than per address (section 8).
@@ -36,10 +47,12 @@ export function authRoutes(host: RouteHost, deps: { em: EntityManager; login: Lo
   route(host, {
     method: 'get',
     path: '/api/v1/auth/me',
+    operationId: 'getProfile',
     summary: 'The caller as the database says now',
+    description: 'Section 4.2: the user, role and workspace behind the token, read from the database on this request (a role change shows at once).',
     tags: ['auth'],
     auth: 'bearer',
-    responses: { 200: { description: 'Profile', schema: Profile } },
+    responses: { 200: { description: 'Profile', schema: Profile, example: PROFILE_EXAMPLE } },
     handler: async ({ res, caller }) => {
       const row = await inTenant(deps.em, caller.organizationId, (tx) => profileOf(tx, caller.userId));
       if (!row) throw notFound('User not found.');

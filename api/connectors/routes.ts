@@ -18,14 +18,25 @@ export const ConnectorStatus = z
   })
   .meta({ id: 'ConnectorStatus' });
 
+const CONNECTOR_STATUS_EXAMPLE: z.input<typeof ConnectorStatus> = {
+  count: 3,
+  connectors: [
+    { slug: 'payments', display_name: 'Payments', platform_ready: true, readiness: 'platform_account_live', summary: "Configured; payments run through the platform's own account." },
+    { slug: 'accounting', display_name: 'Accounting', platform_ready: true, readiness: 'awaiting_tenant_consent', summary: 'Configured on the platform; each workspace connects its own account.' },
+    { slug: 'crm', display_name: 'CRM', platform_ready: false, readiness: 'operator_credentials_missing', summary: 'The platform operator has not configured this provider yet; no workspace can use it.' },
+  ],
+};
+
 export function connectorRoutes(host: RouteHost, deps: { settings: Settings }): void {
   route(host, {
     method: 'get',
     path: '/api/connectors',
+    operationId: 'listConnectors',
     summary: 'Platform readiness of each provider (D9), in registry order',
+    description: 'Section 4.1 and 3.5: whether this deployment can use each provider at all. Reports no tenant rows and names no settings.',
     tags: ['infrastructure'],
     auth: 'none',
-    responses: { 200: { description: 'Connector readiness', schema: ConnectorStatus } },
+    responses: { 200: { description: 'Connector readiness', schema: ConnectorStatus, example: CONNECTOR_STATUS_EXAMPLE } },
     handler: ({ res }) => {
       const connectors = CONNECTORS.map((connector) => {
         const { readiness, summary } = readinessOf(connector, deps.settings);

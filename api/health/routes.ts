@@ -2,10 +2,13 @@ import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
 import type { Settings } from '../../activities/runtime/settings';
+import { ErrorEnvelopeSchema } from '../http/common-schemas';
+import { errorExample } from '../http/error-examples';
 import { withDeadline } from '../../activities/runtime/deadline';
 import { pingDatabase } from '../../db/health';
 
 const HEALTH_TIMEOUT_MS = 2000;
+const errorExampleOfBadJson = errorExample(400, 'The request body is not valid JSON.');
 
 const Build = z.strictObject({ commit: z.string().nullable(), ref: z.string().nullable(), environment: z.string().nullable() });
 export const Health = z
@@ -27,12 +30,24 @@ export function healthRoutes(host: RouteHost, deps: { em: EntityManager; setting
   route(host, {
     method: 'get',
     path: '/api/health',
+    operationId: 'getHealth',
     summary: 'Liveness with a database round trip (exempt from the broad rate limit)',
+    description: 'Section 4.1: 200 when the database answers within two seconds, 503 (still the Health object, D5) when it does not. No token, no rate limit.',
     tags: ['infrastructure'],
     auth: 'none',
     responses: {
-      200: { description: 'Database reachable', schema: Health },
-      503: { description: 'Database unreachable (the Health object, not an error envelope; D5)', schema: Health },
+      200: {
+        description: 'Database reachable',
+        schema: Health,
+        example: { status: 'ok', database: 'reachable', latency_ms: 2, build: { commit: '7037bbd', ref: 'main', environment: 'production' }, timestamp: '2026-11-23T09:30:00.000Z' },
+      },
+      // Like every route: a body sent with a JSON content type is parsed before routing.
+      400: { description: 'A request body was sent with a JSON content type and is not valid JSON', schema: ErrorEnvelopeSchema, example: errorExampleOfBadJson },
+      503: {
+        description: 'Database unreachable (the Health object, not an error envelope; D5)',
+        schema: Health,
+        example: { status: 'degraded', database: 'unreachable', build: { commit: '7037bbd', ref: 'main', environment: 'production' }, timestamp: '2026-11-23T09:30:00.000Z' },
+      },
     },
     handler: async ({ req, res }) => {
       const started = process.hrtime.bigint();

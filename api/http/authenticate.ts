@@ -6,7 +6,6 @@ import type { TokenService } from '../auth/tokens';
 import { unauthenticated } from './errors';
 import type { PublicRoutes } from './public-routes';
 
-
 /**
  * Section 5.7: mounted on /api/v1 ahead of every route, so an unauthenticated request to any
  * path there, real or invented, answers 401. Section 5.3: the user and role are read from the
@@ -14,8 +13,8 @@ import type { PublicRoutes } from './public-routes';
  */
 export function authenticate(deps: { em: EntityManager; tokens: TokenService; publicRoutes: PublicRoutes }): RequestHandler {
   return async (req, _res, next) => {
-    // Public routes are those declared so (route() with auth 'none' or 'signed').
-    if (deps.publicRoutes.has(req.method, req.baseUrl + req.path)) return next();
+    // Paths under /api/v1 that authenticate themselves, as their route declarations say.
+    if (deps.publicRoutes.includes(req.method, req.baseUrl + req.path)) return next();
     try {
       const header = req.get('authorization') ?? '';
       const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header);

@@ -3,10 +3,11 @@ import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openap
 import { z } from 'zod';
 import type { Role } from '../../db/entities/user';
 import { forbidden, unauthenticated } from './errors';
-import { parseOrThrow } from './validate';
+import { fieldsOf, parseOrThrow } from './validate';
 import { ErrorEnvelopeSchema } from './common-schemas';
-import type { Caller } from './request-context';
+import { errorExample } from './error-examples';
 import type { PublicRoutes } from './public-routes';
+import type { Caller } from './request-context';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
@@ -14,22 +15,40 @@ type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /**
+   * Required with a schema: a realistic body, checked against the schema when the route is
+   * declared. Error envelopes get one from their status and description when omitted.
+   */
+  example?: unknown;
   /** Defaults to application/json. */
   contentType?: string;
+  /** Response headers, for the document (e.g. Link on a page of a list). */
+  headers?: z.ZodObject;
 }
 
 export interface RouteSpec<B extends z.ZodType | undefined, Q extends AnyObject | undefined, P extends AnyObject | undefined, A extends Auth> {
   method: Method;
   /** Express syntax (`/api/v1/quotes/:id`); OpenAPI gets `{id}`. */
   path: string;
+  /** Unique, camelCase: the method name generated clients give this operation. */
+  operationId: string;
+  /** One line. */
   summary: string;
+  /** What it does, who may call it and what it answers, for the reference and generated clients. */
+  description: string;
   tags: string[];
   auth: A;
   /** Roles allowed (403 for the others); omitted means any authenticated role. */
   roles?: readonly Role[];
   body?: B;
+  /** Required with a body: a realistic request body, checked against `body` when declared. */
+  bodyExample?: B extends z.ZodType ? z.input<B> : never;
   query?: Q;
   params?: P;
+  /** Request headers the handler reads itself (documented, not validated here). */
+  headers?: z.ZodObject;
+  /** A body the handler reads as raw bytes itself (a signed webhook): documented, not parsed here. */
+  rawBody?: { description: string; schema: z.ZodType; example: unknown };
   responses: Record<number, ResponseSpec>;
   handler: (ctx: HandlerContext<B, Q, P, A>) => Promise<void> | void;
 }
@@ -49,15 +68,16 @@ export interface HandlerContext<B, Q, P, A extends Auth> {
 export interface RouteHost {
   app: Express;
   registry: OpenAPIRegistry;
-  /** Filled by the declarations below; the bearer guard reads it. */
+  /** Filled by route(); the bearer guard lets these through. */
   publicRoutes: PublicRoutes;
 }
 
-const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 /**
- * Declares one route in both places at once: Express (with role check and validation in front
- * of the handler) and the OpenAPI registry, from the same zod schemas. One source of truth.
+ * Declares one route in every place at once: Express (with role check and validation in front
+ * of the handler), the bearer guard's list of public routes, and the OpenAPI registry, from the
+ * same zod schemas. One source of truth.
  */
 export function route<B extends z.ZodType | undefined, Q extends AnyObject | undefined, P extends AnyObject | undefined, A extends Auth>(
   host: RouteHost,
@@ -77,31 +97,88 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
   });
 }
 
-function describe(spec: RouteSpec<z.ZodType | undefined, AnyObject | undefined, AnyObject | undefined, Auth>): RouteConfig {
+type AnySpec = RouteSpec<z.ZodType | undefined, AnyObject | undefined, AnyObject | undefined, Auth>;
+
+/** An example that its schema refuses is a bug in the declaration: fail at start-up, not in a client. */
+function checkedExample(spec: AnySpec, what: string, schema: z.ZodType, example: unknown): unknown {
+  if (example === undefined) throw new Error(`${spec.operationId}: ${what} has a schema but no example`);
+  const parsed = schema.safeParse(example);
+  if (!parsed.success) throw new Error(`${spec.operationId}: the example of ${what} does not match its schema: ${JSON.stringify(fieldsOf(parsed.error, what))}`);
+  return example;
+}
+
+/**
+ * What the validator answers for a plausible mistake on this route, computed by the validator
+ * itself: a body missing its required fields or carrying an unknown key, an unknown query key,
+ * or a malformed path parameter.
+ */
+function validationComplaints(spec: AnySpec): Record<string, string> {
+  const paramKeys = spec.params instanceof z.ZodObject ? Object.keys(spec.params.shape) : [];
+  const attempts: [z.ZodType | undefined, unknown, string][] = [
+    [spec.body, {}, 'body'],
+    [spec.body, { ...(spec.bodyExample as object), unexpectedKey: true }, 'body'],
+    [spec.query, { unexpectedKey: '1' }, 'query'],
+    [spec.params, Object.fromEntries(paramKeys.map((key) => [key, 'not-valid'])), 'params'],
+  ];
+  for (const [schema, value, location] of attempts) {
+    if (!schema) continue;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) return fieldsOf(parsed.error, location).fields;
+  }
+  throw new Error(`${spec.operationId}: declares validated input that accepts anything`);
+}
+
+function describe(spec: AnySpec): RouteConfig {
   const responses: RouteConfig['responses'] = {};
-  for (const [status, response] of Object.entries(spec.responses)) {
+  const declared: Record<number, ResponseSpec> = { ...spec.responses };
+  const error = (description: string): ResponseSpec => ({ description, schema: ErrorEnvelopeSchema });
+  if (spec.auth === 'bearer') declared[401] ??= error('Missing, malformed or foreign token.');
+  if (spec.roles) declared[403] ??= error('Role not allowed.');
+  if (spec.body || spec.query || spec.params) {
+    declared[422] ??= { ...error('Body, query or path failed validation.'), example: errorExample(422, 'The request did not pass validation.', validationComplaints(spec)) };
+  }
+  if (!spec.path.startsWith('/api/health')) declared[429] ??= error('Rate limited; back off by Retry-After.');
+  declared[500] ??= error('Unhandled server error; quote the request_id.');
+
+  for (const [status, response] of Object.entries(declared)) {
+    let example = response.example;
+    if (response.schema === ErrorEnvelopeSchema && example === undefined) {
+      example = errorExample(Number(status), Number(status) === 500 ? 'Internal server error.' : response.description);
+    }
     responses[status] = {
       description: response.description,
-      ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } } : {}),
+      ...(response.headers ? { headers: response.headers } : {}),
+      ...(response.schema
+        ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema, example: checkedExample(spec, `response ${status}`, response.schema, example) } } }
+        : {}),
     };
   }
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelopeSchema } } });
-  if (spec.auth === 'bearer') responses['401'] ??= error('Missing, malformed or foreign token.');
-  if (spec.roles) responses['403'] ??= error('Role not allowed.');
-  if (spec.body || spec.query || spec.params) responses['422'] ??= error('Body, query or path failed validation.');
-  if (!spec.path.startsWith('/api/health')) responses['429'] ??= error('Rate limited; back off by Retry-After.');
-  responses['500'] ??= error('Unhandled server error; quote the request_id.');
 
   return {
     method: spec.method,
     path: openApiPath(spec.path),
+    operationId: spec.operationId,
     summary: spec.summary,
+    description: spec.description,
     tags: spec.tags,
-    ...(spec.auth === 'bearer' ? { security: [{ bearerAuth: [] }] } : {}),
+    // Public operations say so explicitly; generated clients then send no token to them.
+    security: spec.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
     request: {
       ...(spec.params ? { params: spec.params as never } : {}),
       ...(spec.query ? { query: spec.query as never } : {}),
-      ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.headers ? { headers: spec.headers } : {}),
+      ...(spec.body
+        ? { body: { required: true, content: { 'application/json': { schema: spec.body, example: checkedExample(spec, 'the request body', spec.body, spec.bodyExample) } } } }
+        : {}),
+      ...(spec.rawBody
+        ? {
+            body: {
+              required: true,
+              description: spec.rawBody.description,
+              content: { 'application/json': { schema: spec.rawBody.schema, example: checkedExample(spec, 'the request body', spec.rawBody.schema, spec.rawBody.example) } },
+            },
+          }
+        : {}),
     },
     responses,
   };

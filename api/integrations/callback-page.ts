@@ -37,7 +37,8 @@ function content(outcome: CallbackOutcome): { status: number; title: string; bod
   }
 }
 
-export function sendCallbackPage(res: Response, outcome: CallbackOutcome): void {
+/** The page for an outcome, and its status. */
+export function renderCallbackPage(outcome: CallbackOutcome): { status: number; html: string } {
   const { status, title, body } = content(outcome);
   const html = `<!doctype html>
 <html lang="en">
@@ -50,6 +51,11 @@ export function sendCallbackPage(res: Response, outcome: CallbackOutcome): void 
 </body>
 </html>
 `;
+  return { status, html };
+}
+
+export function sendCallbackPage(res: Response, outcome: CallbackOutcome): void {
+  const { status, html } = renderCallbackPage(outcome);
   res
     .status(status)
     // The URL that led here carried a code and a state: keep it out of caches and referrers.

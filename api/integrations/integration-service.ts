@@ -1,11 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { listSyncRecords } from '../../db/sync-records';
 import { userRoleAndActive } from '../../db/users';
 import type { Settings } from '../../activities/runtime/settings';
 import { badRequest } from '../http/errors';
 import type { Caller } from '../http/request-context';
+import { CursorTimestamp, cursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
 import { CONNECTORS, missingSettings, readinessOf, type ProviderSlug } from '../../activities/integrations/connectors';
 import type { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
 import { IntegrationConnections, type ConnectionView } from '../../activities/integrations/connection-store';
@@ -63,17 +65,38 @@ export class IntegrationService {
     return { data };
   }
 
-  /** The sync log, most recent attempts first. */
-  async syncs(caller: Caller, query: SyncListQuery): Promise<{ data: SyncRecord[] }> {
+  /**
+   * The sync log, most recent attempts first (a record moves to the front when it is attempted
+   * again), keyset-paged on (updated_at, id).
+   */
+  async syncs(caller: Caller, query: SyncListQuery): Promise<{ data: SyncRecord[]; next: string | null }> {
+    const after = query.cursor ? decodeCursor(query.cursor, SyncPosition) : undefined;
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (query.provider) {
+      conditions.push('provider = ?');
+      params.push(providerOfSlug(query.provider));
+    }
+    if (after) {
+      conditions.push('(updated_at, id) < (?::timestamptz, ?::uuid)');
+      params.push(...after);
+    }
     const rows = await inTenant(this.deps.em, caller.organizationId, (tx) =>
-      listSyncRecords(tx, { provider: query.provider ? providerOfSlug(query.provider) : undefined, limit: query.limit }),
+      tx.execute<(Omit<SyncRecord, 'amount_cents' | 'synced_at'> & { amount_cents: string | number | null; synced_at: Date | null; cursor_updated_at: string })[]>(
+        `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at, ${cursorTimestamp('updated_at')} as cursor_updated_at
+           from sync_records ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+          order by updated_at desc, id desc limit ?`,
+        [...params, query.limit + 1],
+      ),
     );
+    const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_updated_at, row.id]);
     return {
-      data: rows.map((row) => ({
+      data: page.map(({ cursor_updated_at: _position, ...row }) => ({
         ...row,
         amount_cents: row.amount_cents === null ? null : Number(row.amount_cents),
         synced_at: row.synced_at === null ? null : new Date(row.synced_at).toISOString(),
       })),
+      next,
     };
   }
 
@@ -161,6 +184,9 @@ export class IntegrationService {
     }
   }
 }
+
+/** Where a page of the sync log ended. */
+const SyncPosition = z.tuple([CursorTimestamp, z.uuid()]);
 
 const paymentsRefusal = () => badRequest('Payments run through the platform’s own account; there is no workspace consent to give or take back.');
 const displayName = (slug: ProviderSlug) => CONNECTORS.find((c) => c.slug === slug)?.display_name ?? slug;

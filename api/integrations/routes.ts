@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { z } from 'zod';
-import { route, type RouteHost } from '../http/route';
+import { openApiPath, route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
 import { asDomainError } from '../http/error-handler';
 import { ERROR_RESPONSES } from '../http/error-kinds';
@@ -10,6 +10,9 @@ import { nulPaths } from '../http/validate';
 import { sendCallbackPage } from './callback-page';
 import type { IntegrationService } from './integration-service';
 import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList } from './schemas';
+import { CALLBACK_PAGE_EXAMPLES, CONNECT_RESULT_EXAMPLE, DISCONNECT_RESULT_EXAMPLE, INTEGRATION_LIST_EXAMPLE, SYNC_RECORD_LIST_EXAMPLE } from './examples';
+import { errorExample } from '../http/error-examples';
+import { linkNext, PageHeaders } from '../http/pagination';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 const CALLBACK_PATH = '/api/v1/integrations/:provider/callback';
@@ -19,11 +22,13 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
   route(host, {
     method: 'get',
     path: '/api/v1/integrations',
+    operationId: 'listIntegrations',
     summary: "Every provider, connected or not: the platform's configuration and this workspace's connection (no token, only expiry times)",
+    description: 'Section 4.5: one entry per provider. `configured` is about the platform, `connection` about this workspace. No token or secret is ever shown, only expiry times.',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
-    responses: { 200: { description: 'One entry per provider, in registry order', schema: IntegrationList } },
+    responses: { 200: { description: 'One entry per provider, in registry order', schema: IntegrationList, example: INTEGRATION_LIST_EXAMPLE } },
     handler: async ({ res, caller }) => {
       res.json(await deps.integrations.list(caller));
     },
@@ -32,27 +37,40 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
   route(host, {
     method: 'get',
     path: '/api/v1/integrations/syncs',
+    operationId: 'listSyncRecords',
     summary: 'The sync log: most recent attempts first',
+    description:
+      'Section 4.5: what each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason. ' +
+      'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     query: SyncListQuery,
-    responses: { 200: { description: 'Sync records', schema: SyncRecordList } },
-    handler: async ({ res, caller, query }) => {
-      res.json(await deps.integrations.syncs(caller, query));
+    responses: {
+      200: { description: 'A page of sync records', schema: SyncRecordList, example: SYNC_RECORD_LIST_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+    },
+    handler: async ({ req, res, caller, query }) => {
+      const { data, next } = await deps.integrations.syncs(caller, query);
+      linkNext(req, res, next);
+      res.json({ data });
     },
   });
 
   route(host, {
     method: 'post',
     path: '/api/v1/integrations/:provider/connect',
+    operationId: 'connectIntegration',
     summary: "The provider's consent URL, with a signed single-use state valid ten minutes (not a redirect)",
+    description:
+      'Section 4.5: open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. ' +
+      '`payments` is the platform’s own account and cannot be connected (400).',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     params: ProviderParams,
     responses: {
-      200: { description: 'Open authorize_url in a browser to give consent', schema: ConnectResult },
+      200: { description: 'Open authorize_url in a browser to give consent', schema: ConnectResult, example: CONNECT_RESULT_EXAMPLE },
       400: error('payments (the platform’s own account), or the provider’s client credentials or the credential-encryption key are not configured'),
     },
     handler: async ({ res, caller, params }) => {
@@ -63,12 +81,17 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
   route(host, {
     method: 'delete',
     path: '/api/v1/integrations/:provider',
+    operationId: 'disconnectIntegration',
     summary: 'Disconnect: credentials erased, sync rows kept; idempotent (section 3.3)',
+    description: 'Section 3.3: any connection becomes DISCONNECTED, its stored credentials are erased (and revoked at the provider, best effort). Calling it again answers the same.',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     params: ProviderParams,
-    responses: { 200: { description: 'Disconnected', schema: DisconnectResult }, 400: error('payments') },
+    responses: {
+      200: { description: 'Disconnected', schema: DisconnectResult, example: DISCONNECT_RESULT_EXAMPLE },
+      400: { ...error('payments'), example: errorExample(400, 'Payments run through the platform’s own account; there is no workspace consent to give or take back.') },
+    },
     handler: async ({ req, res, caller, params }) => {
       res.json(await deps.integrations.disconnect(caller, params.provider, req.log));
     },
@@ -77,20 +100,27 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
   // The callback answers HTML in every outcome, its own validation failures included, so it does
   // not go through route() (whose validator answers a JSON 422): it is declared here by hand, to
   // Express and to the OpenAPI document alike.
+  const page = (description: string, example: string) => ({ description, content: { 'text/html': { schema: z.string(), example } } });
   host.registry.registerPath({
     method: 'get',
-    path: CALLBACK_PATH.replace(':provider', '{provider}'),
+    path: openApiPath(CALLBACK_PATH),
+    operationId: 'integrationCallback',
     summary: "The provider's redirect after consent; authenticated by the signed state; answers a page, never JSON",
+    description:
+      'Section 4.5: for the browser the provider redirects, not for API clients. No token: the signed, single-use `state` (ten minutes) authenticates it. ' +
+      'Every outcome is an HTML page, errors included.',
     tags: ['integrations'],
-    request: { params: z.object({ provider: z.string().meta({ description: 'accounting or crm' }) }), query: CallbackQuery },
+    security: [],
+    request: { params: z.object({ provider: z.string().meta({ description: 'accounting or crm', example: 'accounting' }) }), query: CallbackQuery },
     responses: {
-      200: { description: 'Consent completed (connected) or declined; the page says which', content: { 'text/html': { schema: z.string() } } },
-      400: { description: 'State missing, expired, tampered with or replayed; or a parameter beyond section 8’s limits', content: { 'text/html': { schema: z.string() } } },
-      429: { description: 'Rate limited; back off by Retry-After.', content: { 'application/json': { schema: ErrorEnvelopeSchema } } },
-      500: { description: 'Unhandled error (a page quoting the request id)', content: { 'text/html': { schema: z.string() } } },
-      502: { description: 'The provider rejected the code exchange', content: { 'text/html': { schema: z.string() } } },
+      200: page('Consent completed (connected) or declined; the page says which', CALLBACK_PAGE_EXAMPLES.connected),
+      400: page('State missing, expired, tampered with or replayed; or a parameter beyond section 8’s limits', CALLBACK_PAGE_EXAMPLES.badRequest),
+      429: page('Rate limited; back off by Retry-After.', CALLBACK_PAGE_EXAMPLES.rateLimited),
+      500: page('Unhandled error (a page quoting the request id)', CALLBACK_PAGE_EXAMPLES.failed),
+      502: page('The provider rejected the code exchange', CALLBACK_PAGE_EXAMPLES.providerRefused),
     },
   });
+  host.publicRoutes.add('get', CALLBACK_PATH);
   host.app.get(CALLBACK_PATH, async (req: Request, res: Response) => {
     try {
       const query = CallbackQuery.safeParse(req.query);
@@ -106,7 +136,6 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
       sendCallbackPage(res, { kind: 'failed', requestId: req.requestId });
     }
   });
-  host.publicRoutes.add('get', CALLBACK_PATH);
   // Section 4.5: the callback answers a page in every outcome, errors raised before it (the rate
   // limit) included; the one error handler answers JSON everywhere else.
   host.app.use(CALLBACK_PATH, callbackErrorPage);

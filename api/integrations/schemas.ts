@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
+import { CursorParam } from '../http/pagination';
 import { PROVIDER_SLUGS } from '../../activities/integrations/connectors';
 import { CONNECTION_STATUSES } from '../../activities/integrations/connection-store';
 
@@ -43,6 +44,7 @@ export const IntegrationList = z.strictObject({ data: z.array(IntegrationEntry) 
 export const SyncListQuery = z.strictObject({
   provider: Slug.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: CursorParam,
 });
 export type SyncListQuery = z.output<typeof SyncListQuery>;
 

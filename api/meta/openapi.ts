@@ -11,14 +11,37 @@ export function createRegistry(): OpenAPIRegistry {
   return registry;
 }
 
+/** The tags operations use, in the order a reader meets them; each operation's tags must be here. */
+export const TAGS = [
+  { name: 'infrastructure', description: 'Health, the route table, connector readiness and this document. No token.' },
+  { name: 'auth', description: 'Log in for a 900-second bearer token; read who you are.' },
+  { name: 'quotes', description: "Server-side pricing from the tenant's rate card, persisted quotes and their lifecycle (ADMIN, SALES)." },
+  { name: 'payments', description: 'Invoices and checkout pages at the payments provider, and its inbound webhook.' },
+  { name: 'work orders', description: 'Dispatch, the section 3.2 status table and each work order’s history.' },
+  { name: 'integrations', description: 'Accounting and CRM connections (OAuth consent) and the sync log (ADMIN).' },
+  { name: 'webhooks', description: 'Subscriptions to the outbound events, their delivery log and replays (ADMIN).' },
+] as const;
+
+export interface DocumentOptions {
+  /** Where clients reach this API: PUBLIC_BASE_URL, or `/` (the origin serving the document). */
+  serverUrl: string;
+}
+
 /** Section 9.3: OpenAPI 3.1.0, generated from the same zod schemas that validate requests. */
-export function buildDocument(registry: OpenAPIRegistry): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+export function buildDocument(registry: OpenAPIRegistry, options: DocumentOptions): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Shade Office API',
       version: '1.0.0',
-      description: 'Quoting, dispatch and integrations for window-shade contractors. Amounts are integer cents (CAD); exact decimals are strings.',
+      description:
+        'Quoting, dispatch and integrations for window-shade contractors. Amounts are integer cents (CAD); exact decimals are strings. ' +
+        'Errors share one envelope (`error.code`, `error.message`, `error.details`, `error.request_id`). ' +
+        'Lists longer than a page answer a `Link: <...>; rel="next"` header (RFC 8288) to follow until it is absent.',
+      // Not published under an open-source licence: the service and its API are the operator's.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
+    servers: [{ url: options.serverUrl, description: options.serverUrl === '/' ? 'The origin that serves this document' : 'This deployment' }],
+    tags: TAGS.map((tag) => ({ ...tag })),
   });
 }

@@ -3,7 +3,7 @@ import swaggerUi from 'swagger-ui-dist';
 import express from 'express';
 import { route, type RouteHost } from '../http/route';
 import { routeTable } from '../http/route-table';
-import { buildDocument } from './openapi';
+import { buildDocument, type DocumentOptions } from './openapi';
 
 export const RouteTable = z
   .strictObject({
@@ -11,6 +11,25 @@ export const RouteTable = z
     routes: z.array(z.strictObject({ method: z.enum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']), path: z.string() })),
   })
   .meta({ id: 'RouteTable' });
+
+const ROUTE_TABLE_EXAMPLE = {
+  count: 4,
+  routes: [
+    { method: 'GET', path: '/api/health' },
+    { method: 'POST', path: '/api/v1/auth/login' },
+    { method: 'GET', path: '/api/v1/quotes' },
+    { method: 'POST', path: '/api/v1/quotes/calculate' },
+  ],
+} as const;
+
+/** The top of the document; the rest is open-ended. */
+const OpenApiDocument = z
+  .looseObject({
+    openapi: z.literal('3.1.0'),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  })
+  .meta({ id: 'OpenApiDocument' });
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
@@ -44,14 +63,18 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({
 `;
 
 /** Section 4.1 route table, section 9.3 OpenAPI document, and a self-hosted reference (no CDN). */
-export function metaRoutes(host: RouteHost): void {
+export function metaRoutes(host: RouteHost, options: DocumentOptions): void {
   route(host, {
     method: 'get',
     path: '/api/routes',
+    operationId: 'listRoutes',
     summary: 'Every method and path this process dispatches, sorted by path then method',
+    description:
+      'Section 4.1. Read from the router itself, so it lists exactly what this process answers. It exists because every unauthenticated ' +
+      'request under /api/v1, to a real or an invented path, answers 401 alike. Discloses no handlers, schemas or configuration.',
     tags: ['infrastructure'],
     auth: 'none',
-    responses: { 200: { description: 'Route table', schema: RouteTable } },
+    responses: { 200: { description: 'Route table', schema: RouteTable, example: ROUTE_TABLE_EXAMPLE } },
     handler: ({ res }) => {
       const routes = routeTable(host.app);
       res.json({ count: routes.length, routes });
@@ -62,13 +85,21 @@ export function metaRoutes(host: RouteHost): void {
   route(host, {
     method: 'get',
     path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI 3.1.0 document',
+    description: 'Section 9.3: generated from the zod schemas that validate every request, with the outbound events under `webhooks`.',
     tags: ['infrastructure'],
     auth: 'none',
-    responses: { 200: { description: 'OpenAPI document' } },
+    responses: {
+      200: {
+        description: 'OpenAPI document',
+        schema: OpenApiDocument,
+        example: { openapi: '3.1.0', info: { title: 'Shade Office API', version: '1.0.0' }, paths: { '/api/health': { get: { operationId: 'getHealth' } } } },
+      },
+    },
     handler: ({ res }) => {
       // Built on first use: by then every route has registered itself.
-      document ??= buildDocument(host.registry);
+      document ??= buildDocument(host.registry, options);
       res.json(document);
     },
   });
@@ -76,10 +107,12 @@ export function metaRoutes(host: RouteHost): void {
   route(host, {
     method: 'get',
     path: '/docs',
+    operationId: 'getApiReference',
     summary: 'Interactive API reference (assets served by this app)',
+    description: 'A page that renders /openapi.json with Swagger UI, every asset served by this app (no CDN).',
     tags: ['infrastructure'],
     auth: 'none',
-    responses: { 200: { description: 'HTML page', schema: z.string(), contentType: 'text/html' } },
+    responses: { 200: { description: 'HTML page', schema: z.string(), contentType: 'text/html', example: DOCS_PAGE } },
     handler: ({ res }) => {
       res.type('html').send(DOCS_PAGE);
     },
@@ -87,10 +120,12 @@ export function metaRoutes(host: RouteHost): void {
   route(host, {
     method: 'get',
     path: '/docs/init.js',
+    operationId: 'getApiReferenceScript',
     summary: 'Start-up script of the API reference page',
+    description: 'Kept out of the page so that a Content-Security-Policy without inline scripts still allows it.',
     tags: ['infrastructure'],
     auth: 'none',
-    responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'application/javascript' } },
+    responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'application/javascript', example: DOCS_INIT } },
     handler: ({ res }) => {
       res.type('application/javascript').send(DOCS_INIT);
     },

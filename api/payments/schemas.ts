@@ -44,3 +44,26 @@ export const CheckoutBody = z
   .meta({ id: 'CheckoutRequest' });
 
 export const WebhookReceipt = z.strictObject({ received: z.literal(true), handled: z.boolean() }).meta({ id: 'WebhookReceipt' });
+
+/**
+ * The payments provider's event as it arrives (documented, not validated: the handler verifies
+ * the signature over the raw bytes first and reads only what it needs).
+ */
+export const PaymentsEvent = z
+  .looseObject({
+    id: z.string(),
+    type: z.string().meta({ description: 'invoice.paid and a paid checkout.session.completed set paid_at on the quote; others are acknowledged' }),
+    created: z.number().int().optional(),
+    data: z.looseObject({
+      object: z.looseObject({
+        metadata: z.record(z.string(), z.string()).optional().meta({ description: 'organization_id and quote_id, as our invoices and sessions carry them' }),
+      }),
+    }),
+  })
+  .meta({ id: 'PaymentsEvent' });
+
+export const PaymentsSignatureHeaders = z.object({
+  'payments-signature': z
+    .string()
+    .meta({ description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">; the provider’s own Stripe-Signature header is accepted too', example: 't=1795430001,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd' }),
+});

@@ -4,12 +4,12 @@ import { DomainError, badRequest, conflict, notFound, validationFailed } from '.
 import type { Caller } from '../http/request-context';
 import { priceQuote, type PricedQuote } from './pricing/engine';
 import { PricingError } from './pricing/errors';
+import type { ApprovedQuote, CalculateBody, QuoteDetail, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
+import type { EventEnvelope } from '../../db/events/catalogue';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
 import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
-import { approvedQuoteForEvent, approveQuote, insertQuote, listQuotes, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
-import type { ApprovedQuote, CalculateBody, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
+import { approvedQuoteForEvent, approveQuote, insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
 import { recordEvent } from '../../db/events/outbox';
-import type { EventEnvelope } from '../../db/events/catalogue';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
 
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
@@ -48,6 +48,16 @@ export class QuoteService {
         if (error instanceof UnknownCursorError) throw validationFailed({ cursor: 'Unknown cursor: pass a next_cursor from a previous page' });
         throw error;
       }
+    });
+  }
+
+  /** One quote of the tenant with its lines and calculation (404 when it is not the tenant's). */
+  get(caller: Caller, id: string): Promise<QuoteDetail> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const detail = await quoteDetail(tx, id);
+      if (!detail) throw notFound('No such quote in this workspace.');
+      // The stored calculation is the engine's result as priced (PricedQuote), plus its quote fields.
+      return { ...detail, calculation: detail.calculation as QuoteDetail['calculation'] };
     });
   }
 

@@ -2,7 +2,9 @@ import { route, type RouteHost } from '../http/route';
 import { OFFICE } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
-import { ApprovedQuote, CalculateBody, CalculationResult, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
+import { linkNext, PageHeaders } from '../http/pagination';
+import { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
+import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_DETAIL_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE } from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
@@ -10,27 +12,60 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
   route(host, {
     method: 'get',
     path: '/api/v1/quotes',
+    operationId: 'listQuotes',
     summary: "The tenant's quotes, newest first, cursor-paginated",
+    description:
+      'Section 4.3. Pass `next_cursor` back as `cursor` for the next page; null means the last page (the `Link` header rel="next" says the same, as on every list). ' +
+      'TECHNICIAN is refused (quotes carry cost and margin).',
     tags: ['quotes'],
     auth: 'bearer',
     roles: OFFICE,
     query: QuoteListQuery,
-    responses: { 200: { description: 'A page of quotes', schema: QuotePage } },
-    handler: async ({ res, caller, query }) => {
-      res.json(await deps.quotes.list(caller, query));
+    responses: { 200: { description: 'A page of quotes', schema: QuotePage, example: QUOTE_PAGE_EXAMPLE, headers: PageHeaders } },
+    handler: async ({ req, res, caller, query }) => {
+      const page = await deps.quotes.list(caller, query);
+      linkNext(req, res, page.next_cursor);
+      res.json(page);
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/api/v1/quotes/:id',
+    operationId: 'getQuote',
+    summary: 'One quote with its lines and its calculation',
+    description:
+      'The QuoteSummary fields, the customer’s email, when the quote was sent, approved, rejected, expired or paid, each line as it was asked for ' +
+      '(dimensions and SKU codes, with its cost and price), and the calculation as calculate answered it. TECHNICIAN is refused (cost and margin).',
+    tags: ['quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    params: IdParams,
+    responses: {
+      200: { description: 'The quote', schema: QuoteDetail, example: QUOTE_DETAIL_EXAMPLE },
+      404: error('No such quote in the tenant'),
+    },
+    handler: async ({ res, caller, params }) => {
+      res.json(await deps.quotes.get(caller, params.id));
     },
   });
 
   route(host, {
     method: 'post',
     path: '/api/v1/quotes/calculate',
+    operationId: 'calculateQuote',
     summary: "Price a configuration from the tenant's rate card; persist it as a DRAFT quote when asked",
+    description:
+      'Section 4.3. Send dimensions and SKU codes only: every figure comes from the tenant’s current rate card (docs/pricing.md has the formulas). ' +
+      'Without `targetMargin` the margin floor applies; below the floor needs `marginOverride.reason` and an ADMIN. ' +
+      '`persist: true` keeps it as a DRAFT quote with the next quote number.',
     tags: ['quotes'],
     auth: 'bearer',
     roles: OFFICE,
     body: CalculateBody,
+    bodyExample: CALCULATE_EXAMPLE,
     responses: {
-      200: { description: 'Priced (and persisted when persist is true)', schema: CalculationResult },
+      200: { description: 'Priced (and persisted when persist is true)', schema: CalculationResult, example: CALCULATION_RESULT_EXAMPLE },
       400: error('Unknown SKU or labour tier, SKU of the wrong component, or a margin below the floor without an override'),
       403: error('TECHNICIAN, or a margin override by a non-ADMIN'),
     },
@@ -42,13 +77,17 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
   route(host, {
     method: 'post',
     path: '/api/v1/quotes/:id/approve',
+    operationId: 'approveQuote',
     summary: 'Approve a DRAFT or SENT quote: emits quote.approved and fans out to the connected providers once',
+    description:
+      'Section 3.1 and D3. Freezes the calculation (invoices use it, never a recalculation), emits `quote.approved` after the commit, ' +
+      'and starts the provider fan-out (payments invoice, accounting, CRM); `GET /api/v1/integrations/syncs` shows each leg. A second approve is a 409 that changes nothing.',
     tags: ['quotes'],
     auth: 'bearer',
     roles: OFFICE,
     params: IdParams,
     responses: {
-      200: { description: 'Approved', schema: ApprovedQuote },
+      200: { description: 'Approved', schema: ApprovedQuote, example: APPROVED_QUOTE_EXAMPLE },
       404: error('No such quote in the tenant'),
       409: error('Not approvable (already approved, rejected or expired)'),
     },
@@ -61,13 +100,18 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     route(host, {
       method: 'post',
       path: `/api/v1/quotes/:id/${action}`,
+      operationId: action === 'send' ? 'sendQuote' : 'rejectQuote',
       summary: action === 'send' ? 'D3: mark a DRAFT quote as sent to the customer' : 'D3: reject a DRAFT or SENT quote',
+      description:
+        action === 'send'
+          ? 'D3: DRAFT to SENT. A SENT quote can still be approved or rejected. Any other state is a 409.'
+          : 'D3: DRAFT or SENT to REJECTED (final). Any other state is a 409.',
       tags: ['quotes'],
       auth: 'bearer',
       roles: OFFICE,
       params: IdParams,
       responses: {
-        200: { description: 'The quote after the move', schema: QuoteSummary },
+        200: { description: 'The quote after the move', schema: QuoteSummary, example: { ...QUOTE_SUMMARY_EXAMPLE, status: action === 'send' ? 'SENT' : 'REJECTED' } },
         404: error('No such quote in the tenant'),
         409: error('The quote is not in a state this action moves from'),
       },

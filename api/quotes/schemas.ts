@@ -117,3 +117,39 @@ export const ApprovedQuote = z
   .strictObject({ id: z.uuid(), quote_number: z.number().int(), status: z.enum(QUOTE_STATUSES), approved_at: Timestamp.nullable() })
   .meta({ id: 'ApprovedQuote' });
 export type ApprovedQuote = z.infer<typeof ApprovedQuote>;
+
+/** One line as it was asked for: dimensions and SKU codes, with its cost and price. */
+export const QuoteLine = z.strictObject({
+  position: z.number().int().min(0),
+  reference: z.string().nullable(),
+  width_inches: z.number(),
+  drop_inches: z.number(),
+  quantity: z.number().int(),
+  fabric_sku_code: z.string(),
+  hardware_sku_code: z.string(),
+  motor_sku_code: z.string().nullable(),
+  trim_sku_code: z.string().nullable(),
+  cost_cents: Cents,
+  price_cents: Cents,
+});
+
+/**
+ * GET /api/v1/quotes/{id}: the QuoteSummary's fields, then what a client needs to show or
+ * reprice the quote: its lines, its calculation as it was priced, and when it moved.
+ */
+export const QuoteDetail = z
+  .strictObject({
+    ...QuoteSummary.shape,
+    customer_email: z.string().nullable(),
+    override_reason: z.string().nullable().meta({ description: 'Why an ADMIN priced it below the margin floor; null otherwise' }),
+    sent_at: Timestamp.nullable(),
+    approved_at: Timestamp.nullable(),
+    rejected_at: Timestamp.nullable(),
+    expired_at: Timestamp.nullable(),
+    paid_at: Timestamp.nullable(),
+    lines: z.array(QuoteLine),
+    // As calculate answered it when the quote was persisted, with the quote's current status.
+    calculation: CalculationResult,
+  })
+  .meta({ id: 'QuoteDetail' });
+export type QuoteDetail = z.infer<typeof QuoteDetail>;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { badRequest, notFound, providerUnavailable, validationFailed } from '../http/errors';
 import { WEBHOOK_ENDPOINTS_PER_TENANT, WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT } from '../../db/limits';
@@ -10,8 +11,11 @@ import { checkUrlForRegistration, type Resolver } from '../../activities/webhook
 import { generateEndpointSecret } from '../../activities/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
-import { attemptsOfEndpoint } from '../../db/webhooks/attempts';
-import type { CreateEndpointBody, UpdateEndpointBody, WebhookEndpoint } from './schemas';
+import type { CreateEndpointBody, DeliveriesQuery, UpdateEndpointBody, WebhookEndpoint } from './schemas';
+import { CursorTimestamp, cursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+
+/** Where a page of the attempt log ended. */
+const AttemptPosition = z.tuple([CursorTimestamp, z.uuid()]);
 
 /** D6: the rotated-out secret keeps signing beside the new one for this long. */
 export const ROTATION_OVERLAP_HOURS = 24;
@@ -103,11 +107,23 @@ export class WebhookEndpointService {
     if (!deleted) throw notFound('No such webhook endpoint in this workspace.');
   }
 
-  async attempts(caller: Caller, id: string, limit: number) {
+  /** The endpoint's attempt log, newest first, keyset-paged on (attempted_at, id). */
+  async attempts(caller: Caller, id: string, query: DeliveriesQuery) {
+    const after = query.cursor ? decodeCursor(query.cursor, AttemptPosition) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
-      if (!(await endpointExists(tx, id))) throw notFound('No such webhook endpoint in this workspace.');
-      const rows = await attemptsOfEndpoint(tx, id, limit);
-      return { data: rows.map((r) => ({ ...r, attempted_at: new Date(r.attempted_at).toISOString() })) };
+      const [endpoint] = await tx.execute<{ id: string }[]>('select id from webhook_endpoints where id = ?', [id]);
+      if (!endpoint) throw notFound('No such webhook endpoint in this workspace.');
+      const rows = await tx.execute<
+        { id: string; delivery_id: string; event_id: string; event: string; attempt: number; outcome: 'delivered' | 'retryable_failure' | 'permanent_failure'; response_status: number | null; error: string | null; duration_ms: number; response_excerpt: string | null; attempted_at: Date; cursor_attempted_at: string }[]
+      >(
+        `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at,
+                ${cursorTimestamp('attempted_at')} as cursor_attempted_at
+           from webhook_delivery_attempts where endpoint_id = ? ${after ? 'and (attempted_at, id) < (?::timestamptz, ?::uuid)' : ''}
+          order by attempted_at desc, id desc limit ?`,
+        [id, ...(after ?? []), query.limit + 1],
+      );
+      const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_attempted_at, row.id]);
+      return { data: page.map(({ cursor_attempted_at: _position, ...r }) => ({ ...r, attempted_at: new Date(r.attempted_at).toISOString() })), next };
     });
   }
 

@@ -2,8 +2,12 @@ import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WebhookEndpointService } from './endpoint-service';
+import { linkNext, PageHeaders } from '../http/pagination';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
 import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import {
+  ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
+} from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
@@ -12,12 +16,17 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
   route(host, {
     method: 'post',
     path: '/api/v1/webhook-endpoints',
+    operationId: 'createWebhookEndpoint',
     summary: 'Subscribe an https URL to events; the signing secret is shown only in this answer',
+    description:
+      'D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, ' +
+      'checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     body: CreateEndpointBody,
-    responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret }, 400: error('Not https, or resolves to a non-public address, or no encryption key'), 422: error(`Failed validation, or the workspace already has ${WEBHOOK_ENDPOINTS_PER_TENANT} endpoints (the limit)`) },
+    bodyExample: CREATE_ENDPOINT_EXAMPLE,
+    responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret, example: ENDPOINT_WITH_SECRET_EXAMPLE }, 400: error('Not https, or resolves to a non-public address, or no encryption key') },
     handler: async ({ res, caller, body }) => {
       res.status(201).json(await deps.endpoints.create(caller, body));
     },
@@ -26,11 +35,13 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
   route(host, {
     method: 'get',
     path: '/api/v1/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
     summary: "The tenant's webhook endpoints (no secrets)",
+    description: 'D6: every endpoint of the workspace, oldest first, without secrets.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
-    responses: { 200: { description: 'Endpoints', schema: WebhookEndpointList } },
+    responses: { 200: { description: 'Endpoints', schema: WebhookEndpointList, example: ENDPOINT_LIST_EXAMPLE } },
     handler: async ({ res, caller }) => {
       res.json(await deps.endpoints.list(caller));
     },
@@ -39,13 +50,16 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
   route(host, {
     method: 'patch',
     path: '/api/v1/webhook-endpoints/:id',
+    operationId: 'updateWebhookEndpoint',
     summary: 'Change url, events, description or status; re-enabling replays what was missed',
+    description: 'D6: only the keys sent change. Events of a disabled endpoint are kept; setting `status: enabled` again delivers them.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     params: IdParams,
     body: UpdateEndpointBody,
-    responses: { 200: { description: 'Updated', schema: WebhookEndpoint }, 400: error('Refused URL'), 404: error('No such endpoint') },
+    bodyExample: UPDATE_ENDPOINT_EXAMPLE,
+    responses: { 200: { description: 'Updated', schema: WebhookEndpoint, example: { ...ENDPOINT_EXAMPLE, events: ['*'] } }, 400: error('Refused URL'), 404: error('No such endpoint') },
     handler: async ({ res, caller, params, body }) => {
       res.json(await deps.endpoints.update(caller, params.id, body));
     },
@@ -54,12 +68,14 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
   route(host, {
     method: 'post',
     path: '/api/v1/webhook-endpoints/:id/rotate-secret',
+    operationId: 'rotateWebhookEndpointSecret',
     summary: 'A new signing secret, shown once; the old one signs beside it for 24 hours',
+    description: 'D6: during the 24 hours after a rotation each delivery carries two `v1` signatures, one per secret, so receivers can switch without missing any.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     params: IdParams,
-    responses: { 200: { description: 'Rotated', schema: WebhookEndpointWithSecret }, 404: error('No such endpoint') },
+    responses: { 200: { description: 'Rotated', schema: WebhookEndpointWithSecret, example: ENDPOINT_WITH_SECRET_EXAMPLE }, 404: error('No such endpoint') },
     handler: async ({ res, caller, params }) => {
       res.json(await deps.endpoints.rotateSecret(caller, params.id));
     },
@@ -68,7 +84,9 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
   route(host, {
     method: 'delete',
     path: '/api/v1/webhook-endpoints/:id',
+    operationId: 'deleteWebhookEndpoint',
     summary: 'Remove an endpoint and its delivery log',
+    description: 'D6: nothing more is delivered to it; its deliveries and attempt log go with it.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -83,27 +101,39 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
   route(host, {
     method: 'get',
     path: '/api/v1/webhook-endpoints/:id/deliveries',
+    operationId: 'listWebhookDeliveryAttempts',
     summary: 'Every delivery attempt to the endpoint, newest first',
+    description:
+      'D6: each attempt with its event, attempt number, outcome, response status or error, duration and up to 2 KiB of the response. ' +
+      'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     params: IdParams,
     query: DeliveriesQuery,
-    responses: { 200: { description: 'Attempts', schema: DeliveryAttemptList }, 404: error('No such endpoint') },
-    handler: async ({ res, caller, params, query }) => {
-      res.json(await deps.endpoints.attempts(caller, params.id, query.limit));
+    responses: {
+      200: { description: 'A page of attempts', schema: DeliveryAttemptList, example: ATTEMPT_LIST_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+      404: error('No such endpoint'),
+    },
+    handler: async ({ req, res, caller, params, query }) => {
+      const { data, next } = await deps.endpoints.attempts(caller, params.id, query);
+      linkNext(req, res, next);
+      res.json({ data });
     },
   });
 
   route(host, {
     method: 'post',
     path: '/api/v1/webhook-deliveries/:id/replay',
+    operationId: 'replayWebhookDelivery',
     summary: 'A new series of attempts of the same event (same envelope id) to the same endpoint',
+    description: 'D6: the same bytes and envelope id as the original, so a receiver that de-duplicates on the id sees it once.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     params: IdParams,
-    responses: { 202: { description: 'Started', schema: ReplayResult }, 404: error('No such delivery') },
+    responses: { 202: { description: 'Started', schema: ReplayResult, example: REPLAY_RESULT_EXAMPLE }, 404: error('No such delivery') },
     handler: async ({ res, caller, params }) => {
       res.status(202).json(await deps.endpoints.replay(caller, params.id));
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
+import { CursorParam } from '../http/pagination';
 import { EVENT_NAMES } from '../../db/events/catalogue';
 
 /** D6: a list of event names of the catalogue, or exactly ["*"]. */
@@ -60,7 +61,8 @@ export const DeliveryAttempt = z
   .meta({ id: 'WebhookDeliveryAttempt' });
 
 export const DeliveryAttemptList = z.strictObject({ data: z.array(DeliveryAttempt) }).meta({ id: 'WebhookDeliveryAttemptList' });
-export const DeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(25) });
+export const DeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(25), cursor: CursorParam });
+export type DeliveriesQuery = z.output<typeof DeliveriesQuery>;
 
 export const ReplayResult = z
   .strictObject({ delivery_id: z.uuid(), event_id: z.uuid(), endpoint_id: z.uuid(), status: z.literal('pending') })

@@ -2,7 +2,13 @@ import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY, FIELD } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WorkOrderService } from './work-order-service';
-import { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrderCreated, WorkOrderList, WorkOrderListQuery, WorkOrderStatusResult } from './schemas';
+import { linkNext, PageHeaders } from '../http/pagination';
+import {
+  CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrderCreated, WorkOrderHistory, WorkOrderHistoryQuery, WorkOrderList, WorkOrderListQuery, WorkOrderStatusResult,
+} from './schemas';
+import {
+  CREATE_WORK_ORDER_EXAMPLE, HISTORY_EXAMPLE, STATUS_RESULT_EXAMPLE, UPDATE_STATUS_EXAMPLE, WORK_ORDER_CREATED_EXAMPLE, WORK_ORDER_LIST_EXAMPLE,
+} from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
@@ -10,26 +16,38 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
   route(host, {
     method: 'get',
     path: '/api/v1/work-orders',
+    operationId: 'listWorkOrders',
     summary: 'Scheduled work, soonest first (unscheduled last); a TECHNICIAN sees only their own (D4)',
+    description:
+      'Section 4.4 and D4. ADMIN and SALES see every work order of the workspace, a TECHNICIAN only those assigned to them. No cost, margin or quote total. ' +
+      'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`); follow it until it is absent.',
     tags: ['work orders'],
     auth: 'bearer',
     query: WorkOrderListQuery,
-    responses: { 200: { description: 'Work orders', schema: WorkOrderList } },
-    handler: async ({ res, caller, query }) => {
-      res.json(await deps.workOrders.list(caller, query));
+    responses: {
+      200: { description: 'A page of work orders', schema: WorkOrderList, example: WORK_ORDER_LIST_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+    },
+    handler: async ({ req, res, caller, query }) => {
+      const { data, next } = await deps.workOrders.list(caller, query);
+      linkNext(req, res, next);
+      res.json({ data });
     },
   });
 
   route(host, {
     method: 'post',
     path: '/api/v1/work-orders',
+    operationId: 'createWorkOrder',
     summary: 'Dispatch a job (ADMIN); it starts PENDING (D4)',
+    description: 'Section 4.4: every field is optional. The quote and the technician must be of this workspace (404 names which was not); the assignee must be an active TECHNICIAN (400).',
     tags: ['work orders'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     body: CreateWorkOrderBody,
+    bodyExample: CREATE_WORK_ORDER_EXAMPLE,
     responses: {
-      201: { description: 'Created', schema: WorkOrderCreated },
+      201: { description: 'Created', schema: WorkOrderCreated, example: WORK_ORDER_CREATED_EXAMPLE },
       400: error('The assignee is not a TECHNICIAN or is deactivated'),
       404: error('quoteId or assignedTechnicianId is not in the tenant (the message names which)'),
     },
@@ -39,16 +57,46 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
   });
 
   route(host, {
+    method: 'get',
+    path: '/api/v1/work-orders/:id/history',
+    operationId: 'listWorkOrderHistory',
+    summary: "A work order's history, oldest first: creation, each status change with who and when, and the notes sent with them",
+    description:
+      'Who may read it is who may read the work order (D4): ADMIN and SALES any, a TECHNICIAN only one assigned to them. ' +
+      'Notes sent with a repeated status are an entry whose from_status and to_status are equal. Paged like the lists (`Link` rel="next").',
+    tags: ['work orders'],
+    auth: 'bearer',
+    params: IdParams,
+    query: WorkOrderHistoryQuery,
+    responses: {
+      200: { description: 'A page of history entries', schema: WorkOrderHistory, example: HISTORY_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+      403: error('A technician who is not the one assigned'),
+      404: error('No such work order in the tenant'),
+    },
+    handler: async ({ req, res, caller, params, query }) => {
+      const { data, next } = await deps.workOrders.history(caller, params.id, query);
+      linkNext(req, res, next);
+      res.json({ data });
+    },
+  });
+
+  route(host, {
     method: 'patch',
     path: '/api/v1/work-orders/:id/status',
+    operationId: 'updateWorkOrderStatus',
     summary: 'Move a work order along section 3.2 (ADMIN any; TECHNICIAN only their own, D4)',
+    description:
+      'Section 3.2: PENDING to DISPATCHED or CANCELLED; DISPATCHED to COMPLETED, PENDING or CANCELLED. A real move emits `work_order.<status>`; ' +
+      'the same status again answers `unchanged: true` and emits nothing. `notes` are kept in the history either way (GET .../history).',
     tags: ['work orders'],
     auth: 'bearer',
     roles: FIELD,
     params: IdParams,
     body: UpdateWorkOrderStatusBody,
+    bodyExample: UPDATE_STATUS_EXAMPLE,
     responses: {
-      200: { description: 'Moved, or unchanged for a repeated status', schema: WorkOrderStatusResult },
+      200: { description: 'Moved, or unchanged for a repeated status', schema: WorkOrderStatusResult, example: STATUS_RESULT_EXAMPLE },
       403: error('A technician who is not the one assigned, or SALES'),
       404: error('No such work order in the tenant'),
       409: error('Transition not permitted by section 3.2'),

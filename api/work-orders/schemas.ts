@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
+import { CursorParam } from '../http/pagination';
 import { WORK_ORDER_STATUSES } from '../../db/work-orders/status-table';
 
 const CalendarDate = z.iso.date().meta({ description: 'YYYY-MM-DD' });
 
-/** Section 4.4. */
+/** Section 4.4, and `cursor` for the pages after the first (the Link header gives it). */
 export const WorkOrderListQuery = z.strictObject({
   status: z.enum(WORK_ORDER_STATUSES).optional(),
   scheduledOn: CalendarDate.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: CursorParam,
 });
 export type WorkOrderListQuery = z.output<typeof WorkOrderListQuery>;
 
@@ -58,3 +60,24 @@ export const WorkOrderCreated = z
 export const WorkOrderStatusResult = z
   .strictObject({ id: z.uuid(), status: z.enum(WORK_ORDER_STATUSES), unchanged: z.boolean() })
   .meta({ id: 'WorkOrderStatusResult' });
+
+/** GET /api/v1/work-orders/{id}/history: oldest first, paged like the lists. */
+export const WorkOrderHistoryQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(100),
+  cursor: CursorParam,
+});
+export type WorkOrderHistoryQuery = z.output<typeof WorkOrderHistoryQuery>;
+
+export const WorkOrderHistoryEntry = z
+  .strictObject({
+    id: z.uuid(),
+    from_status: z.enum(WORK_ORDER_STATUSES).nullable().meta({ description: 'null for the creation entry' }),
+    to_status: z.enum(WORK_ORDER_STATUSES).meta({ description: 'Equal to from_status for notes sent with a repeated status' }),
+    changed_by: z.strictObject({ id: z.uuid(), name: z.string() }),
+    changed_at: Timestamp,
+    notes: z.string().nullable(),
+  })
+  .meta({ id: 'WorkOrderHistoryEntry' });
+export type WorkOrderHistoryEntry = z.infer<typeof WorkOrderHistoryEntry>;
+
+export const WorkOrderHistory = z.strictObject({ data: z.array(WorkOrderHistoryEntry) }).meta({ id: 'WorkOrderHistory' });

@@ -1,15 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Caller } from '../http/request-context';
-import { recordEvent } from '../../db/events/outbox';
 import type { EventEnvelope } from '../../db/events/catalogue';
+import { CursorTimestamp, cursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderHistoryEntry, WorkOrderHistoryQuery, WorkOrderListQuery } from './schemas';
+import { recordEvent } from '../../db/events/outbox';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../db/work-orders/status-table';
-import { insertWorkOrder, listWorkOrders, lockWorkOrder, moveWorkOrder, recordWorkOrderNote, type WorkOrderRow } from '../../db/work-orders/work-orders';
+import { COLUMNS, insertWorkOrder, listWorkOrders, lockWorkOrder, moveWorkOrder, recordWorkOrderNote, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
 import { userRoleAndActive } from '../../db/users';
-import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderListQuery } from './schemas';
 
 const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 const dayAsTimestamp = (day: string | null) => (day ? `${day}T00:00:00.000Z` : null);
@@ -28,6 +30,31 @@ function toWorkOrder(row: WorkOrderRow): WorkOrder {
   };
 }
 
+/** Time columns each target status sets (the completion time is the server's, never the client's). */
+const STAMPS: Record<WorkOrderStatus, string> = {
+  DISPATCHED: 'dispatched_at = now()',
+  COMPLETED: 'completed_at = now()',
+  // Back to the queue: no longer dispatched (the history keeps when it was).
+  PENDING: 'dispatched_at = null',
+  CANCELLED: 'cancelled_at = now()',
+};
+
+/** Where a page of the list ended: its sort key (scheduled day, creation time, id). */
+const ListPosition = z.tuple([z.iso.date().nullable(), CursorTimestamp, z.uuid()]);
+/** Where a page of a history ended: the entry's sequence number. */
+const HistoryPosition = z.tuple([z.string().regex(/^\d{1,19}$/)]);
+
+interface HistoryRow {
+  id: string;
+  sequence: string;
+  from_status: WorkOrderStatus | null;
+  to_status: WorkOrderStatus;
+  changed_by_user_id: string;
+  changed_by_name: string;
+  changed_at: Date;
+  notes: string | null;
+}
+
 /** Section 4.4 and D4. */
 export class WorkOrderService {
   constructor(
@@ -35,16 +62,79 @@ export class WorkOrderService {
     private readonly events?: EventDispatcher,
   ) {}
 
-  list(caller: Caller, query: WorkOrderListQuery): Promise<{ data: WorkOrder[] }> {
+  /**
+   * Soonest first, unscheduled last, then by creation: keyset-paged on that order, so work orders
+   * created or rescheduled meanwhile never make a page repeat or skip what is left of the others.
+   */
+  list(caller: Caller, query: WorkOrderListQuery): Promise<{ data: WorkOrder[]; next: string | null }> {
+    const after = query.cursor ? decodeCursor(query.cursor, ListPosition) : undefined;
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const rows = await listWorkOrders(tx, {
-        status: query.status,
-        scheduledOn: query.scheduledOn,
-        // D4: a technician sees only their own jobs.
-        assignedTechnicianId: caller.role === 'TECHNICIAN' ? caller.userId : undefined,
-        limit: query.limit,
-      });
-      return { data: rows.map(toWorkOrder) };
+      const conditions: string[] = [];
+      const params: unknown[] = [];
+      if (query.status) {
+        conditions.push('status = ?');
+        params.push(query.status);
+      }
+      if (query.scheduledOn) {
+        conditions.push('scheduled_date = ?::date');
+        params.push(query.scheduledOn);
+      }
+      // D4: a technician sees only their own jobs.
+      if (caller.role === 'TECHNICIAN') {
+        conditions.push('assigned_technician_id = ?');
+        params.push(caller.userId);
+      }
+      if (after) {
+        const [day, createdAt, id] = after;
+        if (day === null) {
+          conditions.push('(scheduled_date is null and (created_at, id) > (?::timestamptz, ?::uuid))');
+          params.push(createdAt, id);
+        } else {
+          conditions.push('(scheduled_date > ?::date or (scheduled_date = ?::date and (created_at, id) > (?::timestamptz, ?::uuid)) or scheduled_date is null)');
+          params.push(day, day, createdAt, id);
+        }
+      }
+      const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
+      const rows = await tx.execute<(WorkOrderRow & { cursor_created_at: string })[]>(
+        `select ${COLUMNS}, ${cursorTimestamp('created_at')} as cursor_created_at
+           from work_orders ${where} order by scheduled_date asc nulls last, created_at asc, id asc limit ?`,
+        [...params, query.limit + 1],
+      );
+      const { page, next } = pageOf(rows, query.limit, (row) => [row.scheduled_date, row.cursor_created_at, row.id]);
+      return { data: page.map(toWorkOrder), next };
+    });
+  }
+
+  /**
+   * Every entry of a work order's history, oldest first: its creation, each transition with who
+   * and when, and notes sent with a repeated status. Readable by whoever may read the work order
+   * (D4): ADMIN and SALES any, a TECHNICIAN only one assigned to them (403 otherwise).
+   */
+  history(caller: Caller, id: string, query: WorkOrderHistoryQuery): Promise<{ data: WorkOrderHistoryEntry[]; next: string | null }> {
+    const after = query.cursor ? decodeCursor(query.cursor, HistoryPosition) : undefined;
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const [order] = await tx.execute<{ assigned_technician_id: string | null }[]>('select assigned_technician_id from work_orders where id = ?', [id]);
+      if (!order) throw notFound('No such work order in this workspace.');
+      if (caller.role === 'TECHNICIAN' && order.assigned_technician_id !== caller.userId) throw forbidden('Only the assigned technician may read this work order.');
+      const rows = await tx.execute<HistoryRow[]>(
+        `select h.id, h.sequence::text as sequence, h.from_status, h.to_status, h.changed_by_user_id, u.full_name as changed_by_name, h.changed_at, h.notes
+           from work_order_history h join users u on u.id = h.changed_by_user_id
+          where h.work_order_id = ? ${after ? 'and h.sequence > ?::bigint' : ''}
+          order by h.sequence asc limit ?`,
+        after ? [id, after[0], query.limit + 1] : [id, query.limit + 1],
+      );
+      const { page, next } = pageOf(rows, query.limit, (row) => [row.sequence]);
+      return {
+        data: page.map((row) => ({
+          id: row.id,
+          from_status: row.from_status,
+          to_status: row.to_status,
+          changed_by: { id: row.changed_by_user_id, name: row.changed_by_name },
+          changed_at: new Date(row.changed_at).toISOString(),
+          notes: row.notes,
+        })),
+        next,
+      };
     });
   }
 

@@ -190,6 +190,82 @@ export async function quoteSummary(em: EntityManager, id: string): Promise<Quote
   return row ? toSummary(row) : undefined;
 }
 
+interface DetailRow extends SummaryRow {
+  customer_email: string | null;
+  override_reason: string | null;
+  sent_at: Date | null;
+  approved_at: Date | null;
+  rejected_at: Date | null;
+  expired_at: Date | null;
+  paid_at: Date | null;
+  /** The engine's result as priced (api/quotes/pricing/engine.ts), kept as stored JSON. */
+  calculation: unknown;
+}
+
+interface LineRow {
+  position: number;
+  reference: string | null;
+  width_inches: string;
+  drop_inches: string;
+  quantity: number;
+  fabric_sku_code: string;
+  hardware_sku_code: string;
+  motor_sku_code: string | null;
+  trim_sku_code: string | null;
+  cost_cents: string;
+  price_cents: string;
+}
+
+const isoOrNull = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+/** One quote with its lines and its calculation as priced; undefined when not in the tenant. */
+/** One quote with its lines and calculation (the API's QuoteDetail is checked against it where used). */
+export async function quoteDetail(em: EntityManager, id: string) {
+  const [row] = await em.execute<DetailRow[]>(
+    `select q.id, q.quote_number, q.status, q.total_amount_cents, q.margin_percent, c.name as customer_name, q.created_at,
+            u.id as user_id, u.full_name as user_name, u.email as user_email,
+            c.email as customer_email, q.override_reason, q.sent_at, q.approved_at, q.rejected_at, q.expired_at, q.paid_at, q.calculation
+       from quotes q
+       left join customers c on c.id = q.customer_id
+       left join users u on u.id = q.created_by_user_id
+      where q.id = ?`,
+    [id],
+  );
+  if (!row) return undefined;
+  const lines = await em.execute<LineRow[]>(
+    `select position, reference, width_inches::text as width_inches, drop_inches::text as drop_inches, quantity, fabric_sku_code, hardware_sku_code,
+            motor_sku_code, trim_sku_code, cost_cents, price_cents
+       from quote_lines where quote_id = ? order by position`,
+    [id],
+  );
+  const summary = toSummary(row);
+  return {
+    ...summary,
+    customer_email: row.customer_email,
+    override_reason: row.override_reason,
+    sent_at: isoOrNull(row.sent_at),
+    approved_at: isoOrNull(row.approved_at),
+    rejected_at: isoOrNull(row.rejected_at),
+    expired_at: isoOrNull(row.expired_at),
+    paid_at: isoOrNull(row.paid_at),
+    lines: lines.map((line) => ({
+      position: line.position,
+      reference: line.reference,
+      // Stored exactly as the request's JSON numbers were written, so this reads them back.
+      width_inches: Number(line.width_inches),
+      drop_inches: Number(line.drop_inches),
+      quantity: line.quantity,
+      fabric_sku_code: line.fabric_sku_code,
+      hardware_sku_code: line.hardware_sku_code,
+      motor_sku_code: line.motor_sku_code,
+      trim_sku_code: line.trim_sku_code,
+      cost_cents: Number(line.cost_cents),
+      price_cents: Number(line.price_cents),
+    })),
+    calculation: { ...(row.calculation as Record<string, unknown>), quote_id: row.id, quote_number: row.quote_number, status: row.status, persisted: true },
+  };
+}
+
 export type TransitionResult = { moved: true } | { moved: false; status: QuoteStatus | undefined };
 
 /**

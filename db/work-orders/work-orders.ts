@@ -19,7 +19,7 @@ export interface WorkOrderRow {
 }
 
 // The date column comes back as text so no time zone can shift the day.
-const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
+export const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
 
 /** Time columns each target status sets (the completion time is the server's, never the client's). */
 const STAMPS: Record<WorkOrderStatus, string> = {

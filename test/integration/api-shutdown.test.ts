@@ -48,7 +48,9 @@ describe('stopping the API', () => {
         route(host, {
           method: 'get',
           path: '/api/test/slow',
+          operationId: 'testSlow',
           summary: 'Waits, then uses the database (test only)',
+          description: 'Test only: holds the request open so that shutdown can be seen draining it.',
           tags: ['test'],
           auth: 'none',
           responses: { 200: { description: 'ok' } },

@@ -17,7 +17,9 @@ beforeAll(async () => {
       route(host, {
         method: 'get',
         path: '/api/v1/test/explode',
+        operationId: 'testExplode',
         summary: 'Fails with an internal error (test only)',
+        description: 'Test only.',
         tags: ['test'],
         auth: 'bearer',
         responses: {},
@@ -28,12 +30,15 @@ beforeAll(async () => {
       route(host, {
         method: 'post',
         path: '/api/v1/test/echo/:id',
+        operationId: 'testEcho',
         summary: 'Validates nested input (test only)',
+        description: 'Test only.',
         tags: ['test'],
         auth: 'bearer',
         params: z.strictObject({ id: z.uuid() }),
         query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(25) }),
         body: z.strictObject({ lineItems: z.array(z.strictObject({ dropInches: z.number().positive(), widthInches: z.number().positive() })).min(1) }),
+        bodyExample: { lineItems: [{ dropInches: 60, widthInches: 72.5 }] },
         responses: { 200: { description: 'echo' } },
         handler: ({ res, body, query, params }) => {
           res.json({ body, query, params });

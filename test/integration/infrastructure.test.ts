@@ -13,7 +13,9 @@ beforeAll(async () => {
       route(host, {
         method: 'put',
         path: '/api/v1/added-in-code/:id',
+        operationId: 'addedInCode',
         summary: 'A route that exists only in this test',
+        description: 'Test only.',
         tags: ['test'],
         auth: 'bearer',
         responses: { 204: { description: 'nothing' } },

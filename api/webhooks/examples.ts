@@ -1,0 +1,70 @@
+import type { z } from 'zod';
+import type { CreateEndpointBody, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+
+/** Examples for the OpenAPI document: an ERP receiving quote approvals and completed jobs. */
+export const EXAMPLE_ENDPOINT_ID = 'b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a';
+const EXAMPLE_EVENT_ID = 'd4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b';
+const EXAMPLE_DELIVERY_ID = 'e5a7c9b1-3d5f-4e8a-b2c4-6e8a0b2d4f9c';
+
+export const CREATE_ENDPOINT_EXAMPLE: z.input<typeof CreateEndpointBody> = {
+  url: 'https://erp.shades.example.test/hooks/shade-office',
+  events: ['quote.approved', 'work_order.completed'],
+  description: 'ERP: approved quotes and completed installs',
+};
+
+export const ENDPOINT_EXAMPLE: z.input<typeof WebhookEndpoint> = {
+  id: EXAMPLE_ENDPOINT_ID,
+  url: CREATE_ENDPOINT_EXAMPLE.url,
+  events: [...CREATE_ENDPOINT_EXAMPLE.events],
+  description: CREATE_ENDPOINT_EXAMPLE.description!,
+  status: 'enabled',
+  created_at: '2026-11-20T09:12:44.000Z',
+};
+
+export const ENDPOINT_WITH_SECRET_EXAMPLE: z.input<typeof WebhookEndpointWithSecret> = {
+  ...ENDPOINT_EXAMPLE,
+  // Shape only (whsec_ and 32 bytes, base64url): not a secret of any endpoint.
+  secret: 'whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI',
+};
+
+export const ENDPOINT_LIST_EXAMPLE: z.input<typeof WebhookEndpointList> = { data: [ENDPOINT_EXAMPLE] };
+
+export const UPDATE_ENDPOINT_EXAMPLE: z.input<typeof UpdateEndpointBody> = { events: ['*'], status: 'enabled' };
+
+export const ATTEMPT_LIST_EXAMPLE: z.input<typeof DeliveryAttemptList> = {
+  data: [
+    {
+      id: 'f6b8d0c2-4e6a-4f9b-83d5-7f9b1c3e5a0d',
+      delivery_id: EXAMPLE_DELIVERY_ID,
+      event_id: EXAMPLE_EVENT_ID,
+      event: 'quote.approved',
+      attempt: 2,
+      outcome: 'delivered',
+      response_status: 200,
+      error: null,
+      duration_ms: 143,
+      response_excerpt: '{"ok":true}',
+      attempted_at: '2026-11-21T16:45:07.512Z',
+    },
+    {
+      id: 'a7c9e1d3-5f7b-4a0c-94e6-8a0c2d4f6b1e',
+      delivery_id: EXAMPLE_DELIVERY_ID,
+      event_id: EXAMPLE_EVENT_ID,
+      event: 'quote.approved',
+      attempt: 1,
+      outcome: 'retryable_failure',
+      response_status: 503,
+      error: null,
+      duration_ms: 8_000,
+      response_excerpt: 'Service Unavailable',
+      attempted_at: '2026-11-21T16:45:05.401Z',
+    },
+  ],
+};
+
+export const REPLAY_RESULT_EXAMPLE: z.input<typeof ReplayResult> = {
+  delivery_id: 'c9e1a3f5-7b9d-4c2e-a6f8-0b2d4f6a8c3e',
+  event_id: EXAMPLE_EVENT_ID,
+  endpoint_id: EXAMPLE_ENDPOINT_ID,
+  status: 'pending',
+};

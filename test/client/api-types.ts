@@ -1,0 +1,7374 @@
+// Generated from /openapi.json by openapi-typescript (npm run openapi:types); do not edit.
+// test/integration/openapi-client-types.test.ts fails when it no longer matches the document.
+export interface paths {
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness with a database round trip (exempt from the broad rate limit)
+         * @description Section 4.1: 200 when the database answers within two seconds, 503 (still the Health object, D5) when it does not. No token, no rate limit.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every method and path this process dispatches, sorted by path then method
+         * @description Section 4.1. Read from the router itself, so it lists exactly what this process answers. It exists because every unauthenticated request under /api/v1, to a real or an invented path, answers 401 alike. Discloses no handlers, schemas or configuration.
+         */
+        get: operations["listRoutes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI 3.1.0 document
+         * @description Section 9.3: generated from the zod schemas that validate every request, with the outbound events under `webhooks`.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Interactive API reference (assets served by this app)
+         * @description A page that renders /openapi.json with Swagger UI, every asset served by this app (no CDN).
+         */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/init.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start-up script of the API reference page
+         * @description Kept out of the page so that a Content-Security-Policy without inline scripts still allows it.
+         */
+        get: operations["getApiReferenceScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Platform readiness of each provider (D9), in registry order
+         * @description Section 4.1 and 3.5: whether this deployment can use each provider at all. Reports no tenant rows and names no settings.
+         */
+        get: operations["listConnectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange workspace, email and password for a 900-second bearer token
+         * @description Section 4.2. The workspace subdomain is part of the credential. Every refusal (wrong password, unknown email or workspace, deactivated account) answers the same 401 `invalid_credentials` in the same time. Send the token as `Authorization: Bearer <access_token>`.
+         */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller as the database says now
+         * @description Section 4.2: the user, role and workspace behind the token, read from the database on this request (a role change shows at once).
+         */
+        get: operations["getProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's quotes, newest first, cursor-paginated
+         * @description Section 4.3. Pass `next_cursor` back as `cursor` for the next page; null means the last page (the `Link` header rel="next" says the same, as on every list). TECHNICIAN is refused (quotes carry cost and margin).
+         */
+        get: operations["listQuotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One quote with its lines and its calculation
+         * @description The QuoteSummary fields, the customer’s email, when the quote was sent, approved, rejected, expired or paid, each line as it was asked for (dimensions and SKU codes, with its cost and price), and the calculation as calculate answered it. TECHNICIAN is refused (cost and margin).
+         */
+        get: operations["getQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/calculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price a configuration from the tenant's rate card; persist it as a DRAFT quote when asked
+         * @description Section 4.3. Send dimensions and SKU codes only: every figure comes from the tenant’s current rate card (docs/pricing.md has the formulas). Without `targetMargin` the margin floor applies; below the floor needs `marginOverride.reason` and an ADMIN. `persist: true` keeps it as a DRAFT quote with the next quote number.
+         */
+        post: operations["calculateQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a DRAFT or SENT quote: emits quote.approved and fans out to the connected providers once
+         * @description Section 3.1 and D3. Freezes the calculation (invoices use it, never a recalculation), emits `quote.approved` after the commit, and starts the provider fan-out (payments invoice, accounting, CRM); `GET /api/v1/integrations/syncs` shows each leg. A second approve is a 409 that changes nothing.
+         */
+        post: operations["approveQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * D3: mark a DRAFT quote as sent to the customer
+         * @description D3: DRAFT to SENT. A SENT quote can still be approved or rejected. Any other state is a 409.
+         */
+        post: operations["sendQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * D3: reject a DRAFT or SENT quote
+         * @description D3: DRAFT or SENT to REJECTED (final). Any other state is a 409.
+         */
+        post: operations["rejectQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scheduled work, soonest first (unscheduled last); a TECHNICIAN sees only their own (D4)
+         * @description Section 4.4 and D4. ADMIN and SALES see every work order of the workspace, a TECHNICIAN only those assigned to them. No cost, margin or quote total. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`); follow it until it is absent.
+         */
+        get: operations["listWorkOrders"];
+        put?: never;
+        /**
+         * Dispatch a job (ADMIN); it starts PENDING (D4)
+         * @description Section 4.4: every field is optional. The quote and the technician must be of this workspace (404 names which was not); the assignee must be an active TECHNICIAN (400).
+         */
+        post: operations["createWorkOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A work order's history, oldest first: creation, each status change with who and when, and the notes sent with them
+         * @description Who may read it is who may read the work order (D4): ADMIN and SALES any, a TECHNICIAN only one assigned to them. Notes sent with a repeated status are an entry whose from_status and to_status are equal. Paged like the lists (`Link` rel="next").
+         */
+        get: operations["listWorkOrderHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a work order along section 3.2 (ADMIN any; TECHNICIAN only their own, D4)
+         * @description Section 3.2: PENDING to DISPATCHED or CANCELLED; DISPATCHED to COMPLETED, PENDING or CANCELLED. A real move emits `work_order.<status>`; the same status again answers `unchanged: true` and emits nothing. `notes` are kept in the history either way (GET .../history).
+         */
+        patch: operations["updateWorkOrderStatus"];
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}/invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice written at approval, as the payments provider has it
+         * @description Section 4.3: read-only; asks the payments provider for the invoice the approval (or POST .../invoice) recorded. `mode` comes from the invoice itself.
+         */
+        get: operations["getQuoteInvoice"];
+        put?: never;
+        /**
+         * Ensure exactly one invoice exists for an approved quote (runs the payments leg alone)
+         * @description Section 4.3: idempotent. A recorded invoice is answered unchanged (200); otherwise the payments leg runs again with the same idempotency keys and the amounts frozen at approval (201). It does not re-emit quote.approved nor repeat the accounting or CRM legs.
+         */
+        post: operations["ensureQuoteInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quotes/{id}/checkout-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A hosted payment page for an approved quote (reused while open)
+         * @description Section 4.3: send `{}` for the default return origin. The page charges the frozen lines plus the 13 % tax line. While a session is open the same one is answered (200, `reused: true`); a paid quote is a 409.
+         */
+        post: operations["createCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/payments/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payments provider's events, authenticated by the payments-signature header
+         * @description Section 4.5: for the payments provider, not for API clients. No token: the HMAC in `payments-signature` over the exact bytes received authenticates it (300-second tolerance). `invoice.paid` sets `paid_at` on the originating quote once; a repeated event id is acknowledged and ignored.
+         */
+        post: operations["receivePaymentsEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every provider, connected or not: the platform's configuration and this workspace's connection (no token, only expiry times)
+         * @description Section 4.5: one entry per provider. `configured` is about the platform, `connection` about this workspace. No token or secret is ever shown, only expiry times.
+         */
+        get: operations["listIntegrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/syncs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sync log: most recent attempts first
+         * @description Section 4.5: what each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         */
+        get: operations["listSyncRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{provider}/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The provider's consent URL, with a signed single-use state valid ten minutes (not a redirect)
+         * @description Section 4.5: open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. `payments` is the platform’s own account and cannot be connected (400).
+         */
+        post: operations["connectIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect: credentials erased, sync rows kept; idempotent (section 3.3)
+         * @description Section 3.3: any connection becomes DISCONNECTED, its stored credentials are erased (and revoked at the provider, best effort). Calling it again answers the same.
+         */
+        delete: operations["disconnectIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect after consent; authenticated by the signed state; answers a page, never JSON
+         * @description Section 4.5: for the browser the provider redirects, not for API clients. No token: the signed, single-use `state` (ten minutes) authenticates it. Every outcome is an HTML page, errors included.
+         */
+        get: operations["integrationCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's webhook endpoints (no secrets)
+         * @description D6: every endpoint of the workspace, oldest first, without secrets.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Subscribe an https URL to events; the signing secret is shown only in this answer
+         * @description D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an endpoint and its delivery log
+         * @description D6: nothing more is delivered to it; its deliveries and attempt log go with it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change url, events, description or status; re-enabling replays what was missed
+         * @description D6: only the keys sent change. Events of a disabled endpoint are kept; setting `status: enabled` again delivers them.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret, shown once; the old one signs beside it for 24 hours
+         * @description D6: during the 24 hours after a rotation each delivery carries two `v1` signatures, one per secret, so receivers can switch without missing any.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every delivery attempt to the endpoint, newest first
+         * @description D6: each attempt with its event, attempt number, outcome, response status or error, duration and up to 2 KiB of the response. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         */
+        get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new series of attempts of the same event (same envelope id) to the same endpoint
+         * @description D6: the same bytes and envelope id as the original, so a receiver that de-duplicates on the id sees it once.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "quote.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * quote.approved: A quote was approved
+         * @description Sent after POST /api/v1/quotes/{id}/approve commits; not again for a repeated approval (409). POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         */
+        post: operations["quoteApprovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "work_order.dispatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * work_order.dispatched: A work order was dispatched
+         * @description Sent when PATCH /api/v1/work-orders/{id}/status moves a work order to DISPATCHED. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         */
+        post: operations["workOrderDispatchedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "work_order.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * work_order.completed: A work order was completed
+         * @description Sent when a DISPATCHED work order moves to COMPLETED; `changed_at` is the server’s completion time. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         */
+        post: operations["workOrderCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "work_order.pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * work_order.pending: A work order went back to PENDING
+         * @description Sent when a DISPATCHED work order moves back to PENDING. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         */
+        post: operations["workOrderPendingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "work_order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * work_order.cancelled: A work order was cancelled
+         * @description Sent when a PENDING or DISPATCHED work order moves to CANCELLED. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         */
+        post: operations["workOrderCancelledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        QuoteApprovedEvent: {
+            /** @enum {string} */
+            event: "quote.approved";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Delivery)
+             */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            data: {
+                /** Format: uuid */
+                quote_id: string;
+                quote_number: number;
+                /** @enum {string} */
+                status: "APPROVED";
+                total_amount_cents: number;
+                total_cost_cents: number;
+                /** @description A fraction: "0.4000" is 40 % */
+                margin_percent: string;
+                /** @description null when the quote names no customer */
+                customer_name: string | null;
+                /** @description null when the quote’s customer has no email */
+                customer_email: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                approved_at: string;
+                /** Format: uuid */
+                approved_by_user_id: string;
+            };
+        };
+        WorkOrderDispatchedEvent: {
+            /** @enum {string} */
+            event: "work_order.dispatched";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Delivery)
+             */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            data: {
+                /** Format: uuid */
+                work_order_id: string;
+                /** @enum {string} */
+                status: "DISPATCHED";
+                /** Format: uuid */
+                quote_id: string | null;
+                /** Format: uuid */
+                assigned_technician_id: string | null;
+                /** Format: uuid */
+                changed_by_user_id: string;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                changed_at: string;
+            };
+        };
+        WorkOrderCompletedEvent: {
+            /** @enum {string} */
+            event: "work_order.completed";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Delivery)
+             */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            data: {
+                /** Format: uuid */
+                work_order_id: string;
+                /** @enum {string} */
+                status: "COMPLETED";
+                /** Format: uuid */
+                quote_id: string | null;
+                /** Format: uuid */
+                assigned_technician_id: string | null;
+                /** Format: uuid */
+                changed_by_user_id: string;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                changed_at: string;
+            };
+        };
+        WorkOrderPendingEvent: {
+            /** @enum {string} */
+            event: "work_order.pending";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Delivery)
+             */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            data: {
+                /** Format: uuid */
+                work_order_id: string;
+                /** @enum {string} */
+                status: "PENDING";
+                /** Format: uuid */
+                quote_id: string | null;
+                /** Format: uuid */
+                assigned_technician_id: string | null;
+                /** Format: uuid */
+                changed_by_user_id: string;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                changed_at: string;
+            };
+        };
+        WorkOrderCancelledEvent: {
+            /** @enum {string} */
+            event: "work_order.cancelled";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Delivery)
+             */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            data: {
+                /** Format: uuid */
+                work_order_id: string;
+                /** @enum {string} */
+                status: "CANCELLED";
+                /** Format: uuid */
+                quote_id: string | null;
+                /** Format: uuid */
+                assigned_technician_id: string | null;
+                /** Format: uuid */
+                changed_by_user_id: string;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                changed_at: string;
+            };
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            /** @enum {string} */
+            database: "reachable" | "unreachable";
+            /** @description Present only when status is ok */
+            latency_ms?: number;
+            build: {
+                commit: string | null;
+                ref: string | null;
+                environment: string | null;
+            };
+            timestamp: string;
+        };
+        Error: {
+            error: {
+                /** @enum {string} */
+                code: "bad_request" | "validation_failed" | "unauthenticated" | "invalid_credentials" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "provider_error" | "internal_error";
+                message: string;
+                /** @description On 422 only: first complaint per dotted field path. null on most other errors; absent on a router 404. */
+                details?: {
+                    fields: {
+                        [key: string]: string;
+                    };
+                } | null;
+                request_id: string | null;
+            };
+        };
+        RouteTable: {
+            count: number;
+            routes: {
+                /** @enum {string} */
+                method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+                path: string;
+            }[];
+        };
+        OpenApiDocument: {
+            /** @enum {string} */
+            openapi: "3.1.0";
+            info: {
+                title: string;
+                version: string;
+            } & {
+                [key: string]: unknown;
+            };
+            paths: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectorStatus: {
+            count: number;
+            connectors: {
+                /** @enum {string} */
+                slug: "payments" | "accounting" | "crm";
+                display_name: string;
+                platform_ready: boolean;
+                /** @enum {string} */
+                readiness: "operator_credentials_missing" | "awaiting_tenant_consent" | "platform_account_live";
+                summary: string;
+            }[];
+        };
+        LoginResult: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            expires_in: number;
+            user: {
+                /** Format: uuid */
+                id: string;
+                /** Format: email */
+                email: string;
+                /** @enum {string} */
+                role: "ADMIN" | "SALES" | "TECHNICIAN";
+                /** Format: uuid */
+                organization_id: string;
+            };
+        };
+        LoginRequest: {
+            subdomain: string;
+            /** Format: email */
+            email: string;
+            password: string;
+        };
+        Profile: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            full_name: string;
+            /** @enum {string} */
+            role: "ADMIN" | "SALES" | "TECHNICIAN";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            last_login_at: string | null;
+            organization: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                subdomain: string;
+            };
+        };
+        QuotePage: {
+            data: components["schemas"]["QuoteSummary"][];
+            /** Format: uuid */
+            next_cursor: string | null;
+        };
+        QuoteSummary: {
+            /** Format: uuid */
+            id: string;
+            quote_number: number;
+            /** @enum {string} */
+            status: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED";
+            total_amount_cents: number;
+            /** @description Exact decimal as a string */
+            margin_percent: string;
+            customer_name: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            created_by: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                email: string;
+            } | null;
+        };
+        QuoteDetail: {
+            /** Format: uuid */
+            id: string;
+            quote_number: number;
+            /** @enum {string} */
+            status: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED";
+            total_amount_cents: number;
+            /** @description Exact decimal as a string */
+            margin_percent: string;
+            customer_name: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            created_by: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                email: string;
+            } | null;
+            customer_email: string | null;
+            /** @description Why an ADMIN priced it below the margin floor; null otherwise */
+            override_reason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            approved_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            rejected_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            expired_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            paid_at: string | null;
+            lines: {
+                position: number;
+                reference: string | null;
+                width_inches: number;
+                drop_inches: number;
+                quantity: number;
+                fabric_sku_code: string;
+                hardware_sku_code: string;
+                motor_sku_code: string | null;
+                trim_sku_code: string | null;
+                cost_cents: number;
+                price_cents: number;
+            }[];
+            calculation: components["schemas"]["CalculationResult"];
+        };
+        CalculationResult: {
+            /** @enum {string} */
+            currency: "CAD";
+            labor_tier: {
+                code: string;
+                name: string;
+                hourly_rate_cents: number;
+                /** @description Exact decimal as a string */
+                multiplier: string;
+            };
+            /** @description Exact decimal as a string */
+            margin_floor: string;
+            /** @description Exact decimal as a string */
+            applied_margin: string;
+            floor_overridden: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated alias of applied_margin
+             */
+            target_margin: string;
+            line_items: {
+                reference: string | null;
+                width_inches: number;
+                drop_inches: number;
+                quantity: number;
+                /** @description Exact decimal as a string */
+                opening_square_feet: string;
+                /** @description Exact decimal as a string */
+                fabric_square_feet_with_waste: string;
+                /** @description Exact decimal as a string */
+                labour_hours: string;
+                cut_list: {
+                    /** @description Exact decimal as a string */
+                    tube_length_inches: string;
+                    /** @description Exact decimal as a string */
+                    hembar_length_inches: string;
+                    /** @description Exact decimal as a string */
+                    fabric_width_inches: string;
+                    /** @description Exact decimal as a string */
+                    fabric_drop_inches: string;
+                    /** @description Exact decimal as a string */
+                    fabric_square_feet: string;
+                };
+                components: {
+                    /** @enum {string} */
+                    component: "fabric" | "hardware" | "motor" | "trim" | "labour";
+                    sku_code: string | null;
+                    description: string;
+                    /** @description Exact decimal as a string */
+                    quantity: string;
+                    unit: string;
+                    /** @description Exact decimal as a string */
+                    unit_cost_cents: string;
+                    extended_cost_cents: number;
+                }[];
+                cost_cents: number;
+                price_cents: number;
+            }[];
+            totals: {
+                cost_cents: number;
+                amount_cents: number;
+                profit_cents: number;
+                /** @description Exact decimal as a string */
+                margin_percent: string;
+            };
+            assumptions: {
+                /** @description Exact decimal as a string */
+                fabric_waste_factor: string;
+                /** @description Exact decimal as a string */
+                labour_base_hours_per_unit: string;
+                /** @description Exact decimal as a string */
+                labour_hours_per_square_foot: string;
+                /** @description Exact decimal as a string */
+                labour_motorisation_hours: string;
+            };
+            /** Format: uuid */
+            quote_id: string | null;
+            quote_number: number | null;
+            /** @enum {string|null} */
+            status: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED" | null;
+            persisted: boolean;
+        };
+        CalculateRequest: {
+            laborTierCode: string;
+            lineItems: {
+                reference?: string;
+                widthInches: number;
+                dropInches: number;
+                quantity: number;
+                fabricSkuCode: string;
+                hardwareSkuCode: string;
+                motorSkuCode?: string;
+                trimSkuCode?: string;
+            }[];
+            /** @description A fraction in [0, 1), never a percentage; omitted prices at the floor */
+            targetMargin?: number;
+            marginOverride?: {
+                reason: string;
+            };
+            customer?: {
+                name: string;
+                /** Format: email */
+                email?: string;
+            };
+            /** @default false */
+            persist?: boolean;
+        };
+        ApprovedQuote: {
+            /** Format: uuid */
+            id: string;
+            quote_number: number;
+            /** @enum {string} */
+            status: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            approved_at: string | null;
+        };
+        WorkOrderList: {
+            data: components["schemas"]["WorkOrder"][];
+        };
+        WorkOrder: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+            /**
+             * Format: date-time
+             * @description Midnight UTC of the scheduled day
+             */
+            scheduled_date: string | null;
+            site_address: string | null;
+            notes: string | null;
+            /** Format: uuid */
+            assigned_technician_id: string | null;
+            /** Format: uuid */
+            quote_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            dispatched_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            completed_at: string | null;
+        };
+        WorkOrderCreated: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            scheduled_date: string | null;
+            /** Format: uuid */
+            assigned_technician_id: string | null;
+        };
+        CreateWorkOrderRequest: {
+            /** Format: uuid */
+            quoteId?: string;
+            /** Format: uuid */
+            assignedTechnicianId?: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            scheduledDate?: string;
+            siteAddress?: string;
+            notes?: string;
+        };
+        WorkOrderHistory: {
+            data: components["schemas"]["WorkOrderHistoryEntry"][];
+        };
+        WorkOrderHistoryEntry: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description null for the creation entry
+             * @enum {string|null}
+             */
+            from_status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED" | null;
+            /**
+             * @description Equal to from_status for notes sent with a repeated status
+             * @enum {string}
+             */
+            to_status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+            changed_by: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            changed_at: string;
+            notes: string | null;
+        };
+        WorkOrderStatusResult: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+            unchanged: boolean;
+        };
+        /** @description The completion time is set by the service; a completedAt key is refused. */
+        UpdateWorkOrderStatusRequest: {
+            /** @enum {string} */
+            status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+            notes?: string;
+        };
+        InvoiceView: {
+            quote_number: number;
+            invoice_id: string;
+            number: string | null;
+            status: string | null;
+            /**
+             * @description From the provider's live-mode flag on the invoice
+             * @enum {string}
+             */
+            mode: "test" | "live" | "unknown";
+            currency: string;
+            subtotal_cents: number | null;
+            /** @description null when no line carries the tax label; 0 means no tax */
+            tax_cents: number | null;
+            total_cents: number | null;
+            amount_due_cents: number | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string | null;
+            hosted_invoice_url: string | null;
+            invoice_pdf_url: string | null;
+            lines: {
+                description: string;
+                amount_cents: number;
+                is_tax: boolean;
+            }[];
+            created: boolean;
+        };
+        CheckoutSession: {
+            session_id: string;
+            quote_number: number;
+            url: string | null;
+            status: string | null;
+            payment_status: string | null;
+            amount_total_cents: number | null;
+            currency: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            expires_at: string | null;
+            reused: boolean;
+        };
+        CheckoutRequest: {
+            /**
+             * Format: uri
+             * @description An origin on CHECKOUT_RETURN_ORIGINS; omitted: the first one
+             */
+            return_url?: string;
+        };
+        WebhookReceipt: {
+            /** @enum {boolean} */
+            received: true;
+            handled: boolean;
+        };
+        PaymentsEvent: {
+            id: string;
+            /** @description invoice.paid and a paid checkout.session.completed set paid_at on the quote; others are acknowledged */
+            type: string;
+            created?: number;
+            data: {
+                object: {
+                    /** @description organization_id and quote_id, as our invoices and sessions carry them */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        IntegrationList: {
+            data: components["schemas"]["Integration"][];
+        };
+        Integration: {
+            /** @enum {string} */
+            provider: "PAYMENTS" | "ACCOUNTING" | "CRM";
+            /** @enum {string} */
+            slug: "payments" | "accounting" | "crm";
+            display_name: string;
+            /** @description The platform holds the provider's client credentials (and, for accounting and CRM, the credential-encryption key) */
+            configured: boolean;
+            configuration: {
+                missing_environment: string[];
+                awaiting_tenant_consent: boolean;
+                summary: string;
+            };
+            /** @description The caller's tenant's connection; null when it never connected (always null for payments, the platform's own account) */
+            connection: {
+                /** @enum {string} */
+                status: "DISCONNECTED" | "CONNECTED" | "EXPIRED" | "ERROR";
+                external_account_id: string | null;
+                instance_url: string | null;
+                scopes: string[];
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                connected_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                last_sync_at: string | null;
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                access_token_expires_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                refresh_token_expires_at: string | null;
+            } | null;
+        };
+        SyncRecordList: {
+            data: components["schemas"]["SyncRecord"][];
+        };
+        SyncRecord: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            provider: "PAYMENTS" | "ACCOUNTING" | "CRM";
+            entity_type: string;
+            local_id: string;
+            external_id: string | null;
+            /** @enum {string} */
+            status: "PENDING" | "SUCCEEDED" | "FAILED" | "SKIPPED";
+            attempts: number;
+            amount_cents: number | null;
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            synced_at: string | null;
+        };
+        IntegrationConnect: {
+            /** @enum {string} */
+            provider: "PAYMENTS" | "ACCOUNTING" | "CRM";
+            /** Format: uri */
+            authorize_url: string;
+            /** @description How long the state in the URL stays valid (600) */
+            expires_in_seconds: number;
+        };
+        IntegrationDisconnect: {
+            /** @enum {string} */
+            provider: "PAYMENTS" | "ACCOUNTING" | "CRM";
+            /** @enum {string} */
+            status: "DISCONNECTED";
+        };
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            /** @description Shown only in this response; begins whsec_ */
+            secret: string;
+        };
+        CreateWebhookEndpointRequest: {
+            /** Format: uri */
+            url: string;
+            events: (("quote.approved" | "work_order.dispatched" | "work_order.completed" | "work_order.pending" | "work_order.cancelled") | "*")[];
+            description?: string;
+        };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+        };
+        UpdateWebhookEndpointRequest: {
+            /** Format: uri */
+            url?: string;
+            events?: (("quote.approved" | "work_order.dispatched" | "work_order.completed" | "work_order.pending" | "work_order.cancelled") | "*")[];
+            description?: string | null;
+            /** @enum {string} */
+            status?: "enabled" | "disabled";
+        };
+        WebhookDeliveryAttemptList: {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookDeliveryAttempt: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            delivery_id: string;
+            /** Format: uuid */
+            event_id: string;
+            event: string;
+            attempt: number;
+            /** @enum {string} */
+            outcome: "delivered" | "retryable_failure" | "permanent_failure";
+            response_status: number | null;
+            error: string | null;
+            duration_ms: number;
+            response_excerpt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            attempted_at: string;
+        };
+        WebhookReplay: {
+            /** Format: uuid */
+            delivery_id: string;
+            /** Format: uuid */
+            event_id: string;
+            /** Format: uuid */
+            endpoint_id: string;
+            /** @enum {string} */
+            status: "pending";
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Database reachable */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "database": "reachable",
+                     *       "latency_ms": 2,
+                     *       "build": {
+                     *         "commit": "7037bbd",
+                     *         "ref": "main",
+                     *         "environment": "production"
+                     *       },
+                     *       "timestamp": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description A request body was sent with a JSON content type and is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "The request body is not valid JSON.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable (the Health object, not an error envelope; D5) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "degraded",
+                     *       "database": "unreachable",
+                     *       "build": {
+                     *         "commit": "7037bbd",
+                     *         "ref": "main",
+                     *         "environment": "production"
+                     *       },
+                     *       "timestamp": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    listRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Route table */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 4,
+                     *       "routes": [
+                     *         {
+                     *           "method": "GET",
+                     *           "path": "/api/health"
+                     *         },
+                     *         {
+                     *           "method": "POST",
+                     *           "path": "/api/v1/auth/login"
+                     *         },
+                     *         {
+                     *           "method": "GET",
+                     *           "path": "/api/v1/quotes"
+                     *         },
+                     *         {
+                     *           "method": "POST",
+                     *           "path": "/api/v1/quotes/calculate"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RouteTable"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Shade Office API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {
+                     *         "/api/health": {
+                     *           "get": {
+                     *             "operationId": "getHealth"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *       <meta charset="utf-8">
+                     *       <title>Shade Office API reference</title>
+                     *       <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *       <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+                     *     </head>
+                     *     <body>
+                     *       <div id="reference"></div>
+                     *       <script src="/docs/assets/swagger-ui-bundle.js"></script>
+                     *       <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+                     *       <script src="/docs/init.js"></script>
+                     *     </body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiReferenceScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JavaScript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example window.ui = SwaggerUIBundle({
+                     *       url: '/openapi.json',
+                     *       dom_id: '#reference',
+                     *       deepLinking: true,
+                     *       presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+                     *       layout: 'StandaloneLayout'
+                     *     });
+                     */
+                    "application/javascript": string;
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConnectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connector readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 3,
+                     *       "connectors": [
+                     *         {
+                     *           "slug": "payments",
+                     *           "display_name": "Payments",
+                     *           "platform_ready": true,
+                     *           "readiness": "platform_account_live",
+                     *           "summary": "Configured; payments run through the platform's own account."
+                     *         },
+                     *         {
+                     *           "slug": "accounting",
+                     *           "display_name": "Accounting",
+                     *           "platform_ready": true,
+                     *           "readiness": "awaiting_tenant_consent",
+                     *           "summary": "Configured on the platform; each workspace connects its own account."
+                     *         },
+                     *         {
+                     *           "slug": "crm",
+                     *           "display_name": "CRM",
+                     *           "platform_ready": false,
+                     *           "readiness": "operator_credentials_missing",
+                     *           "summary": "The platform operator has not configured this provider yet; no workspace can use it."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConnectorStatus"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subdomain": "sandbox",
+                 *       "email": "admin@sandbox.test",
+                 *       "password": "Sandbox!2026"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Logged in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI4ZDJlNGY2YS0xYjNjLTRkNWUtOGY3YS05YjBjMWQyZTNmNGEiLCJyb2xlIjoiQURNSU4ifQ.c2lnbmF0dXJlLW9mLXRoZS1leGFtcGxl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900,
+                     *       "user": {
+                     *         "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *         "email": "admin@sandbox.test",
+                     *         "role": "ADMIN",
+                     *         "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LoginResult"];
+                };
+            };
+            /** @description Credentials rejected (identical for every cause) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "The workspace, email or password is incorrect.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "subdomain": "Invalid input: expected string, received undefined",
+                     *             "email": "Invalid input: expected string, received undefined",
+                     *             "password": "Invalid input: expected string, received undefined"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Ten attempts per fifteen minutes for one workspace and email */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after 840 seconds.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *       "email": "admin@sandbox.test",
+                     *       "full_name": "Avery Admin",
+                     *       "role": "ADMIN",
+                     *       "last_login_at": "2026-11-23T09:30:00.000Z",
+                     *       "organization": {
+                     *         "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *         "name": "Sandbox Shade Co.",
+                     *         "subdomain": "sandbox"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQuotes: {
+        parameters: {
+            query?: {
+                status?: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of quotes */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *           "quote_number": 1042,
+                     *           "status": "DRAFT",
+                     *           "total_amount_cents": 240084,
+                     *           "margin_percent": "0.4000",
+                     *           "customer_name": "Jordan Rivera",
+                     *           "created_at": "2026-11-20T15:04:05.000Z",
+                     *           "created_by": {
+                     *             "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *             "name": "Avery Admin",
+                     *             "email": "admin@sandbox.test"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "9e2d4b6f-8a1c-4e3d-b5f7-0c2e4a6b8d1f",
+                     *           "quote_number": 1041,
+                     *           "status": "APPROVED",
+                     *           "total_amount_cents": 186415,
+                     *           "margin_percent": "0.3500",
+                     *           "customer_name": "Morgan Lee",
+                     *           "created_at": "2026-11-19T10:22:31.000Z",
+                     *           "created_by": {
+                     *             "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *             "name": "Avery Admin",
+                     *             "email": "admin@sandbox.test"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "9e2d4b6f-8a1c-4e3d-b5f7-0c2e4a6b8d1f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuotePage"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "quote_number": 1042,
+                     *       "status": "APPROVED",
+                     *       "total_amount_cents": 240084,
+                     *       "margin_percent": "0.4000",
+                     *       "customer_name": "Jordan Rivera",
+                     *       "created_at": "2026-11-20T15:04:05.000Z",
+                     *       "created_by": {
+                     *         "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *         "name": "Avery Admin",
+                     *         "email": "admin@sandbox.test"
+                     *       },
+                     *       "customer_email": "jordan@example.test",
+                     *       "override_reason": null,
+                     *       "sent_at": "2026-11-20T15:30:00.000Z",
+                     *       "approved_at": "2026-11-21T16:45:00.000Z",
+                     *       "rejected_at": null,
+                     *       "expired_at": null,
+                     *       "paid_at": null,
+                     *       "lines": [
+                     *         {
+                     *           "position": 0,
+                     *           "reference": "Living room",
+                     *           "width_inches": 72.5,
+                     *           "drop_inches": 60,
+                     *           "quantity": 2,
+                     *           "fabric_sku_code": "FAB-SCREEN-3",
+                     *           "hardware_sku_code": "HW-ROLLER-STD",
+                     *           "motor_sku_code": "MTR-BATTERY",
+                     *           "trim_sku_code": null,
+                     *           "cost_cents": 122114,
+                     *           "price_cents": 203524
+                     *         },
+                     *         {
+                     *           "position": 1,
+                     *           "reference": "Bedroom",
+                     *           "width_inches": 35.25,
+                     *           "drop_inches": 48,
+                     *           "quantity": 1,
+                     *           "fabric_sku_code": "FAB-BLACKOUT",
+                     *           "hardware_sku_code": "HW-ROLLER-HD",
+                     *           "motor_sku_code": null,
+                     *           "trim_sku_code": "TRIM-CASSETTE",
+                     *           "cost_cents": 21936,
+                     *           "price_cents": 36560
+                     *         }
+                     *       ],
+                     *       "calculation": {
+                     *         "currency": "CAD",
+                     *         "labor_tier": {
+                     *           "code": "STANDARD",
+                     *           "name": "Standard installation",
+                     *           "hourly_rate_cents": 8500,
+                     *           "multiplier": "1"
+                     *         },
+                     *         "margin_floor": "0.35",
+                     *         "applied_margin": "0.4",
+                     *         "floor_overridden": false,
+                     *         "target_margin": "0.4",
+                     *         "line_items": [
+                     *           {
+                     *             "reference": "Living room",
+                     *             "width_inches": 72.5,
+                     *             "drop_inches": 60,
+                     *             "quantity": 2,
+                     *             "opening_square_feet": "60.4166",
+                     *             "fabric_square_feet_with_waste": "78.1000",
+                     *             "labour_hours": "3.7084",
+                     *             "cut_list": {
+                     *               "tube_length_inches": "71.3750",
+                     *               "hembar_length_inches": "71.1250",
+                     *               "fabric_width_inches": "71.0000",
+                     *               "fabric_drop_inches": "72.0000",
+                     *               "fabric_square_feet": "35.5000"
+                     *             },
+                     *             "components": [
+                     *               {
+                     *                 "component": "fabric",
+                     *                 "sku_code": "FAB-SCREEN-3",
+                     *                 "description": "Solar screen fabric, 3% openness",
+                     *                 "quantity": "78.1000",
+                     *                 "unit": "sq_ft",
+                     *                 "unit_cost_cents": "437.5",
+                     *                 "extended_cost_cents": 34169
+                     *               },
+                     *               {
+                     *                 "component": "hardware",
+                     *                 "sku_code": "HW-ROLLER-STD",
+                     *                 "description": "Roller hardware, 1.5 in tube with brackets and clutch",
+                     *                 "quantity": "11.8958",
+                     *                 "unit": "linear_ft",
+                     *                 "unit_cost_cents": "725",
+                     *                 "extended_cost_cents": 8624
+                     *               },
+                     *               {
+                     *                 "component": "motor",
+                     *                 "sku_code": "MTR-BATTERY",
+                     *                 "description": "Rechargeable battery motor with remote",
+                     *                 "quantity": "2.0000",
+                     *                 "unit": "each",
+                     *                 "unit_cost_cents": "23900",
+                     *                 "extended_cost_cents": 47800
+                     *               },
+                     *               {
+                     *                 "component": "labour",
+                     *                 "sku_code": null,
+                     *                 "description": "Installation labour, Standard installation",
+                     *                 "quantity": "3.7084",
+                     *                 "unit": "hour",
+                     *                 "unit_cost_cents": "8500",
+                     *                 "extended_cost_cents": 31521
+                     *               }
+                     *             ],
+                     *             "cost_cents": 122114,
+                     *             "price_cents": 203524
+                     *           },
+                     *           {
+                     *             "reference": "Bedroom",
+                     *             "width_inches": 35.25,
+                     *             "drop_inches": 48,
+                     *             "quantity": 1,
+                     *             "opening_square_feet": "11.7500",
+                     *             "fabric_square_feet_with_waste": "15.4688",
+                     *             "labour_hours": "0.9850",
+                     *             "cut_list": {
+                     *               "tube_length_inches": "34.1250",
+                     *               "hembar_length_inches": "33.8750",
+                     *               "fabric_width_inches": "33.7500",
+                     *               "fabric_drop_inches": "60.0000",
+                     *               "fabric_square_feet": "14.0625"
+                     *             },
+                     *             "components": [
+                     *               {
+                     *                 "component": "fabric",
+                     *                 "sku_code": "FAB-BLACKOUT",
+                     *                 "description": "Blackout fabric, vinyl-backed",
+                     *                 "quantity": "15.4688",
+                     *                 "unit": "sq_ft",
+                     *                 "unit_cost_cents": "396.75",
+                     *                 "extended_cost_cents": 6137
+                     *               },
+                     *               {
+                     *                 "component": "hardware",
+                     *                 "sku_code": "HW-ROLLER-HD",
+                     *                 "description": "Heavy-duty roller hardware, 2 in tube with brackets and clutch",
+                     *                 "quantity": "2.8438",
+                     *                 "unit": "linear_ft",
+                     *                 "unit_cost_cents": "1087.5",
+                     *                 "extended_cost_cents": 3093
+                     *               },
+                     *               {
+                     *                 "component": "trim",
+                     *                 "sku_code": "TRIM-CASSETTE",
+                     *                 "description": "Aluminium cassette valance",
+                     *                 "quantity": "2.9375",
+                     *                 "unit": "linear_ft",
+                     *                 "unit_cost_cents": "1475",
+                     *                 "extended_cost_cents": 4333
+                     *               },
+                     *               {
+                     *                 "component": "labour",
+                     *                 "sku_code": null,
+                     *                 "description": "Installation labour, Standard installation",
+                     *                 "quantity": "0.9850",
+                     *                 "unit": "hour",
+                     *                 "unit_cost_cents": "8500",
+                     *                 "extended_cost_cents": 8373
+                     *               }
+                     *             ],
+                     *             "cost_cents": 21936,
+                     *             "price_cents": 36560
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "cost_cents": 144050,
+                     *           "amount_cents": 240084,
+                     *           "profit_cents": 96034,
+                     *           "margin_percent": "0.4000"
+                     *         },
+                     *         "assumptions": {
+                     *           "fabric_waste_factor": "0.1",
+                     *           "labour_base_hours_per_unit": "0.75",
+                     *           "labour_hours_per_square_foot": "0.02",
+                     *           "labour_motorisation_hours": "0.5"
+                     *         },
+                     *         "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *         "quote_number": 1042,
+                     *         "status": "APPROVED",
+                     *         "persisted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuoteDetail"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such quote in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calculateQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "laborTierCode": "STANDARD",
+                 *       "lineItems": [
+                 *         {
+                 *           "reference": "Living room",
+                 *           "widthInches": 72.5,
+                 *           "dropInches": 60,
+                 *           "quantity": 2,
+                 *           "fabricSkuCode": "FAB-SCREEN-3",
+                 *           "hardwareSkuCode": "HW-ROLLER-STD",
+                 *           "motorSkuCode": "MTR-BATTERY"
+                 *         },
+                 *         {
+                 *           "reference": "Bedroom",
+                 *           "widthInches": 35.25,
+                 *           "dropInches": 48,
+                 *           "quantity": 1,
+                 *           "fabricSkuCode": "FAB-BLACKOUT",
+                 *           "hardwareSkuCode": "HW-ROLLER-HD",
+                 *           "trimSkuCode": "TRIM-CASSETTE"
+                 *         }
+                 *       ],
+                 *       "targetMargin": 0.4,
+                 *       "customer": {
+                 *         "name": "Jordan Rivera",
+                 *         "email": "jordan@example.test"
+                 *       },
+                 *       "persist": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["CalculateRequest"];
+            };
+        };
+        responses: {
+            /** @description Priced (and persisted when persist is true) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "currency": "CAD",
+                     *       "labor_tier": {
+                     *         "code": "STANDARD",
+                     *         "name": "Standard installation",
+                     *         "hourly_rate_cents": 8500,
+                     *         "multiplier": "1"
+                     *       },
+                     *       "margin_floor": "0.35",
+                     *       "applied_margin": "0.4",
+                     *       "floor_overridden": false,
+                     *       "target_margin": "0.4",
+                     *       "line_items": [
+                     *         {
+                     *           "reference": "Living room",
+                     *           "width_inches": 72.5,
+                     *           "drop_inches": 60,
+                     *           "quantity": 2,
+                     *           "opening_square_feet": "60.4166",
+                     *           "fabric_square_feet_with_waste": "78.1000",
+                     *           "labour_hours": "3.7084",
+                     *           "cut_list": {
+                     *             "tube_length_inches": "71.3750",
+                     *             "hembar_length_inches": "71.1250",
+                     *             "fabric_width_inches": "71.0000",
+                     *             "fabric_drop_inches": "72.0000",
+                     *             "fabric_square_feet": "35.5000"
+                     *           },
+                     *           "components": [
+                     *             {
+                     *               "component": "fabric",
+                     *               "sku_code": "FAB-SCREEN-3",
+                     *               "description": "Solar screen fabric, 3% openness",
+                     *               "quantity": "78.1000",
+                     *               "unit": "sq_ft",
+                     *               "unit_cost_cents": "437.5",
+                     *               "extended_cost_cents": 34169
+                     *             },
+                     *             {
+                     *               "component": "hardware",
+                     *               "sku_code": "HW-ROLLER-STD",
+                     *               "description": "Roller hardware, 1.5 in tube with brackets and clutch",
+                     *               "quantity": "11.8958",
+                     *               "unit": "linear_ft",
+                     *               "unit_cost_cents": "725",
+                     *               "extended_cost_cents": 8624
+                     *             },
+                     *             {
+                     *               "component": "motor",
+                     *               "sku_code": "MTR-BATTERY",
+                     *               "description": "Rechargeable battery motor with remote",
+                     *               "quantity": "2.0000",
+                     *               "unit": "each",
+                     *               "unit_cost_cents": "23900",
+                     *               "extended_cost_cents": 47800
+                     *             },
+                     *             {
+                     *               "component": "labour",
+                     *               "sku_code": null,
+                     *               "description": "Installation labour, Standard installation",
+                     *               "quantity": "3.7084",
+                     *               "unit": "hour",
+                     *               "unit_cost_cents": "8500",
+                     *               "extended_cost_cents": 31521
+                     *             }
+                     *           ],
+                     *           "cost_cents": 122114,
+                     *           "price_cents": 203524
+                     *         },
+                     *         {
+                     *           "reference": "Bedroom",
+                     *           "width_inches": 35.25,
+                     *           "drop_inches": 48,
+                     *           "quantity": 1,
+                     *           "opening_square_feet": "11.7500",
+                     *           "fabric_square_feet_with_waste": "15.4688",
+                     *           "labour_hours": "0.9850",
+                     *           "cut_list": {
+                     *             "tube_length_inches": "34.1250",
+                     *             "hembar_length_inches": "33.8750",
+                     *             "fabric_width_inches": "33.7500",
+                     *             "fabric_drop_inches": "60.0000",
+                     *             "fabric_square_feet": "14.0625"
+                     *           },
+                     *           "components": [
+                     *             {
+                     *               "component": "fabric",
+                     *               "sku_code": "FAB-BLACKOUT",
+                     *               "description": "Blackout fabric, vinyl-backed",
+                     *               "quantity": "15.4688",
+                     *               "unit": "sq_ft",
+                     *               "unit_cost_cents": "396.75",
+                     *               "extended_cost_cents": 6137
+                     *             },
+                     *             {
+                     *               "component": "hardware",
+                     *               "sku_code": "HW-ROLLER-HD",
+                     *               "description": "Heavy-duty roller hardware, 2 in tube with brackets and clutch",
+                     *               "quantity": "2.8438",
+                     *               "unit": "linear_ft",
+                     *               "unit_cost_cents": "1087.5",
+                     *               "extended_cost_cents": 3093
+                     *             },
+                     *             {
+                     *               "component": "trim",
+                     *               "sku_code": "TRIM-CASSETTE",
+                     *               "description": "Aluminium cassette valance",
+                     *               "quantity": "2.9375",
+                     *               "unit": "linear_ft",
+                     *               "unit_cost_cents": "1475",
+                     *               "extended_cost_cents": 4333
+                     *             },
+                     *             {
+                     *               "component": "labour",
+                     *               "sku_code": null,
+                     *               "description": "Installation labour, Standard installation",
+                     *               "quantity": "0.9850",
+                     *               "unit": "hour",
+                     *               "unit_cost_cents": "8500",
+                     *               "extended_cost_cents": 8373
+                     *             }
+                     *           ],
+                     *           "cost_cents": 21936,
+                     *           "price_cents": 36560
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "cost_cents": 144050,
+                     *         "amount_cents": 240084,
+                     *         "profit_cents": 96034,
+                     *         "margin_percent": "0.4000"
+                     *       },
+                     *       "assumptions": {
+                     *         "fabric_waste_factor": "0.1",
+                     *         "labour_base_hours_per_unit": "0.75",
+                     *         "labour_hours_per_square_foot": "0.02",
+                     *         "labour_motorisation_hours": "0.5"
+                     *       },
+                     *       "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "quote_number": 1042,
+                     *       "status": "DRAFT",
+                     *       "persisted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalculationResult"];
+                };
+            };
+            /** @description Unknown SKU or labour tier, SKU of the wrong component, or a margin below the floor without an override */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Unknown SKU or labour tier, SKU of the wrong component, or a margin below the floor without an override",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TECHNICIAN, or a margin override by a non-ADMIN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "TECHNICIAN, or a margin override by a non-ADMIN",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "laborTierCode": "Invalid input: expected string, received undefined",
+                     *             "lineItems": "Invalid input: expected array, received undefined"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "quote_number": 1042,
+                     *       "status": "APPROVED",
+                     *       "approved_at": "2026-11-21T16:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApprovedQuote"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such quote in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not approvable (already approved, rejected or expired) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Not approvable (already approved, rejected or expired)",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote after the move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "quote_number": 1042,
+                     *       "status": "SENT",
+                     *       "total_amount_cents": 240084,
+                     *       "margin_percent": "0.4000",
+                     *       "customer_name": "Jordan Rivera",
+                     *       "created_at": "2026-11-20T15:04:05.000Z",
+                     *       "created_by": {
+                     *         "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *         "name": "Avery Admin",
+                     *         "email": "admin@sandbox.test"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuoteSummary"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such quote in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The quote is not in a state this action moves from */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The quote is not in a state this action moves from",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote after the move */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "quote_number": 1042,
+                     *       "status": "REJECTED",
+                     *       "total_amount_cents": 240084,
+                     *       "margin_percent": "0.4000",
+                     *       "customer_name": "Jordan Rivera",
+                     *       "created_at": "2026-11-20T15:04:05.000Z",
+                     *       "created_by": {
+                     *         "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *         "name": "Avery Admin",
+                     *         "email": "admin@sandbox.test"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuoteSummary"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such quote in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The quote is not in a state this action moves from */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The quote is not in a state this action moves from",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWorkOrders: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+                /** @description YYYY-MM-DD */
+                scheduledOn?: string;
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of work orders */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "status": "DISPATCHED",
+                     *           "scheduled_date": "2026-12-03T00:00:00.000Z",
+                     *           "site_address": "12 Elm St, Toronto ON M5V 2T6",
+                     *           "notes": "Side gate code 4512; two windows on the second floor.",
+                     *           "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                     *           "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *           "dispatched_at": "2026-12-02T17:10:00.000Z",
+                     *           "completed_at": null
+                     *         },
+                     *         {
+                     *           "id": "c7e9a1b3-5d7f-4a2c-8e4b-6d8f0a2c4e6a",
+                     *           "status": "PENDING",
+                     *           "scheduled_date": "2026-12-04T00:00:00.000Z",
+                     *           "site_address": "88 Queen St W, Toronto ON M5H 2N2",
+                     *           "notes": null,
+                     *           "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                     *           "quote_id": null,
+                     *           "dispatched_at": null,
+                     *           "completed_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrderList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quoteId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *       "assignedTechnicianId": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *       "scheduledDate": "2026-12-03",
+                 *       "siteAddress": "12 Elm St, Toronto ON M5V 2T6",
+                 *       "notes": "Side gate code 4512; two windows on the second floor."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWorkOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "status": "PENDING",
+                     *       "scheduled_date": "2026-12-03T00:00:00.000Z",
+                     *       "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrderCreated"];
+                };
+            };
+            /** @description The assignee is not a TECHNICIAN or is deactivated */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "The assignee is not a TECHNICIAN or is deactivated",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description quoteId or assignedTechnicianId is not in the tenant (the message names which) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "quoteId or assignedTechnicianId is not in the tenant (the message names which)",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWorkOrderHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of history entries */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "d1e3f5a7-b9c1-4d3e-8f5a-7b9c1d3e5f7a",
+                     *           "from_status": null,
+                     *           "to_status": "PENDING",
+                     *           "changed_by": {
+                     *             "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *             "name": "Avery Admin"
+                     *           },
+                     *           "changed_at": "2026-11-21T17:02:10.000Z",
+                     *           "notes": "Side gate code 4512; two windows on the second floor."
+                     *         },
+                     *         {
+                     *           "id": "e2f4a6b8-c0d2-4e4f-9a6b-8c0d2e4f6a8b",
+                     *           "from_status": "PENDING",
+                     *           "to_status": "DISPATCHED",
+                     *           "changed_by": {
+                     *             "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *             "name": "Avery Admin"
+                     *           },
+                     *           "changed_at": "2026-12-02T17:10:00.000Z",
+                     *           "notes": null
+                     *         },
+                     *         {
+                     *           "id": "f3a5b7c9-d1e3-4f5a-8b7c-9d1e3f5a7b9c",
+                     *           "from_status": "DISPATCHED",
+                     *           "to_status": "DISPATCHED",
+                     *           "changed_by": {
+                     *             "id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                     *             "name": "Taylor Tech"
+                     *           },
+                     *           "changed_at": "2026-12-03T13:20:45.000Z",
+                     *           "notes": "On site; the bedroom bracket needs a longer screw."
+                     *         },
+                     *         {
+                     *           "id": "a4b6c8d0-e2f4-4a6b-9c8d-0e2f4a6b8c0d",
+                     *           "from_status": "DISPATCHED",
+                     *           "to_status": "COMPLETED",
+                     *           "changed_by": {
+                     *             "id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                     *             "name": "Taylor Tech"
+                     *           },
+                     *           "changed_at": "2026-12-03T15:42:18.000Z",
+                     *           "notes": "Installed, customer happy"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrderHistory"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A technician who is not the one assigned */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "A technician who is not the one assigned",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such work order in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such work order in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWorkOrderStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "COMPLETED",
+                 *       "notes": "Installed, customer happy"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWorkOrderStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description Moved, or unchanged for a repeated status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "status": "COMPLETED",
+                     *       "unchanged": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrderStatusResult"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A technician who is not the one assigned, or SALES */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "A technician who is not the one assigned, or SALES",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such work order in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such work order in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Transition not permitted by section 3.2 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Transition not permitted by section 3.2",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "status": "Invalid option: expected one of \"PENDING\"|\"DISPATCHED\"|\"COMPLETED\"|\"CANCELLED\""
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQuoteInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "quote_number": 1042,
+                     *       "invoice_id": "in_1QdXk2Lz8vTn4pRa9sEyWbHc",
+                     *       "number": "A1B2C3D4-0001",
+                     *       "status": "open",
+                     *       "mode": "test",
+                     *       "currency": "cad",
+                     *       "subtotal_cents": 240084,
+                     *       "tax_cents": 31211,
+                     *       "total_cents": 271295,
+                     *       "amount_due_cents": 271295,
+                     *       "created_at": "2026-11-21T16:45:03.000Z",
+                     *       "hosted_invoice_url": "https://invoice.stripe.com/i/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh",
+                     *       "invoice_pdf_url": "https://pay.stripe.com/invoice/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh/pdf",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Living room: 2 × 72.5\" × 60\" roller shade",
+                     *           "amount_cents": 203524,
+                     *           "is_tax": false
+                     *         },
+                     *         {
+                     *           "description": "Bedroom: 1 × 35.25\" × 48\" roller shade",
+                     *           "amount_cents": 36560,
+                     *           "is_tax": false
+                     *         },
+                     *         {
+                     *           "description": "Tax (13%)",
+                     *           "amount_cents": 31211,
+                     *           "is_tax": true
+                     *         }
+                     *       ],
+                     *       "created": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceView"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such quote in the tenant, or no invoice recorded */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such quote in the tenant, or no invoice recorded",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payments secret key is not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "provider_error",
+                     *         "message": "The payments secret key is not set",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ensureQuoteInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Already invoiced: the invoice, unchanged (created: false) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "quote_number": 1042,
+                     *       "invoice_id": "in_1QdXk2Lz8vTn4pRa9sEyWbHc",
+                     *       "number": "A1B2C3D4-0001",
+                     *       "status": "open",
+                     *       "mode": "test",
+                     *       "currency": "cad",
+                     *       "subtotal_cents": 240084,
+                     *       "tax_cents": 31211,
+                     *       "total_cents": 271295,
+                     *       "amount_due_cents": 271295,
+                     *       "created_at": "2026-11-21T16:45:03.000Z",
+                     *       "hosted_invoice_url": "https://invoice.stripe.com/i/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh",
+                     *       "invoice_pdf_url": "https://pay.stripe.com/invoice/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh/pdf",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Living room: 2 × 72.5\" × 60\" roller shade",
+                     *           "amount_cents": 203524,
+                     *           "is_tax": false
+                     *         },
+                     *         {
+                     *           "description": "Bedroom: 1 × 35.25\" × 48\" roller shade",
+                     *           "amount_cents": 36560,
+                     *           "is_tax": false
+                     *         },
+                     *         {
+                     *           "description": "Tax (13%)",
+                     *           "amount_cents": 31211,
+                     *           "is_tax": true
+                     *         }
+                     *       ],
+                     *       "created": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceView"];
+                };
+            };
+            /** @description Invoice written and finalised (created: true) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "quote_number": 1042,
+                     *       "invoice_id": "in_1QdXk2Lz8vTn4pRa9sEyWbHc",
+                     *       "number": "A1B2C3D4-0001",
+                     *       "status": "open",
+                     *       "mode": "test",
+                     *       "currency": "cad",
+                     *       "subtotal_cents": 240084,
+                     *       "tax_cents": 31211,
+                     *       "total_cents": 271295,
+                     *       "amount_due_cents": 271295,
+                     *       "created_at": "2026-11-21T16:45:03.000Z",
+                     *       "hosted_invoice_url": "https://invoice.stripe.com/i/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh",
+                     *       "invoice_pdf_url": "https://pay.stripe.com/invoice/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh/pdf",
+                     *       "lines": [
+                     *         {
+                     *           "description": "Living room: 2 × 72.5\" × 60\" roller shade",
+                     *           "amount_cents": 203524,
+                     *           "is_tax": false
+                     *         },
+                     *         {
+                     *           "description": "Bedroom: 1 × 35.25\" × 48\" roller shade",
+                     *           "amount_cents": 36560,
+                     *           "is_tax": false
+                     *         },
+                     *         {
+                     *           "description": "Tax (13%)",
+                     *           "amount_cents": 31211,
+                     *           "is_tax": true
+                     *         }
+                     *       ],
+                     *       "created": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceView"];
+                };
+            };
+            /** @description The quote is not approved */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "The quote is not approved",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such quote in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider refused; the attempt is recorded and the call can be repeated */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "provider_error",
+                     *         "message": "The provider refused; the attempt is recorded and the call can be repeated",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payments secret key is not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "provider_error",
+                     *         "message": "The payments secret key is not set",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_url": "https://shades.example.test/quotes"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckoutRequest"];
+            };
+        };
+        responses: {
+            /** @description The open session, reused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "cs_test_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ",
+                     *       "quote_number": 1042,
+                     *       "url": "https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ",
+                     *       "status": "open",
+                     *       "payment_status": "unpaid",
+                     *       "amount_total_cents": 271295,
+                     *       "currency": "cad",
+                     *       "expires_at": "2026-11-22T16:50:00.000Z",
+                     *       "reused": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description A new session */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "cs_test_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ",
+                     *       "quote_number": 1042,
+                     *       "url": "https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ",
+                     *       "status": "open",
+                     *       "payment_status": "unpaid",
+                     *       "amount_total_cents": 271295,
+                     *       "currency": "cad",
+                     *       "expires_at": "2026-11-22T16:50:00.000Z",
+                     *       "reused": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description Not approved, or return_url not on the allowlist */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Not approved, or return_url not on the allowlist",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such quote in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already paid */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Already paid",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payments secret key is not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "provider_error",
+                     *         "message": "The payments secret key is not set",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receivePaymentsEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">; the provider’s own Stripe-Signature header is accepted too */
+                "payments-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The provider's event object, verified over its exact bytes */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1QdXq7Lz8vTn4pRaKf3mZ2Yt",
+                 *       "object": "event",
+                 *       "type": "invoice.paid",
+                 *       "created": 1795430000,
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "in_1QdXk2Lz8vTn4pRa9sEyWbHc",
+                 *           "object": "invoice",
+                 *           "status": "paid",
+                 *           "status_transitions": {
+                 *             "paid_at": 1795429990
+                 *           },
+                 *           "metadata": {
+                 *             "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *             "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentsEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; handled says whether it was acted on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "handled": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookReceipt"];
+                };
+            };
+            /** @description Signature verification failed or the body is not JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Signature verification failed or the body is not JSON",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payments webhook secret is not set */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "provider_error",
+                     *         "message": "The payments webhook secret is not set",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per provider, in registry order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "provider": "PAYMENTS",
+                     *           "slug": "payments",
+                     *           "display_name": "Payments",
+                     *           "configured": true,
+                     *           "configuration": {
+                     *             "missing_environment": [],
+                     *             "awaiting_tenant_consent": false,
+                     *             "summary": "Configured; payments run through the platform's own account."
+                     *           },
+                     *           "connection": null
+                     *         },
+                     *         {
+                     *           "provider": "ACCOUNTING",
+                     *           "slug": "accounting",
+                     *           "display_name": "Accounting",
+                     *           "configured": true,
+                     *           "configuration": {
+                     *             "missing_environment": [],
+                     *             "awaiting_tenant_consent": false,
+                     *             "summary": "Connected: approved quotes sync to this workspace’s account."
+                     *           },
+                     *           "connection": {
+                     *             "status": "CONNECTED",
+                     *             "external_account_id": "9341452879364510",
+                     *             "instance_url": "https://sandbox-quickbooks.api.intuit.com",
+                     *             "scopes": [
+                     *               "com.intuit.quickbooks.accounting"
+                     *             ],
+                     *             "connected_at": "2026-11-18T14:02:11.000Z",
+                     *             "last_sync_at": "2026-11-21T16:45:09.000Z",
+                     *             "last_error": null,
+                     *             "access_token_expires_at": "2026-11-23T10:15:00.000Z",
+                     *             "refresh_token_expires_at": "2027-02-26T14:02:11.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "provider": "CRM",
+                     *           "slug": "crm",
+                     *           "display_name": "CRM",
+                     *           "configured": true,
+                     *           "configuration": {
+                     *             "missing_environment": [],
+                     *             "awaiting_tenant_consent": true,
+                     *             "summary": "Configured on the platform; each workspace connects its own account."
+                     *           },
+                     *           "connection": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationList"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSyncRecords: {
+        parameters: {
+            query?: {
+                provider?: "payments" | "accounting" | "crm";
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sync records */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "e1c3a5b7-9d2f-4e6a-8b0c-2d4f6a8c0e3b",
+                     *           "provider": "PAYMENTS",
+                     *           "entity_type": "invoice",
+                     *           "local_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *           "external_id": "in_1QdXk2Lz8vTn4pRa9sEyWbHc",
+                     *           "status": "SUCCEEDED",
+                     *           "attempts": 1,
+                     *           "amount_cents": 375058,
+                     *           "last_error": null,
+                     *           "synced_at": "2026-11-21T16:45:05.000Z"
+                     *         },
+                     *         {
+                     *           "id": "f2d4b6c8-0e3a-4f7b-9c1d-3e5a7b9d1f4c",
+                     *           "provider": "ACCOUNTING",
+                     *           "entity_type": "invoice",
+                     *           "local_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *           "external_id": "148",
+                     *           "status": "SUCCEEDED",
+                     *           "attempts": 1,
+                     *           "amount_cents": 375058,
+                     *           "last_error": null,
+                     *           "synced_at": "2026-11-21T16:45:07.000Z"
+                     *         },
+                     *         {
+                     *           "id": "a3e5c7d9-1f4b-4a8c-8d2e-4f6b8c0e2a5d",
+                     *           "provider": "CRM",
+                     *           "entity_type": "opportunity",
+                     *           "local_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *           "external_id": null,
+                     *           "status": "SKIPPED",
+                     *           "attempts": 0,
+                     *           "amount_cents": null,
+                     *           "last_error": "CRM provider not connected",
+                     *           "synced_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SyncRecordList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description payments, accounting or crm */
+                provider: "payments" | "accounting" | "crm";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open authorize_url in a browser to give consent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "provider": "ACCOUNTING",
+                     *       "authorize_url": "https://appcenter.intuit.com/connect/oauth2?client_id=ABc1dEf2GhI3jKl4MnO5pQr6StU7vWx8YzA9bCd0&response_type=code&scope=com.intuit.quickbooks.accounting&redirect_uri=https%3A%2F%2Fshades.example.test%2Fapi%2Fv1%2Fintegrations%2Faccounting%2Fcallback&state=eyJhbGciOiJIUzI1NiJ9.c3RhdGU.c2ln",
+                     *       "expires_in_seconds": 600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationConnect"];
+                };
+            };
+            /** @description payments (the platform’s own account), or the provider’s client credentials or the credential-encryption key are not configured */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "payments (the platform’s own account), or the provider’s client credentials or the credential-encryption key are not configured",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "provider": "Invalid option: expected one of \"payments\"|\"accounting\"|\"crm\""
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description payments, accounting or crm */
+                provider: "payments" | "accounting" | "crm";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "provider": "ACCOUNTING",
+                     *       "status": "DISCONNECTED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationDisconnect"];
+                };
+            };
+            /** @description payments */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Payments run through the platform’s own account; there is no workspace consent to give or take back.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "provider": "Invalid option: expected one of \"payments\"|\"accounting\"|\"crm\""
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    integrationCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                realmId?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                /** @description accounting or crm */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Consent completed (connected) or declined; the page says which */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Accounting connected</title></head>
+                     *     <body>
+                     *     <main data-outcome="connected">
+                     *     <h1>Accounting connected</h1>
+                     *     <p>Consent completed: Accounting account 9341452879364510 is now connected to your workspace. You can close this window.</p>
+                     *     </main>
+                     *     </body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description State missing, expired, tampered with or replayed; or a parameter beyond section 8’s limits */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>This link cannot be used</title></head>
+                     *     <body>
+                     *     <main data-outcome="bad_request">
+                     *     <h1>This link cannot be used</h1>
+                     *     <p>This consent link has expired. Start the connection again from the integrations settings.</p>
+                     *     </main>
+                     *     </body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many requests</title></head>
+                     *     <body>
+                     *     <main data-outcome="rate_limited">
+                     *     <h1>Too many requests</h1>
+                     *     <p>Please wait 42 seconds, then start the connection again from the integrations settings.</p>
+                     *     </main>
+                     *     </body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description Unhandled error (a page quoting the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Something went wrong</title></head>
+                     *     <body>
+                     *     <main data-outcome="failed">
+                     *     <h1>Something went wrong</h1>
+                     *     <p>The connection could not be completed. Quote reference 4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f if you contact support.</p>
+                     *     </main>
+                     *     </body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description The provider rejected the code exchange */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Accounting refused the connection</title></head>
+                     *     <body>
+                     *     <main data-outcome="provider_refused">
+                     *     <h1>Accounting refused the connection</h1>
+                     *     <p>The provider did not accept the authorisation code. Nothing was connected; try again from the integrations settings.</p>
+                     *     </main>
+                     *     </body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *           "url": "https://erp.shades.example.test/hooks/shade-office",
+                     *           "events": [
+                     *             "quote.approved",
+                     *             "work_order.completed"
+                     *           ],
+                     *           "description": "ERP: approved quotes and completed installs",
+                     *           "status": "enabled",
+                     *           "created_at": "2026-11-20T09:12:44.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://erp.shades.example.test/hooks/shade-office",
+                 *       "events": [
+                 *         "quote.approved",
+                 *         "work_order.completed"
+                 *       ],
+                 *       "description": "ERP: approved quotes and completed installs"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *       "url": "https://erp.shades.example.test/hooks/shade-office",
+                     *       "events": [
+                     *         "quote.approved",
+                     *         "work_order.completed"
+                     *       ],
+                     *       "description": "ERP: approved quotes and completed installs",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-20T09:12:44.000Z",
+                     *       "secret": "whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Not https, or resolves to a non-public address, or no encryption key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Not https, or resolves to a non-public address, or no encryption key",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "url": "Invalid input: expected string, received undefined",
+                     *             "events": "Invalid input: expected array, received undefined"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "*"
+                 *       ],
+                 *       "status": "enabled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *       "url": "https://erp.shades.example.test/hooks/shade-office",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": "ERP: approved quotes and completed installs",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-20T09:12:44.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Refused URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Refused URL",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *       "url": "https://erp.shades.example.test/hooks/shade-office",
+                     *       "events": [
+                     *         "quote.approved",
+                     *         "work_order.completed"
+                     *       ],
+                     *       "description": "ERP: approved quotes and completed installs",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-11-20T09:12:44.000Z",
+                     *       "secret": "whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveryAttempts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "f6b8d0c2-4e6a-4f9b-83d5-7f9b1c3e5a0d",
+                     *           "delivery_id": "e5a7c9b1-3d5f-4e8a-b2c4-6e8a0b2d4f9c",
+                     *           "event_id": "d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b",
+                     *           "event": "quote.approved",
+                     *           "attempt": 2,
+                     *           "outcome": "delivered",
+                     *           "response_status": 200,
+                     *           "error": null,
+                     *           "duration_ms": 143,
+                     *           "response_excerpt": "{\"ok\":true}",
+                     *           "attempted_at": "2026-11-21T16:45:07.512Z"
+                     *         },
+                     *         {
+                     *           "id": "a7c9e1d3-5f7b-4a0c-94e6-8a0c2d4f6b1e",
+                     *           "delivery_id": "e5a7c9b1-3d5f-4e8a-b2c4-6e8a0b2d4f9c",
+                     *           "event_id": "d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b",
+                     *           "event": "quote.approved",
+                     *           "attempt": 1,
+                     *           "outcome": "retryable_failure",
+                     *           "response_status": 503,
+                     *           "error": null,
+                     *           "duration_ms": 8000,
+                     *           "response_excerpt": "Service Unavailable",
+                     *           "attempted_at": "2026-11-21T16:45:05.401Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryAttemptList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "c9e1a3f5-7b9d-4c2e-a6f8-0b2d4f6a8c3e",
+                     *       "event_id": "d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b",
+                     *       "endpoint_id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *       "status": "pending"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookReplay"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such delivery */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such delivery",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    quoteApprovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "x-service-event": string;
+                /** @description The envelope id, the same on every retry and replay */
+                "x-service-delivery": string;
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "quote.approved",
+                 *       "id": "d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b",
+                 *       "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "created_at": "2026-11-21T16:45:00.000Z",
+                 *       "data": {
+                 *         "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "quote_number": 1042,
+                 *         "status": "APPROVED",
+                 *         "total_amount_cents": 240084,
+                 *         "total_cost_cents": 144050,
+                 *         "margin_percent": "0.4000",
+                 *         "customer_name": "Jordan Rivera",
+                 *         "customer_email": "jordan@example.test",
+                 *         "approved_at": "2026-11-21T16:45:00.000Z",
+                 *         "approved_by_user_id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Retried (with 429, 5xx, timeouts and network errors) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, like 408 and 5xx */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx: not retried; the delivery fails at once */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, up to 5 attempts in all */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    workOrderDispatchedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "x-service-event": string;
+                /** @description The envelope id, the same on every retry and replay */
+                "x-service-delivery": string;
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "work_order.dispatched",
+                 *       "id": "e7b9d1f3-5a7c-4e0b-92d4-6f8a0c2e4b9d",
+                 *       "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "created_at": "2026-12-02T17:10:00.000Z",
+                 *       "data": {
+                 *         "work_order_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "status": "DISPATCHED",
+                 *         "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "changed_by_user_id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                 *         "changed_at": "2026-12-02T17:10:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkOrderDispatchedEvent"];
+            };
+        };
+        responses: {
+            /** @description Retried (with 429, 5xx, timeouts and network errors) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, like 408 and 5xx */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx: not retried; the delivery fails at once */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, up to 5 attempts in all */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    workOrderCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "x-service-event": string;
+                /** @description The envelope id, the same on every retry and replay */
+                "x-service-delivery": string;
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "work_order.completed",
+                 *       "id": "f8c0e2a4-6b8d-4f1c-a3e5-7a9b1d3f5c0e",
+                 *       "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "created_at": "2026-12-03T15:42:18.000Z",
+                 *       "data": {
+                 *         "work_order_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "status": "COMPLETED",
+                 *         "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "changed_by_user_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "changed_at": "2026-12-03T15:42:18.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkOrderCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Retried (with 429, 5xx, timeouts and network errors) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, like 408 and 5xx */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx: not retried; the delivery fails at once */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, up to 5 attempts in all */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    workOrderPendingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "x-service-event": string;
+                /** @description The envelope id, the same on every retry and replay */
+                "x-service-delivery": string;
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "work_order.pending",
+                 *       "id": "a9d1f3b5-7c9e-4a2d-b4f6-8b0c2e4a6d1f",
+                 *       "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "created_at": "2026-12-02T18:05:00.000Z",
+                 *       "data": {
+                 *         "work_order_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "status": "PENDING",
+                 *         "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "changed_by_user_id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                 *         "changed_at": "2026-12-02T18:05:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkOrderPendingEvent"];
+            };
+        };
+        responses: {
+            /** @description Retried (with 429, 5xx, timeouts and network errors) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, like 408 and 5xx */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx: not retried; the delivery fails at once */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, up to 5 attempts in all */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    workOrderCancelledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "x-service-event": string;
+                /** @description The envelope id, the same on every retry and replay */
+                "x-service-delivery": string;
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "work_order.cancelled",
+                 *       "id": "b0e2a4c6-8d0f-4b3e-85a7-9c1d3f5b7e2a",
+                 *       "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "created_at": "2026-12-02T18:30:00.000Z",
+                 *       "data": {
+                 *         "work_order_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "status": "CANCELLED",
+                 *         "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "changed_by_user_id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                 *         "changed_at": "2026-12-02T18:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WorkOrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Retried (with 429, 5xx, timeouts and network errors) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, like 408 and 5xx */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx: not retried; the delivery fails at once */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, up to 5 attempts in all */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
