@@ -8,6 +8,7 @@ import { Migration20261121050000Webhooks } from './Migration20261121050000Webhoo
 import { Migration20261121040000Integrations } from './Migration20261121040000Integrations';
 import { Migration20261122000000LeastPrivilege } from './Migration20261122000000LeastPrivilege';
 import { Migration20261122010000WebhookEndpointLimit } from './Migration20261122010000WebhookEndpointLimit';
+import { Migration20261123000000QuoteDetail } from './Migration20261123000000QuoteDetail';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -24,4 +25,5 @@ export const migrations = [
   { name: 'Migration20261121050000Webhooks', class: Migration20261121050000Webhooks },
   { name: 'Migration20261122000000LeastPrivilege', class: Migration20261122000000LeastPrivilege },
   { name: 'Migration20261122010000WebhookEndpointLimit', class: Migration20261122010000WebhookEndpointLimit },
+  { name: 'Migration20261123000000QuoteDetail', class: Migration20261123000000QuoteDetail },
 ];

@@ -1828,7 +1828,6 @@ export interface operations {
                      *     <body>
                      *       <div id="reference"></div>
                      *       <script src="/docs/assets/swagger-ui-bundle.js"></script>
-                     *       <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
                      *       <script src="/docs/init.js"></script>
                      *     </body>
                      *     </html>
@@ -1896,8 +1895,8 @@ export interface operations {
                      *       url: '/openapi.json',
                      *       dom_id: '#reference',
                      *       deepLinking: true,
-                     *       presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-                     *       layout: 'StandaloneLayout'
+                     *       presets: [SwaggerUIBundle.presets.apis],
+                     *       layout: 'BaseLayout'
                      *     });
                      */
                     "application/javascript": string;
@@ -2115,7 +2114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Ten attempts per fifteen minutes for one workspace and email */
+            /** @description Ten failed attempts per fifteen minutes for one workspace and email (a success clears them) */
             429: {
                 headers: {
                     [name: string]: unknown;

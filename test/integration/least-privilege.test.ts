@@ -44,7 +44,7 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   customers: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   quote_number_counters: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   quotes: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
-  quote_lines: { api: ['INSERT'], worker: [] },
+  quote_lines: { api: ['INSERT', 'SELECT'], worker: [] },
   work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
   outbox_events: { api: ['INSERT'], worker: ['SELECT'] },

@@ -67,6 +67,9 @@ function bodyOperations() {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       const body = operation.requestBody?.content?.['application/json'];
+      // The payments webhook's body is the provider's signed event: it is refused by its signature
+      // before any field is read (payments.test.ts covers NUL in a signed event's ids).
+      if (path === '/api/v1/integrations/payments/webhook') continue;
       if (body) operations.push({ method: method.toUpperCase(), path, url: path.replace(/\{[^}]+\}/g, pathIds[path] ?? UUID), schema: body.schema });
     }
   }
