@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { cursorTimestamp } from './cursor-timestamp';
 
 /**
  * Section 3.4's store, the `sync_records` table. `attempts` counts the times we called the
@@ -58,12 +59,28 @@ export interface SyncRecordRow {
   synced_at: Date | null;
 }
 
-/** The sync log, most recent attempts first, optionally of one provider. */
-export function listSyncRecords(em: EntityManager, query: { provider?: SyncProvider | undefined; limit: number }): Promise<SyncRecordRow[]> {
-  return em.execute<SyncRecordRow[]>(
-    `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at
-       from sync_records ${query.provider ? 'where provider = ?' : ''}
+/**
+ * One page of the sync log (`limit` + 1 rows), most recent first, optionally of one provider,
+ * after the (updated_at, id) position of the previous page.
+ */
+export function syncRecordPage(
+  em: EntityManager,
+  query: { provider?: SyncProvider | undefined; after?: readonly [string, string] | undefined; limit: number },
+): Promise<(SyncRecordRow & { cursor_updated_at: string })[]> {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (query.provider) {
+    conditions.push('provider = ?');
+    params.push(query.provider);
+  }
+  if (query.after) {
+    conditions.push('(updated_at, id) < (?::timestamptz, ?::uuid)');
+    params.push(...query.after);
+  }
+  return em.execute<(SyncRecordRow & { cursor_updated_at: string })[]>(
+    `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at, ${cursorTimestamp('updated_at')} as cursor_updated_at
+       from sync_records ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
       order by updated_at desc, id desc limit ?`,
-    query.provider ? [query.provider, query.limit] : [query.limit],
+    [...params, query.limit + 1],
   );
 }

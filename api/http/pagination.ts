@@ -26,8 +26,6 @@ export const PageHeaders = z.object({
     }),
 });
 
-/** A timestamp column as the cursor keeps it: UTC, to the microsecond (a JS Date would drop them). */
-export const cursorTimestamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 export const CursorTimestamp = z.iso.datetime({ precision: 6 });
 
 export function encodeCursor(position: readonly unknown[]): string {

@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
-import { listSyncRecords } from '../../db/sync-records';
 import { userRoleAndActive } from '../../db/users';
 import type { Settings } from '../../activities/runtime/settings';
 import { badRequest } from '../http/errors';
 import type { Caller } from '../http/request-context';
-import { CursorTimestamp, cursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+import { syncRecordPage } from '../../db/sync-records';
 import { CONNECTORS, missingSettings, readinessOf, type ProviderSlug } from '../../activities/integrations/connectors';
 import type { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
 import { IntegrationConnections, type ConnectionView } from '../../activities/integrations/connection-store';
@@ -71,23 +71,8 @@ export class IntegrationService {
    */
   async syncs(caller: Caller, query: SyncListQuery): Promise<{ data: SyncRecord[]; next: string | null }> {
     const after = query.cursor ? decodeCursor(query.cursor, SyncPosition) : undefined;
-    const conditions: string[] = [];
-    const params: unknown[] = [];
-    if (query.provider) {
-      conditions.push('provider = ?');
-      params.push(providerOfSlug(query.provider));
-    }
-    if (after) {
-      conditions.push('(updated_at, id) < (?::timestamptz, ?::uuid)');
-      params.push(...after);
-    }
     const rows = await inTenant(this.deps.em, caller.organizationId, (tx) =>
-      tx.execute<(Omit<SyncRecord, 'amount_cents' | 'synced_at'> & { amount_cents: string | number | null; synced_at: Date | null; cursor_updated_at: string })[]>(
-        `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at, ${cursorTimestamp('updated_at')} as cursor_updated_at
-           from sync_records ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
-          order by updated_at desc, id desc limit ?`,
-        [...params, query.limit + 1],
-      ),
+      syncRecordPage(tx, { provider: query.provider ? providerOfSlug(query.provider) : undefined, after, limit: query.limit }),
     );
     const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_updated_at, row.id]);
     return {

@@ -12,7 +12,8 @@ import { generateEndpointSecret } from '../../activities/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
 import type { CreateEndpointBody, DeliveriesQuery, UpdateEndpointBody, WebhookEndpoint } from './schemas';
-import { CursorTimestamp, cursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+import { attemptPage } from '../../db/webhooks/attempts';
 
 /** Where a page of the attempt log ended. */
 const AttemptPosition = z.tuple([CursorTimestamp, z.uuid()]);
@@ -111,17 +112,8 @@ export class WebhookEndpointService {
   async attempts(caller: Caller, id: string, query: DeliveriesQuery) {
     const after = query.cursor ? decodeCursor(query.cursor, AttemptPosition) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
-      const [endpoint] = await tx.execute<{ id: string }[]>('select id from webhook_endpoints where id = ?', [id]);
-      if (!endpoint) throw notFound('No such webhook endpoint in this workspace.');
-      const rows = await tx.execute<
-        { id: string; delivery_id: string; event_id: string; event: string; attempt: number; outcome: 'delivered' | 'retryable_failure' | 'permanent_failure'; response_status: number | null; error: string | null; duration_ms: number; response_excerpt: string | null; attempted_at: Date; cursor_attempted_at: string }[]
-      >(
-        `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at,
-                ${cursorTimestamp('attempted_at')} as cursor_attempted_at
-           from webhook_delivery_attempts where endpoint_id = ? ${after ? 'and (attempted_at, id) < (?::timestamptz, ?::uuid)' : ''}
-          order by attempted_at desc, id desc limit ?`,
-        [id, ...(after ?? []), query.limit + 1],
-      );
+      if (!(await endpointExists(tx, id))) throw notFound('No such webhook endpoint in this workspace.');
+      const rows = await attemptPage(tx, id, after, query.limit);
       const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_attempted_at, row.id]);
       return { data: page.map(({ cursor_attempted_at: _position, ...r }) => ({ ...r, attempted_at: new Date(r.attempted_at).toISOString() })), next };
     });

@@ -4,12 +4,12 @@ import { inTenant } from '../../db/tenant-scope';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import type { EventEnvelope } from '../../db/events/catalogue';
-import { CursorTimestamp, cursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
 import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderHistoryEntry, WorkOrderHistoryQuery, WorkOrderListQuery } from './schemas';
 import { recordEvent } from '../../db/events/outbox';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../db/work-orders/status-table';
-import { COLUMNS, insertWorkOrder, listWorkOrders, lockWorkOrder, moveWorkOrder, recordWorkOrderNote, type WorkOrderRow } from '../../db/work-orders/work-orders';
+import { insertWorkOrder, lockWorkOrder, moveWorkOrder, recordWorkOrderNote, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
 import { userRoleAndActive } from '../../db/users';
 
@@ -44,16 +44,6 @@ const ListPosition = z.tuple([z.iso.date().nullable(), CursorTimestamp, z.uuid()
 /** Where a page of a history ended: the entry's sequence number. */
 const HistoryPosition = z.tuple([z.string().regex(/^\d{1,19}$/)]);
 
-interface HistoryRow {
-  id: string;
-  sequence: string;
-  from_status: WorkOrderStatus | null;
-  to_status: WorkOrderStatus;
-  changed_by_user_id: string;
-  changed_by_name: string;
-  changed_at: Date;
-  notes: string | null;
-}
 
 /** Section 4.4 and D4. */
 export class WorkOrderService {
@@ -69,37 +59,14 @@ export class WorkOrderService {
   list(caller: Caller, query: WorkOrderListQuery): Promise<{ data: WorkOrder[]; next: string | null }> {
     const after = query.cursor ? decodeCursor(query.cursor, ListPosition) : undefined;
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const conditions: string[] = [];
-      const params: unknown[] = [];
-      if (query.status) {
-        conditions.push('status = ?');
-        params.push(query.status);
-      }
-      if (query.scheduledOn) {
-        conditions.push('scheduled_date = ?::date');
-        params.push(query.scheduledOn);
-      }
-      // D4: a technician sees only their own jobs.
-      if (caller.role === 'TECHNICIAN') {
-        conditions.push('assigned_technician_id = ?');
-        params.push(caller.userId);
-      }
-      if (after) {
-        const [day, createdAt, id] = after;
-        if (day === null) {
-          conditions.push('(scheduled_date is null and (created_at, id) > (?::timestamptz, ?::uuid))');
-          params.push(createdAt, id);
-        } else {
-          conditions.push('(scheduled_date > ?::date or (scheduled_date = ?::date and (created_at, id) > (?::timestamptz, ?::uuid)) or scheduled_date is null)');
-          params.push(day, day, createdAt, id);
-        }
-      }
-      const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
-      const rows = await tx.execute<(WorkOrderRow & { cursor_created_at: string })[]>(
-        `select ${COLUMNS}, ${cursorTimestamp('created_at')} as cursor_created_at
-           from work_orders ${where} order by scheduled_date asc nulls last, created_at asc, id asc limit ?`,
-        [...params, query.limit + 1],
-      );
+      const rows = await workOrderPage(tx, {
+        status: query.status,
+        scheduledOn: query.scheduledOn,
+        // D4: a technician sees only their own jobs.
+        assignedTechnicianId: caller.role === 'TECHNICIAN' ? caller.userId : undefined,
+        after,
+        limit: query.limit,
+      });
       const { page, next } = pageOf(rows, query.limit, (row) => [row.scheduled_date, row.cursor_created_at, row.id]);
       return { data: page.map(toWorkOrder), next };
     });
@@ -113,16 +80,10 @@ export class WorkOrderService {
   history(caller: Caller, id: string, query: WorkOrderHistoryQuery): Promise<{ data: WorkOrderHistoryEntry[]; next: string | null }> {
     const after = query.cursor ? decodeCursor(query.cursor, HistoryPosition) : undefined;
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const [order] = await tx.execute<{ assigned_technician_id: string | null }[]>('select assigned_technician_id from work_orders where id = ?', [id]);
+      const order = await workOrderAssignee(tx, id);
       if (!order) throw notFound('No such work order in this workspace.');
       if (caller.role === 'TECHNICIAN' && order.assigned_technician_id !== caller.userId) throw forbidden('Only the assigned technician may read this work order.');
-      const rows = await tx.execute<HistoryRow[]>(
-        `select h.id, h.sequence::text as sequence, h.from_status, h.to_status, h.changed_by_user_id, u.full_name as changed_by_name, h.changed_at, h.notes
-           from work_order_history h join users u on u.id = h.changed_by_user_id
-          where h.work_order_id = ? ${after ? 'and h.sequence > ?::bigint' : ''}
-          order by h.sequence asc limit ?`,
-        after ? [id, after[0], query.limit + 1] : [id, query.limit + 1],
-      );
+      const rows = await workOrderHistoryPage(tx, id, after?.[0], query.limit);
       const { page, next } = pageOf(rows, query.limit, (row) => [row.sequence]);
       return {
         data: page.map((row) => ({

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { cursorTimestamp } from '../cursor-timestamp';
 import type { EndpointSecretsRow } from './endpoint-secrets';
 
 /**
@@ -74,11 +75,13 @@ export interface AttemptRow {
   attempted_at: Date;
 }
 
-/** An endpoint's attempts, newest first. */
-export function attemptsOfEndpoint(em: EntityManager, endpointId: string, limit: number): Promise<AttemptRow[]> {
-  return em.execute<AttemptRow[]>(
-    `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at
-       from webhook_delivery_attempts where endpoint_id = ? order by attempted_at desc, id desc limit ?`,
-    [endpointId, limit],
+/** One page of an endpoint's attempts (`limit` + 1 rows), newest first, after (attempted_at, id). */
+export function attemptPage(em: EntityManager, endpointId: string, after: readonly [string, string] | undefined, limit: number): Promise<(AttemptRow & { cursor_attempted_at: string })[]> {
+  return em.execute<(AttemptRow & { cursor_attempted_at: string })[]>(
+    `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at,
+            ${cursorTimestamp('attempted_at')} as cursor_attempted_at
+       from webhook_delivery_attempts where endpoint_id = ? ${after ? 'and (attempted_at, id) < (?::timestamptz, ?::uuid)' : ''}
+      order by attempted_at desc, id desc limit ?`,
+    [endpointId, ...(after ?? []), limit + 1],
   );
 }

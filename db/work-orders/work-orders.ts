@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { cursorTimestamp } from '../cursor-timestamp';
 import type { WorkOrderStatus } from './status-table';
 
 /**
@@ -19,7 +20,7 @@ export interface WorkOrderRow {
 }
 
 // The date column comes back as text so no time zone can shift the day.
-export const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
+const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
 
 /** Time columns each target status sets (the completion time is the server's, never the client's). */
 const STAMPS: Record<WorkOrderStatus, string> = {
@@ -38,8 +39,15 @@ export interface WorkOrderFilter {
   limit: number;
 }
 
-/** Scheduled first by day (unscheduled last), then oldest first. */
-export function listWorkOrders(em: EntityManager, filter: WorkOrderFilter): Promise<WorkOrderRow[]> {
+/** Where a page of work orders ended: its scheduled day (null when unscheduled), created_at, id. */
+export type WorkOrderPosition = readonly [string | null, string, string];
+
+/**
+ * One page of work orders (`limit` + 1 rows, so the caller sees whether more follow): scheduled
+ * first by day (unscheduled last), then oldest first, after `after` when given. Each row carries
+ * its created_at at microsecond precision for the next cursor.
+ */
+export function workOrderPage(em: EntityManager, filter: WorkOrderFilter & { after?: WorkOrderPosition | undefined }): Promise<(WorkOrderRow & { cursor_created_at: string })[]> {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (filter.status) {
@@ -54,10 +62,49 @@ export function listWorkOrders(em: EntityManager, filter: WorkOrderFilter): Prom
     conditions.push('assigned_technician_id = ?');
     params.push(filter.assignedTechnicianId);
   }
+  if (filter.after) {
+    const [day, createdAt, id] = filter.after;
+    if (day === null) {
+      conditions.push('(scheduled_date is null and (created_at, id) > (?::timestamptz, ?::uuid))');
+      params.push(createdAt, id);
+    } else {
+      conditions.push('(scheduled_date > ?::date or (scheduled_date = ?::date and (created_at, id) > (?::timestamptz, ?::uuid)) or scheduled_date is null)');
+      params.push(day, day, createdAt, id);
+    }
+  }
   const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
-  return em.execute<WorkOrderRow[]>(
-    `select ${COLUMNS} from work_orders ${where} order by scheduled_date asc nulls last, created_at asc, id asc limit ?`,
-    [...params, filter.limit],
+  return em.execute<(WorkOrderRow & { cursor_created_at: string })[]>(
+    `select ${COLUMNS}, ${cursorTimestamp('created_at')} as cursor_created_at
+       from work_orders ${where} order by scheduled_date asc nulls last, created_at asc, id asc limit ?`,
+    [...params, filter.limit + 1],
+  );
+}
+
+/** Whom a work order is assigned to; undefined when there is no such work order in the tenant. */
+export async function workOrderAssignee(em: EntityManager, id: string): Promise<{ assigned_technician_id: string | null } | undefined> {
+  const [order] = await em.execute<{ assigned_technician_id: string | null }[]>('select assigned_technician_id from work_orders where id = ?', [id]);
+  return order;
+}
+
+export interface WorkOrderHistoryRow {
+  id: string;
+  sequence: string;
+  from_status: WorkOrderStatus | null;
+  to_status: WorkOrderStatus;
+  changed_by_user_id: string;
+  changed_by_name: string;
+  changed_at: Date;
+  notes: string | null;
+}
+
+/** One page of a work order's history, oldest first (`limit` + 1 rows), after a sequence number. */
+export function workOrderHistoryPage(em: EntityManager, id: string, afterSequence: string | undefined, limit: number): Promise<WorkOrderHistoryRow[]> {
+  return em.execute<WorkOrderHistoryRow[]>(
+    `select h.id, h.sequence::text as sequence, h.from_status, h.to_status, h.changed_by_user_id, u.full_name as changed_by_name, h.changed_at, h.notes
+       from work_order_history h join users u on u.id = h.changed_by_user_id
+      where h.work_order_id = ? ${afterSequence !== undefined ? 'and h.sequence > ?::bigint' : ''}
+      order by h.sequence asc limit ?`,
+    afterSequence !== undefined ? [id, afterSequence, limit + 1] : [id, limit + 1],
   );
 }
 
