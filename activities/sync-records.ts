@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../db/tenant-scope';
 import { beginSyncAttempt, syncFailed, syncSkipped, syncSucceeded, type SyncProvider } from '../db/sync-records';
 
-export { ENTITY_TYPE, type SyncProvider, type SyncStatus } from '../db/sync-records';
 
 export interface SyncRef {
   organizationId: string;

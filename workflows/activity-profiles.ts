@@ -2,8 +2,6 @@ import type { ActivityOptions } from '@temporalio/workflow';
 import type { Timing } from '../activities/temporal/contracts';
 import type { FailureType } from '../activities/temporal/failure-types';
 
-export type { Timing };
-
 /** Non-retryable failure types, spelt as activities/temporal/failure-types.ts spells them (checked by the compiler). */
 const nonRetryable = (...types: FailureType[]): string[] => types;
 

@@ -1,4 +1,5 @@
-import type { SyncProvider, SyncRecords } from '../sync-records';
+import type { SyncRecords } from '../sync-records';
+import type { SyncProvider } from '../../db/sync-records';
 
 export interface ApprovalPlan {
   run: SyncProvider[];

@@ -17,7 +17,6 @@ import {
 } from '../../db/integrations/connections';
 import { OAuthRefusal, type ConnectedGrant, type OAuthProvider, type OAuthProviderName } from './providers/oauth-provider';
 
-export { CONNECTION_STATUSES, type ConnectionStatus } from '../../db/integrations/connections';
 
 export interface ConnectionRef {
   organizationId: string;

@@ -1,7 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { IntegrationConnections, CredentialsUnavailableError, type ConnectionRef, type ConnectionStatus } from './connection-store';
+import { IntegrationConnections, CredentialsUnavailableError, type ConnectionRef } from './connection-store';
+import type { ConnectionStatus } from '../../db/integrations/connections';
 import { OAuthRefusal, type OAuthProviders } from './providers';
 import { CredentialDecryptionError, type CredentialCipher } from '../../db/security/credential-cipher';
 import { ProviderCredentials } from './fresh-token';

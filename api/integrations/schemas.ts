@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
 import { CursorParam } from '../http/pagination';
 import { PROVIDER_SLUGS } from '../../activities/integrations/connectors';
-import { CONNECTION_STATUSES } from '../../activities/integrations/connection-store';
+import { CONNECTION_STATUSES } from '../../db/integrations/connections';
 
 const ProviderName = z.enum(['PAYMENTS', 'ACCOUNTING', 'CRM']);
 const Slug = z.enum(PROVIDER_SLUGS);

@@ -30,7 +30,7 @@ export const CalculateBody = z
   .meta({ id: 'CalculateRequest' });
 export type CalculateBody = z.output<typeof CalculateBody>;
 
-export { QUOTE_STATUSES, type QuoteStatus };
+export type { QuoteStatus };
 
 const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/).meta({ description: 'Exact decimal as a string' });
 const Cents = z.number().int();

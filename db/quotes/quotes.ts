@@ -218,7 +218,6 @@ interface LineRow {
 
 const isoOrNull = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
-/** One quote with its lines and its calculation as priced; undefined when not in the tenant. */
 /** One quote with its lines and calculation (the API's QuoteDetail is checked against it where used). */
 export async function quoteDetail(em: EntityManager, id: string) {
   const [row] = await em.execute<DetailRow[]>(

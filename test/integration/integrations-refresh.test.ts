@@ -12,7 +12,7 @@ import { integrationRefreshWorkflowId } from '../../activities/temporal/contract
 import { IntegrationList } from '../../api/integrations/schemas';
 import { ProviderCredentials } from '../../activities/integrations';
 import { IntegrationConnections } from '../../activities/integrations/connection-store';
-import type { QuickBooksOAuth, SalesforceOAuth } from '../../activities/integrations/providers';
+import type { QuickBooksOAuth } from '../../activities/integrations/providers';
 
 /**
  * Token refresh as a durable workflow (issue 7), against the fakes with short token lifetimes:
