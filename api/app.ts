@@ -39,6 +39,8 @@ import { CredentialCipher } from '../db/security/credential-cipher';
 import { webhookRoutes } from './webhooks/routes';
 import { WebhookEndpointService } from './webhooks/endpoint-service';
 import type { Resolver } from '../activities/webhooks/address-policy';
+import { organizationRoutes } from './organization/routes';
+import { OrganizationService } from './organization/organization-service';
 
 export interface AppDependencies {
   settings: Settings;
@@ -124,6 +126,7 @@ export function createApp(deps: AppDependencies): Express {
       deliveries: deps.events?.webhooks,
     }),
   });
+  organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   deps.extraRoutes?.(host);
 
   app.use(notFoundHandler);

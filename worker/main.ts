@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { smtpMailer } from '../activities/email/mailer';
 import { createOrm } from '../db/orm';
 import { workerDatabaseUrl } from '../db/database-urls';
 import { createLogger } from '../activities/runtime/logger';
@@ -33,7 +34,14 @@ const worker = await createWorker({
     logger,
     payments,
     integrations: { providers: createOAuthProviders(settings), cipher },
-    webhooks: { cipher, allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS, allowLoopback: settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK },
+    webhooks: {
+      cipher,
+      allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
+      allowLoopback: settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK,
+      // D13: the notice of a disabled endpoint goes through SMTP_URL.
+      mailer: settings.SMTP_URL ? smtpMailer(settings.SMTP_URL, settings.MAIL_FROM) : undefined,
+      publicBaseUrl: settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`,
+    },
   },
 });
 

@@ -77,3 +77,14 @@ export function webhookAttemptProfile(timing: Timing): ActivityOptions {
     retry: { initialInterval: seconds(1, timing), backoffCoefficient: 2, maximumInterval: seconds(10, timing), maximumAttempts: 5 },
   };
 }
+
+/**
+ * An email (D13: the notice of a disabled endpoint): idempotent per disabling on our side, so a
+ * mail server that is down is waited for, backing off to ten minutes, for about a day.
+ */
+export function mailProfile(timing: Timing): ActivityOptions {
+  return {
+    startToCloseTimeout: '60 seconds',
+    retry: { initialInterval: seconds(5, timing), backoffCoefficient: 2, maximumInterval: seconds(600, timing), maximumAttempts: 150 },
+  };
+}

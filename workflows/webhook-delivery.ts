@@ -1,7 +1,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { WebhookDeliveryWorkflow } from '../activities/temporal/contracts';
-import { databaseProfile, webhookAttemptProfile } from './activity-profiles';
+import { databaseProfile, mailProfile, webhookAttemptProfile } from './activity-profiles';
 import { nextAttempt } from './webhook-backoff';
 
 /**
@@ -15,9 +15,16 @@ export const deliverWebhook: WebhookDeliveryWorkflow = async function deliverWeb
   const timing = input.timing ?? {};
   const attempts = proxyActivities<Activities>(webhookAttemptProfile(timing));
   const db = proxyActivities<Activities>(databaseProfile(timing));
+  const mail = proxyActivities<Activities>(mailProfile(timing));
   const ref = { organizationId: input.organizationId, deliveryId: input.deliveryId };
   for (let attempt = 1; ; attempt++) {
     const report = await attempts.attemptWebhookDelivery({ ...ref, attempt });
+    // D13: this attempt disabled the endpoint; its technical contact gets the one email about it.
+    // A mail server down for longer than the mail profile's day of retries loses the email, not
+    // the delivery: the failure stays in this workflow's history and the delivery goes on.
+    if ('disabled' in report && report.disabled) {
+      await mail.sendEndpointDisabledNotice({ organizationId: input.organizationId, ...report.disabled }).catch(() => undefined);
+    }
     switch (report.outcome) {
       case 'delivered':
       case 'already_delivered':

@@ -64,6 +64,11 @@ export const settingsSchema = z.object({
     .preprocess(blankAsUndefined, z.string().optional())
     .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
     .pipe(z.array(z.enum(['payments', 'accounting', 'crm']))),
+  // D13: mail (the notice that a webhook endpoint was disabled) goes through this SMTP server,
+  // e.g. smtp://user:pass@mail.example:587 or smtps://...:465. Unset: no mail is sent (a warning
+  // is logged); `npm start` points it at its local mail catcher.
+  SMTP_URL: z.preprocess(blankAsUndefined, z.string().url().refine((v) => /^smtps?:\/\//.test(v), 'must be an smtp:// or smtps:// URL').optional()),
+  MAIL_FROM: z.preprocess(blankAsUndefined, z.string().min(3).default('Shade Office <no-reply@shade-office.invalid>')),
   SEED_SANDBOX: flag(true),
   BUILD_COMMIT: optionalSecret,
   BUILD_REF: optionalSecret,

@@ -27,6 +27,10 @@ export interface DeliveryAttemptResult {
   durationMs: number;
   /** At most maxExcerptBytes of the response body, decoded as UTF-8, for the delivery log. */
   responseExcerpt: string | null;
+  /** The headers sent, as sent (D13: the deliveries page shows each attempt's request); absent when nothing could be sent. */
+  requestHeaders?: Record<string, string>;
+  /** The response's headers as received; absent without a response. */
+  responseHeaders?: Record<string, string>;
   /** The non-public address that was refused (D6), when that is why the attempt failed. */
   refusedAddress?: string;
 }
@@ -49,7 +53,8 @@ export interface DeliverOnceInput {
 }
 
 export const DELIVERY_TIMEOUT_MS = 8000;
-export const DEFAULT_EXCERPT_BYTES = 2048;
+/** D13: the first 4 KiB of the response body are kept for the deliveries page. */
+export const DEFAULT_EXCERPT_BYTES = 4096;
 export const USER_AGENT = 'ShadeOffice-Webhooks/1.0';
 
 // Headers the delivery itself owns; a caller's value for one of them is ignored rather than
@@ -127,6 +132,16 @@ export function createGuardedLookup(
       (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), ''),
     );
   };
+}
+
+/** Header names as received (lower case), repeated ones joined as HTTP allows. */
+function responseHeadersOf(response: IncomingMessage | null): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (!response) return headers;
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
 }
 
 function errorText(err: unknown): string {
@@ -210,6 +225,9 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
   headers['content-type'] = 'application/json';
   headers['user-agent'] = USER_AGENT;
   headers['content-length'] = String(bodyBytes.length);
+  // As on the wire: node adds Host from the URL.
+  const requestHeaders = { host: url.host, ...headers };
+  const sentFailure = (outcome: DeliveryOutcome, error: string, refusedAddress?: string): DeliveryAttemptResult => ({ ...failure(outcome, error, refusedAddress), requestHeaders });
 
   const options: RequestOptions = {
     method: 'POST',
@@ -252,7 +270,7 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
       } else if (outcome !== 'delivered' && (status < 100 || status > 599)) {
         error = `unexpected status ${status}`;
       }
-      finish({ outcome, status, error, durationMs: elapsed(), responseExcerpt: excerpt() });
+      finish({ outcome, status, error, durationMs: elapsed(), responseExcerpt: excerpt(), requestHeaders, responseHeaders: responseHeadersOf(response) });
     };
 
     const deadline = setTimeout(() => {
@@ -261,7 +279,7 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
         finishWithResponse();
         return;
       }
-      finish(failure('retryable_failure', `timeout: no response within ${timeoutMs} ms`));
+      finish(sentFailure('retryable_failure', `timeout: no response within ${timeoutMs} ms`));
     }, timeoutMs);
 
     const onError = (err: unknown) => {
@@ -269,9 +287,9 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
         finishWithResponse();
       } else if (refused || err instanceof RefusedAddressError) {
         const classification = refused ?? (err as RefusedAddressError).classification;
-        finish(failure('permanent_failure', `refused: ${describeRefusal(classification)}`, classification.address));
+        finish(sentFailure('permanent_failure', `refused: ${describeRefusal(classification)}`, classification.address));
       } else {
-        finish(failure('retryable_failure', errorText(err)));
+        finish(sentFailure('retryable_failure', errorText(err)));
       }
     };
 
@@ -279,7 +297,7 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
       req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(options);
     } catch (err) {
       // Such as a header value with a newline: retrying the same input cannot help.
-      finish(failure('permanent_failure', `invalid request: ${errorText(err)}`));
+      finish(sentFailure('permanent_failure', `invalid request: ${errorText(err)}`));
       return;
     }
 

@@ -29,8 +29,15 @@ export interface WebhookDeliveryDeps {
  * The attempt only reports; the delivery workflow decides what follows (retry, give up, miss).
  */
 export type AttemptReport =
-  | { outcome: DeliveryAttemptResult['outcome'] }
+  | { outcome: DeliveryAttemptResult['outcome']; disabled?: EndpointDisabled }
   | { outcome: 'already_delivered' | 'endpoint_disabled' | 'endpoint_deleted' };
+
+/** This attempt's failure disabled the endpoint (D6): the workflow then sends the one notice (D13). */
+export interface EndpointDisabled {
+  endpointId: string;
+  /** ISO time; with the endpoint, the key of the notice. */
+  disabledAt: string;
+}
 
 /**
  * One attempt of one delivery (section 6.3): sign the fixed payload afresh, POST it through the
@@ -58,7 +65,7 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
   });
 
   const error = result.error ?? (result.status !== null && result.outcome !== 'delivered' ? `HTTP ${result.status}` : null);
-  await inTenant(deps.em, input.organizationId, async (tx) => {
+  const disabledAt = await inTenant(deps.em, input.organizationId, async (tx) => {
     await recordDeliveryAttempt(tx, {
       deliveryId: input.deliveryId,
       endpointId: row.id,
@@ -70,16 +77,19 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
       error,
       durationMs: Math.round(result.durationMs),
       responseExcerpt: result.responseExcerpt,
+      requestHeaders: result.requestHeaders ?? null,
+      requestBody: result.requestHeaders ? row.payload : null,
+      responseHeaders: result.responseHeaders ?? null,
     });
     if (result.outcome === 'delivered') {
       await clearEndpointFailing(tx, row.id);
-    } else {
-      // The failure clock starts at the first failure after a success; 72 hours of nothing but
-      // failures disables the endpoint (D6).
-      await recordEndpointFailure(tx, row.id, now(), new Date(now().getTime() - DISABLE_AFTER_FAILING_MS));
+      return undefined;
     }
+    // The failure clock starts at the first failure after a success; 72 hours of nothing but
+    // failures disables the endpoint (D6). The one place an endpoint is disabled automatically.
+    return recordEndpointFailure(tx, row.id, now(), new Date(now().getTime() - DISABLE_AFTER_FAILING_MS));
   });
-  return { outcome: result.outcome };
+  return disabledAt ? { outcome: result.outcome, disabled: { endpointId: row.id, disabledAt: disabledAt.toISOString() } } : { outcome: result.outcome };
 }
 
 export async function finishWebhookDelivery(em: EntityManager, input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }): Promise<void> {

@@ -1,9 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
+import type { Mailer } from '../email/mailer';
 import type { Resolver } from './address-policy';
 import { attemptWebhookDelivery, finishWebhookDelivery } from './delivery-attempt';
+import { sendEndpointDisabledNotice, type DisabledNoticeInput } from './disabled-notice';
 
-/** What outbound deliveries need beyond the database (D6, D8). */
+/** What outbound deliveries need beyond the database (D6, D8, D13). */
 export interface WebhookDependencies {
   cipher: CredentialCipher | undefined;
   allowPrivateNetworks: boolean;
@@ -11,12 +14,18 @@ export interface WebhookDependencies {
   allowLoopback?: boolean | undefined;
   lookup?: Resolver | undefined;
   timeoutMs?: number | undefined;
+  /** SMTP (SMTP_URL) for the notice of a disabled endpoint (D13); absent: a warning instead. */
+  mailer?: Mailer | undefined;
+  /** PUBLIC_BASE_URL, for the addresses that notice gives. */
+  publicBaseUrl?: string | undefined;
 }
 
-export function createWebhookActivities(deps: { em: EntityManager; webhooks: WebhookDependencies }) {
+export function createWebhookActivities(deps: { em: EntityManager; logger?: Logger | undefined; webhooks: WebhookDependencies }) {
   const delivery = { em: deps.em, ...deps.webhooks };
+  const notices = { em: deps.em, mailer: deps.webhooks.mailer, baseUrl: deps.webhooks.publicBaseUrl ?? 'http://localhost:3000', logger: deps.logger };
   return {
     attemptWebhookDelivery: (input: { organizationId: string; deliveryId: string; attempt: number }) => attemptWebhookDelivery(delivery, input),
     finishWebhookDelivery: (input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }) => finishWebhookDelivery(deps.em, input),
+    sendEndpointDisabledNotice: (input: DisabledNoticeInput) => sendEndpointDisabledNotice(notices, input),
   };
 }

@@ -11,11 +11,12 @@ import { checkUrlForRegistration, type Resolver } from '../../activities/webhook
 import { generateEndpointSecret } from '../../activities/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
-import type { CreateEndpointBody, DeliveriesQuery, UpdateEndpointBody, WebhookEndpoint } from './schemas';
+import type { CreateEndpointBody, DeliveriesQuery, DeliveryAttempt, DeliveryListQuery, UpdateEndpointBody, WebhookDelivery, WebhookEndpoint } from './schemas';
 import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
-import { attemptPage } from '../../db/webhooks/attempts';
+import { attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
+import { deliveryPage, type DeliveryListRow } from '../../db/webhooks/deliveries';
 
-/** Where a page of the attempt log ended. */
+/** Where a page of the attempt log (or of the deliveries) ended: a timestamp and an id. */
 const AttemptPosition = z.tuple([CursorTimestamp, z.uuid()]);
 
 /** D6: the rotated-out secret keeps signing beside the new one for this long. */
@@ -27,7 +28,24 @@ const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   events: row.events,
   description: row.description,
   status: row.status,
+  disabled_at: row.disabled_at ? new Date(row.disabled_at).toISOString() : null,
+  disabled_reason: row.disabled_reason,
   created_at: new Date(row.created_at).toISOString(),
+});
+
+/** D13: the attempt as the deliveries page shows it, request and response apart. */
+const toAttempt = ({ cursor_attempted_at: _position, request_headers, request_body, response_headers, ...row }: AttemptRow & { cursor_attempted_at: string }): DeliveryAttempt => ({
+  ...row,
+  request: request_headers ? { headers: request_headers, body: request_body ?? '' } : null,
+  response: row.response_status === null ? null : { status: row.response_status, headers: response_headers ?? {}, body_excerpt: row.response_excerpt ?? '', duration_ms: row.duration_ms },
+  attempted_at: new Date(row.attempted_at).toISOString(),
+});
+
+const toDelivery = ({ cursor_created_at: _position, ...row }: DeliveryListRow): WebhookDelivery => ({
+  ...row,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString(),
+  delivered_at: row.delivered_at ? new Date(row.delivered_at).toISOString() : null,
 });
 
 export interface EndpointServiceDeps {
@@ -113,9 +131,19 @@ export class WebhookEndpointService {
     const after = query.cursor ? decodeCursor(query.cursor, AttemptPosition) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
       if (!(await endpointExists(tx, id))) throw notFound('No such webhook endpoint in this workspace.');
-      const rows = await attemptPage(tx, id, after, query.limit);
+      const rows = await attemptPage(tx, id, after, query.limit, { deliveryId: query.delivery_id });
       const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_attempted_at, row.id]);
-      return { data: page.map(({ cursor_attempted_at: _position, ...r }) => ({ ...r, attempted_at: new Date(r.attempted_at).toISOString() })), next };
+      return { data: page.map(toAttempt), next };
+    });
+  }
+
+  /** D13: the workspace's deliveries, newest first, keyset-paged on (created_at, id). */
+  async deliveries(caller: Caller, query: DeliveryListQuery): Promise<{ data: WebhookDelivery[]; next: string | null }> {
+    const after = query.cursor ? decodeCursor(query.cursor, AttemptPosition) : undefined;
+    return inTenant(this.deps.em, caller.organizationId, async (tx) => {
+      const rows = await deliveryPage(tx, { endpointId: query.endpoint_id, status: query.status, event: query.event }, after, query.limit);
+      const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_created_at, row.id]);
+      return { data: page.map(toDelivery), next };
     });
   }
 

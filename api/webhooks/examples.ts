@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreateEndpointBody, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import type { CreateEndpointBody, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 
 /** Examples for the OpenAPI document: an ERP receiving quote approvals and completed jobs. */
 export const EXAMPLE_ENDPOINT_ID = 'b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a';
@@ -18,6 +18,8 @@ export const ENDPOINT_EXAMPLE: z.input<typeof WebhookEndpoint> = {
   events: [...CREATE_ENDPOINT_EXAMPLE.events],
   description: CREATE_ENDPOINT_EXAMPLE.description!,
   status: 'enabled',
+  disabled_at: null,
+  disabled_reason: null,
   created_at: '2026-11-20T09:12:44.000Z',
 };
 
@@ -30,6 +32,20 @@ export const ENDPOINT_WITH_SECRET_EXAMPLE: z.input<typeof WebhookEndpointWithSec
 export const ENDPOINT_LIST_EXAMPLE: z.input<typeof WebhookEndpointList> = { data: [ENDPOINT_EXAMPLE] };
 
 export const UPDATE_ENDPOINT_EXAMPLE: z.input<typeof UpdateEndpointBody> = { events: ['*'], status: 'enabled' };
+
+/** D13: an attempt's request as sent (the signature is an example's shape, not a real one). */
+const REQUEST_EXAMPLE = {
+    headers: {
+      host: 'erp.shades.example.test',
+      'x-service-event': 'quote.approved',
+      'x-service-delivery': EXAMPLE_EVENT_ID,
+      'x-service-signature': 't=1763743507,v1=5d2c0f7e4b9a8c1d3e6f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d',
+      'content-type': 'application/json',
+      'user-agent': 'ShadeOffice-Webhooks/1.0',
+      'content-length': '142',
+    },
+    body: `{"event":"quote.approved","id":"${EXAMPLE_EVENT_ID}","organization_id":"0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c","created_at":"2026-11-21T16:45:05.100Z","data":{}}`,
+  };
 
 export const ATTEMPT_LIST_EXAMPLE: z.input<typeof DeliveryAttemptList> = {
   data: [
@@ -44,6 +60,8 @@ export const ATTEMPT_LIST_EXAMPLE: z.input<typeof DeliveryAttemptList> = {
       error: null,
       duration_ms: 143,
       response_excerpt: '{"ok":true}',
+      request: REQUEST_EXAMPLE,
+      response: { status: 200, headers: { 'content-type': 'application/json', 'content-length': '11' }, body_excerpt: '{"ok":true}', duration_ms: 143 },
       attempted_at: '2026-11-21T16:45:07.512Z',
     },
     {
@@ -57,6 +75,8 @@ export const ATTEMPT_LIST_EXAMPLE: z.input<typeof DeliveryAttemptList> = {
       error: null,
       duration_ms: 8_000,
       response_excerpt: 'Service Unavailable',
+      request: REQUEST_EXAMPLE,
+      response: { status: 503, headers: { 'content-type': 'text/plain' }, body_excerpt: 'Service Unavailable', duration_ms: 8_000 },
       attempted_at: '2026-11-21T16:45:05.401Z',
     },
   ],
@@ -67,4 +87,22 @@ export const REPLAY_RESULT_EXAMPLE: z.input<typeof ReplayResult> = {
   event_id: EXAMPLE_EVENT_ID,
   endpoint_id: EXAMPLE_ENDPOINT_ID,
   status: 'pending',
+};
+
+export const DELIVERY_LIST_EXAMPLE: z.input<typeof WebhookDeliveryList> = {
+  data: [
+    {
+      id: EXAMPLE_DELIVERY_ID,
+      endpoint_id: EXAMPLE_ENDPOINT_ID,
+      event_id: EXAMPLE_EVENT_ID,
+      event: 'quote.approved',
+      series: 0,
+      status: 'delivered',
+      attempts: 2,
+      last_error: null,
+      created_at: '2026-11-21T16:45:05.120Z',
+      updated_at: '2026-11-21T16:45:07.655Z',
+      delivered_at: '2026-11-21T16:45:07.655Z',
+    },
+  ],
 };

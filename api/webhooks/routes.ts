@@ -4,9 +4,9 @@ import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WebhookEndpointService } from './endpoint-service';
 import { linkNext, PageHeaders } from '../http/pagination';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
-import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, ReplayResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 import {
-  ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
+  ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, DELIVERY_LIST_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
 } from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -104,7 +104,8 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     operationId: 'listWebhookDeliveryAttempts',
     summary: 'Every delivery attempt to the endpoint, newest first',
     description:
-      'D6: each attempt with its event, attempt number, outcome, response status or error, duration and up to 2 KiB of the response. ' +
+      'D6: each attempt with its event, attempt number, outcome, response status or error and duration; D13: its request as sent (headers, body) and ' +
+      'the response (status, headers, the first 4 KiB of the body, duration). `delivery_id` narrows it to one delivery. ' +
       'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['webhooks'],
     auth: 'bearer',
@@ -118,6 +119,30 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     },
     handler: async ({ req, res, caller, params, query }) => {
       const { data, next } = await deps.endpoints.attempts(caller, params.id, query);
+      linkNext(req, res, next);
+      res.json({ data });
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/api/v1/webhook-deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: "The workspace's deliveries, newest first, by endpoint, status and event",
+    description:
+      'D13: one row per delivery (an event to an endpoint; a replay is a new one with the next `series`), newest first, optionally only of one endpoint, ' +
+      'one status or one event. Its attempts are `GET /api/v1/webhook-endpoints/{id}/deliveries?delivery_id=`. ' +
+      'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    roles: ADMIN_ONLY,
+    query: DeliveryListQuery,
+    responses: {
+      200: { description: 'A page of deliveries', schema: WebhookDeliveryList, example: DELIVERY_LIST_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+    },
+    handler: async ({ req, res, caller, query }) => {
+      const { data, next } = await deps.endpoints.deliveries(caller, query);
       linkNext(req, res, next);
       res.json({ data });
     },

@@ -33,6 +33,8 @@ export const WebhookEndpoint = z
     events: z.array(z.string()),
     description: z.string().nullable(),
     status: z.enum(['enabled', 'disabled']),
+    disabled_at: Timestamp.nullable().meta({ description: 'When it was disabled (by an administrator, or after failing for 72 hours); null while enabled' }),
+    disabled_reason: z.string().nullable(),
     created_at: Timestamp,
   })
   .meta({ id: 'WebhookEndpoint' });
@@ -55,15 +57,64 @@ export const DeliveryAttempt = z
     response_status: z.number().int().nullable(),
     error: z.string().nullable(),
     duration_ms: z.number().int(),
-    response_excerpt: z.string().nullable(),
+    response_excerpt: z.string().nullable().meta({ description: 'The first 4 KiB of the response body, as UTF-8 (the same as response.body_excerpt)' }),
+    request: z
+      .strictObject({ headers: z.record(z.string(), z.string()), body: z.string() })
+      .nullable()
+      .meta({ description: 'D13: the request as sent (the signature header included; the secret never is); null when nothing could be sent' }),
+    response: z
+      .strictObject({
+        status: z.number().int(),
+        headers: z.record(z.string(), z.string()),
+        body_excerpt: z.string().meta({ description: 'The first 4 KiB of the body' }),
+        duration_ms: z.number().int(),
+      })
+      .nullable()
+      .meta({ description: 'D13: the response; null when none arrived (see error)' }),
     attempted_at: Timestamp,
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
 export const DeliveryAttemptList = z.strictObject({ data: z.array(DeliveryAttempt) }).meta({ id: 'WebhookDeliveryAttemptList' });
-export const DeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(25), cursor: CursorParam });
+export const DeliveriesQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: CursorParam,
+  delivery_id: z.uuid().optional().meta({ description: 'Only the attempts of this delivery' }),
+});
 export type DeliveriesQuery = z.output<typeof DeliveriesQuery>;
 
 export const ReplayResult = z
   .strictObject({ delivery_id: z.uuid(), event_id: z.uuid(), endpoint_id: z.uuid(), status: z.literal('pending') })
   .meta({ id: 'WebhookReplay' });
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'missed'] as const;
+
+export const WebhookDelivery = z
+  .strictObject({
+    id: z.uuid(),
+    endpoint_id: z.uuid(),
+    event_id: z.uuid().meta({ description: 'The envelope id: the same on every attempt and replay of the event' }),
+    event: z.string(),
+    series: z.number().int().meta({ description: '0 for the first delivery of the event to the endpoint, then one more per replay' }),
+    status: z.enum(DELIVERY_STATUSES).meta({ description: 'pending (attempts under way), delivered, failed (attempts exhausted or refused), missed (the endpoint was disabled)' }),
+    attempts: z.number().int(),
+    last_error: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    delivered_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDeliveryList = z.strictObject({ data: z.array(WebhookDelivery) }).meta({ id: 'WebhookDeliveryList' });
+
+export const DeliveryListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: CursorParam,
+  endpoint_id: z.uuid().optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  event: z.string().min(1).max(100).optional().meta({ description: 'An event name, such as quote.approved' }),
+});
+export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;

@@ -9,6 +9,7 @@ import { Migration20261121040000Integrations } from './Migration20261121040000In
 import { Migration20261122000000LeastPrivilege } from './Migration20261122000000LeastPrivilege';
 import { Migration20261122010000WebhookEndpointLimit } from './Migration20261122010000WebhookEndpointLimit';
 import { Migration20261123000000QuoteDetail } from './Migration20261123000000QuoteDetail';
+import { Migration20261124070000DeveloperWebhooks } from './Migration20261124070000DeveloperWebhooks';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -26,4 +27,5 @@ export const migrations = [
   { name: 'Migration20261122000000LeastPrivilege', class: Migration20261122000000LeastPrivilege },
   { name: 'Migration20261122010000WebhookEndpointLimit', class: Migration20261122010000WebhookEndpointLimit },
   { name: 'Migration20261123000000QuoteDetail', class: Migration20261123000000QuoteDetail },
+  { name: 'Migration20261124070000DeveloperWebhooks', class: Migration20261124070000DeveloperWebhooks },
 ];

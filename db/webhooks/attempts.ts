@@ -43,14 +43,22 @@ export interface AttemptRecord {
   error: string | null;
   durationMs: number;
   responseExcerpt: string | null;
+  /** The request as sent (D13); null when nothing could be sent. */
+  requestHeaders: Record<string, string> | null;
+  requestBody: string | null;
+  responseHeaders: Record<string, string> | null;
 }
 
 /** Logs the attempt and brings its delivery up to date; a delivered attempt marks the delivery delivered. */
 export async function recordDeliveryAttempt(em: EntityManager, attempt: AttemptRecord): Promise<void> {
   await em.execute(
-    `insert into webhook_delivery_attempts (organization_id, delivery_id, endpoint_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt)
-     values (app_current_organization(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [attempt.deliveryId, attempt.endpointId, attempt.eventId, attempt.event, attempt.attempt, attempt.outcome, attempt.responseStatus, attempt.error, attempt.durationMs, attempt.responseExcerpt],
+    `insert into webhook_delivery_attempts (organization_id, delivery_id, endpoint_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt,
+                                            request_headers, request_body, response_headers)
+     values (app_current_organization(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb)`,
+    [
+      attempt.deliveryId, attempt.endpointId, attempt.eventId, attempt.event, attempt.attempt, attempt.outcome, attempt.responseStatus, attempt.error, attempt.durationMs, attempt.responseExcerpt,
+      attempt.requestHeaders && JSON.stringify(attempt.requestHeaders), attempt.requestBody, attempt.responseHeaders && JSON.stringify(attempt.responseHeaders),
+    ],
   );
   const delivered = attempt.outcome === 'delivered' ? 'delivered' : null;
   await em.execute(
@@ -72,16 +80,27 @@ export interface AttemptRow {
   error: string | null;
   duration_ms: number;
   response_excerpt: string | null;
+  request_headers: Record<string, string> | null;
+  request_body: string | null;
+  response_headers: Record<string, string> | null;
   attempted_at: Date;
 }
 
 /** One page of an endpoint's attempts (`limit` + 1 rows), newest first, after (attempted_at, id). */
-export function attemptPage(em: EntityManager, endpointId: string, after: readonly [string, string] | undefined, limit: number): Promise<(AttemptRow & { cursor_attempted_at: string })[]> {
+export function attemptPage(
+  em: EntityManager,
+  endpointId: string,
+  after: readonly [string, string] | undefined,
+  limit: number,
+  filter: { deliveryId?: string | undefined } = {},
+): Promise<(AttemptRow & { cursor_attempted_at: string })[]> {
   return em.execute<(AttemptRow & { cursor_attempted_at: string })[]>(
-    `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt, attempted_at,
+    `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt,
+            request_headers, request_body, response_headers, attempted_at,
             ${cursorTimestamp('attempted_at')} as cursor_attempted_at
-       from webhook_delivery_attempts where endpoint_id = ? ${after ? 'and (attempted_at, id) < (?::timestamptz, ?::uuid)' : ''}
+       from webhook_delivery_attempts where endpoint_id = ? ${filter.deliveryId ? 'and delivery_id = ?' : ''}
+        ${after ? 'and (attempted_at, id) < (?::timestamptz, ?::uuid)' : ''}
       order by attempted_at desc, id desc limit ?`,
-    [endpointId, ...(after ?? []), limit + 1],
+    [endpointId, ...(filter.deliveryId ? [filter.deliveryId] : []), ...(after ?? []), limit + 1],
   );
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { cursorTimestamp } from '../cursor-timestamp';
 import { inTenant } from '../tenant-scope';
 import type { EventEnvelope } from '../events/catalogue';
 
@@ -69,5 +70,52 @@ export async function finishDelivery(em: EntityManager, organizationId: string, 
       input.error ?? null,
       input.deliveryId,
     ]),
+  );
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'missed';
+
+export interface DeliveryListRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  series: number;
+  status: DeliveryStatus;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  delivered_at: Date | null;
+  cursor_created_at: string;
+}
+
+export interface DeliveryFilter {
+  endpointId?: string | undefined;
+  status?: DeliveryStatus | undefined;
+  event?: string | undefined;
+}
+
+/**
+ * One page of the tenant's deliveries (`limit` + 1 rows), newest first, after (created_at, id),
+ * narrowed by endpoint, status and event (D13's deliveries page). Runs in the tenant transaction.
+ */
+export function deliveryPage(em: EntityManager, filter: DeliveryFilter, after: readonly [string, string] | undefined, limit: number): Promise<DeliveryListRow[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...values: unknown[]) => {
+    where.push(sql);
+    params.push(...values);
+  };
+  if (filter.endpointId) add('endpoint_id = ?', filter.endpointId);
+  if (filter.status) add('status = ?', filter.status);
+  if (filter.event) add('event = ?', filter.event);
+  if (after) add('(created_at, id) < (?::timestamptz, ?::uuid)', ...after);
+  return em.execute<DeliveryListRow[]>(
+    `select id, endpoint_id, event_id, event, series, status, attempts, last_error, created_at, updated_at, delivered_at,
+            ${cursorTimestamp('created_at')} as cursor_created_at
+       from webhook_deliveries ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
+      order by created_at desc, id desc limit ?`,
+    [...params, limit + 1],
   );
 }

@@ -11,10 +11,12 @@ export interface EndpointRow {
   events: string[];
   description: string | null;
   status: 'enabled' | 'disabled';
+  disabled_at: Date | null;
+  disabled_reason: string | null;
   created_at: Date;
 }
 
-const COLUMNS = 'id, url, events, description, status, created_at';
+const COLUMNS = 'id, url, events, description, status, disabled_at, disabled_reason, created_at';
 
 export async function insertEndpoint(
   em: EntityManager,
@@ -58,10 +60,11 @@ export async function updateEndpoint(em: EntityManager, id: string, body: Endpoi
             description = case when ? then ? else description end,
             status = coalesce(?, status),
             disabled_reason = case when ? = 'disabled' then 'disabled by an administrator' when ? = 'enabled' then null else disabled_reason end,
+            disabled_at = case when ? = 'disabled' and status = 'enabled' then now() when ? = 'enabled' then null else disabled_at end,
             failing_since = case when ? = 'enabled' then null else failing_since end,
             updated_at = now()
       where id = ? returning ${COLUMNS}`,
-    [body.url ?? null, body.events ? JSON.stringify(body.events) : null, body.events ? JSON.stringify(body.events) : null, body.description !== undefined, body.description ?? null, body.status ?? null, body.status ?? null, body.status ?? null, body.status ?? null, id],
+    [body.url ?? null, body.events ? JSON.stringify(body.events) : null, body.events ? JSON.stringify(body.events) : null, body.description !== undefined, body.description ?? null, body.status ?? null, body.status ?? null, body.status ?? null, body.status ?? null, body.status ?? null, body.status ?? null, id],
   );
   return after;
 }
@@ -98,12 +101,14 @@ export async function clearEndpointFailing(em: EntityManager, id: string): Promi
 /**
  * A failed attempt starts the failure clock (unless it runs already), then disables an enabled
  * endpoint whose clock started at or before `disableIfFailingSince` (D6: 72 hours of failures).
+ * Returns when it was disabled, if this call disabled it: that moment keys the one email (D13).
  */
-export async function recordEndpointFailure(em: EntityManager, id: string, now: Date, disableIfFailingSince: Date): Promise<void> {
+export async function recordEndpointFailure(em: EntityManager, id: string, now: Date, disableIfFailingSince: Date): Promise<Date | undefined> {
   await em.execute('update webhook_endpoints set failing_since = coalesce(failing_since, ?::timestamptz), updated_at = now() where id = ?', [now, id]);
-  await em.execute(
-    `update webhook_endpoints set status = 'disabled', disabled_reason = 'failing for 72 hours'
-      where id = ? and status = 'enabled' and failing_since <= ?::timestamptz`,
-    [id, disableIfFailingSince],
+  const [disabled] = await em.execute<{ disabled_at: Date }[]>(
+    `update webhook_endpoints set status = 'disabled', disabled_reason = 'failing for 72 hours', disabled_at = ?::timestamptz
+      where id = ? and status = 'enabled' and failing_since <= ?::timestamptz returning disabled_at`,
+    [now, id, disableIfFailingSince],
   );
+  return disabled ? new Date(disabled.disabled_at) : undefined;
 }

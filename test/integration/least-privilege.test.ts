@@ -54,7 +54,9 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   integration_oauth_states: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   webhook_endpoints: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   webhook_deliveries: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
-  webhook_delivery_attempts: { api: ['SELECT'], worker: ['INSERT'] },
+  webhook_delivery_attempts: { api: ['SELECT'], worker: ['INSERT', 'SELECT'] },
+  // D13: the one notice per disabling, claimed and kept by the worker.
+  webhook_endpoint_notices: { api: [], worker: ['INSERT', 'SELECT'] },
 };
 /** Security-definer doors: each one's callers. */
 const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
@@ -63,6 +65,8 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   'outbox_lease(integer, integer, integer)': ['worker'],
   'integration_refresh_targets()': ['worker'],
   'outbox_mark_dispatched_in_tenant(uuid[])': ['api', 'worker'],
+  // D13: the effective technical contact (the worker addresses the notice without reading users).
+  'organization_technical_contact()': ['api', 'worker'],
 };
 
 describe('separate database roles for the API and the worker', () => {
@@ -106,6 +110,14 @@ describe('separate database roles for the API and the worker', () => {
     expect(await refusal(worker, 'select count(*) from users')).toBe('permission denied');
     expect(await refusal(worker, 'select count(*) from rate_limits')).toBe('permission denied');
     expect(await refusal(worker, "select resolve_workspace('sandbox')")).toBe('permission denied');
+    // D13: the API may change the technical contact of its tenant's organization, and no other column.
+    const columns = await owner.query<{ grantee: string; column_name: string }>(
+      `select grantee, column_name from information_schema.column_privileges where table_name = 'organizations' and privilege_type = 'UPDATE' and grantee in ($1, $2)`,
+      [APP_ROLE, WORKER_ROLE],
+    );
+    expect(columns.rows).toEqual([{ grantee: APP_ROLE, column_name: 'technical_contact_email' }]);
+    expect(await refusal(api, `update organizations set name = 'renamed'`)).toBe('permission denied');
+    expect(await refusal(worker, `update organizations set technical_contact_email = 'x@y.example'`)).toBe('permission denied');
     // The old cross-tenant "mark dispatched" door is gone: marking is scoped to the tenant selected.
     const gone = await owner.query(`select count(*)::int as n from pg_proc where proname = 'outbox_mark_dispatched'`);
     expect(gone.rows[0].n).toBe(0);

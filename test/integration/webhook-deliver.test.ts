@@ -276,7 +276,7 @@ describe('deliverOnce: failures without a usable answer', () => {
     const receiver = await startReceiver((_req, res) => res.writeHead(500, { 'content-length': String(big.length) }).end(big));
     const result = await send(receiver.url);
     expect(result).toMatchObject({ outcome: 'retryable_failure', status: 500 });
-    expect(result.responseExcerpt).toBe('x'.repeat(2048));
+    expect(result.responseExcerpt).toBe('x'.repeat(4096)); // D13: the first 4 KiB
 
     const small = await send(receiver.url, { maxExcerptBytes: 100 });
     expect(small.responseExcerpt).toHaveLength(100);
