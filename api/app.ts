@@ -40,6 +40,7 @@ import { webhookRoutes } from './webhooks/routes';
 import { WebhookEndpointService } from './webhooks/endpoint-service';
 import type { Resolver } from '../activities/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
+import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
 
 export interface AppDependencies {
@@ -127,6 +128,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
+  developerRoutes(host);
   deps.extraRoutes?.(host);
 
   app.use(notFoundHandler);

@@ -13,6 +13,7 @@ import { redirectUri } from '../activities/integrations/providers';
 import { runRoundTrip } from './infra/round-trip';
 import { sandboxesWanted, startSandboxes, type RunningSandboxes } from './sandboxes/sandboxes';
 import { startBanner } from './infra/start-banner';
+import { startMailCatcher, type MailCatcher } from './infra/mail-catcher';
 
 /**
  * `npm start`: everything a newcomer needs, in the foreground. PostgreSQL and Temporal unless
@@ -77,6 +78,18 @@ try {
     cleanups.push(() => sandboxes!.close());
   }
   Object.assign(env, sandboxes?.env ?? { PROVIDER_SANDBOXES: '' });
+
+  // D13: mail goes to a local catcher with a web UI unless SMTP_URL names a server (never in production).
+  let mailCatcher: MailCatcher | undefined;
+  if (!env.SMTP_URL && env.NODE_ENV !== 'production' && env.MAIL_CATCHER !== 'false') {
+    mailCatcher = await step(
+      'mail catcher (MailDev)',
+      () => startMailCatcher({ smtp: Number(env.MAIL_CATCHER_SMTP_PORT || 1025), web: Number(env.MAIL_CATCHER_PORT || 1080) }),
+      (m) => `${m.webUrl}, SMTP ${m.smtpUrl}`,
+    );
+    cleanups.push(() => mailCatcher!.stop());
+    env.SMTP_URL = mailCatcher.smtpUrl;
+  }
   const settings = loadSettings(env);
 
   // A process that crashes is restarted with backoff (scripts/infra/supervisor.ts); only one that
@@ -105,7 +118,7 @@ try {
     await waitForHealth(`${api}/api/health`);
   }, () => `a workflow round trip completed, ${api} answers`);
 
-  process.stderr.write(startBanner({ api, settings, temporalUiUrl: temporal.uiUrl, sandboxes: sandboxes?.endpoints ?? [], readyIn: seconds(startedAt) }));
+  process.stderr.write(startBanner({ api, settings, temporalUiUrl: temporal.uiUrl, sandboxes: sandboxes?.endpoints ?? [], mailCatcherUrl: mailCatcher?.webUrl, readyIn: seconds(startedAt) }));
 } catch (error) {
   say(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
   await shutdown(1);

@@ -1,14 +1,17 @@
 import helmet from 'helmet';
 import type { RequestHandler } from 'express';
 
-/** The reference page (api/meta/routes.ts) loads its own scripts and styles, and /openapi.json. */
-const DOCS_PAGE = /^\/docs(\/|$)/;
+/**
+ * The pages: the reference (api/meta/routes.ts) and the webhook deliveries page
+ * (api/developer/routes.ts) load their own scripts and styles, /openapi.json and the API.
+ */
+const DOCS_PAGE = /^\/(docs|developer)(\/|$)/;
 
 /**
  * Every response's security headers, configured here once (helmet). Besides helmet's defaults
  * (nosniff on everything, no referrer, same-origin resource policy, ...):
  * - API responses are data, never a page: `default-src 'none'` and no framing.
- * - /docs, the one page, may use only this app's own scripts and styles (swagger-ui's bundle),
+ * - /docs and /developer/, the pages, may use only this app's own scripts and styles (swagger-ui's bundle),
  *   images inline in its stylesheet, and this app for /openapi.json; it cannot be framed.
  * - HSTS only where HTTPS is served: a request that arrived over TLS (at the trusted proxy,
  *   X-Forwarded-Proto, or here). Plain-HTTP development answers none, so no browser is pinned.

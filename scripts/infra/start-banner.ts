@@ -6,6 +6,8 @@ export interface BannerInput {
   settings: Settings;
   temporalUiUrl: string | undefined;
   sandboxes: readonly SandboxEndpoint[];
+  /** The local mail catcher's web UI, when npm start runs one (D13). */
+  mailCatcherUrl?: string | undefined;
   /** How long start-up took, e.g. "21 s". */
   readyIn: string;
 }
@@ -29,7 +31,9 @@ export function startBanner(input: BannerInput): string {
     `  API               ${api}`,
     `  OpenAPI document  ${api}/openapi.json`,
     `  API reference     ${api}/docs`,
+    `  Deliveries page   ${api}/developer/webhooks`,
     `  Temporal web UI   ${input.temporalUiUrl ?? '(not started here: TEMPORAL_ADDRESS is set)'}`,
+    `  Mail              ${input.mailCatcherUrl ? `${input.mailCatcherUrl}  (local mail catcher: every email sent lands here)` : settings.SMTP_URL ? 'through SMTP_URL' : 'not sent (no SMTP_URL)'}`,
     `  Sandbox login     workspace "sandbox", admin@sandbox.test / Sandbox!2026 (see README)`,
     '  Providers',
     ...providers,

@@ -586,9 +586,29 @@ export interface paths {
         };
         /**
          * Every delivery attempt to the endpoint, newest first
-         * @description D6: each attempt with its event, attempt number, outcome, response status or error, duration and up to 2 KiB of the response. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         * @description D6: each attempt with its event, attempt number, outcome, response status or error and duration; D13: its request as sent (headers, body) and the response (status, headers, the first 4 KiB of the body, duration). `delivery_id` narrows it to one delivery. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
          */
         get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's deliveries, newest first, by endpoint, status and event
+         * @description D13: one row per delivery (an event to an endpoint; a replay is a new one with the next `series`), newest first, optionally only of one endpoint, one status or one event. Its attempts are `GET /api/v1/webhook-endpoints/{id}/deliveries?delivery_id=`. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         */
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -611,6 +631,90 @@ export interface paths {
          * @description D6: the same bytes and envelope id as the original, so a receiver that de-duplicates on the id sees it once.
          */
         post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace, with its technical contact
+         * @description D13: the technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN's email.
+         */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the technical contact (null returns to the first ADMIN's email)
+         * @description D13: `technical_contact_email` must be an email address (422 otherwise, nothing stored); null clears it, so the first ADMIN's email is used.
+         */
+        patch: operations["updateOrganization"];
+        trace?: never;
+    };
+    "/developer/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook deliveries page: endpoints, deliveries, each attempt, Replay
+         * @description D13: sign in with workspace, email and password (an ADMIN); the endpoints with their status; the deliveries newest first, filtered by endpoint, status and event; each attempt's request and response; and a Replay button. It uses only this public API.
+         */
+        get: operations["getWebhookDeliveriesPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developer/assets/webhooks.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Script of the webhook deliveries page
+         * @description Served by this app so that the page's Content-Security-Policy allows no inline or external script.
+         */
+        get: operations["getWebhookDeliveriesPageScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developer/assets/webhooks.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stylesheet of the webhook deliveries page
+         * @description Served by this app: the page loads nothing from elsewhere.
+         */
+        get: operations["getWebhookDeliveriesPageStyle"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1474,6 +1578,12 @@ export interface components {
             status: "enabled" | "disabled";
             /**
              * Format: date-time
+             * @description When it was disabled (by an administrator, or after failing for 72 hours); null while enabled
+             */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
              * @description ISO-8601, UTC
              */
             created_at: string;
@@ -1497,6 +1607,12 @@ export interface components {
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description When it was disabled (by an administrator, or after failing for 72 hours); null while enabled
+             */
+            disabled_at: string | null;
+            disabled_reason: string | null;
             /**
              * Format: date-time
              * @description ISO-8601, UTC
@@ -1528,12 +1644,69 @@ export interface components {
             response_status: number | null;
             error: string | null;
             duration_ms: number;
+            /** @description The first 4 KiB of the response body, as UTF-8 (the same as response.body_excerpt) */
             response_excerpt: string | null;
+            /** @description D13: the request as sent (the signature header included; the secret never is); null when nothing could be sent */
+            request: {
+                headers: {
+                    [key: string]: string;
+                };
+                body: string;
+            } | null;
+            /** @description D13: the response; null when none arrived (see error) */
+            response: {
+                status: number;
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description The first 4 KiB of the body */
+                body_excerpt: string;
+                duration_ms: number;
+            } | null;
             /**
              * Format: date-time
              * @description ISO-8601, UTC
              */
             attempted_at: string;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            endpoint_id: string;
+            /**
+             * Format: uuid
+             * @description The envelope id: the same on every attempt and replay of the event
+             */
+            event_id: string;
+            event: string;
+            /** @description 0 for the first delivery of the event to the endpoint, then one more per replay */
+            series: number;
+            /**
+             * @description pending (attempts under way), delivered, failed (attempts exhausted or refused), missed (the endpoint was disabled)
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "missed";
+            attempts: number;
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            delivered_at: string | null;
         };
         WebhookReplay: {
             /** Format: uuid */
@@ -1544,6 +1717,23 @@ export interface components {
             endpoint_id: string;
             /** @enum {string} */
             status: "pending";
+        };
+        Organization: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            subdomain: string;
+            /** @description Who is emailed when a webhook endpoint is disabled; null only when the workspace has no ADMIN */
+            technical_contact_email: string | null;
+            /** @description True when none is set and this is the first ADMIN's email */
+            technical_contact_is_default: boolean;
+        };
+        UpdateOrganizationRequest: {
+            /**
+             * Format: email
+             * @description An email address; null returns to the default (the first ADMIN's email)
+             */
+            technical_contact_email: string | null;
         };
     };
     responses: never;
@@ -5928,6 +6118,8 @@ export interface operations {
                      *           ],
                      *           "description": "ERP: approved quotes and completed installs",
                      *           "status": "enabled",
+                     *           "disabled_at": null,
+                     *           "disabled_reason": null,
                      *           "created_at": "2026-11-20T09:12:44.000Z"
                      *         }
                      *       ]
@@ -6053,6 +6245,8 @@ export interface operations {
                      *       ],
                      *       "description": "ERP: approved quotes and completed installs",
                      *       "status": "enabled",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z",
                      *       "secret": "whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI"
                      *     }
@@ -6357,6 +6551,8 @@ export interface operations {
                      *       ],
                      *       "description": "ERP: approved quotes and completed installs",
                      *       "status": "enabled",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z"
                      *     }
                      */
@@ -6529,6 +6725,8 @@ export interface operations {
                      *       ],
                      *       "description": "ERP: approved quotes and completed installs",
                      *       "status": "enabled",
+                     *       "disabled_at": null,
+                     *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z",
                      *       "secret": "whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI"
                      *     }
@@ -6662,6 +6860,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
                 cursor?: string;
+                /** @description Only the attempts of this delivery */
+                delivery_id?: string;
             };
             header?: never;
             path: {
@@ -6693,6 +6893,27 @@ export interface operations {
                      *           "error": null,
                      *           "duration_ms": 143,
                      *           "response_excerpt": "{\"ok\":true}",
+                     *           "request": {
+                     *             "headers": {
+                     *               "host": "erp.shades.example.test",
+                     *               "x-service-event": "quote.approved",
+                     *               "x-service-delivery": "d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b",
+                     *               "x-service-signature": "t=1763743507,v1=5d2c0f7e4b9a8c1d3e6f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d",
+                     *               "content-type": "application/json",
+                     *               "user-agent": "ShadeOffice-Webhooks/1.0",
+                     *               "content-length": "142"
+                     *             },
+                     *             "body": "{\"event\":\"quote.approved\",\"id\":\"d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b\",\"organization_id\":\"0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c\",\"created_at\":\"2026-11-21T16:45:05.100Z\",\"data\":{}}"
+                     *           },
+                     *           "response": {
+                     *             "status": 200,
+                     *             "headers": {
+                     *               "content-type": "application/json",
+                     *               "content-length": "11"
+                     *             },
+                     *             "body_excerpt": "{\"ok\":true}",
+                     *             "duration_ms": 143
+                     *           },
                      *           "attempted_at": "2026-11-21T16:45:07.512Z"
                      *         },
                      *         {
@@ -6706,6 +6927,26 @@ export interface operations {
                      *           "error": null,
                      *           "duration_ms": 8000,
                      *           "response_excerpt": "Service Unavailable",
+                     *           "request": {
+                     *             "headers": {
+                     *               "host": "erp.shades.example.test",
+                     *               "x-service-event": "quote.approved",
+                     *               "x-service-delivery": "d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b",
+                     *               "x-service-signature": "t=1763743507,v1=5d2c0f7e4b9a8c1d3e6f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d",
+                     *               "content-type": "application/json",
+                     *               "user-agent": "ShadeOffice-Webhooks/1.0",
+                     *               "content-length": "142"
+                     *             },
+                     *             "body": "{\"event\":\"quote.approved\",\"id\":\"d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b\",\"organization_id\":\"0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c\",\"created_at\":\"2026-11-21T16:45:05.100Z\",\"data\":{}}"
+                     *           },
+                     *           "response": {
+                     *             "status": 503,
+                     *             "headers": {
+                     *               "content-type": "text/plain"
+                     *             },
+                     *             "body_excerpt": "Service Unavailable",
+                     *             "duration_ms": 8000
+                     *           },
                      *           "attempted_at": "2026-11-21T16:45:05.401Z"
                      *         }
                      *       ]
@@ -6782,6 +7023,173 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+                endpoint_id?: string;
+                status?: "pending" | "delivered" | "failed" | "missed";
+                /** @description An event name, such as quote.approved */
+                event?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "e5a7c9b1-3d5f-4e8a-b2c4-6e8a0b2d4f9c",
+                     *           "endpoint_id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *           "event_id": "d4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b",
+                     *           "event": "quote.approved",
+                     *           "series": 0,
+                     *           "status": "delivered",
+                     *           "attempts": 2,
+                     *           "last_error": null,
+                     *           "created_at": "2026-11-21T16:45:05.120Z",
+                     *           "updated_at": "2026-11-21T16:45:07.655Z",
+                     *           "delivered_at": "2026-11-21T16:45:07.655Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -6959,6 +7367,438 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c",
+                     *       "name": "Brightline Shades",
+                     *       "subdomain": "brightline",
+                     *       "technical_contact_email": "it@brightline.example",
+                     *       "technical_contact_is_default": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "technical_contact_email": "it@brightline.example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c",
+                     *       "name": "Brightline Shades",
+                     *       "subdomain": "brightline",
+                     *       "technical_contact_email": "it@brightline.example",
+                     *       "technical_contact_is_default": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not an email address */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Not an email address",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDeliveriesPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *       <meta charset="utf-8">
+                     *       <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *       <title>Webhook deliveries · Shade Office</title>
+                     *       <link rel="
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDeliveriesPageScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JavaScript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example // The deliveries page (D13): plain browser JavaScript over the public API, nothing else loaded.
+                     *     // The token lives in this tab's sessionStorage; every call sends it as a bearer token.
+                     *     'use strict';
+                     */
+                    "application/javascript": string;
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDeliveriesPageStyle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example /* The deliveries page (D13): system fonts, no external assets, one column on a phone. *\/
+                     *     :root {
+                     *       --ink: #1c2330; --muted: #5a6475; --line: #d6dbe3; --paper: #ffffff; --wash: #f4f6f9;
+                     *       --accent: #1
+                     */
+                    "text/css": string;
                 };
             };
             /** @description Rate limited; back off by Retry-After. */

@@ -149,6 +149,18 @@ describe("the README's requests through the typed client", () => {
     expect(endpoint.data!.secret).toMatch(/^whsec_/);
     const deliveries = await client.GET('/api/v1/webhook-endpoints/{id}/deliveries', { headers: bearer(token), params: { path: { id: endpoint.data!.id } } });
     expect(deliveries.data).toEqual({ data: [] });
+    const listed = await client.GET('/api/v1/webhook-deliveries', { headers: bearer(token), params: { query: { endpoint_id: endpoint.data!.id, event: 'work_order.cancelled' } } });
+    expect(listed.data).toEqual({ data: [] });
+
+    // Who is emailed when an endpoint is disabled (D13)
+    const organization = await client.GET('/api/v1/organization', { headers: bearer(token) });
+    expect(organization.data).toMatchObject({ subdomain: 'sandbox', technical_contact_email: 'admin@sandbox.test', technical_contact_is_default: true });
+    const refused = await client.PATCH('/api/v1/organization', { headers: bearer(token), body: { technical_contact_email: 'not an email' } });
+    expect({ status: refused.response.status, code: refused.error?.error.code }).toEqual({ status: 422, code: 'validation_failed' });
+    const contact = await client.PATCH('/api/v1/organization', { headers: bearer(token), body: { technical_contact_email: 'it@sandbox.test' } });
+    expect(contact.data).toMatchObject({ technical_contact_email: 'it@sandbox.test', technical_contact_is_default: false });
+    // The suite's database is shared: the sandbox returns to its default.
+    expect((await client.PATCH('/api/v1/organization', { headers: bearer(token), body: { technical_contact_email: null } })).response.status).toBe(200);
     const removed = await client.DELETE('/api/v1/webhook-endpoints/{id}', { headers: bearer(token), params: { path: { id: endpoint.data!.id } } });
     expect(removed.response.status).toBe(204);
   }, 120_000);

@@ -46,6 +46,10 @@ beforeAll(async () => {
       PORT: String(port),
       TEMPORAL_TASK_QUEUE: `readme-test-${port}`,
       PROVIDER_SANDBOX_PORT: '0',
+      // Any free ports for the mail catcher too (D13), beside other runs on this machine.
+      MAIL_CATCHER_PORT: '0',
+      MAIL_CATCHER_SMTP_PORT: '0',
+      SMTP_URL: '',
       LOG_LEVEL: 'warn',
       NODE_OPTIONS: '',
     },

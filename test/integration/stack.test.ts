@@ -33,6 +33,8 @@ describe('npm start (scripts/start.ts)', () => {
     child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: projectRoot,
       env: { ...process.env, DATABASE_URL: database, PORT: String(port), TEMPORAL_TASK_QUEUE: `stack-test-${port}`, PROVIDER_SANDBOX_PORT: '0', LOG_LEVEL: 'warn', NODE_OPTIONS: '',
+        // D13: the mail catcher on any free ports, beside other runs on this machine.
+        MAIL_CATCHER_PORT: '0', MAIL_CATCHER_SMTP_PORT: '0', SMTP_URL: '',
         // Real CRM keys (never used here: nothing connects): the CRM sandbox gives way, the others stay.
         PAYMENTS_SECRET_KEY: '', ACCOUNTING_CLIENT_ID: '', ACCOUNTING_CLIENT_SECRET: '', CRM_CLIENT_ID: 'crm-app-of-the-operator', CRM_CLIENT_SECRET: 'crm-app-secret' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -52,6 +54,14 @@ describe('npm start (scripts/start.ts)', () => {
     expect(output).toContain('a workflow round trip completed');
     expect(output).toContain(`http://127.0.0.1:${port}/openapi.json`);
     expect(output).toMatch(/Temporal web UI\s+\S+/);
+    expect(output).toContain(`Deliveries page   http://127.0.0.1:${port}/developer/webhooks`);
+    // D13: a local mail catcher with a web UI, its address in the banner.
+    const mailUi = /Mail\s+(http:\/\/127\.0\.0\.1:\d+)\s+\(local mail catcher/.exec(output)?.[1];
+    expect(mailUi).toBeDefined();
+    expect(output).toMatch(/\[setup\] mail catcher \(MailDev\) \.\.\. http:\/\/127\.0\.0\.1:\d+, SMTP smtp:\/\/127\.0\.0\.1:\d+/);
+    const mailPage = await fetch(mailUi!, { headers: { accept: 'text/html' } });
+    expect({ status: mailPage.status, html: (await mailPage.text()).includes('<title>MailDev</title>') }).toEqual({ status: 200, html: true });
+    expect((await fetch(`${mailUi}/api/email`)).status).toBe(200);
 
     expect(output).toMatch(/payments\s+SANDBOX http:\/\/127\.0\.0\.1:\d+/);
     expect(output).toMatch(/accounting\s+SANDBOX http:\/\/127\.0\.0\.1:\d+/);
@@ -85,5 +95,6 @@ describe('npm start (scripts/start.ts)', () => {
     expect(await exited).toBe(0);
     expect(output).toContain('[setup] stopped');
     await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+    await expect(fetch(`${mailUi}/api/email`)).rejects.toThrow();
   }, 180_000);
 });

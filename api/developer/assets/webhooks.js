@@ -1,0 +1,311 @@
+// The deliveries page (D13): plain browser JavaScript over the public API, nothing else loaded.
+// The token lives in this tab's sessionStorage; every call sends it as a bearer token.
+'use strict';
+
+(function deliveriesPage() {
+  const $ = (id) => document.getElementById(id);
+  const TOKEN_KEY = 'shade-office.developer.token';
+  const state = { token: sessionStorage.getItem(TOKEN_KEY), endpoints: [], next: null, current: null, polling: null };
+
+  /** Builds an element: el('li', { className: 'card' }, child, 'text', ...). */
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    Object.assign(node, props || {});
+    for (const child of children) if (child !== null && child !== undefined) node.append(child);
+    return node;
+  }
+  const badge = (word) => el('span', { className: `badge ${word}`, textContent: word });
+  const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
+
+  function say(text) {
+    $('status').textContent = text;
+  }
+
+  /** The API's error envelope, shown as it says: its message, the fields it names, its request id. */
+  function showError(error) {
+    const box = $('error');
+    box.replaceChildren();
+    if (!error) {
+      box.hidden = true;
+      return;
+    }
+    box.append(el('strong', { textContent: error.message }));
+    const fields = error.details && error.details.fields;
+    if (fields) box.append(el('ul', {}, ...Object.entries(fields).map(([name, message]) => el('li', { textContent: `${name}: ${message}` }))));
+    if (error.request_id) box.append(el('div', { className: 'meta', textContent: `Request id ${error.request_id}` }));
+    box.hidden = false;
+  }
+
+  class ApiError extends Error {
+    constructor(status, envelope) {
+      super((envelope && envelope.message) || `The server answered ${status}.`);
+      this.status = status;
+      this.envelope = envelope || { message: this.message };
+    }
+  }
+
+  async function api(path, options) {
+    const init = { method: (options && options.method) || 'GET', headers: { accept: 'application/json' } };
+    if (state.token) init.headers.authorization = `Bearer ${state.token}`;
+    if (options && options.json !== undefined) {
+      init.headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(options.json);
+    }
+    let res;
+    try {
+      res = await fetch(path, init);
+    } catch {
+      throw new ApiError(0, { message: 'The server cannot be reached. Is it running?' });
+    }
+    const body = res.status === 204 ? null : await res.json().catch(() => null);
+    if (res.status === 401 && state.token) {
+      signOut('Your session has ended; sign in again.');
+    }
+    if (!res.ok) throw new ApiError(res.status, body && body.error);
+    return { body, next: nextLink(res.headers.get('link')) };
+  }
+
+  function nextLink(header) {
+    const match = header && header.match(/<([^>]+)>;\s*rel="next"/);
+    if (!match) return null;
+    const url = new URL(match[1], location.href);
+    return url.pathname + url.search;
+  }
+
+  /** Runs an action with its button busy; any API error is shown, never thrown away. */
+  async function act(button, work) {
+    showError(null);
+    if (button) button.disabled = true;
+    try {
+      await work();
+    } catch (error) {
+      showError(error instanceof ApiError ? error.envelope : { message: String(error) });
+    } finally {
+      if (button) button.disabled = false;
+    }
+  }
+
+  function showSignedIn(signedIn) {
+    $('sign-in').hidden = signedIn;
+    $('signed-in').hidden = !signedIn;
+    $('sign-out').hidden = !signedIn;
+    $('who').hidden = !signedIn;
+  }
+
+  function signOut(message) {
+    state.token = null;
+    sessionStorage.removeItem(TOKEN_KEY);
+    stopPolling();
+    showSignedIn(false);
+    say(message || 'Signed out.');
+    $('workspace').focus();
+  }
+
+  async function signIn(event) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    await act(form.querySelector('button'), async () => {
+      const { body } = await api('/api/v1/auth/login', {
+        method: 'POST',
+        json: { subdomain: String(data.get('subdomain')).trim(), email: String(data.get('email')).trim(), password: String(data.get('password')) },
+      });
+      state.token = body.access_token;
+      sessionStorage.setItem(TOKEN_KEY, state.token);
+      $('password').value = '';
+      await start();
+    });
+  }
+
+  async function start() {
+    const { body: me } = await api('/api/v1/auth/me');
+    $('who').textContent = `${me.email} · ${me.organization ? me.organization.subdomain : ''}`.replace(/ · $/, '');
+    showSignedIn(true);
+    await Promise.all([loadEndpoints(), loadEventNames()]);
+    await loadDeliveries(false);
+    $('main').focus();
+  }
+
+  async function loadEventNames() {
+    // The event catalogue is the API document's `webhooks` section.
+    const res = await fetch('/openapi.json');
+    if (!res.ok) return;
+    const names = Object.keys((await res.json()).webhooks || {}).sort();
+    const select = $('filter-event');
+    const chosen = select.value;
+    select.replaceChildren(el('option', { value: '', textContent: 'Any event' }), ...names.map((name) => el('option', { value: name, textContent: name })));
+    select.value = chosen;
+  }
+
+  async function loadEndpoints() {
+    const { body } = await api('/api/v1/webhook-endpoints');
+    state.endpoints = body.data;
+    const list = $('endpoints');
+    list.replaceChildren();
+    if (state.endpoints.length === 0) list.append(el('li', { className: 'card', textContent: 'No endpoints yet: register one with POST /api/v1/webhook-endpoints.' }));
+    for (const endpoint of state.endpoints) {
+      const facts = el('div', { className: 'main' },
+        el('div', { className: 'url', textContent: endpoint.url }),
+        el('div', { className: 'meta', textContent: [endpoint.description, endpoint.events.join(', ')].filter(Boolean).join(' · ') }),
+        endpoint.status === 'disabled' ? el('div', { className: 'meta', textContent: `Disabled ${when(endpoint.disabled_at)}: ${endpoint.disabled_reason || ''}` }) : null);
+      const buttons = el('div', { className: 'actions' }, badge(endpoint.status));
+      const show = el('button', { type: 'button', className: 'secondary', textContent: 'Show its deliveries' });
+      show.setAttribute('aria-label', `Show the deliveries to ${endpoint.url}`);
+      show.addEventListener('click', () => {
+        $('filter-endpoint').value = endpoint.id;
+        void act(show, () => loadDeliveries(false));
+      });
+      buttons.append(show);
+      if (endpoint.status === 'disabled') {
+        const enable = el('button', { type: 'button', textContent: 'Enable' });
+        enable.setAttribute('aria-label', `Enable ${endpoint.url} and deliver what it missed`);
+        enable.addEventListener('click', () => void act(enable, async () => {
+          await api(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: 'PATCH', json: { status: 'enabled' } });
+          say(`Enabled ${endpoint.url}; what it missed is being delivered.`);
+          await loadEndpoints();
+          await loadDeliveries(false);
+        }));
+        buttons.append(enable);
+      }
+      list.append(el('li', { className: 'card' }, facts, buttons));
+    }
+    const select = $('filter-endpoint');
+    const chosen = select.value;
+    select.replaceChildren(el('option', { value: '', textContent: 'All endpoints' }), ...state.endpoints.map((e) => el('option', { value: e.id, textContent: e.url })));
+    select.value = chosen;
+  }
+
+  const endpointUrl = (id) => (state.endpoints.find((e) => e.id === id) || { url: id }).url;
+
+  function deliveriesQuery() {
+    const params = new URLSearchParams({ limit: '25' });
+    for (const name of ['endpoint_id', 'status', 'event']) {
+      const value = $('filters').elements[name].value;
+      if (value) params.set(name, value);
+    }
+    return `/api/v1/webhook-deliveries?${params}`;
+  }
+
+  async function loadDeliveries(more) {
+    const { body, next } = await api(more && state.next ? state.next : deliveriesQuery());
+    const list = $('deliveries');
+    if (!more) list.replaceChildren();
+    state.next = next;
+    $('more').hidden = !next;
+    if (!more && body.data.length === 0) list.append(el('li', { className: 'card', textContent: 'No deliveries match these filters.' }));
+    for (const delivery of body.data) list.append(deliveryCard(delivery));
+    const shown = list.querySelectorAll('[data-delivery]').length;
+    say(`${shown} ${shown === 1 ? 'delivery' : 'deliveries'} shown${next ? '; more below' : ''}.`);
+  }
+
+  function deliveryCard(delivery) {
+    const open = el('button', { type: 'button', className: 'secondary', textContent: 'Attempts' });
+    open.setAttribute('aria-label', `Attempts of ${delivery.event} to ${endpointUrl(delivery.endpoint_id)}, ${delivery.status}, ${when(delivery.created_at)}`);
+    open.addEventListener('click', () => void act(open, () => openDelivery(delivery)));
+    const item = el('li', { className: 'card' },
+      el('div', { className: 'main' },
+        el('div', {}, badge(delivery.status), ' ', el('strong', { textContent: delivery.event }), delivery.series > 0 ? el('span', { className: 'meta', textContent: ` · replay ${delivery.series}` }) : null),
+        el('div', { className: 'url', textContent: endpointUrl(delivery.endpoint_id) }),
+        el('div', { className: 'meta', textContent: `${when(delivery.created_at)} · ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}${delivery.last_error ? ` · ${delivery.last_error}` : ''}` })),
+      open);
+    item.dataset.delivery = delivery.id;
+    item.dataset.status = delivery.status;
+    return item;
+  }
+
+  function headersText(headers) {
+    return Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n');
+  }
+
+  function prettyBody(text) {
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      return text;
+    }
+  }
+
+  function attemptItem(attempt) {
+    const request = attempt.request
+      ? [el('h5', { textContent: 'Request' }), el('pre', { className: 'mono', textContent: `POST ${endpointUrl(state.current.endpoint_id)}\n${headersText(attempt.request.headers)}\n\n${prettyBody(attempt.request.body)}` })]
+      : [el('h5', { textContent: 'Request' }), el('p', { textContent: 'Nothing was sent.' })];
+    const response = attempt.response
+      ? [el('h5', { textContent: `Response ${attempt.response.status} in ${attempt.response.duration_ms} ms` }), el('pre', { className: 'mono', textContent: `${headersText(attempt.response.headers)}\n\n${attempt.response.body_excerpt}` })]
+      : [el('h5', { textContent: 'No response' }), el('p', { textContent: `${attempt.error || 'No answer'} (after ${attempt.duration_ms} ms)` })];
+    const item = el('li', { className: 'attempt' },
+      el('h4', {}, `Attempt ${attempt.attempt} · `, badge(attempt.outcome === 'delivered' ? 'delivered' : 'failed'), ` · ${when(attempt.attempted_at)}`),
+      el('div', { className: 'exchange' }, el('div', {}, ...request), el('div', {}, ...response)));
+    item.dataset.attempt = String(attempt.attempt);
+    return item;
+  }
+
+  async function openDelivery(delivery) {
+    state.current = delivery;
+    const { body } = await api(`/api/v1/webhook-endpoints/${delivery.endpoint_id}/deliveries?limit=100&delivery_id=${delivery.id}`);
+    $('detail-title').textContent = `${delivery.event} to ${endpointUrl(delivery.endpoint_id)}`;
+    const facts = [
+      ['Status', badge(delivery.status)], ['Delivery', delivery.id], ['Event id', delivery.event_id],
+      ['Created', when(delivery.created_at)], ['Attempts', String(delivery.attempts)], ['Last error', delivery.last_error || '—'],
+    ];
+    $('detail-facts').replaceChildren(...facts.flatMap(([term, value]) => [el('dt', { textContent: term }), el('dd', {}, value)]));
+    $('attempts').replaceChildren(...(body.data.length ? body.data.map(attemptItem) : [el('li', { textContent: 'No attempt yet.' })]));
+    $('detail').hidden = false;
+    $('detail').dataset.delivery = delivery.id;
+    $('detail-title').focus();
+  }
+
+  function stopPolling() {
+    if (state.polling) clearTimeout(state.polling);
+    state.polling = null;
+  }
+
+  /** After a replay: the list refreshes until the new delivery is no longer pending (about a minute at most). */
+  function pollUntilSettled(deliveryId, rounds) {
+    stopPolling();
+    state.polling = setTimeout(() => void act(null, async () => {
+      await loadDeliveries(false);
+      const row = document.querySelector(`[data-delivery="${deliveryId}"]`);
+      const status = row ? row.dataset.status : 'pending';
+      if (status === 'pending' && rounds > 1) pollUntilSettled(deliveryId, rounds - 1);
+      else say(`The replay ${status === 'pending' ? 'is still pending' : `is ${status}`}.`);
+    }), 1000);
+  }
+
+  async function replay() {
+    const delivery = state.current;
+    const { body } = await api(`/api/v1/webhook-deliveries/${delivery.id}/replay`, { method: 'POST' });
+    say(`Replay started: delivery ${body.delivery_id}.`);
+    // Show every delivery so that the new one is on top, whatever the filters were.
+    $('filter-status').value = '';
+    closeDetail(false);
+    await loadDeliveries(false);
+    pollUntilSettled(body.delivery_id, 60);
+  }
+
+  function closeDetail(focus) {
+    $('detail').hidden = true;
+    state.current = null;
+    if (focus) $('deliveries-title').setAttribute('tabindex', '-1');
+    if (focus) $('deliveries-title').focus();
+  }
+
+  function wire() {
+    $('sign-in-form').addEventListener('submit', (event) => void signIn(event));
+    $('sign-out').addEventListener('click', () => signOut());
+    $('filters').addEventListener('submit', (event) => {
+      event.preventDefault();
+      void act(event.currentTarget.querySelector('button[type=submit]'), () => loadDeliveries(false));
+    });
+    $('refresh').addEventListener('click', () => void act($('refresh'), async () => {
+      await loadEndpoints();
+      await loadDeliveries(false);
+    }));
+    $('more').addEventListener('click', () => void act($('more'), () => loadDeliveries(true)));
+    $('replay').addEventListener('click', () => void act($('replay'), replay));
+    $('close-detail').addEventListener('click', () => closeDetail(true));
+    if (state.token) void act(null, start);
+    else showSignedIn(false);
+  }
+
+  wire();
+})();
