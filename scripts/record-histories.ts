@@ -2,7 +2,8 @@
  * Records the event histories that test/unit/workflow-replay.test.ts replays on every run, so a
  * change that breaks determinism fails the suite. Re-record (`npm run record-histories`) only
  * when a workflow change is meant to be incompatible, and then version the workflow (patched())
- * instead if runs may be in flight.
+ * instead if runs may be in flight. Names given as arguments record only those histories (a new
+ * path of a workflow gets its own file; the others stay as they were recorded).
  *
  * Self-contained like `npm test`: its own PostgreSQL (or DATABASE_URL's server) and Temporal,
  * a local payments fake, and a worker in this process.
@@ -21,7 +22,10 @@ await withSelfContainedStack('histories', async () => {
   const histories = { ...(await recordApprovalHistories()), ...(await recordIntegrationHistories()), ...(await recordWebhookAndScheduleHistories()) };
   const folder = join(projectRoot, 'test', 'histories');
   mkdirSync(folder, { recursive: true });
+  // `npm run record-histories -- <name> ...` writes only those (a new path), leaving the others as recorded.
+  const only = new Set(process.argv.slice(2));
   for (const [name, history] of Object.entries(histories)) {
+    if (only.size > 0 && !only.has(name)) continue;
     writeFileSync(join(folder, `${name}.json`), historyToJSON(history) + '\n');
     say(`recorded test/histories/${name}.json`);
   }

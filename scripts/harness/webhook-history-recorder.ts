@@ -39,6 +39,28 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     };
     const retried = await delivered([{ status: 503 }, { status: 200 }]);
     const refused = await delivered([{ status: 400 }]);
+    const disabled = await disabledWithNotice();
+
+    /** D13: an attempt that disables its endpoint (72 hours of failures behind it), then the notice activity. */
+    async function disabledWithNotice() {
+      const failing = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+      const token = await api.tokenFor(failing.users.admin!);
+      const down = await new WebhookReceiver().start();
+      try {
+        down.script(...Array.from({ length: 5 }, () => ({ status: 500 })));
+        const created = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: down.url, events: ['*'] } })).json()) as { id: string };
+        await owner.query(`update webhook_endpoints set failing_since = now() - interval '73 hours' where id = $1`, [created.id]);
+        const order = await api.request('/api/v1/work-orders', { method: 'POST', token, json: { assignedTechnicianId: failing.users.tech!.id } });
+        const orderId = ((await order.json()) as { id: string }).id;
+        await api.request(`/api/v1/work-orders/${orderId}/status`, { method: 'PATCH', token, json: { status: 'DISPATCHED' } });
+        const [row] = (await owner.query(`select event_id from webhook_deliveries where endpoint_id = $1`, [created.id])).rows as { event_id: string }[];
+        const handle = harness.client.workflow.getHandle(webhookWorkflowId(row!.event_id, created.id, 0));
+        await handle.result();
+        return handle.fetchHistory();
+      } finally {
+        await down.close();
+      }
+    }
 
     const expiryId = `record-expiry-${randomUUID()}`;
     await harness.client.workflow.execute<ExpireQuotesWorkflow>(WORKFLOW_TYPES.expireQuotes, { taskQueue: harness.taskQueue, workflowId: expiryId, args: [{}] });
@@ -47,6 +69,7 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     return {
       'webhook-delivery-retried-then-delivered': retried,
       'webhook-delivery-refused': refused,
+      'webhook-delivery-disabled-notice': disabled,
       'expire-quotes': await harness.client.workflow.getHandle(expiryId).fetchHistory(),
       'round-trip': await harness.client.workflow.getHandle(roundTripId).fetchHistory(),
     };

@@ -186,7 +186,8 @@
     return `/api/v1/webhook-deliveries?${params}`;
   }
 
-  async function loadDeliveries(more) {
+  /** `quiet` keeps the status line as it is (a replay's progress is said there). */
+  async function loadDeliveries(more, quiet) {
     const { body, next } = await api(more && state.next ? state.next : deliveriesQuery());
     const list = $('deliveries');
     if (!more) list.replaceChildren();
@@ -195,7 +196,7 @@
     if (!more && body.data.length === 0) list.append(el('li', { className: 'card', textContent: 'No deliveries match these filters.' }));
     for (const delivery of body.data) list.append(deliveryCard(delivery));
     const shown = list.querySelectorAll('[data-delivery]').length;
-    say(`${shown} ${shown === 1 ? 'delivery' : 'deliveries'} shown${next ? '; more below' : ''}.`);
+    if (!quiet) say(`${shown} ${shown === 1 ? 'delivery' : 'deliveries'} shown${next ? '; more below' : ''}.`);
   }
 
   function deliveryCard(delivery) {
@@ -263,7 +264,7 @@
   function pollUntilSettled(deliveryId, rounds) {
     stopPolling();
     state.polling = setTimeout(() => void act(null, async () => {
-      await loadDeliveries(false);
+      await loadDeliveries(false, true);
       const row = document.querySelector(`[data-delivery="${deliveryId}"]`);
       const status = row ? row.dataset.status : 'pending';
       if (status === 'pending' && rounds > 1) pollUntilSettled(deliveryId, rounds - 1);
@@ -274,11 +275,11 @@
   async function replay() {
     const delivery = state.current;
     const { body } = await api(`/api/v1/webhook-deliveries/${delivery.id}/replay`, { method: 'POST' });
-    say(`Replay started: delivery ${body.delivery_id}.`);
     // Show every delivery so that the new one is on top, whatever the filters were.
     $('filter-status').value = '';
     closeDetail(false);
-    await loadDeliveries(false);
+    await loadDeliveries(false, true);
+    say(`Replay started: delivery ${body.delivery_id}.`);
     pollUntilSettled(body.delivery_id, 60);
   }
 
