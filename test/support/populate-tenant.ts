@@ -9,6 +9,9 @@ import { CredentialCipher } from '../../db/security/credential-cipher';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
 import { inTenant } from '../../db/tenant-scope';
 import { workerOrm } from './worker-db';
+import { startMailCatcher } from '../../scripts/infra/mail-catcher';
+import { smtpMailer } from '../../activities/email/mailer';
+import { sendEndpointDisabledNotice } from '../../activities/webhooks/disabled-notice';
 
 /**
  * Writes at least one row into every tenant table for the given sandbox tenant, through the API
@@ -59,6 +62,34 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
       { em: worker.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
       { organizationId: tech.organizationId, deliveryId: delivery!.id, attempt: 1 },
     );
+    // D13: a second endpoint, failing for 72 hours, disabled by an attempt; the one notice of it,
+    // sent by the activity through a real SMTP server (the mail catcher).
+    const failing = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: receiver.url, events: ['work_order.dispatched'], description: 'failing' } });
+    if (failing.status !== 201) throw new Error(`populating ${subdomain}: failing endpoint answered ${failing.status} ${await failing.text()}`);
+    const failingId = ((await failing.json()) as { id: string }).id;
+    await owner.query(`update webhook_endpoints set failing_since = now() - interval '73 hours' where id = $1`, [failingId]);
+    const [failingDelivery] = await inTenant(worker.em, tech.organizationId, (tx) =>
+      tx.execute<{ id: string }[]>(
+        `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, status)
+         select app_current_organization(), ?, id, event, 'pending' from outbox_events where envelope->'data'->>'work_order_id' = ? returning id`,
+        [failingId, workOrderId],
+      ),
+    );
+    receiver.script({ status: 500 });
+    const report = await attemptWebhookDelivery(
+      { em: worker.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
+      { organizationId: tech.organizationId, deliveryId: failingDelivery!.id, attempt: 1 },
+    );
+    if (!('disabled' in report) || !report.disabled) throw new Error(`populating ${subdomain}: the failing endpoint was not disabled (${JSON.stringify(report)})`);
+    const catcher = await startMailCatcher();
+    const mailer = smtpMailer(catcher.smtpUrl, 'Shade Office <no-reply@shade-office.invalid>');
+    try {
+      const notice = await sendEndpointDisabledNotice({ em: worker.em, mailer, baseUrl: 'http://127.0.0.1:3000' }, { organizationId: tech.organizationId, ...report.disabled });
+      if (notice.status !== 'sent') throw new Error(`populating ${subdomain}: the notice was ${notice.status}`);
+    } finally {
+      mailer.close();
+      await catcher.stop();
+    }
     // A consent completed at the accounting fake: the nonce of its state and the connection.
     const connected = await consent(api, admin, 'accounting');
     if (connected.status !== 200) throw new Error(`populating ${subdomain}: accounting consent answered ${connected.status} ${await connected.text()}`);
