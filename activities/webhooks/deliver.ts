@@ -227,7 +227,10 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
   headers['content-length'] = String(bodyBytes.length);
   // As on the wire: node adds Host from the URL.
   const requestHeaders = { host: url.host, ...headers };
-  const sentFailure = (outcome: DeliveryOutcome, error: string, refusedAddress?: string): DeliveryAttemptResult => ({ ...failure(outcome, error, refusedAddress), requestHeaders });
+  // The request counts as sent once a permitted connection is made (D13: shown with the attempt);
+  // a refusal, an unusable header or a connection that never opened sent nothing.
+  let connected = false;
+  const sentFailure = (outcome: DeliveryOutcome, error: string): DeliveryAttemptResult => ({ ...failure(outcome, error), ...(connected ? { requestHeaders } : {}) });
 
   const options: RequestOptions = {
     method: 'POST',
@@ -287,7 +290,7 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
         finishWithResponse();
       } else if (refused || err instanceof RefusedAddressError) {
         const classification = refused ?? (err as RefusedAddressError).classification;
-        finish(sentFailure('permanent_failure', `refused: ${describeRefusal(classification)}`, classification.address));
+        finish(failure('permanent_failure', `refused: ${describeRefusal(classification)}`, classification.address));
       } else {
         finish(sentFailure('retryable_failure', errorText(err)));
       }
@@ -297,7 +300,7 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
       req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(options);
     } catch (err) {
       // Such as a header value with a newline: retrying the same input cannot help.
-      finish(sentFailure('permanent_failure', `invalid request: ${errorText(err)}`));
+      finish(failure('permanent_failure', `invalid request: ${errorText(err)}`));
       return;
     }
 
@@ -306,12 +309,15 @@ export async function deliverOnce(input: DeliverOnceInput): Promise<DeliveryAtte
       // Defence in depth behind `lookup`: the address this socket actually connected to.
       socket.once('connect', () => {
         const remote = socket.remoteAddress;
-        if (allowPrivate || remote === undefined) return;
-        const classification = classifyAddress(remote);
-        if (!classification.public && !isPermittedAddress(classification, allowLoopback)) {
-          refused = classification;
-          req?.destroy(new RefusedAddressError(classification));
+        if (!allowPrivate && remote !== undefined) {
+          const classification = classifyAddress(remote);
+          if (!classification.public && !isPermittedAddress(classification, allowLoopback)) {
+            refused = classification;
+            req?.destroy(new RefusedAddressError(classification));
+            return;
+          }
         }
+        connected = true;
       });
     });
     req.on('response', (res: IncomingMessage) => {

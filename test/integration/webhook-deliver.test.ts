@@ -233,6 +233,9 @@ describe('deliverOnce: failures without a usable answer', () => {
     expect(result.durationMs).toBeGreaterThanOrEqual(290);
     expect(result.durationMs).toBeLessThan(1500);
     expect(receiver.requests).toHaveLength(1);
+    // D13: it was sent, so the attempt keeps the request (headers as the receiver got them).
+    expect(result.requestHeaders?.['X-Service-Event']).toBe(receiver.requests[0]!.headers['x-service-event']);
+    expect(result.responseHeaders).toBeUndefined();
   });
 
   it('the real 8-second window (spec 6.3 rule 3): a receiver answering after 9 s counts as failed at ~8 s', async () => {
@@ -262,6 +265,7 @@ describe('deliverOnce: failures without a usable answer', () => {
     const result = await send(url);
     expect(result).toMatchObject({ outcome: 'retryable_failure', status: null, responseExcerpt: null });
     expect(result.error).toMatch(/ECONNREFUSED/);
+    expect(result.requestHeaders).toBeUndefined(); // D13: nothing was sent
   });
 
   it('a receiver that hangs up without answering: a retryable network error', async () => {
@@ -288,6 +292,7 @@ describe('deliverOnce: failures without a usable answer', () => {
     expect(result).toMatchObject({ outcome: 'permanent_failure', status: null });
     expect(result.error).toMatch(/^invalid request: /);
     expect(receiver.connections()).toBe(0);
+    expect(result.requestHeaders).toBeUndefined();
   });
 
   it('an unusable URL is a permanent failure', async () => {
@@ -362,6 +367,7 @@ describe('deliverOnce: non-public destinations refused before any connect (D6, s
     const result = await send(`https://mixed.example.test:${receiver.port}/`, { ...strict, lookup: fixedResolver('127.0.0.1', '93.184.216.34') });
     expect(result).toMatchObject({ outcome: 'permanent_failure', refusedAddress: '127.0.0.1' });
     expect(receiver.connections()).toBe(0);
+    expect(result.requestHeaders).toBeUndefined();
   });
 
   it('DNS rebinding: public at registration, loopback at delivery -> refused at connect time', async () => {
