@@ -63,6 +63,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     });
   });
 }
+if (!settings.SMTP_URL) logger.warn('no SMTP_URL: when a webhook endpoint is disabled, its technical contact is not emailed (D13)');
 logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes }, 'worker polling');
 try {
   await worker.run();
