@@ -9,6 +9,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
+import { problemErrorHandler, problemNotFound } from './v1/problem-handler';
 import { PublicRoutes } from './http/public-routes';
 import { createRegistry } from './meta/openapi';
 import { registerEventWebhooks } from './events/openapi';
@@ -96,6 +97,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(express.json({ limit: '1mb', strict: false }));
   // Consulted per request: by then every route has declared whether it is public.
   app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
+  // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401.
+  app.use('/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
 
   healthRoutes(host, deps);
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
@@ -131,6 +134,8 @@ export function createApp(deps: AppDependencies): Express {
   developerRoutes(host);
   deps.extraRoutes?.(host);
 
+  app.use('/v1', problemNotFound);
+  app.use('/v1', problemErrorHandler);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
