@@ -58,7 +58,8 @@ export async function drawTokens(em: EntityManager, cost = 1): Promise<BucketSta
                        then least((select depth from p), b.tokens + (select rate from p) * greatest(extract(epoch from (select at from p) - b.updated_at), 0)) - ?
                        else least((select depth from p), b.tokens + (select rate from p) * greatest(extract(epoch from (select at from p) - b.updated_at), 0)) end,
          allowed = least((select depth from p), b.tokens + (select rate from p) * greatest(extract(epoch from (select at from p) - b.updated_at), 0)) >= ?,
-         updated_at = (select at from p)
+         -- Never moves backwards: a bucket stamped ahead of the clock refills from that instant on.
+         updated_at = greatest(b.updated_at, (select at from p))
        returning tokens, allowed)
      select drawn.allowed, drawn.tokens, p.depth, p.rate, p.at from drawn, p`,
     [cost, cost, cost, cost, cost],
