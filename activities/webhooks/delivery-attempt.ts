@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
 import { signingSecrets } from '../../db/webhooks/endpoint-secrets';
+import { eventPayloadForEndpoint } from '../../db/versions/pins';
 import { deliveryForAttempt, recordDeliveryAttempt } from '../../db/webhooks/attempts';
 import { finishDelivery } from '../../db/webhooks/deliveries';
 import { clearEndpointFailing, recordEndpointFailure } from '../../db/webhooks/endpoints';
@@ -52,6 +53,7 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
   if (row.delivery_status === 'delivered') return { outcome: 'already_delivered' };
   if (row.endpoint_status !== 'enabled') return { outcome: 'endpoint_disabled' };
   if (!deps.cipher) throw new Error('webhook secrets cannot be read: no credential encryption key is configured');
+  row.payload = await inTenant(deps.em, input.organizationId, (tx) => eventPayloadForEndpoint(tx, row.id, row.payload)); // D16: the endpoint's pinned version
 
   const signature = signPayload({ secrets: signingSecrets(deps.cipher, row, now()), body: row.payload, timestamp: Math.floor(now().getTime() / 1000) });
   const result = await deliverOnce({

@@ -1,3 +1,5 @@
+import type { Request } from 'express';
+import type { Caller } from '../http/request-context';
 import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
@@ -12,7 +14,7 @@ import {
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
 /** D6, all ADMIN only and tenant-scoped. */
-export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpointService }): void {
+export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpointService; pinVersion: (req: Request, caller: Caller, endpointId: string) => Promise<void> }): void {
   route(host, {
     method: 'post',
     path: '/api/v1/webhook-endpoints',
@@ -27,8 +29,11 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     body: CreateEndpointBody,
     bodyExample: CREATE_ENDPOINT_EXAMPLE,
     responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret, example: ENDPOINT_WITH_SECRET_EXAMPLE }, 400: error('Not https, or resolves to a non-public address, or no encryption key') },
-    handler: async ({ res, caller, body }) => {
-      res.status(201).json(await deps.endpoints.create(caller, body));
+    handler: async ({ req, res, caller, body }) => {
+      const created = await deps.endpoints.create(caller, body);
+      // D16: its deliveries are shaped for the version current now (or the one this request named).
+      await deps.pinVersion(req, caller, created.id);
+      res.status(201).json(created);
     },
   });
 
