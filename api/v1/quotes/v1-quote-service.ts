@@ -30,11 +30,10 @@ export function dollars(cents: number): number {
   return Number(`${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`);
 }
 
-/** A fraction as a percent with two decimals ("0.351234" -> 35.12), half-up, from its decimal string. */
-function percent(fraction: number, whole: number): number {
+/** `part` of `whole` (both integer cents) as a percentage with two decimals: 3512 of 10000 -> 35.12. */
+function percent(part: number, whole: number): number {
   if (whole === 0) return 0;
-  // Basis points of a hundredth, in integers: round(10000 * part / whole) / 100.
-  return Math.round((10000 * fraction) / whole) / 100;
+  return Math.round((10000 * part) / whole) / 100;
 }
 
 const engineField = (field: string): string =>
