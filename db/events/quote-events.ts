@@ -71,24 +71,30 @@ export interface GeneratedInvoice {
   invoiceId: string;
   /** The invoice's total as the provider finalised it, in cents. */
   totalCents: number | null;
+  /**
+   * What was invoiced when it is not the quote itself: a change order's delta (D12), with its
+   * subtotal before tax in cents. Absent: the quote's frozen calculation (D3).
+   */
+  source?: { type: 'change_order'; id: string; subtotalCents: number };
 }
 
 /**
  * `invoice.generated` (D13): the payments leg finalised an invoice for an approved quote (at
- * approval, or by `POST /api/v1/quotes/{id}/invoice`). The caller records it once per invoice,
- * in the transaction that records the leg's success.
+ * approval, or by `POST /api/v1/quotes/{id}/invoice`), or for an approved change order of its job
+ * (`source`). The caller records it once per invoice, in the transaction that records the leg's
+ * success.
  */
 export async function recordInvoiceGenerated(em: EntityManager, organizationId: string, invoice: GeneratedInvoice): Promise<EventEnvelope> {
   const quote = await frozenQuoteRow(em, invoice.quoteId);
   if (!quote?.frozen_calculation) throw new Error(`quote ${invoice.quoteId} has no frozen calculation`);
-  const subtotal = quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
+  const subtotal = invoice.source ? invoice.source.subtotalCents : quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
   const totals = totalsOf(subtotal);
   const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and quote_id = ?`, [invoice.quoteId]);
   return recordEvent(em, organizationId, 'invoice.generated', {
     id: invoice.invoiceId,
     reference: quoteReference(quote.quote_number),
-    sourceType: 'quote',
-    sourceId: quote.id,
+    sourceType: invoice.source?.type ?? 'quote',
+    sourceId: invoice.source?.id ?? quote.id,
     quoteId: quote.id,
     customerId: quote.customer_id,
     currency: 'CAD',
