@@ -47,7 +47,7 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   quote_lines: { api: ['INSERT', 'SELECT'], worker: [] },
   work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
-  outbox_events: { api: ['INSERT'], worker: ['SELECT'] },
+  outbox_events: { api: ['INSERT'], worker: ['INSERT', 'SELECT'] },
   sync_records: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
   payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: [] },
   integration_connections: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
