@@ -8,11 +8,14 @@ const RENAMED: Record<string, string> = {
   taskQueue: 'task_queue',
   workflowId: 'workflow_id',
   runId: 'run_id',
+  workflowRunId: 'run_id',
   workflowType: 'workflow_type',
   activityId: 'activity_id',
   activityType: 'activity_type',
   attempt: 'attempt',
   isLocal: 'is_local',
+  durationMs: 'duration_ms',
+  taskToken: 'task_token',
 };
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
