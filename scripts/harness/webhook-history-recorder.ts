@@ -39,6 +39,8 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     };
     const retried = await delivered([{ status: 503 }, { status: 200 }]);
     const refused = await delivered([{ status: 400 }]);
+    // Issue 17: all five attempts fail; the delivery says `failed` in DeliveryStatus (the patched path).
+    const exhausted = await delivered(Array.from({ length: 5 }, () => ({ status: 503 })));
     const disabled = await disabledWithNotice();
 
     /** D13: an attempt that disables its endpoint (72 hours of failures behind it), then the notice activity. */
@@ -69,6 +71,7 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     return {
       'webhook-delivery-retried-then-delivered': retried,
       'webhook-delivery-refused': refused,
+      'webhook-delivery-exhausted-status': exhausted,
       'webhook-delivery-disabled-notice': disabled,
       'expire-quotes': await harness.client.workflow.getHandle(expiryId).fetchHistory(),
       'round-trip': await harness.client.workflow.getHandle(roundTripId).fetchHistory(),
