@@ -44,6 +44,8 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     };
     const retried = await delivered([{ status: 503 }, { status: 200 }]);
     const refused = await delivered([{ status: 400 }]);
+    // Issue 17: all five attempts fail; the delivery says `failed` in DeliveryStatus (the patched path).
+    const exhausted = await delivered(Array.from({ length: 5 }, () => ({ status: 503 })));
     const disabled = await disabledWithNotice();
     const field = await inFormat('field', 'job.status_changed', [{ status: 503 }, { status: 400 }, { status: 200 }]);
     const gone = await inFormat('events', 'quote.created', [{ status: 410 }]);
@@ -94,6 +96,7 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     return {
       'webhook-delivery-retried-then-delivered': retried,
       'webhook-delivery-refused': refused,
+      'webhook-delivery-exhausted-status': exhausted,
       'webhook-delivery-disabled-notice': disabled,
       'webhook-delivery-field-retried-then-delivered': field,
       'webhook-delivery-events-gone': gone,

@@ -67,6 +67,8 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   'outbox_mark_dispatched_in_tenant(uuid[])': ['api', 'worker'],
   // D13: the effective technical contact (the worker addresses the notice without reading users).
   'organization_technical_contact()': ['api', 'worker'],
+  // Issue 17: counts for the worker's /metrics (the operator's alerts), across tenants.
+  'operations_metrics()': ['worker'],
 };
 
 describe('separate database roles for the API and the worker', () => {
