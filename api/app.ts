@@ -43,6 +43,9 @@ import type { Resolver } from '../activities/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
 import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
+import { fsmRoutes } from './fsm/routes';
+import { JobService } from './fsm/job-service';
+import { CrewService } from './fsm/crew-service';
 
 export interface AppDependencies {
   settings: Settings;
@@ -132,6 +135,7 @@ export function createApp(deps: AppDependencies): Express {
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
+  fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em) });
   deps.extraRoutes?.(host);
 
   app.use('/v1', problemNotFound);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { cursorTimestamp } from '../cursor-timestamp';
 import { inTenant } from '../tenant-scope';
-import type { EventEnvelope } from '../events/catalogue';
+import { formatsCarrying, type EventEnvelope } from '../events/catalogue';
 
 /** One delivery series of one event to one endpoint (D6); a replay is the next series. */
 export interface DeliveryRow {
@@ -22,6 +22,8 @@ export interface DeliveryRow {
  * Returns the pending ones, whose workflows are to be started.
  */
 export async function createDeliveriesForEvent(em: EntityManager, envelope: EventEnvelope): Promise<DeliveryRow[]> {
+  // D13: core endpoints (even "*") get core events only; the field and events formats deliver the rest.
+  if (!formatsCarrying(envelope.event).includes('core')) return [];
   return inTenant(em, envelope.organization_id, async (tx) => {
     await tx.execute(
       `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
