@@ -3,10 +3,11 @@ import { ADMIN_ONLY, FIELD } from '../http/roles';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemExample } from '../v1/problem';
 import type { JobService } from './job-service';
 import type { CrewService } from './crew-service';
+import type { ChangeOrderService } from './change-order-service';
 import {
-  AssignCrewBody, Crew, CrewBody, CrewIdParams, CrewList, CrewPatchBody, JobDetail, JobIdParams, JobListQuery, JobPage, MaterialDrawBody, PatchJobBody, TimeEntryBody,
+  ApproveChangeOrderBody, AssignCrewBody, ChangeOrder, ChangeOrderBody, ChangeOrderIdParams, Crew, RejectChangeOrderBody, CrewBody, CrewIdParams, CrewList, CrewPatchBody, JobDetail, JobIdParams, JobListQuery, JobPage, MaterialDrawBody, PatchJobBody, TimeEntryBody,
 } from './schemas';
-import { CREW_EXAMPLE, JOB_DETAIL_EXAMPLE, JOB_PAGE_EXAMPLE } from './examples';
+import { CHANGE_ORDER_EXAMPLE, CREW_EXAMPLE, JOB_DETAIL_EXAMPLE, JOB_PAGE_EXAMPLE } from './examples';
 
 const TAGS = ['Field sync'];
 const problem = (status: number, description: string, type?: Parameters<typeof problemExample>[3]) => ({
@@ -18,7 +19,7 @@ const problem = (status: number, description: string, type?: Parameters<typeof p
 const JOB_NOT_FOUND = problem(404, 'No such job in the tenant, or (a TECHNICIAN) not a job of their crews', 'job-not-found');
 
 /** Document 001 sections 2-4 with D10-D11: the field-sync job interface. */
-export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: CrewService }): void {
+export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: CrewService; changeOrders: ChangeOrderService }): void {
   route(host, {
     method: 'get',
     path: '/v1/fsm/jobs',
@@ -193,6 +194,70 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     responses: { 200: { description: 'The crew', schema: Crew, example: CREW_EXAMPLE }, 404: problem(404, 'No such crew') },
     handler: async ({ res, caller, params, body }) => {
       res.json(await deps.crews.update(caller, params.crew_id, body));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/v1/fsm/jobs/:job_id/change-orders',
+    operationId: 'raiseChangeOrder',
+    summary: 'Raise a change order, priced at once by the pricing engine (D12)',
+    description:
+      'Lines in the calculate line-item shape of section 4.3 and optional extra labour hours (negative for work no longer needed), with a reason (10-500 characters). ' +
+      'Priced on the rate-card revision of the job\'s quote at its applied margin, raised to the tenant\'s floor where below it (`margin.floor_engaged`); numbered per job. ' +
+      'Money is dollars from integer cents. 409 `conflict` on a complete or cancelled job or a job without a quote; an unknown or inactive SKU is 422 `validation-failed`. ' +
+      'Records `change_order.submitted`.',
+    tags: TAGS,
+    auth: 'bearer',
+    roles: FIELD,
+    params: JobIdParams,
+    body: ChangeOrderBody,
+    bodyExample: {
+      reason: 'Customer added a bedroom window on site',
+      line_items: [{ reference: 'Bedroom', widthInches: 35.25, dropInches: 48, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-HD' }],
+      labour_hours: 0.5,
+    },
+    responses: { 201: { description: 'The change order, submitted', schema: ChangeOrder, example: CHANGE_ORDER_EXAMPLE }, 404: JOB_NOT_FOUND, 409: problem(409, 'The job is finished or has no quote') },
+    handler: async ({ res, caller, params, body }) => {
+      res.status(201).json(await deps.changeOrders.raise(caller, params.job_id, body));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/v1/fsm/change-orders/:change_order_id/approve',
+    operationId: 'approveChangeOrder',
+    summary: 'Approve a change order (ADMIN any method; a crew TECHNICIAN only on_device_signature)',
+    description:
+      'D12. Records `change_order.approved`; when the job\'s quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` ' +
+      '(net 14, the 13 % tax line, every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.',
+    tags: TAGS,
+    auth: 'bearer',
+    roles: FIELD,
+    params: ChangeOrderIdParams,
+    body: ApproveChangeOrderBody,
+    bodyExample: { approved_by: { name: 'Jordan Rivera', role: 'Homeowner', method: 'on_device_signature' } },
+    responses: { 200: { description: 'The change order, approved', schema: ChangeOrder, example: { ...CHANGE_ORDER_EXAMPLE, status: 'approved' } }, 404: problem(404, 'No such change order'), 409: problem(409, 'Already decided, or the job is finished') },
+    handler: async ({ res, caller, params, body }) => {
+      res.json(await deps.changeOrders.approve(caller, params.change_order_id, body));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/v1/fsm/change-orders/:change_order_id/reject',
+    operationId: 'rejectChangeOrder',
+    summary: 'Reject a change order (ADMIN, or a TECHNICIAN of the crew)',
+    description: 'D12. Records `change_order.rejected` with `rejected_by` and `reason`. 409 `conflict` when already decided or the job is finished.',
+    tags: TAGS,
+    auth: 'bearer',
+    roles: FIELD,
+    params: ChangeOrderIdParams,
+    body: RejectChangeOrderBody,
+    bodyExample: { reason: 'Customer decided against the extra window' },
+    responses: { 200: { description: 'The change order, rejected', schema: ChangeOrder, example: { ...CHANGE_ORDER_EXAMPLE, status: 'rejected' } }, 404: problem(404, 'No such change order'), 409: problem(409, 'Already decided, or the job is finished') },
+    handler: async ({ res, caller, params, body }) => {
+      res.json(await deps.changeOrders.reject(caller, params.change_order_id, body.reason));
     },
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../db/fsm/job-status-table';
+import { CalculateBody } from '../quotes/schemas';
 
 /** Document 001 sections 2 and 4, D10-D12: the field-sync interface's shapes, one source for validation, types and OpenAPI. */
 
@@ -154,3 +155,30 @@ export const MaterialDrawBody = z
   })
   .meta({ id: 'MaterialDrawRequest' });
 export type MaterialDrawBody = z.output<typeof MaterialDrawBody>;
+
+/** D12: lines in the calculate line-item shape of section 4.3, extra labour hours, a reason. */
+export const ChangeOrderBody = z
+  .strictObject({
+    reason: z.string().trim().min(10).max(500),
+    line_items: CalculateBody.shape.lineItems.element.array().max(50).default([]),
+    labour_hours: z
+      .number()
+      .min(-1000)
+      .max(1000)
+      .refine((h) => Number(h.toFixed(4)) === h, 'at most 4 decimals')
+      .default(0)
+      .meta({ description: 'Extra labour hours beyond the lines\' own; negative for work no longer needed.' }),
+  })
+  .refine((body) => body.line_items.length > 0 || body.labour_hours !== 0, { message: 'A change order adds lines or labour hours.', path: ['line_items'] })
+  .meta({ id: 'ChangeOrderRequest' });
+export type ChangeOrderBody = z.output<typeof ChangeOrderBody>;
+
+export const APPROVAL_METHODS = ['on_device_signature', 'in_person', 'email', 'phone'] as const;
+export const ApproveChangeOrderBody = z
+  .strictObject({
+    approved_by: z.strictObject({ name: z.string().trim().min(1).max(200), role: z.string().trim().min(1).max(100), method: z.enum(APPROVAL_METHODS) }),
+  })
+  .meta({ id: 'ApproveChangeOrderRequest' });
+export type ApproveChangeOrderBody = z.output<typeof ApproveChangeOrderBody>;
+
+export const RejectChangeOrderBody = z.strictObject({ reason: z.string().trim().min(1).max(500) }).meta({ id: 'RejectChangeOrderRequest' });
