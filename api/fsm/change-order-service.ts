@@ -54,6 +54,7 @@ export class ChangeOrderService {
       }
       const row = await insertChangeOrder(tx, {
         jobId,
+        quoteId: quote.quote_id,
         reason: body.reason,
         request: body,
         calculation: { lines: priced.lines, extra_labour: priced.extraLabour },

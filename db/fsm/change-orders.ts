@@ -42,6 +42,7 @@ export async function jobValueCents(em: EntityManager, jobId: string): Promise<b
 
 export interface NewChangeOrder {
   jobId: string;
+  quoteId: string;
   reason: string;
   request: unknown;
   calculation: unknown;
@@ -58,13 +59,13 @@ export interface NewChangeOrder {
 /** Inserts the next change order of the job (the job row is locked by the caller, so numbers never collide). */
 export async function insertChangeOrder(em: EntityManager, co: NewChangeOrder): Promise<ChangeOrderRow> {
   const [made] = await em.execute<{ id: string }[]>(
-    `insert into change_orders (organization_id, work_order_id, sequence, status, reason, request, calculation, labour_hours, material_cost_cents,
+    `insert into change_orders (organization_id, work_order_id, quote_id, sequence, status, reason, request, calculation, labour_hours, material_cost_cents,
                                 direct_cost_cents, sell_cents, previous_value_cents, applied_margin, floor_engaged, raised_by_user_id)
-     values (app_current_organization(), ?, (select coalesce(max(sequence), 0) + 1 from change_orders where work_order_id = ?), 'submitted', ?, ?::jsonb, ?::jsonb,
+     values (app_current_organization(), ?, ?, (select coalesce(max(sequence), 0) + 1 from change_orders where work_order_id = ?), 'submitted', ?, ?::jsonb, ?::jsonb,
              ?::numeric, ?, ?, ?, ?::bigint, ?::numeric, ?, ?)
      returning id`,
     [
-      co.jobId, co.jobId, co.reason, JSON.stringify(co.request), JSON.stringify(co.calculation), co.labourHours, co.materialCostCents,
+      co.jobId, co.quoteId, co.jobId, co.reason, JSON.stringify(co.request), JSON.stringify(co.calculation), co.labourHours, co.materialCostCents,
       co.directCostCents, co.sellCents, co.previousValueCents.toString(), co.appliedMargin, co.floorEngaged, co.raisedBy,
     ],
   );
@@ -95,4 +96,54 @@ export async function rejectChangeOrder(em: EntityManager, id: string, rejection
     rejection.reason,
     id,
   ]);
+}
+
+/** What the change order's payments leg reads (the worker's role: change orders and quotes only). */
+export interface ChangeOrderInvoiceRow {
+  id: string;
+  sequence: number;
+  status: string;
+  reason: string;
+  quote_id: string;
+  sell_cents: string;
+}
+
+export async function changeOrderForInvoice(em: EntityManager, id: string): Promise<ChangeOrderInvoiceRow | undefined> {
+  const [row] = await em.execute<ChangeOrderInvoiceRow[]>(
+    'select id, sequence, status, reason, quote_id, sell_cents::text as sell_cents from change_orders where id = ?',
+    [id],
+  );
+  return row;
+}
+
+/** D12: the sync-log record of a change order's invoice (section 3.4's store, keyed by the change order). */
+export const CHANGE_ORDER_ENTITY = 'change_order_invoice';
+
+export async function changeOrderSync(
+  em: EntityManager,
+  ref: { quoteId: string; changeOrderId: string },
+  outcome: { kind: 'attempt' } | { kind: 'succeeded'; externalId: string; amountCents: number | null } | { kind: 'failed'; lastError: string },
+): Promise<void> {
+  const onConflict = {
+    attempt: `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'PENDING' end, attempts = sync_records.attempts + 1`,
+    succeeded: `status = 'SUCCEEDED', external_id = excluded.external_id, amount_cents = excluded.amount_cents, last_error = null, synced_at = now()`,
+    failed: `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'FAILED' end, last_error = excluded.last_error`,
+  }[outcome.kind];
+  const status = { attempt: 'PENDING', succeeded: 'SUCCEEDED', failed: 'FAILED' }[outcome.kind];
+  await em.execute(
+    `insert into sync_records (organization_id, provider, entity_type, quote_id, local_id, status, attempts, external_id, amount_cents, last_error, synced_at)
+     values (app_current_organization(), 'PAYMENTS', ?, ?, ?, ?, ?, ?, ?, ?, case when ? = 'SUCCEEDED' then now() end)
+     on conflict (organization_id, provider, entity_type, local_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
+    [
+      CHANGE_ORDER_ENTITY,
+      ref.quoteId,
+      ref.changeOrderId,
+      status,
+      outcome.kind === 'attempt' ? 1 : 0,
+      outcome.kind === 'succeeded' ? outcome.externalId : null,
+      outcome.kind === 'succeeded' ? outcome.amountCents : null,
+      outcome.kind === 'failed' ? outcome.lastError.slice(0, 2000) : null,
+      status,
+    ],
+  );
 }

@@ -152,6 +152,7 @@ export class Migration20261124080000FieldSync extends Migration {
       id uuid primary key default gen_random_uuid(),
       organization_id uuid not null references organizations(id),
       work_order_id uuid not null,
+      quote_id uuid not null,
       sequence integer not null check (sequence > 0),
       status text not null check (status in ('submitted', 'approved', 'rejected')),
       reason text not null check (length(reason) between 10 and 500),
@@ -173,10 +174,20 @@ export class Migration20261124080000FieldSync extends Migration {
       unique (organization_id, work_order_id, sequence),
       unique (organization_id, id),
       foreign key (organization_id, work_order_id) references work_orders (organization_id, id),
+      foreign key (organization_id, quote_id) references quotes (organization_id, id),
       foreign key (organization_id, raised_by_user_id) references users (organization_id, id),
       foreign key (organization_id, decided_by_user_id) references users (organization_id, id)
     )`);
     for (const sql of tenantTableSql('change_orders', 'select, insert, update')) this.addSql(sql);
+    // D12: a change order's invoice is one more payments record of its quote, keyed by the change
+    // order (local_id): the store is unique per (tenant, provider, entity, local id). A quote's own
+    // records have local_id = quote_id, so for them nothing changes.
+    this.addSql(`do $$ declare c text; begin
+      select conname into c from pg_constraint where conrelid = 'sync_records'::regclass and contype = 'u'
+         and pg_get_constraintdef(oid) = 'UNIQUE (organization_id, provider, entity_type, quote_id)';
+      if c is not null then execute format('alter table sync_records drop constraint %I', c); end if;
+    end $$`);
+    this.addSql(`create unique index sync_records_by_local_id on sync_records (organization_id, provider, entity_type, local_id)`);
     this.addSql(`grant select on change_orders to ${WORKER_ROLE}`);
 
     // D11: dispatch history stays reconstructable: every change of a job, who and when.
