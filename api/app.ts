@@ -45,6 +45,10 @@ import type { Resolver } from '../activities/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
 import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
+import { fsmRoutes } from './fsm/routes';
+import { JobService } from './fsm/job-service';
+import { CrewService } from './fsm/crew-service';
+import { ChangeOrderService } from './fsm/change-order-service';
 
 export interface AppDependencies {
   settings: Settings;
@@ -110,7 +114,8 @@ export function createApp(deps: AppDependencies): Express {
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
-  quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });
+  const rateCards = deps.rateCards ?? new RateCardRepository();
+  quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events) });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
   paymentsRoutes(host, {
     em: deps.em,
@@ -138,6 +143,7 @@ export function createApp(deps: AppDependencies): Express {
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
+  fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   deps.extraRoutes?.(host);
 
   app.use('/v1', problemNotFound);
