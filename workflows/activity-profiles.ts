@@ -88,3 +88,6 @@ export function mailProfile(timing: Timing): ActivityOptions {
     retry: { initialInterval: seconds(5, timing), backoffCoefficient: 2, maximumInterval: seconds(600, timing), maximumAttempts: 150 },
   };
 }
+
+/** D19: how long an approval with a failed leg waits for `retryLeg` before it ends as it is. */
+export const REPAIR_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;

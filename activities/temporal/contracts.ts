@@ -1,4 +1,4 @@
-import type { SignalDefinition } from '@temporalio/common';
+import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
 
 /**
  * The typed boundary between the code that starts workflows (api/, worker/) and the workflows
@@ -43,6 +43,25 @@ export interface QuoteApprovalInput {
 export type LegOutcome = { provider: LegProvider; status: 'SUCCEEDED' | 'FAILED' | 'SKIPPED'; externalId?: string | null; error?: string };
 export type QuoteApprovalWorkflow = (input: QuoteApprovalInput) => Promise<{ legs: LegOutcome[] }>;
 export type QuoteInvoiceWorkflow = (input: QuoteApprovalInput) => Promise<LegOutcome>;
+
+/**
+ * D19: a failed leg does not end its approval; the workflow waits (up to 30 days) for this update,
+ * which runs that leg again with the same idempotency keys and answers its outcome. A leg that
+ * already succeeded (or was skipped) answers that and calls nothing.
+ */
+export interface RetryLegInput {
+  provider: LegProvider;
+}
+export type RetryLegUpdate = UpdateDefinition<LegOutcome, [RetryLegInput], 'retryLeg'>;
+export const RETRY_LEG: RetryLegUpdate['name'] = 'retryLeg';
+/** What the approval is doing now (also its `ApprovalState` search attribute once a leg failed). */
+export type ApprovalState = 'running' | 'awaiting_repair' | 'completed' | 'repair_window_closed';
+export interface ApprovalProgress {
+  state: ApprovalState;
+  legs: LegOutcome[];
+}
+export type ApprovalProgressQuery = QueryDefinition<ApprovalProgress, [], 'approvalProgress'>;
+export const APPROVAL_PROGRESS: ApprovalProgressQuery['name'] = 'approvalProgress';
 
 /** One approval fan-out per quote, ever. */
 export const approvalWorkflowId = (quoteId: string) => `quote-approval-${quoteId}`;
