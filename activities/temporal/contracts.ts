@@ -24,6 +24,7 @@ export const WORKFLOW_TYPES = {
   expireQuotes: 'expireQuotes',
   integrationTokenRefresh: 'integrationTokenRefresh',
   deliverWebhook: 'deliverWebhook',
+  providerSync: 'providerSync',
 } as const;
 export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
 
@@ -104,3 +105,25 @@ export interface WebhookDeliveryInput {
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ status: 'delivered' | 'failed' | 'missed' }>;
 /** One delivery series of one event to one endpoint; a replay is the next series. */
 export const webhookWorkflowId = (eventId: string, endpointId: string, series: number) => `webhook-${eventId}-${endpointId}-${series}`;
+
+// ---- providerSync: D18, one schedule per tenant and usable provider ----
+export interface ProviderSyncInput {
+  organizationId: string;
+  provider: LegProvider;
+  timing?: Timing;
+  /** Pages per run before continuing as new; tests lower it. */
+  pagesPerRun?: number;
+  /** Set by continue-as-new: the run's row exists, and what it did so far. */
+  continued?: { seen: number; applied: number };
+}
+export interface ProviderSyncResult {
+  seen: number;
+  applied: number;
+  error: string | null;
+}
+export type ProviderSyncWorkflow = (input: ProviderSyncInput) => Promise<ProviderSyncResult>;
+/**
+ * The schedule's id, and the id of the workflows it starts (Temporal appends each run's scheduled
+ * time), so an operator finds a tenant's runs by id prefix as well as by search attributes.
+ */
+export const providerSyncScheduleId = (ref: { organizationId: string; provider: LegProvider }) => `provider-sync-${ref.organizationId}-${ref.provider.toLowerCase()}`;

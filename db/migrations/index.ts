@@ -10,6 +10,7 @@ import { Migration20261122000000LeastPrivilege } from './Migration20261122000000
 import { Migration20261122010000WebhookEndpointLimit } from './Migration20261122010000WebhookEndpointLimit';
 import { Migration20261123000000QuoteDetail } from './Migration20261123000000QuoteDetail';
 import { Migration20261124070000DeveloperWebhooks } from './Migration20261124070000DeveloperWebhooks';
+import { Migration20261124100000ProviderSync } from './Migration20261124100000ProviderSync';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -28,4 +29,5 @@ export const migrations = [
   { name: 'Migration20261122010000WebhookEndpointLimit', class: Migration20261122010000WebhookEndpointLimit },
   { name: 'Migration20261123000000QuoteDetail', class: Migration20261123000000QuoteDetail },
   { name: 'Migration20261124070000DeveloperWebhooks', class: Migration20261124070000DeveloperWebhooks },
+  { name: 'Migration20261124100000ProviderSync', class: Migration20261124100000ProviderSync },
 ];

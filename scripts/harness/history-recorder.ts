@@ -60,7 +60,16 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     await api.request(`/api/v1/quotes/${altQuoteId}/approve`, { method: 'POST', token: altSales });
     const fullFanOut = harness.client.workflow.getHandle(approvalWorkflowId(altQuoteId));
     await fullFanOut.result();
+    // D18: a payments sync run over the events of the payments above (the invoice paid by the customer).
+    fake.payInvoiceAsCustomer('sk_test_recordHistories01', ((await owner.query(`select external_id from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0] as { external_id: string }).external_id);
+    const sync = await harness.client.workflow.start(WORKFLOW_TYPES.providerSync, {
+      taskQueue: harness.taskQueue,
+      workflowId: `provider-sync-${await organizationOf(owner, quoteId)}-payments-history`,
+      args: [{ organizationId: await organizationOf(owner, quoteId), provider: 'PAYMENTS', timing: TEST_TIMING }],
+    });
+    await sync.result();
     return {
+      'provider-sync-payments': await sync.fetchHistory(),
       // D19: refused, awaiting repair, repaired by the invoice endpoint's retryLeg update.
       'quote-approval-payments-repaired': await approval.fetchHistory(),
       'quote-invoice-succeeded': await invoiceAlone.fetchHistory(),

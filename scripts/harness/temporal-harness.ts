@@ -12,6 +12,7 @@ import { EventDispatcher } from '../../activities/events/dispatcher';
 import { OutboxRelay } from '../../worker/outbox-relay';
 import type { IntegrationDependencies } from '../../activities/integrations';
 import type { WebhookDependencies } from '../../activities/webhooks';
+import type { ProviderSyncDependencies } from '../../activities/provider-sync';
 
 /** Retry intervals at 2 % of production's: a 2 s backoff becomes 40 ms. */
 export const TEST_TIMING = { retryScale: 0.02 };
@@ -23,7 +24,7 @@ export interface TemporalHarness {
   dispatcher: EventDispatcher;
   relay: OutboxRelay;
   /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
-  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; webhooks?: WebhookDependencies; cacheWorkflows?: boolean }): Promise<void>;
+  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; webhooks?: WebhookDependencies; providerSync?: ProviderSyncDependencies; cacheWorkflows?: boolean }): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -63,6 +64,7 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
           payments: deps.payments,
           integrations: deps.integrations ?? { providers: {}, cipher: undefined },
           webhooks: deps.webhooks ?? { cipher: undefined, allowPrivateNetworks: false },
+          providerSync: deps.providerSync,
         },
         ...(deps.cacheWorkflows ? {} : { maxCachedWorkflows: 0 }),
       });
