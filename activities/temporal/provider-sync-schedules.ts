@@ -17,7 +17,7 @@ export interface SyncTarget {
 export class ProviderSyncSchedules {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; interval: string | number; timing?: Timing; pagesPerRun?: number; logger?: Logger },
+    private readonly options: { taskQueue: string; interval: string | number; timing?: Timing; pagesPerRun?: number; logger?: Logger; /** Run once at creation and on resume (default true). */ runAtOnce?: boolean },
   ) {}
 
   /** Exists and runs: created (its first run at once) or, when paused, resumed. */
@@ -46,14 +46,14 @@ export class ProviderSyncSchedules {
         },
         // One run at a time per tenant and provider; a run missed while the worker was down is made up once.
         policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-        state: { triggerImmediately: true, note },
+        state: { triggerImmediately: this.options.runAtOnce ?? true, note },
       });
     } catch (error) {
       if (!(error instanceof ScheduleAlreadyRunning)) throw error;
       const handle = this.client.schedule.getHandle(scheduleId);
       if ((await handle.describe()).state.paused) {
         await handle.unpause(note);
-        await handle.trigger();
+        if (this.options.runAtOnce ?? true) await handle.trigger();
       }
     }
   }

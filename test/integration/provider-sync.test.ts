@@ -45,7 +45,8 @@ beforeAll(async () => {
   fakes = await startIntegrationFakes();
   temporal = await startTemporalHarness();
   const payments = createStripeClient({ secretKey: KEY, baseUrl: started.url });
-  schedules = new ProviderSyncSchedules(temporal.client, { taskQueue: temporal.taskQueue, interval: '1h', timing: TEST_TIMING });
+  // Runs are started by the tests themselves (never at once by a schedule), so each knows what ran.
+  schedules = new ProviderSyncSchedules(temporal.client, { taskQueue: temporal.taskQueue, interval: '1h', timing: TEST_TIMING, runAtOnce: false });
   api = await startApi({
     events: temporal.dispatcher,
     payments,
@@ -66,7 +67,7 @@ afterEach(() => {
   fakes.sf.faults.clear();
 });
 afterAll(async () => {
-  for (const provider of ['ACCOUNTING', 'CRM'] as const) await temporal.client.schedule.getHandle(providerSyncScheduleId({ organizationId: tenant.id, provider })).delete().catch(() => undefined);
+  for (const provider of ['PAYMENTS', 'ACCOUNTING', 'CRM'] as const) await temporal.client.schedule.getHandle(providerSyncScheduleId({ organizationId: tenant.id, provider })).delete().catch(() => undefined);
   await api.close();
   await temporal.close();
   await fakes.close();
@@ -134,6 +135,8 @@ describe('D18 payments: the events list catches up a missed webhook', () => {
     expect((await quoteRow(quote.quote_id)).paid_at).toEqual(paid);
     // And a sync after it applies nothing again.
     expect((await syncRun('PAYMENTS')).result).toMatchObject({ applied: 0, error: null });
+    // The tenant's first invoice made its payments schedule (the platform's account needs no consent).
+    expect((await temporal.client.schedule.getHandle(providerSyncScheduleId({ organizationId: tenant.id, provider: 'PAYMENTS' })).describe()).state.paused).toBe(false);
   }, 120_000);
 
   it('pages through many events; a 5xx that outlasts the retries ends the run with the error and the watermark at the last page applied; the next run goes on', async () => {
