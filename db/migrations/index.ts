@@ -12,6 +12,7 @@ import { Migration20261123000000QuoteDetail } from './Migration20261123000000Quo
 import { Migration20261124070000DeveloperWebhooks } from './Migration20261124070000DeveloperWebhooks';
 import { Migration20261124080000FieldSync } from './Migration20261124080000FieldSync';
 import { Migration20261124090000V1Quotes } from './Migration20261124090000V1Quotes';
+import { Migration20261124100000ProviderSync } from './Migration20261124100000ProviderSync';
 import { Migration20261124110000OperationsMetrics } from './Migration20261124110000OperationsMetrics';
 import { Migration20261124120000WebhookFormats } from './Migration20261124120000WebhookFormats';
 
@@ -34,6 +35,7 @@ export const migrations = [
   { name: 'Migration20261124070000DeveloperWebhooks', class: Migration20261124070000DeveloperWebhooks },
   { name: 'Migration20261124080000FieldSync', class: Migration20261124080000FieldSync },
   { name: 'Migration20261124090000V1Quotes', class: Migration20261124090000V1Quotes },
+  { name: 'Migration20261124100000ProviderSync', class: Migration20261124100000ProviderSync },
   { name: 'Migration20261124110000OperationsMetrics', class: Migration20261124110000OperationsMetrics },
   { name: 'Migration20261124120000WebhookFormats', class: Migration20261124120000WebhookFormats },
 ];

@@ -50,7 +50,10 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
   outbox_events: { api: ['INSERT'], worker: ['INSERT', 'SELECT'] },
   sync_records: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
-  payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: [] },
+  // D18: the payments sync handles events as the webhook does, de-duplicated with it.
+  payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: ['INSERT', 'SELECT'] },
+  provider_sync_state: { api: [], worker: ['INSERT', 'SELECT', 'UPDATE'] },
+  provider_sync_runs: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
   integration_connections: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   integration_oauth_states: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   webhook_endpoints: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
