@@ -16,6 +16,7 @@ import { CredentialCipher } from '../../db/security/credential-cipher';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { CURRENT_EVENTS_API_VERSION, type EventEnvelope, type OutboxEventName } from '../../db/events/catalogue';
 import { recordEvent } from '../../db/events/outbox';
+import { dollars, percentOf } from '../../db/money';
 import { inTenant } from '../../db/tenant-scope';
 import { smtpMailer, type Mailer } from '../../activities/email/mailer';
 import { createStripeClient } from '../../activities/payments/stripe-client';
@@ -147,10 +148,10 @@ async function settled(eventId: string): Promise<{ endpoint_id: string; status: 
   return (await owner.query('select endpoint_id, status, attempts from webhook_deliveries where event_id = $1 order by series', [eventId])).rows;
 }
 
-async function newQuote(token = sales): Promise<{ quote_id: string; quote_number: number; totals: { amount_cents: number } }> {
+async function newQuote(token = sales): Promise<{ quote_id: string; quote_number: number; totals: { amount_cents: number; cost_cents: number } }> {
   const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true, customer: { name: 'Avery Chen', email: 'avery@example.test' } }) });
   expect(res.status).toBe(200);
-  return (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number } };
+  return (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number; cost_cents: number } };
 }
 
 /** An event recorded straight into the outbox (as /v1/fsm will), then dispatched as the relay would. */
@@ -241,16 +242,23 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
     // Section 6.2's object: every field, from the quote as persisted.
     const revision = (await owner.query('select r.revision from quotes q join rate_card_revisions r on r.id = q.rate_card_revision_id where q.id = $1', [quote.quote_id])).rows[0].revision as Date;
     const customerId = (await owner.query('select customer_id from quotes where id = $1', [quote.quote_id])).rows[0].customer_id as string;
+    // A quote made through /api/ is taxed as Ontario's (13 % HST), in /v1/quotes' totals shape (dollars).
     const tax = Math.floor((quote.totals.amount_cents * 13 + 50) / 100);
     const object = {
       id: quote.quote_id,
       reference: `Q-${quote.quote_number}`,
       revision: 1,
-      status: 'DRAFT',
+      status: 'draft',
       customerId,
       ownerId: tenant.users.sales!.id,
       currency: 'CAD',
-      totals: { subtotal: quote.totals.amount_cents, tax, total: quote.totals.amount_cents + tax },
+      totals: {
+        subtotal: dollars(quote.totals.amount_cents),
+        taxTotal: dollars(tax),
+        grandTotal: dollars(quote.totals.amount_cents + tax),
+        marginPct: percentOf(quote.totals.amount_cents - quote.totals.cost_cents, quote.totals.amount_cents),
+        currency: 'CAD',
+      },
       pricebookRevision: revision.toISOString(),
       approval: { required: false, reason: null },
     };
