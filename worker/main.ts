@@ -14,6 +14,11 @@ import { createOAuthProviders } from '../activities/integrations/providers';
 import { refreshTargets } from '../activities/integrations/connection-store';
 import { CredentialCipher } from '../db/security/credential-cipher';
 import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
+import { clientInterceptors } from '../activities/temporal/client-interceptors';
+import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
+import { activeTracing } from '../activities/runtime/tracing';
+import { installRuntime } from './runtime';
+import { createWorkerMetrics, freeLoopbackPort, operationsFrom, temporalRuntimeMetrics } from './metrics';
 import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
 
@@ -24,17 +29,22 @@ import { allTenantIds } from '../db/organizations';
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
 const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'worker')), poolMax: settings.DATABASE_POOL_MAX });
+// Issue 17: the SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
+const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
+installRuntime({ logger, prometheusBindAddress: runtimeMetrics });
+const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em) });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
 const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
-const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE });
+const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
 // D18: a sync that finds its connection unusable pauses its own schedule.
 const syncSchedules = new ProviderSyncSchedules(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
 const worker = await createWorker({
   connection,
   namespace: settings.TEMPORAL_NAMESPACE,
   taskQueue: settings.TEMPORAL_TASK_QUEUE,
+  metrics,
   deps: {
     em: orm.em,
     logger,
@@ -74,8 +84,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     });
   });
 }
+const metricsServer = await serveMetrics(metrics.registry, { host: settings.METRICS_HOST, port: settings.WORKER_METRICS_PORT, extra: temporalRuntimeMetrics(runtimeMetrics) });
 if (!settings.SMTP_URL) logger.warn('no SMTP_URL: when a webhook endpoint is disabled, its technical contact is not emailed (D13)');
-logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, provider_sync_schedules: ensuredSyncs }, 'worker polling');
+logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, provider_sync_schedules: ensuredSyncs, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
 try {
   await worker.run();
 } finally {
@@ -83,5 +94,7 @@ try {
   await clientConnection.close();
   await connection.close();
   await orm.close(true);
+  await metricsServer.close();
+  await activeTracing()?.shutdown();
   logger.info('worker stopped');
 }

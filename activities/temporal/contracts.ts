@@ -24,6 +24,7 @@ export const WORKFLOW_TYPES = {
   expireQuotes: 'expireQuotes',
   integrationTokenRefresh: 'integrationTokenRefresh',
   deliverWebhook: 'deliverWebhook',
+  changeOrderInvoice: 'changeOrderInvoice',
   providerSync: 'providerSync',
 } as const;
 export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -100,12 +101,23 @@ export const integrationRefreshWorkflowId = (ref: { organizationId: string; prov
 export interface WebhookDeliveryInput {
   organizationId: string;
   deliveryId: string;
+  /** D13: the endpoint's format (fixed at registration); absent in runs started before formats (core). */
+  format?: 'core' | 'field' | 'events';
   timing?: Timing;
 }
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ status: 'delivered' | 'failed' | 'missed' }>;
 /** One delivery series of one event to one endpoint; a replay is the next series. */
 export const webhookWorkflowId = (eventId: string, endpointId: string, series: number) => `webhook-${eventId}-${endpointId}-${series}`;
 
+// ---- changeOrderInvoice: D12 ----
+export interface ChangeOrderInvoiceInput {
+  organizationId: string;
+  changeOrderId: string;
+  timing?: Timing;
+}
+export type ChangeOrderInvoiceWorkflow = (input: ChangeOrderInvoiceInput) => Promise<{ status: 'SUCCEEDED' | 'FAILED'; externalId?: string | null; error?: string }>;
+/** One invoice per approved change order, ever. */
+export const changeOrderInvoiceWorkflowId = (changeOrderId: string) => `change-order-invoice-${changeOrderId}`;
 // ---- providerSync: D18, one schedule per tenant and usable provider ----
 export interface ProviderSyncInput {
   organizationId: string;
