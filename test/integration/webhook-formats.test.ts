@@ -182,9 +182,9 @@ describe('registration: a format fixed at registration, with its own catalogue (
   it('defaults to core; field and events take the names of their catalogue; events pins the current version', async () => {
     const r = await receiver();
     const core = await register({ url: r.url, events: ['quote.approved'] });
-    expect(core).toMatchObject({ format: 'core', api_version: null, events: ['quote.approved'] });
+    expect(core).toMatchObject({ format: 'core', api_version: CURRENT_EVENTS_API_VERSION, events: ['quote.approved'] });
     const field = await register({ url: r.url, format: 'field', events: ['job.dispatched', 'job.status_changed', 'job.completed', 'change_order.submitted', 'change_order.approved', 'change_order.rejected', 'quote.created', 'invoice.generated'] });
-    expect(field).toMatchObject({ format: 'field', api_version: null });
+    expect(field).toMatchObject({ format: 'field', api_version: CURRENT_EVENTS_API_VERSION });
     const events = await register({ url: r.url, format: 'events', events: ['quote.created', 'invoice.generated'], description: 'CRM' });
     expect(events).toMatchObject({ format: 'events', api_version: CURRENT_EVENTS_API_VERSION, description: 'CRM', status: 'enabled' });
     expect(events.secret).toMatch(/^whsec_/);
