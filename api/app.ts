@@ -11,6 +11,10 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
+import { problemErrorHandler, problemNotFound } from './v1/problem-handler';
+import { planLimits } from './v1/plan-limits';
+import { v1QuoteRoutes } from './v1/quotes/routes';
+import { V1QuoteService } from './v1/quotes/v1-quote-service';
 import { PublicRoutes } from './http/public-routes';
 import { createRegistry } from './meta/openapi';
 import { registerEventWebhooks } from './events/openapi';
@@ -44,6 +48,10 @@ import type { Resolver } from '../activities/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
 import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
+import { fsmRoutes } from './fsm/routes';
+import { JobService } from './fsm/job-service';
+import { CrewService } from './fsm/crew-service';
+import { ChangeOrderService } from './fsm/change-order-service';
 
 export interface AppDependencies {
   settings: Settings;
@@ -102,12 +110,18 @@ export function createApp(deps: AppDependencies): Express {
   app.use(express.json({ limit: '1mb', strict: false }));
   // Consulted per request: by then every route has declared whether it is public.
   app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
+  // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401.
+  app.use('/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
+  // D15: the tenant's plan bucket, shared by every process, on every /v1/ path.
+  app.use('/v1', planLimits(deps.em));
 
   healthRoutes(host, deps);
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
-  quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });
+  const rateCards = deps.rateCards ?? new RateCardRepository();
+  quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events) });
+  v1QuoteRoutes(host, { em: deps.em, rateCards, quotes: new V1QuoteService(deps.em, rateCards, deps.events) });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
   paymentsRoutes(host, {
     em: deps.em,
@@ -135,8 +149,11 @@ export function createApp(deps: AppDependencies): Express {
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
+  fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   deps.extraRoutes?.(host);
 
+  app.use('/v1', problemNotFound);
+  app.use('/v1', problemErrorHandler);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

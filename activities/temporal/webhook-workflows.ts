@@ -11,12 +11,16 @@ export class WebhookWorkflows {
   ) {}
 
   /** `event.quoteId`: the quote the event is about, when it is about one (issue 17: findable by QuoteId). */
-  async start(organizationId: string, delivery: { id: string; event_id: string; endpoint_id: string; series: number }, event: { quoteId?: string | undefined } = {}): Promise<void> {
+  async start(
+    organizationId: string,
+    delivery: { id: string; event_id: string; endpoint_id: string; series: number; format?: 'core' | 'field' | 'events' },
+    event: { quoteId?: string | undefined } = {},
+  ): Promise<void> {
     try {
       await this.client.workflow.start<WebhookDeliveryWorkflow>(WORKFLOW_TYPES.deliverWebhook, {
         taskQueue: this.options.taskQueue,
         workflowId: webhookWorkflowId(delivery.event_id, delivery.endpoint_id, delivery.series),
-        args: [{ organizationId, deliveryId: delivery.id, timing: this.options.timing ?? {} }],
+        args: [{ organizationId, deliveryId: delivery.id, ...(delivery.format ? { format: delivery.format } : {}), timing: this.options.timing ?? {} }],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [
           { key: OrganizationIdKey, value: organizationId },

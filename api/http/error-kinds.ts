@@ -19,4 +19,9 @@ export const ERROR_RESPONSES: Readonly<Record<ErrorKind, { status: number; code:
   provider_failed: { status: 502, code: 'provider_error' },
   provider_unavailable: { status: 503, code: 'provider_error' },
   internal: { status: 500, code: 'internal_error' },
+  // D10's kinds answered in the section 7 envelope should one reach /api/ (the /v1 handler answers them as problems).
+  job_not_found: { status: 404, code: 'not_found' },
+  invalid_transition: { status: 409, code: 'conflict' },
+  idempotency_key_reused: { status: 422, code: 'validation_failed' },
+  idempotency_key_in_use: { status: 409, code: 'conflict' },
 };

@@ -13,6 +13,8 @@ export const ERROR_KINDS = [
   'bad_request', 'payload_too_large', 'unsupported_encoding', 'validation_failed', 'unauthenticated',
   'invalid_credentials', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'provider_failed',
   'provider_unavailable', 'internal',
+  // D10's problem types that /api/ never raises; the table still answers them (api/http/error-kinds.ts).
+  'job_not_found', 'invalid_transition', 'idempotency_key_reused', 'idempotency_key_in_use',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
@@ -32,6 +34,14 @@ export const invalidCredentials = () => new DomainError('invalid_credentials', '
 export const forbidden = (message = 'Your role does not allow this.') => new DomainError('forbidden', message);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
+/** D10 `job-not-found`: also what a technician gets for another crew's job. */
+export const jobNotFound = (message = 'No such job.') => new DomainError('job_not_found', message);
+/** D11: a job status change the table does not allow (409 `invalid-transition`). */
+export const invalidTransition = (message: string) => new DomainError('invalid_transition', message);
+/** D14: the same Idempotency-Key with another body. */
+export const idempotencyKeyReused = () => new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with another request body.');
+/** D14: the first request with this Idempotency-Key is still running. */
+export const idempotencyKeyInUse = () => new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry later.');
 /** The provider answered with an error (a 502 in section 7). */
 export const providerFailed = (message: string) => new DomainError('provider_failed', message);
 /** The provider is not configured or cannot be reached (a 503). */

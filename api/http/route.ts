@@ -8,6 +8,10 @@ import { ErrorEnvelopeSchema } from './common-schemas';
 import { errorExample } from './error-examples';
 import type { PublicRoutes } from './public-routes';
 import type { Caller } from './request-context';
+import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemExample } from '../v1/problem';
+
+/** D10: the paths whose errors are problem details. */
+export const isProblemPath = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
@@ -131,19 +135,24 @@ function validationComplaints(spec: AnySpec): Record<string, string> {
 function describe(spec: AnySpec): RouteConfig {
   const responses: RouteConfig['responses'] = {};
   const declared: Record<number, ResponseSpec> = { ...spec.responses };
-  const error = (description: string): ResponseSpec => ({ description, schema: ErrorEnvelopeSchema });
+  // D10: under /v1/ errors are problem details, not the section 7 envelope.
+  const problems = isProblemPath(spec.path);
+  const errorSchema = problems ? ProblemSchema : ErrorEnvelopeSchema;
+  const error = (description: string): ResponseSpec => ({ description, schema: errorSchema, ...(problems ? { contentType: PROBLEM_CONTENT_TYPE } : {}) });
+  const exampleOf = (status: number, message: string, fields?: Record<string, string>) =>
+    problems ? problemExample(status, message, fields) : errorExample(status, message, fields);
   if (spec.auth === 'bearer') declared[401] ??= error('Missing, malformed or foreign token.');
   if (spec.roles) declared[403] ??= error('Role not allowed.');
   if (spec.body || spec.query || spec.params) {
-    declared[422] ??= { ...error('Body, query or path failed validation.'), example: errorExample(422, 'The request did not pass validation.', validationComplaints(spec)) };
+    declared[422] ??= { ...error('Body, query or path failed validation.'), example: exampleOf(422, 'The request did not pass validation.', validationComplaints(spec)) };
   }
   if (!spec.path.startsWith('/api/health')) declared[429] ??= error('Rate limited; back off by Retry-After.');
   declared[500] ??= error('Unhandled server error; quote the request_id.');
 
   for (const [status, response] of Object.entries(declared)) {
     let example = response.example;
-    if (response.schema === ErrorEnvelopeSchema && example === undefined) {
-      example = errorExample(Number(status), Number(status) === 500 ? 'Internal server error.' : response.description);
+    if (response.schema === errorSchema && example === undefined) {
+      example = exampleOf(Number(status), Number(status) === 500 ? 'Internal server error.' : response.description);
     }
     responses[status] = {
       description: response.description,

@@ -17,6 +17,10 @@ const EXPECTED: Record<(typeof ERROR_KINDS)[number], [number, (typeof ERROR_CODE
   provider_failed: [502, 'provider_error'],
   provider_unavailable: [503, 'provider_error'],
   internal: [500, 'internal_error'],
+  job_not_found: [404, 'not_found'],
+  invalid_transition: [409, 'conflict'],
+  idempotency_key_reused: [422, 'validation_failed'],
+  idempotency_key_in_use: [409, 'conflict'],
 };
 
 describe('error kinds', () => {
