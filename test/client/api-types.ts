@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dated API versions, their changes and how long each is supported (D16)
+         * @description Document 000 section 9 and D16. Send `Service-Version: YYYY-MM-DD` on a request to be answered in that version; without it the workspace’s pinned version applies (the current one at its first request). Every answer under /api/v1 and /v1 says its version in `Service-Version`. A version is supported twelve months after the next one’s release, and retired only after that, once listed here.
+         */
+        get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/routes": {
         parameters: {
             query?: never;
@@ -1376,6 +1396,20 @@ export interface components {
                 request_id: string | null;
             };
         };
+        VersionList: {
+            current: string;
+            data: {
+                /** @description YYYY-MM-DD, the value of Service-Version */
+                version: string;
+                current: boolean;
+                changes: string[];
+                /** @description Twelve months after the next version’s release; null for the current version */
+                supported_until: string | null;
+                retired: boolean;
+                /** @description When it stopped being served, once announced (never before supported_until) */
+                retired_on: string | null;
+            }[];
+        };
         RouteTable: {
             count: number;
             routes: {
@@ -2131,7 +2165,7 @@ export interface components {
              * @enum {string}
              */
             format: "core" | "field" | "events";
-            /** @description D16: the version an events endpoint pinned at registration (its envelopes' apiVersion); null for the other formats */
+            /** @description D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
             api_version: string | null;
             /**
              * Format: date-time
@@ -2176,7 +2210,7 @@ export interface components {
              * @enum {string}
              */
             format: "core" | "field" | "events";
-            /** @description D16: the version an events endpoint pinned at registration (its envelopes' apiVersion); null for the other formats */
+            /** @description D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
             api_version: string | null;
             /**
              * Format: date-time
@@ -2353,19 +2387,6 @@ export interface components {
              * @description The last change of anything the job shows, to the microsecond; strictly increasing per tenant in commit order.
              */
             updated_at: string;
-        };
-        /** @description RFC 9457 problem details (D10). */
-        Problem: {
-            /** @enum {string} */
-            type: "unauthenticated" | "forbidden" | "job-not-found" | "not-found" | "invalid-transition" | "validation-failed" | "conflict" | "rate-limited" | "idempotency-key-reused" | "idempotency-key-in-use" | "internal-error";
-            title: string;
-            status: number;
-            detail: string;
-            request_id: string | null;
-            /** @description validation-failed only: the first complaint per dotted path. */
-            errors?: {
-                [key: string]: string;
-            };
         };
         JobDetail: {
             /** Format: uuid */
@@ -2699,6 +2720,121 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    listVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "current": "2026-07-01",
+                     *       "data": [
+                     *         {
+                     *           "version": "2026-07-01",
+                     *           "current": true,
+                     *           "changes": [
+                     *             "Quote lines: `lines[].deduction` is a scalar (inches the tube is shorter than the finished width); it was `{tubeIn, hembarIn, fabricIn}` before."
+                     *           ],
+                     *           "supported_until": null,
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2026-04-15",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "`pricebookRevision` added on quote responses and on the `quote.created` event."
+                     *           ],
+                     *           "supported_until": "2027-07-01",
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2026-01-20",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` added on `invoice.generated`."
+                     *           ],
+                     *           "supported_until": "2027-04-15",
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2025-10-08",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "The v0 `/estimates` superseded by `/v1/quotes`."
+                     *           ],
+                     *           "supported_until": "2027-01-20",
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2025-06-03",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "REST API v1 and signed webhooks."
+                     *           ],
+                     *           "supported_until": "2026-10-08",
+                     *           "retired": true,
+                     *           "retired_on": "2026-10-09"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VersionList"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
