@@ -284,7 +284,9 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
     });
     expect(Stripe.webhooks.constructEvent(gotField!.body, fieldHeaders['x-service-signature']!, field.secret)).toMatchObject({ event_id: envelope.id });
     expect(hmacVerifies(fieldHeaders['x-service-signature']!, gotField!.body, field.secret)).toBe(true);
-    expect(hmacVerifies(fieldHeaders['x-service-signature']!, gotField!.body.replace('draft', 'sent!'), field.secret)).toBe(false);
+    const tampered = gotField!.body.replace('"status":"draft"', '"status":"sent"');
+    expect(tampered).not.toBe(gotField!.body);
+    expect(hmacVerifies(fieldHeaders['x-service-signature']!, tampered, field.secret)).toBe(false);
     expect(() => Stripe.webhooks.constructEvent(gotField!.body, fieldHeaders['x-service-signature']!, events.secret)).toThrow();
 
     // Events (document 001 section 6.2).
@@ -385,8 +387,8 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
       customerId,
       currency: 'CAD',
       status: 'open',
-      totals: { subtotal: quote.totals.amount_cents, tax, total: invoice.total },
-      taxLines: [{ code: 'TAX', rate: '0.13', amount: tax }],
+      totals: { subtotal: dollars(quote.totals.amount_cents), taxTotal: dollars(tax), grandTotal: dollars(invoice.total), currency: 'CAD' },
+      taxLines: [{ code: 'HST', rate: 0.13, amount: dollars(tax) }],
       partsConsumed: [],
       erpSync: { target: 'accounting', status: 'skipped' },
     };
@@ -446,8 +448,8 @@ describe("invoice.generated for a change order's invoice (D12, D13)", () => {
       sourceType: 'change_order',
       sourceId: changeOrder.change_order_id,
       quoteId,
-      totals: { subtotal: sell, tax, total: coInvoice.total },
-      taxLines: [{ code: 'TAX', rate: '0.13', amount: tax }],
+      totals: { subtotal: dollars(sell), taxTotal: dollars(tax), grandTotal: dollars(coInvoice.total), currency: 'CAD' },
+      taxLines: [{ code: 'HST', rate: 0.13, amount: dollars(tax) }],
     });
     expect(coInvoice.total).toBe(sell + tax);
 
