@@ -573,6 +573,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations/sync-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The scheduled provider sync runs: most recent first
+         * @description D18: every run of this workspace’s provider sync (one Temporal schedule per connected provider, every `PROVIDER_SYNC_INTERVAL`): when it started and finished, the changes it read and applied, the watermark before and after, and its error. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         */
+        get: operations["listProviderSyncRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/integrations/{provider}/connect": {
         parameters: {
             query?: never;
@@ -2054,6 +2074,35 @@ export interface components {
              * @description ISO-8601, UTC
              */
             synced_at: string | null;
+        };
+        SyncRunList: {
+            data: components["schemas"]["SyncRun"][];
+        };
+        SyncRun: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            provider: "PAYMENTS" | "ACCOUNTING" | "CRM";
+            /** @description The Temporal workflow of the run (`provider-sync-<organization>-<provider>-<scheduled time>`) */
+            workflow_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description Null while the run goes on
+             */
+            finished_at: string | null;
+            /** @description Changes read at the provider */
+            seen: number;
+            /** @description Changes that changed something here (a quote paid or rejected) */
+            applied: number;
+            watermark_before: string | null;
+            /** @description Never past what the run applied */
+            watermark_after: string | null;
+            error: string | null;
         };
         IntegrationConnect: {
             /** @enum {string} */
@@ -7628,6 +7677,181 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SyncRecordList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listProviderSyncRuns: {
+        parameters: {
+            query?: {
+                provider?: "payments" | "accounting" | "crm";
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sync runs */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "provider": "ACCOUNTING",
+                     *           "workflow_id": "provider-sync-8a0e4b9c-2f6d-4e1a-9b3c-5d7e9f1a3b5c-accounting-2026-11-21T16:45:00Z",
+                     *           "started_at": "2026-11-21T16:45:00.120Z",
+                     *           "finished_at": "2026-11-21T16:45:01.480Z",
+                     *           "seen": 3,
+                     *           "applied": 1,
+                     *           "watermark_before": "2026-11-21T16:29:58.000Z",
+                     *           "watermark_after": "2026-11-21T16:44:12.000Z",
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "id": "d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f6a",
+                     *           "provider": "PAYMENTS",
+                     *           "workflow_id": "provider-sync-8a0e4b9c-2f6d-4e1a-9b3c-5d7e9f1a3b5c-payments-2026-11-21T16:45:00Z",
+                     *           "started_at": "2026-11-21T16:45:00.090Z",
+                     *           "finished_at": "2026-11-21T16:45:09.310Z",
+                     *           "seen": 0,
+                     *           "applied": 0,
+                     *           "watermark_before": "evt_1QabcDEFghiJKLmn",
+                     *           "watermark_after": "evt_1QabcDEFghiJKLmn",
+                     *           "error": "payments provider unavailable: 503 api_error: injected outage"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SyncRunList"];
                 };
             };
             /** @description A cursor this list did not hand out */
