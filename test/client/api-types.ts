@@ -2354,19 +2354,6 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description RFC 9457 problem details (D10). */
-        Problem: {
-            /** @enum {string} */
-            type: "unauthenticated" | "forbidden" | "job-not-found" | "not-found" | "invalid-transition" | "validation-failed" | "conflict" | "rate-limited" | "idempotency-key-reused" | "idempotency-key-in-use" | "internal-error";
-            title: string;
-            status: number;
-            detail: string;
-            request_id: string | null;
-            /** @description validation-failed only: the first complaint per dotted path. */
-            errors?: {
-                [key: string]: string;
-            };
-        };
         JobDetail: {
             /** Format: uuid */
             job_id: string;
