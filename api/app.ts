@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import './http/request-context';
 import type { Settings } from '../activities/runtime/settings';
 import { requestContext } from './http/request-id';
+import { requestScope } from './http/request-scope';
+import type { RequestMetrics } from './http/metrics';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
@@ -14,7 +16,6 @@ import { planLimits } from './v1/plan-limits';
 import { announceVersion, registrationVersion, resolveVersion } from './versions/middleware';
 import { versionRoutes } from './versions/routes';
 import { inTenant } from '../db/tenant-scope';
-import { pinEndpointVersion } from '../db/versions/pins';
 import { v1QuoteRoutes } from './v1/quotes/routes';
 import { V1QuoteService } from './v1/quotes/v1-quote-service';
 import { PublicRoutes } from './http/public-routes';
@@ -50,6 +51,10 @@ import type { Resolver } from '../activities/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
 import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
+import { fsmRoutes } from './fsm/routes';
+import { JobService } from './fsm/job-service';
+import { CrewService } from './fsm/crew-service';
+import { ChangeOrderService } from './fsm/change-order-service';
 
 export interface AppDependencies {
   settings: Settings;
@@ -72,6 +77,8 @@ export interface AppDependencies {
   integrationWorkflows?: IntegrationWorkflows;
   /** DNS for webhook URL checks at registration (tests inject answers). */
   resolver?: Resolver;
+  /** Prometheus counters of requests (issue 17), served at METRICS_PORT by api/main.ts. */
+  metrics?: RequestMetrics;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -97,6 +104,8 @@ export function createApp(deps: AppDependencies): Express {
   const cipher = CredentialCipher.fromSettings(deps.settings);
 
   app.use(requestContext(deps.logger));
+  app.use(requestScope());
+  if (deps.metrics) app.use(deps.metrics.middleware);
   app.use(securityHeaders());
   app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
@@ -136,7 +145,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   });
   webhookRoutes(host, {
-    pinVersion: (req, caller, endpointId) => inTenant(deps.em, caller.organizationId, (tx) => pinEndpointVersion(tx, endpointId, registrationVersion(req))),
+    registrationVersion,
     endpoints: new WebhookEndpointService({
       em: deps.em,
       cipher,
@@ -148,6 +157,7 @@ export function createApp(deps: AppDependencies): Express {
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
+  fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   deps.extraRoutes?.(host);
 
   app.use('/v1', problemNotFound);

@@ -23,6 +23,24 @@ export function beginSyncAttempt(em: EntityManager, ref: SyncRecordKey): Promise
   return upsert(em, ref, `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'PENDING' end, attempts = sync_records.attempts + 1`, 'PENDING', 1);
 }
 
+/** The record as it is, locked until the transaction ends (none before its first attempt). */
+export async function lockSyncRecord(em: EntityManager, ref: SyncRecordKey): Promise<{ status: SyncStatus; external_id: string | null } | undefined> {
+  const [row] = await em.execute<{ status: SyncStatus; external_id: string | null }[]>(
+    'select status, external_id from sync_records where provider = ? and entity_type = ? and quote_id = ? for update',
+    [ref.provider, ENTITY_TYPE[ref.provider], ref.quoteId],
+  );
+  return row;
+}
+
+/** A record by its local id (a change order's invoice, D12), locked until the transaction ends. */
+export async function lockSyncRecordByLocalId(em: EntityManager, ref: { provider: SyncProvider; entityType: string; localId: string }): Promise<{ status: SyncStatus; external_id: string | null } | undefined> {
+  const [row] = await em.execute<{ status: SyncStatus; external_id: string | null }[]>(
+    'select status, external_id from sync_records where provider = ? and entity_type = ? and local_id = ? for update',
+    [ref.provider, ref.entityType, ref.localId],
+  );
+  return row;
+}
+
 export function syncSucceeded(em: EntityManager, ref: SyncRecordKey & { externalId: string; amountCents: number | null }): Promise<void> {
   return upsert(em, ref, `status = 'SUCCEEDED', external_id = ?, amount_cents = ?, last_error = null, synced_at = now()`, 'SUCCEEDED', 0, [ref.externalId, ref.amountCents]);
 }
@@ -41,7 +59,7 @@ async function upsert(em: EntityManager, ref: SyncRecordKey, onConflict: string,
   await em.execute(
     `insert into sync_records (organization_id, provider, entity_type, quote_id, local_id, status, attempts, external_id, amount_cents, last_error, synced_at)
      values (app_current_organization(), ?, ?, ?, ?, ?, ?, ?, ?, ?, case when ? = 'SUCCEEDED' then now() end)
-     on conflict (organization_id, provider, entity_type, quote_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
+     on conflict (organization_id, provider, entity_type, local_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
     [ref.provider, ENTITY_TYPE[ref.provider], ref.quoteId, ref.quoteId, initialStatus, initialAttempts, initial.external, initial.amount, initial.error, initialStatus, ...params],
   );
 }

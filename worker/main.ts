@@ -14,6 +14,13 @@ import { createOAuthProviders } from '../activities/integrations/providers';
 import { refreshTargets } from '../activities/integrations/connection-store';
 import { CredentialCipher } from '../db/security/credential-cipher';
 import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
+import { clientInterceptors } from '../activities/temporal/client-interceptors';
+import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
+import { activeTracing } from '../activities/runtime/tracing';
+import { installRuntime } from './runtime';
+import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, temporalRuntimeMetrics } from './metrics';
+import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
+import { allTenantIds } from '../db/organizations';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -22,13 +29,22 @@ import { IntegrationWorkflows } from '../activities/temporal/integration-workflo
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
 const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'worker')), poolMax: settings.DATABASE_POOL_MAX });
+// Issue 17: the SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
+const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
+installRuntime({ logger, prometheusBindAddress: runtimeMetrics });
+const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em), syncRunLag: syncRunLagFrom(orm.em) });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
+const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
+const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
+// D18: a sync that finds its connection unusable pauses its own schedule.
+const syncSchedules = new ProviderSyncSchedules(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
 const worker = await createWorker({
   connection,
   namespace: settings.TEMPORAL_NAMESPACE,
   taskQueue: settings.TEMPORAL_TASK_QUEUE,
+  metrics,
   deps: {
     em: orm.em,
     logger,
@@ -42,17 +58,22 @@ const worker = await createWorker({
       mailer: settings.SMTP_URL ? smtpMailer(settings.SMTP_URL, settings.MAIL_FROM) : undefined,
       publicBaseUrl: settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`,
     },
+    providerSync: { schedules: syncSchedules },
   },
 });
 
-const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
-const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE });
 const relay = new OutboxRelay(orm.em, new EventDispatcher(client, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }), logger);
 relay.start();
 await ensureSchedules(client, settings.TEMPORAL_TASK_QUEUE);
 // Every usable connection has its token refresh workflow, even one whose start the API could not
 // make (Temporal was down at consent time). Starting one that runs only wakes it.
-const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }).ensureAll(await refreshTargets(orm.em));
+const connectedTargets = await refreshTargets(orm.em);
+const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }).ensureAll(connectedTargets);
+// D18: every usable provider of every tenant has its sync schedule (payments: the platform's account).
+const ensuredSyncs = await syncSchedules.ensureAll([
+  ...connectedTargets,
+  ...(payments ? (await allTenantIds(orm.em.fork())).map((organizationId) => ({ organizationId, provider: 'PAYMENTS' as const })) : []),
+]);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -63,8 +84,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     });
   });
 }
+const metricsServer = await serveMetrics(metrics.registry, { host: settings.METRICS_HOST, port: settings.WORKER_METRICS_PORT, extra: temporalRuntimeMetrics(runtimeMetrics) });
 if (!settings.SMTP_URL) logger.warn('no SMTP_URL: when a webhook endpoint is disabled, its technical contact is not emailed (D13)');
-logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes }, 'worker polling');
+logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, provider_sync_schedules: ensuredSyncs, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
 try {
   await worker.run();
 } finally {
@@ -72,5 +94,7 @@ try {
   await clientConnection.close();
   await connection.close();
   await orm.close(true);
+  await metricsServer.close();
+  await activeTracing()?.shutdown();
   logger.info('worker stopped');
 }

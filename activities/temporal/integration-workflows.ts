@@ -12,6 +12,7 @@ import {
   type TokenRefreshWorkflow,
 } from './contracts';
 import { OrganizationIdKey, ProviderKey } from './search-attributes';
+import type { ProviderSyncSchedules } from './provider-sync-schedules';
 
 export interface ConnectionKey {
   organizationId: string;
@@ -26,7 +27,7 @@ export interface ConnectionKey {
 export class IntegrationWorkflows {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; timing?: Timing; roundsPerRun?: number; logger?: Logger },
+    private readonly options: { taskQueue: string; timing?: Timing; roundsPerRun?: number; logger?: Logger; syncSchedules?: ProviderSyncSchedules },
   ) {}
 
   /**
@@ -34,6 +35,13 @@ export class IntegrationWorkflows {
    * Disconnected: signal it, so it looks, finds DISCONNECTED and ends; nothing to do if none runs.
    */
   async connectionChanged(ref: ConnectionKey, reason: ConnectionChange['reason']): Promise<void> {
+    await this.refreshWorkflowChanged(ref, reason);
+    // D18: the provider sync schedule follows the connection: made or resumed, or paused.
+    if (reason === 'connected') await this.options.syncSchedules?.ensure(ref, 'connected');
+    else await this.options.syncSchedules?.pause(ref, 'disconnected');
+  }
+
+  private async refreshWorkflowChanged(ref: ConnectionKey, reason: ConnectionChange['reason']): Promise<void> {
     const workflowId = integrationRefreshWorkflowId(ref);
     if (reason === 'disconnected') {
       try {

@@ -1,5 +1,4 @@
 import type { Request } from 'express';
-import type { Caller } from '../http/request-context';
 import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
@@ -14,7 +13,7 @@ import {
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
 /** D6, all ADMIN only and tenant-scoped. */
-export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpointService; pinVersion: (req: Request, caller: Caller, endpointId: string) => Promise<void> }): void {
+export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpointService; registrationVersion: (req: Request) => string }): void {
   route(host, {
     method: 'post',
     path: '/api/v1/webhook-endpoints',
@@ -22,7 +21,9 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'Subscribe an https URL to events; the signing secret is shown only in this answer',
     description:
       'D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, ' +
-      'checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again.',
+      'checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again. ' +
+      'D13: `format` (`core` by default, `field` or `events`) is fixed here; `events` are names of that format\'s catalogue (422 otherwise), and the format decides ' +
+      'the envelope, headers, response window and retry schedule (docs/webhooks.md).',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -30,10 +31,8 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     bodyExample: CREATE_ENDPOINT_EXAMPLE,
     responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret, example: ENDPOINT_WITH_SECRET_EXAMPLE }, 400: error('Not https, or resolves to a non-public address, or no encryption key') },
     handler: async ({ req, res, caller, body }) => {
-      const created = await deps.endpoints.create(caller, body);
       // D16: its deliveries are shaped for the version current now (or the one this request named).
-      await deps.pinVersion(req, caller, created.id);
-      res.status(201).json(created);
+      res.status(201).json(await deps.endpoints.create(caller, body, deps.registrationVersion(req)));
     },
   });
 

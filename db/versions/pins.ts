@@ -14,11 +14,6 @@ export async function pinTenantVersion(em: EntityManager, current: string): Prom
   return row.api_version;
 }
 
-/** D16: a webhook endpoint pins the version current at its registration (or the one its request named). */
-export async function pinEndpointVersion(em: EntityManager, endpointId: string, version: string): Promise<void> {
-  await em.execute('update webhook_endpoints set api_version = ? where id = ?', [version, endpointId]);
-}
-
 export async function endpointVersion(em: EntityManager, endpointId: string): Promise<string | null> {
   const [row] = await em.execute<{ api_version: string | null }[]>('select api_version from webhook_endpoints where id = ?', [endpointId]);
   return row?.api_version ?? null;

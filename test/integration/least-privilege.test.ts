@@ -48,9 +48,12 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   quote_lines: { api: ['DELETE', 'INSERT', 'SELECT'], worker: [] },
   work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
-  outbox_events: { api: ['INSERT'], worker: ['SELECT'] },
+  outbox_events: { api: ['INSERT'], worker: ['INSERT', 'SELECT'] },
   sync_records: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
-  payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: [] },
+  // D18: the payments sync handles events as the webhook does, de-duplicated with it.
+  payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: ['INSERT', 'SELECT'] },
+  provider_sync_state: { api: [], worker: ['INSERT', 'SELECT', 'UPDATE'] },
+  provider_sync_runs: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
   integration_connections: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   integration_oauth_states: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   webhook_endpoints: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
@@ -58,6 +61,15 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   webhook_delivery_attempts: { api: ['SELECT'], worker: ['INSERT', 'SELECT'] },
   // D13: the one notice per disabling, claimed and kept by the worker.
   webhook_endpoint_notices: { api: [], worker: ['INSERT', 'SELECT'] },
+  // Issue 12 (D11, D12): the field-sync jobs. The worker reads a change order to invoice it.
+  crews: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  crew_members: { api: ['DELETE', 'INSERT', 'SELECT'], worker: [] },
+  sites: { api: ['INSERT', 'SELECT'], worker: [] },
+  job_sync_clock: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  time_entries: { api: ['INSERT', 'SELECT'], worker: [] },
+  material_draws: { api: ['INSERT', 'SELECT'], worker: [] },
+  change_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT'] },
+  job_history: { api: ['INSERT', 'SELECT'], worker: [] },
   // D14: the catalogue (written by the seed), every revision of a quote (append-only), the idempotency keys.
   catalogue_products: { api: ['SELECT'], worker: [] },
   quote_revisions: { api: ['INSERT', 'SELECT'], worker: [] },
@@ -74,6 +86,9 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   'outbox_mark_dispatched_in_tenant(uuid[])': ['api', 'worker'],
   // D13: the effective technical contact (the worker addresses the notice without reading users).
   'organization_technical_contact()': ['api', 'worker'],
+  // Issue 17: counts for the worker's /metrics (the operator's alerts), across tenants.
+  'operations_metrics()': ['worker'],
+  'sync_run_lag()': ['worker'],
 };
 
 describe('separate database roles for the API and the worker', () => {

@@ -8,6 +8,7 @@ import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
 import { inTenant } from '../../db/tenant-scope';
+import { addToSyncRun, beginSyncRun, finishSyncRun, writeWatermark } from '../../db/provider-sync/provider-sync';
 import { workerOrm } from './worker-db';
 import { startMailCatcher } from '../../scripts/infra/mail-catcher';
 import { smtpMailer } from '../../activities/email/mailer';
@@ -36,7 +37,7 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     const quoteId = ((await res.json()) as { quote_id: string }).quote_id;
     const admin = await api.tokenFor(await sandboxUser(owner, subdomain, 'admin@sandbox.test'));
     const tech = await sandboxUser(owner, subdomain, 'tech@sandbox.test');
-    const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id, scheduledDate: '2026-12-01' } });
+    const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id, scheduledDate: '2026-12-01', siteAddress: `1 Isolation Rd, ${subdomain}` } });
     if (created.status !== 201) throw new Error(`populating ${subdomain}: work order answered ${created.status} ${await created.text()}`);
     const workOrderId = ((await created.json()) as { id: string }).id;
     // A webhook endpoint (D6) subscribed to the event the transition below emits.
@@ -58,6 +59,16 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     // Approval (without a worker here) and the sync row its fan-out writes for an unconnected provider.
     const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
     if (approved.status !== 200) throw new Error(`populating ${subdomain}: approve answered ${approved.status} ${await approved.text()}`);
+    // Issue 12: the job's time, material and a change order (crews, sites, the sync clock and job history come with the work order).
+    const field = async (path: string, json: unknown, expected: number) => {
+      const answer = await api.request(path, { method: 'POST', token: admin, json });
+      if (answer.status !== expected) throw new Error(`populating ${subdomain}: ${path} answered ${answer.status} ${await answer.text()}`);
+      return (await answer.json()) as { change_order_id?: string };
+    };
+    await field(`/v1/fsm/jobs/${workOrderId}/time-entries`, { technician_id: tech.id, started_at: '2026-12-01T14:00:00Z', ended_at: '2026-12-01T16:00:00Z' }, 201);
+    await field(`/v1/fsm/jobs/${workOrderId}/material-draws`, { sku: 'HW-ROLLER-STD', quantity: '1' }, 201);
+    const raised = await field(`/v1/fsm/jobs/${workOrderId}/change-orders`, { reason: 'Isolation check change order', labour_hours: 1 }, 201);
+    await field(`/v1/fsm/change-orders/${raised.change_order_id}/reject`, { reason: 'Isolation check' }, 200);
     await new SyncRecords(worker.em).skipped({ organizationId: tech.organizationId, quoteId, provider: 'CRM', reason: 'CRM provider not connected' });
     // Without a worker here: the delivery row the fan-out writes, and one real attempt (the activity's code) with its log row.
     const [delivery] = await inTenant(worker.em, tech.organizationId, (tx) =>
@@ -99,6 +110,13 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
       mailer.close();
       await catcher.stop();
     }
+    // D18: a provider sync run and its watermark, written by the sync's own queries as the worker's role.
+    await inTenant(worker.em, tech.organizationId, async (tx) => {
+      await beginSyncRun(tx, { provider: 'CRM', workflowId: `provider-sync-${tech.organizationId}-crm-populate` });
+      await writeWatermark(tx, 'CRM', '2026-11-21T16:45:00.000Z');
+      await addToSyncRun(tx, { workflowId: `provider-sync-${tech.organizationId}-crm-populate`, seen: 1, applied: 0, watermark: '2026-11-21T16:45:00.000Z' });
+      await finishSyncRun(tx, { workflowId: `provider-sync-${tech.organizationId}-crm-populate`, error: null });
+    });
     // A consent completed at the accounting fake: the nonce of its state and the connection.
     const connected = await consent(api, admin, 'accounting');
     if (connected.status !== 200) throw new Error(`populating ${subdomain}: accounting consent answered ${connected.status} ${await connected.text()}`);

@@ -1,0 +1,120 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from './outbox';
+import type { EventEnvelope } from './catalogue';
+import { frozenQuoteRow } from '../quotes/quotes';
+import { SALES_TAX_PERCENT, salesTaxCents } from '../quotes/sales-tax';
+import { salesTaxLines } from '../tax/canadian-sales-tax';
+import { dollars, percentOf } from '../money';
+
+/**
+ * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
+ * commit with the change they describe. Their data is document 001 section 6.2's object (the
+ * `events` format sends it as `data.object`; the `field` format as `data`). Money is as the
+ * document 001 interfaces answer it: a JSON number of dollars made from integer cents
+ * (db/money.ts), rates as numbers (docs/webhooks.md).
+ */
+
+/** The proposal reference of a quote (D11: `Q-<quote number>`). */
+export const quoteReference = (quoteNumber: number) => `Q-${quoteNumber}`;
+
+interface QuoteCreatedRow {
+  id: string;
+  quote_number: number;
+  status: string;
+  revision: number | null;
+  customer_id: string | null;
+  created_by_user_id: string;
+  total_amount_cents: string | number;
+  total_cost_cents: string | number;
+  tax_region: string | null;
+  floor_overridden: boolean;
+  override_reason: string | null;
+  pricebook_revision: Date;
+}
+
+/** A quote made through /api/ has no tax region of its own: the province of section 4.3's 13 % (D14). */
+export const DEFAULT_TAX_REGION = 'CA-ON';
+
+/**
+ * `quote.created` (D13, document 001 section 6.2): whenever a quote, or a new revision of one, is
+ * persisted, from `POST /api/v1/quotes/calculate` with `persist` or from `/v1/quotes` and its
+ * revisions. Call it in the transaction that persisted it, after the quote row holds the revision.
+ * The object is built from the row alone, so both interfaces send one shape: section 6.2's
+ * fields with `totals` as `/v1/quotes` answers them (document 001 section 2: dollars, the
+ * region's tax lines summed, the margin in percent) and `status` in lower case.
+ */
+export async function recordQuoteCreated(em: EntityManager, organizationId: string, input: { quoteId: string }): Promise<EventEnvelope> {
+  const [row] = await em.execute<QuoteCreatedRow[]>(
+    `select q.id, q.quote_number, q.status, q.revision, q.customer_id, q.created_by_user_id, q.total_amount_cents, q.total_cost_cents, q.tax_region,
+            q.floor_overridden, q.override_reason, r.revision as pricebook_revision
+       from quotes q join rate_card_revisions r on r.id = q.rate_card_revision_id where q.id = ?`,
+    [input.quoteId],
+  );
+  if (!row) throw new Error(`quote ${input.quoteId} is not in this tenant`);
+  const subtotal = Number(row.total_amount_cents);
+  const taxLines = salesTaxLines(row.tax_region ?? DEFAULT_TAX_REGION, subtotal);
+  if (!taxLines) throw new Error(`quote ${row.id} has an unknown tax region ${row.tax_region}`);
+  const taxTotal = taxLines.reduce((sum, line) => sum + line.amount_cents, 0);
+  return recordEvent(em, organizationId, 'quote.created', {
+    id: row.id,
+    reference: quoteReference(row.quote_number),
+    revision: row.revision ?? 1,
+    status: row.status.toLowerCase(),
+    customerId: row.customer_id,
+    ownerId: row.created_by_user_id,
+    currency: 'CAD',
+    totals: {
+      subtotal: dollars(subtotal),
+      taxTotal: dollars(taxTotal),
+      grandTotal: dollars(subtotal + taxTotal),
+      marginPct: percentOf(subtotal - Number(row.total_cost_cents), subtotal),
+      currency: 'CAD',
+    },
+    pricebookRevision: new Date(row.pricebook_revision).toISOString(),
+    // A price below the tenant's margin floor needed an ADMIN's override and its reason (section 4.3).
+    approval: { required: row.floor_overridden, reason: row.floor_overridden ? row.override_reason : null },
+  });
+}
+
+export interface GeneratedInvoice {
+  quoteId: string;
+  /** The payments provider's invoice id. */
+  invoiceId: string;
+  /** The invoice's total as the provider finalised it, in cents. */
+  totalCents: number | null;
+  /**
+   * What was invoiced when it is not the quote itself: a change order's delta (D12), with its
+   * subtotal before tax in cents. Absent: the quote's frozen calculation (D3).
+   */
+  source?: { type: 'change_order'; id: string; subtotalCents: number };
+}
+
+/**
+ * `invoice.generated` (D13): the payments leg finalised an invoice for an approved quote (at
+ * approval, or by `POST /api/v1/quotes/{id}/invoice`), or for an approved change order of its job
+ * (`source`). The caller records it once per invoice, in the transaction that records the leg's
+ * success.
+ */
+export async function recordInvoiceGenerated(em: EntityManager, organizationId: string, invoice: GeneratedInvoice): Promise<EventEnvelope> {
+  const quote = await frozenQuoteRow(em, invoice.quoteId);
+  if (!quote?.frozen_calculation) throw new Error(`quote ${invoice.quoteId} has no frozen calculation`);
+  const subtotal = invoice.source ? invoice.source.subtotalCents : quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
+  // The invoice's own tax line (D7: an explicit 13 %, Ontario's HST, the region of an /api/ quote).
+  const tax = salesTaxCents(subtotal);
+  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and entity_type = 'invoice' and quote_id = ?`, [invoice.quoteId]);
+  return recordEvent(em, organizationId, 'invoice.generated', {
+    id: invoice.invoiceId,
+    reference: quoteReference(quote.quote_number),
+    sourceType: invoice.source?.type ?? 'quote',
+    sourceId: invoice.source?.id ?? quote.id,
+    quoteId: quote.id,
+    customerId: quote.customer_id,
+    currency: 'CAD',
+    status: 'open',
+    totals: { subtotal: dollars(subtotal), taxTotal: dollars(tax), grandTotal: dollars(invoice.totalCents ?? subtotal + tax), currency: 'CAD' },
+    taxLines: [{ code: 'HST', rate: SALES_TAX_PERCENT / 100, amount: dollars(tax) }],
+    // Parts are drawn against jobs (D11); a quote's invoice consumes none of them.
+    partsConsumed: [],
+    erpSync: { target: 'accounting', status: accounting ? accounting.status.toLowerCase() : 'not_connected' },
+  });
+}
