@@ -24,6 +24,8 @@ export interface QuoteOutcome {
   engineMs: number;
 }
 
+export type KeepOutcome = (tx: EntityManager, outcome: QuoteOutcome) => Promise<void>;
+
 const engineField = (field: string): string =>
   field
     .replace(/^lineItems\.(\d+)\.(fabricSkuCode|hardwareSkuCode|trimSkuCode)$/, 'lines.$1.sku')
@@ -41,7 +43,8 @@ export class V1QuoteService {
     private readonly events?: EventDispatcher,
   ) {}
 
-  async create(caller: Caller, body: QuoteBody): Promise<QuoteOutcome> {
+  /** `keep` runs last in the transaction of the write (D14: the Idempotency-Key's answer commits with it). */
+  async create(caller: Caller, body: QuoteBody, keep?: KeepOutcome): Promise<QuoteOutcome> {
     let event: EventEnvelope | undefined;
     const outcome = await inTenant(this.em, caller.organizationId, async (tx) => {
       const priced = await this.price(tx, caller, body);
@@ -50,14 +53,16 @@ export class V1QuoteService {
       const quote = presentV1Quote({ id: saved.id, quoteNumber: saved.quoteNumber, status: saved.status, revision: 1, createdAt, caller, body, priced });
       await insertQuoteRevision(tx, { quoteId: saved.id, revision: 1, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
       event = await recordQuoteCreated(tx, caller.organizationId, { quoteId: quote.id });
-      return { quote, engineMs: priced.engineMs };
+      const outcome = { quote, engineMs: priced.engineMs };
+      await keep?.(tx, outcome);
+      return outcome;
     });
     if (event) await this.events?.tryDispatch(event);
     return outcome;
   }
 
   /** D14: revision n+1 of a DRAFT or SENT quote, priced anew, with its own `quote.created`. */
-  async revise(caller: Caller, quoteId: string, body: QuoteBody): Promise<QuoteOutcome> {
+  async revise(caller: Caller, quoteId: string, body: QuoteBody, keep?: KeepOutcome): Promise<QuoteOutcome> {
     let event: EventEnvelope | undefined;
     const outcome = await inTenant(this.em, caller.organizationId, async (tx) => {
       const current = await lockQuoteForRevision(tx, quoteId);
@@ -69,7 +74,9 @@ export class V1QuoteService {
       const quote = presentV1Quote({ id: quoteId, quoteNumber: current.quoteNumber, status: current.status, revision, createdAt: current.createdAt, caller, body, priced });
       await insertQuoteRevision(tx, { quoteId, revision, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
       event = await recordQuoteCreated(tx, caller.organizationId, { quoteId: quote.id });
-      return { quote, engineMs: priced.engineMs };
+      const outcome = { quote, engineMs: priced.engineMs };
+      await keep?.(tx, outcome);
+      return outcome;
     });
     if (event) await this.events?.tryDispatch(event);
     return outcome;
