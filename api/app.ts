@@ -43,6 +43,8 @@ import type { Resolver } from '../activities/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
 import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
+import { graphqlRoutes } from './graphql/routes';
+import type { PointsBucket } from './graphql/throttle';
 
 export interface AppDependencies {
   settings: Settings;
@@ -65,6 +67,8 @@ export interface AppDependencies {
   integrationWorkflows?: IntegrationWorkflows;
   /** DNS for webhook URL checks at registration (tests inject answers). */
   resolver?: Resolver;
+  /** Where GraphQL draws its points (D17 with D15). */
+  graphqlBucket?: PointsBucket;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -104,7 +108,8 @@ export function createApp(deps: AppDependencies): Express {
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
-  quoteRoutes(host, { quotes: new QuoteService(deps.em, deps.rateCards ?? new RateCardRepository(), deps.events) });
+  const rateCards = deps.rateCards ?? new RateCardRepository();
+  quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events) });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
   paymentsRoutes(host, {
     em: deps.em,
@@ -132,6 +137,7 @@ export function createApp(deps: AppDependencies): Express {
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
+  if (deps.graphqlBucket) graphqlRoutes(host, { em: deps.em, rateCards, bucket: deps.graphqlBucket, production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 
   app.use('/v1', problemNotFound);
