@@ -38,6 +38,7 @@ export const GRAPHIQL_PAGE = `<!doctype html>
   <meta charset="utf-8">
   <title>Shade Office GraphQL</title>
   <meta name="viewport" content="width=device-width, initial-scale=1">
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${GRAPHIQL_BASE}/graphiql.min.css">
   <link rel="stylesheet" href="${GRAPHIQL_BASE}/page.css">
 </head>
