@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../db/tenant-scope';
-import { beginSyncAttempt, syncFailed, syncSkipped, syncSucceeded, type SyncProvider } from '../db/sync-records';
+import { beginSyncAttempt, lockSyncRecord, syncFailed, syncSkipped, syncSucceeded, type SyncProvider } from '../db/sync-records';
+import { recordInvoiceGenerated } from '../db/events/quote-events';
 
 
 export interface SyncRef {
@@ -22,8 +23,19 @@ export class SyncRecords {
     return inTenant(this.em, ref.organizationId, (tx) => beginSyncAttempt(tx, ref));
   }
 
+  /**
+   * The leg succeeded. For the payments leg this is the moment an invoice was finalised (at
+   * approval, or by `POST /quotes/{id}/invoice`): `invoice.generated` is recorded in the same
+   * transaction (D13), once per invoice however often the success is recorded again.
+   */
   succeeded(ref: SyncRef & { externalId: string; amountCents: number | null }): Promise<void> {
-    return inTenant(this.em, ref.organizationId, (tx) => syncSucceeded(tx, ref));
+    return inTenant(this.em, ref.organizationId, async (tx) => {
+      const before = ref.provider === 'PAYMENTS' ? await lockSyncRecord(tx, ref) : undefined;
+      await syncSucceeded(tx, ref);
+      if (ref.provider === 'PAYMENTS' && !(before?.status === 'SUCCEEDED' && before.external_id === ref.externalId)) {
+        await recordInvoiceGenerated(tx, ref.organizationId, { quoteId: ref.quoteId, invoiceId: ref.externalId, totalCents: ref.amountCents });
+      }
+    });
   }
 
   failed(ref: SyncRef & { lastError: string }): Promise<void> {

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import './http/request-context';
 import type { Settings } from '../activities/runtime/settings';
 import { requestContext } from './http/request-id';
+import { requestScope } from './http/request-scope';
+import type { RequestMetrics } from './http/metrics';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
@@ -69,6 +71,8 @@ export interface AppDependencies {
   resolver?: Resolver;
   /** Where GraphQL draws its points (D17 with D15). */
   graphqlBucket?: PointsBucket;
+  /** Prometheus counters of requests (issue 17), served at METRICS_PORT by api/main.ts. */
+  metrics?: RequestMetrics;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -94,6 +98,8 @@ export function createApp(deps: AppDependencies): Express {
   const cipher = CredentialCipher.fromSettings(deps.settings);
 
   app.use(requestContext(deps.logger));
+  app.use(requestScope());
+  if (deps.metrics) app.use(deps.metrics.middleware);
   app.use(securityHeaders());
   app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.

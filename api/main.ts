@@ -10,6 +10,10 @@ import { createApp } from './app';
 import { DRAIN_DEADLINE_MS, serve } from './http/server';
 import { createLogger } from '../activities/runtime/logger';
 import { databasePassword, loadSettings } from '../activities/runtime/settings';
+import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
+import { activeTracing } from '../activities/runtime/tracing';
+import { clientInterceptors } from '../activities/temporal/client-interceptors';
+import { createRequestMetrics } from './http/metrics';
 
 /** The API process: settings, the application role's pools, the app, and a clean shutdown. */
 const settings = loadSettings();
@@ -22,7 +26,7 @@ limiterPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connectio
 // Lazy: the API serves (health, reads, pricing) even while Temporal is unreachable; events
 // committed meanwhile are started by the worker's outbox relay.
 const temporalConnection = Connection.lazy({ address: settings.TEMPORAL_ADDRESS });
-const temporal = new Client({ connection: temporalConnection, namespace: settings.TEMPORAL_NAMESPACE });
+const temporal = new Client({ connection: temporalConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
 const events = new EventDispatcher(temporal, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger });
 
 const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE });
@@ -32,9 +36,13 @@ const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: 
 
 const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger });
 
-const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, ...(payments ? { payments } : {}) });
+// Issue 17: Prometheus metrics on their own port (docs/operations.md).
+const metricsRegistry = createMetricsRegistry('api');
+const metrics = createRequestMetrics(metricsRegistry);
+const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, metrics, ...(payments ? { payments } : {}) });
 const api = await serve(app, { port: settings.PORT });
-logger.info({ port: settings.PORT }, 'api listening');
+const metricsServer = await serveMetrics(metricsRegistry, { host: settings.METRICS_HOST, port: settings.METRICS_PORT });
+logger.info({ port: settings.PORT, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'api listening');
 
 let stopping = false;
 /**
@@ -47,7 +55,7 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'api shutting down: finishing the requests in flight');
   const { drained } = await api.stop(DRAIN_DEADLINE_MS);
   if (!drained) logger.warn({ deadline_ms: DRAIN_DEADLINE_MS }, 'requests still running at the drain deadline were cut off');
-  await Promise.allSettled([orm.close(true), limiterPool.end(), temporalConnection.close()]);
+  await Promise.allSettled([orm.close(true), limiterPool.end(), temporalConnection.close(), metricsServer.close(), activeTracing()?.shutdown()]);
   logger.info('api stopped');
   process.exit(0);
 }

@@ -23,6 +23,15 @@ export function beginSyncAttempt(em: EntityManager, ref: SyncRecordKey): Promise
   return upsert(em, ref, `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'PENDING' end, attempts = sync_records.attempts + 1`, 'PENDING', 1);
 }
 
+/** The record as it is, locked until the transaction ends (none before its first attempt). */
+export async function lockSyncRecord(em: EntityManager, ref: SyncRecordKey): Promise<{ status: SyncStatus; external_id: string | null } | undefined> {
+  const [row] = await em.execute<{ status: SyncStatus; external_id: string | null }[]>(
+    'select status, external_id from sync_records where provider = ? and entity_type = ? and quote_id = ? for update',
+    [ref.provider, ENTITY_TYPE[ref.provider], ref.quoteId],
+  );
+  return row;
+}
+
 export function syncSucceeded(em: EntityManager, ref: SyncRecordKey & { externalId: string; amountCents: number | null }): Promise<void> {
   return upsert(em, ref, `status = 'SUCCEEDED', external_id = ?, amount_cents = ?, last_error = null, synced_at = now()`, 'SUCCEEDED', 0, [ref.externalId, ref.amountCents]);
 }

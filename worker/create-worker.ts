@@ -1,7 +1,12 @@
 import { Worker, type NativeConnection } from '@temporalio/worker';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { createActivities, type ActivityDependencies } from '../activities';
+import { activeTracing } from '../activities/runtime/tracing';
 import { installQuietRuntime } from './runtime';
+import { activityInterceptors } from './activity-interceptors';
+import type { WorkerMetrics } from './metrics';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -10,19 +15,45 @@ export interface WorkerOptions {
   deps: ActivityDependencies;
   /** 0 in tests: every workflow task replays the history from the start (catches non-determinism). */
   maxCachedWorkflows?: number;
+  /** Counters of provider calls and webhook deliveries (issue 17), served by worker/main.ts. */
+  metrics?: WorkerMetrics;
 }
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** Our workflow interceptors (log attributes, DeliveryStatus): bundled with the workflows. */
+export const WORKFLOW_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/interceptors.ts', import.meta.url));
+/** Temporal's OpenTelemetry workflow interceptors (spans of workflows and the activities they schedule). */
+export const OTEL_WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+
+/**
+ * The workflow interceptor modules of a worker: ours always, OpenTelemetry's when tracing is on
+ * (activities/runtime/tracing.ts). The replay test replays with both.
+ */
+export function workflowInterceptorModules(tracing: boolean): string[] {
+  return tracing ? [WORKFLOW_INTERCEPTORS_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH] : [WORKFLOW_INTERCEPTORS_PATH];
+}
 
 /** One worker: workflows bundled from workflows/, activities from activities/. */
 export function createWorker(options: WorkerOptions): Promise<Worker> {
   installQuietRuntime();
+  const tracing = activeTracing();
+  const ours = activityInterceptors({ logger: options.deps.logger, metrics: options.metrics });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities(options.deps),
+    interceptors: {
+      workflowModules: workflowInterceptorModules(Boolean(tracing)),
+      activity: [
+        // OpenTelemetry's first: its span is open while ours (and the activity) run.
+        ...(tracing ? [(ctx: Parameters<typeof ours>[0]) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] : []),
+        ours,
+      ],
+    },
+    // Workflow code cannot export spans itself: it hands them to this sink, outside the sandbox.
+    ...(tracing ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
   });
 }

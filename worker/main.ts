@@ -14,6 +14,11 @@ import { createOAuthProviders } from '../activities/integrations/providers';
 import { refreshTargets } from '../activities/integrations/connection-store';
 import { CredentialCipher } from '../db/security/credential-cipher';
 import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
+import { clientInterceptors } from '../activities/temporal/client-interceptors';
+import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
+import { activeTracing } from '../activities/runtime/tracing';
+import { installRuntime } from './runtime';
+import { createWorkerMetrics, freeLoopbackPort, operationsFrom, temporalRuntimeMetrics } from './metrics';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -22,6 +27,10 @@ import { IntegrationWorkflows } from '../activities/temporal/integration-workflo
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
 const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'worker')), poolMax: settings.DATABASE_POOL_MAX });
+// Issue 17: the SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
+const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
+installRuntime({ logger, prometheusBindAddress: runtimeMetrics });
+const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em) });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
@@ -29,6 +38,7 @@ const worker = await createWorker({
   connection,
   namespace: settings.TEMPORAL_NAMESPACE,
   taskQueue: settings.TEMPORAL_TASK_QUEUE,
+  metrics,
   deps: {
     em: orm.em,
     logger,
@@ -46,7 +56,7 @@ const worker = await createWorker({
 });
 
 const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
-const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE });
+const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
 const relay = new OutboxRelay(orm.em, new EventDispatcher(client, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }), logger);
 relay.start();
 await ensureSchedules(client, settings.TEMPORAL_TASK_QUEUE);
@@ -63,8 +73,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     });
   });
 }
+const metricsServer = await serveMetrics(metrics.registry, { host: settings.METRICS_HOST, port: settings.WORKER_METRICS_PORT, extra: temporalRuntimeMetrics(runtimeMetrics) });
 if (!settings.SMTP_URL) logger.warn('no SMTP_URL: when a webhook endpoint is disabled, its technical contact is not emailed (D13)');
-logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes }, 'worker polling');
+logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
 try {
   await worker.run();
 } finally {
@@ -72,5 +83,7 @@ try {
   await clientConnection.close();
   await connection.close();
   await orm.close(true);
+  await metricsServer.close();
+  await activeTracing()?.shutdown();
   logger.info('worker stopped');
 }

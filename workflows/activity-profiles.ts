@@ -79,6 +79,14 @@ export function webhookAttemptProfile(timing: Timing): ActivityOptions {
 }
 
 /**
+ * One attempt of an `events` delivery (D13, document 001 section 6.2): the receiver has 300
+ * seconds to answer, so the activity has a little more than that before it counts as lost.
+ */
+export function longWebhookAttemptProfile(timing: Timing): ActivityOptions {
+  return { ...webhookAttemptProfile(timing), startToCloseTimeout: '330 seconds' };
+}
+
+/**
  * An email (D13: the notice of a disabled endpoint): idempotent per disabling on our side, so a
  * mail server that is down is waited for, backing off to ten minutes, for about a day.
  */

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { currentLogContext } from './log-context';
 
 /**
  * Structured JSON logs. Redaction is the safety net under the rule that secrets are never
@@ -19,6 +20,14 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       redact: { paths: REDACT, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // Issue 17: inside an activity, every line carries its workflow id, run id and business ids
+      // (activities/runtime/log-context.ts), except those the logger's own bindings already give.
+      mixin: (_merge, _level, logger) => {
+        const fields = currentLogContext()?.fields;
+        if (!fields) return {};
+        const bound = logger.bindings();
+        return Object.fromEntries(Object.entries(fields).filter(([key]) => !(key in bound)));
+      },
     },
     destination as pino.DestinationStream | undefined,
   );

@@ -80,6 +80,8 @@ export const integrationRefreshWorkflowId = (ref: { organizationId: string; prov
 export interface WebhookDeliveryInput {
   organizationId: string;
   deliveryId: string;
+  /** D13: the endpoint's format (fixed at registration); absent in runs started before formats (core). */
+  format?: 'core' | 'field' | 'events';
   timing?: Timing;
 }
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ status: 'delivered' | 'failed' | 'missed' }>;

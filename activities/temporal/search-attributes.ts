@@ -10,9 +10,13 @@ export const SEARCH_ATTRIBUTES = {
   QuoteNumber: 'Int',
   QuoteId: 'Keyword',
   Provider: 'Keyword',
+  // Issue 17: how a webhook delivery ended (delivered, failed, missed), set by the delivery
+  // workflow's interceptor (workflows/interceptors.ts); `pending` from its start.
+  DeliveryStatus: 'Keyword',
 } as const;
 
 export const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 export const QuoteNumberKey = defineSearchAttributeKey('QuoteNumber', SearchAttributeType.INT);
 export const QuoteIdKey = defineSearchAttributeKey('QuoteId', SearchAttributeType.KEYWORD);
 export const ProviderKey = defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD);
+export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);

@@ -14,7 +14,8 @@ export class WebhookDeliveries {
   ) {}
 
   async fanOut(envelope: EventEnvelope): Promise<void> {
-    for (const delivery of await createDeliveriesForEvent(this.em, envelope)) await this.workflows.start(envelope.organization_id, delivery);
+    const quoteId = (envelope.data as { quote_id?: unknown }).quote_id;
+    for (const delivery of await createDeliveriesForEvent(this.em, envelope)) await this.workflows.start(envelope.organization_id, delivery, { quoteId: typeof quoteId === 'string' ? quoteId : undefined });
   }
 
   /** D6 replay: a new series of attempts of the same event (same envelope id) to the same endpoint. */

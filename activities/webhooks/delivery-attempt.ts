@@ -4,13 +4,26 @@ import type { CredentialCipher } from '../../db/security/credential-cipher';
 import { signingSecrets } from '../../db/webhooks/endpoint-secrets';
 import { deliveryForAttempt, recordDeliveryAttempt } from '../../db/webhooks/attempts';
 import { finishDelivery } from '../../db/webhooks/deliveries';
-import { clearEndpointFailing, recordEndpointFailure } from '../../db/webhooks/endpoints';
+import { clearEndpointFailing, disableGoneEndpoint, recordEndpointFailure } from '../../db/webhooks/endpoints';
+import { SANDBOX_TENANTS } from '../../db/sandbox';
+import type { WebhookFormat } from '../../db/events/catalogue';
 import { deliverOnce, type DeliveryAttemptResult } from './deliver';
-import { signPayload, WEBHOOK_HEADERS } from './signature';
+import { signPayload } from './signature';
+import { FORMAT_RULES, formatHeaders, renderBody } from './formats';
 import type { Resolver } from './address-policy';
 
-/** D6: an endpoint whose every attempt has failed for this long is disabled. */
-export const DISABLE_AFTER_FAILING_MS = 72 * 3600 * 1000;
+/** D6: a core endpoint whose every attempt has failed for this long is disabled (FORMAT_RULES has each format's). */
+export const DISABLE_AFTER_FAILING_MS = FORMAT_RULES.core.disableAfterFailingMs;
+
+const SANDBOX_SUBDOMAINS: ReadonlySet<string> = new Set(SANDBOX_TENANTS.map((t) => t.subdomain));
+
+/** One attempt's input: `clockScale` (tests) shortens the failure clock as the workflow's timing shortens its waits. */
+export interface AttemptInput {
+  organizationId: string;
+  deliveryId: string;
+  attempt: number;
+  clockScale?: number;
+}
 
 export interface WebhookDeliveryDeps {
   em: EntityManager;
@@ -20,7 +33,10 @@ export interface WebhookDeliveryDeps {
   allowLoopback?: boolean | undefined;
   /** Tests inject DNS answers; production resolves for real, at connect time. */
   lookup?: Resolver | undefined;
+  /** Overrides every format's response window (tests of the core format). */
   timeoutMs?: number | undefined;
+  /** Multiplies each format's response window (tests: an events window of 300 s in 3 s). */
+  responseWindowScale?: number | undefined;
   now?: () => Date;
 }
 
@@ -29,8 +45,8 @@ export interface WebhookDeliveryDeps {
  * The attempt only reports; the delivery workflow decides what follows (retry, give up, miss).
  */
 export type AttemptReport =
-  | { outcome: DeliveryAttemptResult['outcome']; disabled?: EndpointDisabled }
-  | { outcome: 'already_delivered' | 'endpoint_disabled' | 'endpoint_deleted' };
+  | { outcome: DeliveryAttemptResult['outcome']; disabled?: EndpointDisabled; format?: WebhookFormat }
+  | { outcome: 'already_delivered' | 'endpoint_disabled' | 'endpoint_deleted'; format?: WebhookFormat };
 
 /** This attempt's failure disabled the endpoint (D6): the workflow then sends the one notice (D13). */
 export interface EndpointDisabled {
@@ -45,24 +61,31 @@ export interface EndpointDisabled {
  * endpoint is not called. A success is recorded with its attempt (one transaction), so a crash
  * after it can never send the event again; every other ending is the workflow's to record.
  */
-export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: { organizationId: string; deliveryId: string; attempt: number }): Promise<AttemptReport> {
+export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: AttemptInput): Promise<AttemptReport> {
   const now = deps.now ?? (() => new Date());
   const row = await inTenant(deps.em, input.organizationId, (tx) => deliveryForAttempt(tx, input.deliveryId));
   if (!row) return { outcome: 'endpoint_deleted' }; // deleted with its deliveries
-  if (row.delivery_status === 'delivered') return { outcome: 'already_delivered' };
-  if (row.endpoint_status !== 'enabled') return { outcome: 'endpoint_disabled' };
+  const format = row.format;
+  if (row.delivery_status === 'delivered') return { outcome: 'already_delivered', format };
+  if (row.endpoint_status !== 'enabled') return { outcome: 'endpoint_disabled', format };
   if (!deps.cipher) throw new Error('webhook secrets cannot be read: no credential encryption key is configured');
 
-  const signature = signPayload({ secrets: signingSecrets(deps.cipher, row, now()), body: row.payload, timestamp: Math.floor(now().getTime() / 1000) });
-  const result = await deliverOnce({
+  // D13: the endpoint's format decides the bytes, the headers and the window.
+  const rules = FORMAT_RULES[format];
+  const body = renderBody(format, row.payload, { apiVersion: row.api_version, livemode: !SANDBOX_SUBDOMAINS.has(row.subdomain) });
+  const signature = signPayload({ secrets: signingSecrets(deps.cipher, row, now()), body, timestamp: Math.floor(now().getTime() / 1000) });
+  const sent = await deliverOnce({
     url: row.url,
-    body: row.payload,
-    headers: { [WEBHOOK_HEADERS.event]: row.event, [WEBHOOK_HEADERS.delivery]: row.event_id, [WEBHOOK_HEADERS.signature]: signature },
+    body,
+    headers: formatHeaders(format, { id: row.event_id, event: row.event }, signature),
     allowPrivateNetworks: deps.allowPrivateNetworks,
     allowLoopback: deps.allowLoopback ?? false,
     ...(deps.lookup ? { lookup: deps.lookup } : {}),
-    ...(deps.timeoutMs ? { timeoutMs: deps.timeoutMs } : {}),
+    timeoutMs: deps.timeoutMs ?? Math.max(1, Math.round(rules.responseWindowMs * (deps.responseWindowScale ?? 1))),
   });
+  // Field and events retry any answer but a 2xx (and a 410, which disables the endpoint below).
+  const retryAnswer = rules.retriesEveryFailure && sent.outcome === 'permanent_failure' && sent.status !== null && sent.status !== 410;
+  const result: DeliveryAttemptResult = retryAnswer ? { ...sent, outcome: 'retryable_failure' } : sent;
 
   const error = result.error ?? (result.status !== null && result.outcome !== 'delivered' ? `HTTP ${result.status}` : null);
   const disabledAt = await inTenant(deps.em, input.organizationId, async (tx) => {
@@ -78,18 +101,21 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: {
       durationMs: Math.round(result.durationMs),
       responseExcerpt: result.responseExcerpt,
       requestHeaders: result.requestHeaders ?? null,
-      requestBody: result.requestHeaders ? row.payload : null,
+      requestBody: result.requestHeaders ? body : null,
       responseHeaders: result.responseHeaders ?? null,
     });
     if (result.outcome === 'delivered') {
       await clearEndpointFailing(tx, row.id);
       return undefined;
     }
-    // The failure clock starts at the first failure after a success; 72 hours of nothing but
-    // failures disables the endpoint (D6). The one place an endpoint is disabled automatically.
-    return recordEndpointFailure(tx, row.id, now(), new Date(now().getTime() - DISABLE_AFTER_FAILING_MS));
+    // D13: a 410 Gone disables the endpoint at once, in every format.
+    if (result.status === 410) return disableGoneEndpoint(tx, row.id, now());
+    // The failure clock starts at the first failure after a success; the format's hours of
+    // nothing but failures (72, or 24 for `field`) disable the endpoint (D6, D13).
+    const failingFor = rules.disableAfterFailingMs * (input.clockScale ?? 1);
+    return recordEndpointFailure(tx, row.id, now(), new Date(now().getTime() - failingFor), rules.disabledReason);
   });
-  return disabledAt ? { outcome: result.outcome, disabled: { endpointId: row.id, disabledAt: disabledAt.toISOString() } } : { outcome: result.outcome };
+  return disabledAt ? { outcome: result.outcome, disabled: { endpointId: row.id, disabledAt: disabledAt.toISOString() }, format } : { outcome: result.outcome, format };
 }
 
 export async function finishWebhookDelivery(em: EntityManager, input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }): Promise<void> {

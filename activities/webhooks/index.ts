@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
 import type { Mailer } from '../email/mailer';
 import type { Resolver } from './address-policy';
-import { attemptWebhookDelivery, finishWebhookDelivery } from './delivery-attempt';
+import { attemptWebhookDelivery, finishWebhookDelivery, type AttemptInput } from './delivery-attempt';
 import { sendEndpointDisabledNotice, type DisabledNoticeInput } from './disabled-notice';
 
 /** What outbound deliveries need beyond the database (D6, D8, D13). */
@@ -14,6 +14,8 @@ export interface WebhookDependencies {
   allowLoopback?: boolean | undefined;
   lookup?: Resolver | undefined;
   timeoutMs?: number | undefined;
+  /** Multiplies each format's response window (D13); tests shorten the 300-second one. */
+  responseWindowScale?: number | undefined;
   /** SMTP (SMTP_URL) for the notice of a disabled endpoint (D13); absent: a warning instead. */
   mailer?: Mailer | undefined;
   /** PUBLIC_BASE_URL, for the addresses that notice gives. */
@@ -24,7 +26,7 @@ export function createWebhookActivities(deps: { em: EntityManager; logger?: Logg
   const delivery = { em: deps.em, ...deps.webhooks };
   const notices = { em: deps.em, mailer: deps.webhooks.mailer, baseUrl: deps.webhooks.publicBaseUrl ?? 'http://localhost:3000', logger: deps.logger };
   return {
-    attemptWebhookDelivery: (input: { organizationId: string; deliveryId: string; attempt: number }) => attemptWebhookDelivery(delivery, input),
+    attemptWebhookDelivery: (input: AttemptInput) => attemptWebhookDelivery(delivery, input),
     finishWebhookDelivery: (input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }) => finishWebhookDelivery(deps.em, input),
     sendEndpointDisabledNotice: (input: DisabledNoticeInput) => sendEndpointDisabledNotice(notices, input),
   };

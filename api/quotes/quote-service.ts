@@ -10,6 +10,7 @@ import type { RateCardRepository } from '../../db/rate-cards/repository';
 import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
 import { approvedQuoteForEvent, approveQuote, insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
 import { recordEvent } from '../../db/events/outbox';
+import { recordQuoteCreated } from '../../db/events/quote-events';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
 
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
@@ -22,8 +23,9 @@ export class QuoteService {
     private readonly events?: EventDispatcher,
   ) {}
 
-  calculate(caller: Caller, body: CalculateBody): Promise<CalculationResult> {
-    return inTenant(this.em, caller.organizationId, async (tx) => {
+  async calculate(caller: Caller, body: CalculateBody): Promise<CalculationResult> {
+    let created: EventEnvelope | undefined;
+    const result = await inTenant(this.em, caller.organizationId, async (tx): Promise<CalculationResult> => {
       const card = await this.rateCards.current(tx);
       if (!card) throw badRequest('This workspace has no rate card yet.');
       let priced: PricedQuote;
@@ -36,8 +38,12 @@ export class QuoteService {
       }
       if (!body.persist) return { ...priced, quote_id: null, quote_number: null, status: null, persisted: false };
       const saved = await insertQuote(tx, { body, priced, revisionId: card.revisionId, createdByUserId: caller.userId });
+      // D13: `quote.created`, committed with the quote (it reaches field and events endpoints only).
+      created = await recordQuoteCreated(tx, caller.organizationId, { quoteId: saved.id });
       return { ...priced, quote_id: saved.id, quote_number: saved.quoteNumber, status: saved.status, persisted: true };
     });
+    if (created) await this.events?.tryDispatch(created);
+    return result;
   }
 
   list(caller: Caller, query: QuoteListQuery): Promise<{ data: QuoteSummary[]; next_cursor: string | null }> {

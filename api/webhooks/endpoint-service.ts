@@ -11,7 +11,8 @@ import { checkUrlForRegistration, type Resolver } from '../../activities/webhook
 import { generateEndpointSecret } from '../../activities/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
-import type { CreateEndpointBody, DeliveriesQuery, DeliveryAttempt, DeliveryListQuery, UpdateEndpointBody, WebhookDelivery, WebhookEndpoint } from './schemas';
+import { CURRENT_EVENTS_API_VERSION } from '../../db/events/catalogue';
+import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
 import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
 import { attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
 import { deliveryPage, type DeliveryListRow } from '../../db/webhooks/deliveries';
@@ -28,6 +29,8 @@ const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   events: row.events,
   description: row.description,
   status: row.status,
+  format: row.format,
+  api_version: row.api_version,
   disabled_at: row.disabled_at ? new Date(row.disabled_at).toISOString() : null,
   disabled_reason: row.disabled_reason,
   created_at: new Date(row.created_at).toISOString(),
@@ -79,7 +82,16 @@ export class WebhookEndpointService {
     const secret = generateEndpointSecret();
     const sealed = cipher.encrypt(secret, secretContext(id));
     const row = await inTenant(this.deps.em, caller.organizationId, (tx) =>
-      insertEndpoint(tx, { id, url: body.url, events: body.events, description: body.description ?? null, sealed }),
+      insertEndpoint(tx, {
+        id,
+        url: body.url,
+        events: body.events,
+        description: body.description ?? null,
+        format: body.format,
+        // D16: an events endpoint pins the version current at its registration.
+        apiVersion: body.format === 'events' ? CURRENT_EVENTS_API_VERSION : null,
+        sealed,
+      }),
     ).catch((error: unknown) => {
       // The database counts (db/limits.ts), so that concurrent registrations cannot pass it together.
       if ((error as { constraint?: string }).constraint === WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT) {
@@ -101,6 +113,9 @@ export class WebhookEndpointService {
     const { row, reenabled } = await inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const before = await lockEndpoint(tx, id);
       if (!before) throw notFound('No such webhook endpoint in this workspace.');
+      // D13: new events come from the catalogue of the format fixed at registration.
+      const complaint = body.events ? catalogueComplaint(before.format, body.events) : undefined;
+      if (complaint) throw validationFailed({ [`events.${complaint.index}`]: complaint.message });
       const after = await updateEndpoint(tx, id, body);
       return { row: after!, reenabled: before.status === 'disabled' && after!.status === 'enabled' };
     });

@@ -18,6 +18,8 @@ export const ENDPOINT_EXAMPLE: z.input<typeof WebhookEndpoint> = {
   events: [...CREATE_ENDPOINT_EXAMPLE.events],
   description: CREATE_ENDPOINT_EXAMPLE.description!,
   status: 'enabled',
+  format: 'core',
+  api_version: null,
   disabled_at: null,
   disabled_reason: null,
   created_at: '2026-11-20T09:12:44.000Z',

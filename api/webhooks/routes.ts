@@ -20,7 +20,9 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     summary: 'Subscribe an https URL to events; the signing secret is shown only in this answer',
     description:
       'D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, ' +
-      'checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again.',
+      'checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again. ' +
+      'D13: `format` (`core` by default, `field` or `events`) is fixed here; `events` are names of that format\'s catalogue (422 otherwise), and the format decides ' +
+      'the envelope, headers, response window and retry schedule (docs/webhooks.md).',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,

@@ -1,18 +1,40 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
 import { CursorParam } from '../http/pagination';
-import { EVENT_NAMES } from '../../db/events/catalogue';
+import { FORMAT_CATALOGUES, WEBHOOK_FORMATS, type WebhookFormat } from '../../db/events/catalogue';
 
-/** D6: a list of event names of the catalogue, or exactly ["*"]. */
+const ALL_NAMES = [...new Set(Object.values(FORMAT_CATALOGUES).flat())];
+
+/**
+ * D6: a list of event names, or exactly ["*"]; D13: names of the endpoint's format's catalogue,
+ * checked against it by `catalogueComplaint` (the format is known only beside the list).
+ */
 const EventSelection = z
-  .array(z.union([z.enum(EVENT_NAMES), z.literal('*')]))
+  .array(z.string().min(1).max(100))
   .min(1)
-  .max(EVENT_NAMES.length + 1)
+  .max(ALL_NAMES.length + 1)
   .refine((events) => !events.includes('*') || events.length === 1, 'Use either ["*"] alone or event names')
-  .refine((events) => new Set(events).size === events.length, 'Each event at most once');
+  .refine((events) => new Set(events).size === events.length, 'Each event at most once')
+  .meta({ description: `Event names of the endpoint's format's catalogue (core: ${FORMAT_CATALOGUES.core.join(', ')}; field: ${FORMAT_CATALOGUES.field.join(', ')}; events: ${FORMAT_CATALOGUES.events.join(', ')}), or ["*"] for all of them` });
+
+/** D13: the first name of `events` outside `format`'s catalogue, as a complaint; undefined when all are in it. */
+export function catalogueComplaint(format: WebhookFormat, events: readonly string[]): { index: number; message: string } | undefined {
+  const catalogue = FORMAT_CATALOGUES[format];
+  const index = events.findIndex((event) => event !== '*' && !catalogue.includes(event));
+  if (index < 0) return undefined;
+  return { index, message: `${JSON.stringify(events[index])} is not an event of the ${format} format; its events are ${catalogue.join(', ')} (or ["*"])` };
+}
+
+export const WebhookFormatSchema = z.enum(WEBHOOK_FORMATS).meta({
+  description: 'D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)',
+});
 
 export const CreateEndpointBody = z
-  .strictObject({ url: z.url().max(2000), events: EventSelection, description: z.string().max(500).optional() })
+  .strictObject({ url: z.url().max(2000), events: EventSelection, description: z.string().max(500).optional(), format: WebhookFormatSchema.default('core') })
+  .superRefine((body, ctx) => {
+    const complaint = catalogueComplaint(body.format, body.events);
+    if (complaint) ctx.addIssue({ code: 'custom', path: ['events', complaint.index], message: complaint.message });
+  })
   .meta({ id: 'CreateWebhookEndpointRequest' });
 export type CreateEndpointBody = z.output<typeof CreateEndpointBody>;
 
@@ -33,6 +55,8 @@ export const WebhookEndpoint = z
     events: z.array(z.string()),
     description: z.string().nullable(),
     status: z.enum(['enabled', 'disabled']),
+    format: WebhookFormatSchema,
+    api_version: z.string().nullable().meta({ description: 'D16: the version an events endpoint pinned at registration (its envelopes\' apiVersion); null for the other formats' }),
     disabled_at: Timestamp.nullable().meta({ description: 'When it was disabled (by an administrator, or after failing for 72 hours); null while enabled' }),
     disabled_reason: z.string().nullable(),
     created_at: Timestamp,

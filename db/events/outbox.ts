@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventEnvelope, EventName } from './catalogue';
+import type { EventEnvelope, OutboxEventName } from './catalogue';
 import { inTenant } from '../tenant-scope';
 
 /**
@@ -11,7 +11,7 @@ import { inTenant } from '../tenant-scope';
 export async function recordEvent<D extends Record<string, unknown>>(
   em: EntityManager,
   organizationId: string,
-  event: EventName,
+  event: OutboxEventName,
   data: D,
   at: Date = new Date(),
 ): Promise<EventEnvelope<D>> {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WebhookFormat } from '../events/catalogue';
 import { cursorTimestamp } from '../cursor-timestamp';
 import type { EndpointSecretsRow } from './endpoint-secrets';
 
@@ -15,17 +16,23 @@ export type DeliveryForAttempt = EndpointSecretsRow & {
   payload: string;
   url: string;
   endpoint_status: string;
+  /** D13: the endpoint's format and (events) pinned version. */
+  format: WebhookFormat;
+  api_version: string | null;
+  /** The tenant's workspace subdomain (a D1 sandbox one is not live). */
+  subdomain: string;
 };
 
 /** The delivery with its fixed payload and its endpoint's address and secrets; none once the endpoint is deleted. */
 export async function deliveryForAttempt(em: EntityManager, deliveryId: string): Promise<DeliveryForAttempt | undefined> {
   const [row] = await em.execute<DeliveryForAttempt[]>(
     `select d.status as delivery_status, d.event_id, d.event, coalesce(o.payload, o.envelope::text) as payload,
-            e.id, e.url, e.status as endpoint_status, e.secret_ciphertext, e.secret_key_id,
+            e.id, e.url, e.status as endpoint_status, e.format, e.api_version, org.subdomain, e.secret_ciphertext, e.secret_key_id,
             e.previous_secret_ciphertext, e.previous_secret_key_id, e.previous_secret_expires_at
        from webhook_deliveries d
        join webhook_endpoints e on e.id = d.endpoint_id
        join outbox_events o on o.id = d.event_id
+       join organizations org on org.id = d.organization_id
       where d.id = ?`,
     [deliveryId],
   );

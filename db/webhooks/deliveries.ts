@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { cursorTimestamp } from '../cursor-timestamp';
 import { inTenant } from '../tenant-scope';
-import type { EventEnvelope } from '../events/catalogue';
+import { formatsCarrying, type EventEnvelope, type WebhookFormat } from '../events/catalogue';
 
 /** One delivery series of one event to one endpoint (D6); a replay is the next series. */
 export interface DeliveryRow {
@@ -9,7 +9,11 @@ export interface DeliveryRow {
   event_id: string;
   endpoint_id: string;
   series: number;
+  /** The endpoint's format (D13), which picks the delivery's envelope, window and schedule. */
+  format: WebhookFormat;
 }
+
+const RETURNING = `id, event_id, endpoint_id, series, (select format from webhook_endpoints e where e.id = endpoint_id) as format`;
 
 /**
  * The `webhook_deliveries` table (section 6, D6). Everything runs in the event's own tenant, so
@@ -19,7 +23,9 @@ export interface DeliveryRow {
 /**
  * One delivery per (event, endpoint) for every endpoint of the event's tenant subscribed to it:
  * `pending` for an enabled endpoint, `missed` for a disabled one (replayed when it is re-enabled).
- * Returns the pending ones, whose workflows are to be started.
+ * Only endpoints of a format whose catalogue carries the event are subscribed to it (D13): a
+ * `core` endpoint's "*" means every core event, never `quote.created`. Returns the pending ones,
+ * whose workflows are to be started.
  */
 export async function createDeliveriesForEvent(em: EntityManager, envelope: EventEnvelope): Promise<DeliveryRow[]> {
   return inTenant(em, envelope.organization_id, async (tx) => {
@@ -27,11 +33,12 @@ export async function createDeliveriesForEvent(em: EntityManager, envelope: Even
       `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
        select app_current_organization(), e.id, ?, ?, 0, case when e.status = 'enabled' then 'pending' else 'missed' end
          from webhook_endpoints e
-        where e.events @> array[?]::text[] or e.events @> array['*']::text[]
+        where (e.events @> array[?]::text[] or e.events @> array['*']::text[])
+          and e.format in (select jsonb_array_elements_text(?::jsonb))
        on conflict (event_id, endpoint_id, series) do nothing`,
-      [envelope.id, envelope.event, envelope.event],
+      [envelope.id, envelope.event, envelope.event, JSON.stringify(formatsCarrying(envelope.event))],
     );
-    return tx.execute<DeliveryRow[]>(`select id, event_id, endpoint_id, series from webhook_deliveries where event_id = ? and status = 'pending'`, [envelope.id]);
+    return tx.execute<DeliveryRow[]>(`select ${RETURNING} from webhook_deliveries where event_id = ? and status = 'pending'`, [envelope.id]);
   });
 }
 
@@ -43,7 +50,7 @@ export async function createReplayDelivery(em: EntityManager, organizationId: st
     const [created] = await tx.execute<DeliveryRow[]>(
       `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
        values (app_current_organization(), ?, ?, ?, (select coalesce(max(series), -1) + 1 from webhook_deliveries where event_id = ? and endpoint_id = ?), 'pending')
-       returning id, event_id, endpoint_id, series`,
+       returning ${RETURNING}`,
       [source.endpoint_id, source.event_id, source.event, source.event_id, source.endpoint_id],
     );
     return created;
@@ -53,7 +60,7 @@ export async function createReplayDelivery(em: EntityManager, organizationId: st
 /** What an endpoint missed while disabled, oldest first. */
 export async function missedDeliveries(em: EntityManager, organizationId: string, endpointId: string): Promise<DeliveryRow[]> {
   return inTenant(em, organizationId, (tx) =>
-    tx.execute<DeliveryRow[]>(`select id, event_id, endpoint_id, series from webhook_deliveries where endpoint_id = ? and status = 'missed' order by created_at`, [endpointId]),
+    tx.execute<DeliveryRow[]>(`select ${RETURNING} from webhook_deliveries where endpoint_id = ? and status = 'missed' order by created_at`, [endpointId]),
   );
 }
 

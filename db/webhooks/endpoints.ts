@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WebhookFormat } from '../events/catalogue';
 
 /**
  * The `webhook_endpoints` table (D6). Every function runs inside the tenant transaction of the
@@ -11,22 +12,34 @@ export interface EndpointRow {
   events: string[];
   description: string | null;
   status: 'enabled' | 'disabled';
+  /** D13: fixed at registration. */
+  format: WebhookFormat;
+  /** D16: the version an `events` endpoint pinned at registration; null for the other formats. */
+  api_version: string | null;
   disabled_at: Date | null;
   disabled_reason: string | null;
   created_at: Date;
 }
 
-const COLUMNS = 'id, url, events, description, status, disabled_at, disabled_reason, created_at';
+const COLUMNS = 'id, url, events, description, status, format, api_version, disabled_at, disabled_reason, created_at';
 
 export async function insertEndpoint(
   em: EntityManager,
-  endpoint: { id: string; url: string; events: readonly string[]; description: string | null; sealed: { ciphertext: string; keyId: string } },
+  endpoint: {
+    id: string;
+    url: string;
+    events: readonly string[];
+    description: string | null;
+    format: WebhookFormat;
+    apiVersion: string | null;
+    sealed: { ciphertext: string; keyId: string };
+  },
 ): Promise<EndpointRow | undefined> {
   const [row] = await em.execute<EndpointRow[]>(
-    `insert into webhook_endpoints (id, organization_id, url, events, description, status, secret_ciphertext, secret_key_id)
-     values (?, app_current_organization(), ?, array(select jsonb_array_elements_text(?::jsonb)), ?, 'enabled', ?, ?) returning ${COLUMNS}`,
+    `insert into webhook_endpoints (id, organization_id, url, events, description, status, format, api_version, secret_ciphertext, secret_key_id)
+     values (?, app_current_organization(), ?, array(select jsonb_array_elements_text(?::jsonb)), ?, 'enabled', ?, ?, ?, ?) returning ${COLUMNS}`,
     // Lists travel as JSON: the query builder would spread a JS array into separate values.
-    [endpoint.id, endpoint.url, JSON.stringify(endpoint.events), endpoint.description, endpoint.sealed.ciphertext, endpoint.sealed.keyId],
+    [endpoint.id, endpoint.url, JSON.stringify(endpoint.events), endpoint.description, endpoint.format, endpoint.apiVersion, endpoint.sealed.ciphertext, endpoint.sealed.keyId],
   );
   return row;
 }
@@ -100,15 +113,27 @@ export async function clearEndpointFailing(em: EntityManager, id: string): Promi
 
 /**
  * A failed attempt starts the failure clock (unless it runs already), then disables an enabled
- * endpoint whose clock started at or before `disableIfFailingSince` (D6: 72 hours of failures).
+ * endpoint whose clock started at or before `disableIfFailingSince` (D6 and D13: 72 hours of
+ * failures for `core` and `events`, 24 hours for `field`), recording `reason`.
  * Returns when it was disabled, if this call disabled it: that moment keys the one email (D13).
  */
-export async function recordEndpointFailure(em: EntityManager, id: string, now: Date, disableIfFailingSince: Date): Promise<Date | undefined> {
+export async function recordEndpointFailure(em: EntityManager, id: string, now: Date, disableIfFailingSince: Date, reason = 'failing for 72 hours'): Promise<Date | undefined> {
   await em.execute('update webhook_endpoints set failing_since = coalesce(failing_since, ?::timestamptz), updated_at = now() where id = ?', [now, id]);
   const [disabled] = await em.execute<{ disabled_at: Date }[]>(
-    `update webhook_endpoints set status = 'disabled', disabled_reason = 'failing for 72 hours', disabled_at = ?::timestamptz
+    `update webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = ?::timestamptz
       where id = ? and status = 'enabled' and failing_since <= ?::timestamptz returning disabled_at`,
-    [now, id, disableIfFailingSince],
+    [reason, now, id, disableIfFailingSince],
+  );
+  return disabled ? new Date(disabled.disabled_at) : undefined;
+}
+
+/** D13: a receiver that answers 410 Gone disables its endpoint at once, in every format. */
+export async function disableGoneEndpoint(em: EntityManager, id: string, now: Date): Promise<Date | undefined> {
+  const [disabled] = await em.execute<{ disabled_at: Date }[]>(
+    `update webhook_endpoints set status = 'disabled', disabled_reason = 'the receiver answered 410 Gone', disabled_at = ?::timestamptz,
+            failing_since = coalesce(failing_since, ?::timestamptz), updated_at = now()
+      where id = ? and status = 'enabled' returning disabled_at`,
+    [now, now, id],
   );
   return disabled ? new Date(disabled.disabled_at) : undefined;
 }

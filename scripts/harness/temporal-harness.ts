@@ -12,6 +12,9 @@ import { EventDispatcher } from '../../activities/events/dispatcher';
 import { OutboxRelay } from '../../worker/outbox-relay';
 import type { IntegrationDependencies } from '../../activities/integrations';
 import type { WebhookDependencies } from '../../activities/webhooks';
+import type { Logger } from '../../activities/runtime/logger';
+import { clientInterceptors } from '../../activities/temporal/client-interceptors';
+import type { WorkerMetrics } from '../../worker/metrics';
 
 /** Retry intervals at 2 % of production's: a 2 s backoff becomes 40 ms. */
 export const TEST_TIMING = { retryScale: 0.02 };
@@ -23,7 +26,8 @@ export interface TemporalHarness {
   dispatcher: EventDispatcher;
   relay: OutboxRelay;
   /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
-  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; webhooks?: WebhookDependencies; cacheWorkflows?: boolean }): Promise<void>;
+  /** `metrics` and `logger` (issue 17): the worker's counters, and a logger to read its lines (silent otherwise). */
+  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; webhooks?: WebhookDependencies; cacheWorkflows?: boolean; metrics?: WorkerMetrics; logger?: Logger }): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -37,7 +41,8 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
   // As the worker's role: the relay, the dispatcher and the activities here are the worker's.
   const orm = await createOrm({ url: workerDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_WORKER_PASSWORD!), poolMax: 5 });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+  // With the interceptors of api/main.ts and worker/main.ts: a start carries the request id (issue 17).
+  const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', interceptors: clientInterceptors() });
   const logger = createLogger('silent');
   const dispatcher = new EventDispatcher(client, orm.em, { taskQueue, timing: TEST_TIMING, logger });
   const relay = new OutboxRelay(orm.em, dispatcher, logger, 100);
@@ -57,9 +62,10 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
         connection: workerConnection,
         namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
         taskQueue,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
         deps: {
           em: orm.em,
-          logger,
+          logger: deps.logger ?? logger,
           payments: deps.payments,
           integrations: deps.integrations ?? { providers: {}, cipher: undefined },
           webhooks: deps.webhooks ?? { cipher: undefined, allowPrivateNetworks: false },

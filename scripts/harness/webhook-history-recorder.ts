@@ -5,6 +5,9 @@ import { createTenant, ownerPool } from './owner-db';
 import { startTemporalHarness } from './temporal-harness';
 import { WebhookReceiver } from './webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
+import { recordEvent } from '../../db/events/outbox';
+import { inTenant } from '../../db/tenant-scope';
+import type { OutboxEventName } from '../../db/events/catalogue';
 import { WORKFLOW_TYPES, webhookWorkflowId, type ExpireQuotesWorkflow, type RoundTripWorkflow } from '../../activities/temporal/contracts';
 
 type History = temporal.api.history.v1.IHistory;
@@ -13,14 +16,16 @@ type History = temporal.api.history.v1.IHistory;
  * Runs the webhook delivery workflow through its real paths on a loopback receiver (one delivery
  * that fails once and is retried after its durable timer, one refused for good), and the expiry
  * and round-trip workflows once, and returns their histories. Used by scripts/record-histories.ts.
- * The receiver is on 127.0.0.1, so private networks are allowed here as in the tests (D6).
+ * The receivers are on 127.0.0.1, allowed by OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK alone (D6: the
+ * address guard stays on for every other address). D13's formats add a field delivery retried
+ * on its own schedule and an events delivery whose 410 disables its endpoint.
  */
 export async function recordWebhookAndScheduleHistories(): Promise<Record<string, History>> {
   const key = randomBytes(32).toString('base64');
   const owner = ownerPool();
   const harness = await startTemporalHarness();
-  await harness.startWorker({ webhooks: { cipher: new CredentialCipher(key), allowPrivateNetworks: true } });
-  const api = await startApi({ events: harness.dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  await harness.startWorker({ webhooks: { cipher: new CredentialCipher(key), allowPrivateNetworks: false, allowLoopback: true } });
+  const api = await startApi({ events: harness.dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' } });
   const receiver = await new WebhookReceiver().start();
   try {
     const tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
@@ -39,7 +44,29 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     };
     const retried = await delivered([{ status: 503 }, { status: 200 }]);
     const refused = await delivered([{ status: 400 }]);
+    // Issue 17: all five attempts fail; the delivery says `failed` in DeliveryStatus (the patched path).
+    const exhausted = await delivered(Array.from({ length: 5 }, () => ({ status: 503 })));
     const disabled = await disabledWithNotice();
+    const field = await inFormat('field', 'job.status_changed', [{ status: 503 }, { status: 400 }, { status: 200 }]);
+    const gone = await inFormat('events', 'quote.created', [{ status: 410 }]);
+
+    /** D13: one event straight into the outbox (as the services record it) to a new endpoint of `format`, dispatched. */
+    async function inFormat(format: 'field' | 'events', event: OutboxEventName, answers: { status: number }[]) {
+      const other = await createTenant(owner, { admin: 'ADMIN' });
+      const token = await api.tokenFor(other.users.admin!);
+      const target = await new WebhookReceiver().start();
+      try {
+        target.script(...answers);
+        const created = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: target.url, format, events: [event] } })).json()) as { id: string };
+        const envelope = await inTenant(harness.orm.em, other.id, (tx) => recordEvent(tx, other.id, event, { id: randomUUID() }));
+        await harness.dispatcher.dispatch(envelope);
+        const handle = harness.client.workflow.getHandle(webhookWorkflowId(envelope.id, created.id, 0));
+        await handle.result();
+        return handle.fetchHistory();
+      } finally {
+        await target.close();
+      }
+    }
 
     /** D13: an attempt that disables its endpoint (72 hours of failures behind it), then the notice activity. */
     async function disabledWithNotice() {
@@ -69,7 +96,10 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     return {
       'webhook-delivery-retried-then-delivered': retried,
       'webhook-delivery-refused': refused,
+      'webhook-delivery-exhausted-status': exhausted,
       'webhook-delivery-disabled-notice': disabled,
+      'webhook-delivery-field-retried-then-delivered': field,
+      'webhook-delivery-events-gone': gone,
       'expire-quotes': await harness.client.workflow.getHandle(expiryId).fetchHistory(),
       'round-trip': await harness.client.workflow.getHandle(roundTripId).fetchHistory(),
     };

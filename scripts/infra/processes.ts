@@ -10,10 +10,16 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv = pr
   });
 }
 
-/** Starts a long-running TypeScript entry point on this same Node (24) with tsx. */
+/**
+ * Starts a long-running TypeScript entry point on this same Node (24) with tsx, and with the
+ * tracing preload (issue 17: it does nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
+ */
 export function startService(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], { cwd: projectRoot, stdio: 'inherit', env });
+  return spawn(process.execPath, [...SERVICE_NODE_ARGS, entry], { cwd: projectRoot, stdio: 'inherit', env });
 }
+
+/** How every service process of ours is started from source (docker-compose runs the compiled equivalent). */
+export const SERVICE_NODE_ARGS = ['--import', 'tsx', '--import', './activities/runtime/instrument.ts'] as const;
 
 export function stopService(child: ChildProcess, graceMs = 15_000): Promise<void> {
   return new Promise((resolve) => {

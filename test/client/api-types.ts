@@ -524,7 +524,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an https URL to events; the signing secret is shown only in this answer
-         * @description D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again.
+         * @description D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again. D13: `format` (`core` by default, `field` or `events`) is fixed here; `events` are names of that format's catalogue (422 otherwise), and the format decides the envelope, headers, response window and retry schedule (docs/webhooks.md).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1577,6 +1577,13 @@ export interface components {
             /** @enum {string} */
             status: "enabled" | "disabled";
             /**
+             * @description D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)
+             * @enum {string}
+             */
+            format: "core" | "field" | "events";
+            /** @description D16: the version an events endpoint pinned at registration (its envelopes' apiVersion); null for the other formats */
+            api_version: string | null;
+            /**
              * Format: date-time
              * @description When it was disabled (by an administrator, or after failing for 72 hours); null while enabled
              */
@@ -1593,8 +1600,15 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** Format: uri */
             url: string;
-            events: (("quote.approved" | "work_order.dispatched" | "work_order.completed" | "work_order.pending" | "work_order.cancelled") | "*")[];
+            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated), or ["*"] for all of them */
+            events: string[];
             description?: string;
+            /**
+             * @description D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)
+             * @default core
+             * @enum {string}
+             */
+            format?: "core" | "field" | "events";
         };
         WebhookEndpointList: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -1607,6 +1621,13 @@ export interface components {
             description: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
+            /**
+             * @description D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)
+             * @enum {string}
+             */
+            format: "core" | "field" | "events";
+            /** @description D16: the version an events endpoint pinned at registration (its envelopes' apiVersion); null for the other formats */
+            api_version: string | null;
             /**
              * Format: date-time
              * @description When it was disabled (by an administrator, or after failing for 72 hours); null while enabled
@@ -1622,7 +1643,8 @@ export interface components {
         UpdateWebhookEndpointRequest: {
             /** Format: uri */
             url?: string;
-            events?: (("quote.approved" | "work_order.dispatched" | "work_order.completed" | "work_order.pending" | "work_order.cancelled") | "*")[];
+            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated), or ["*"] for all of them */
+            events?: string[];
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
@@ -6118,6 +6140,8 @@ export interface operations {
                      *           ],
                      *           "description": "ERP: approved quotes and completed installs",
                      *           "status": "enabled",
+                     *           "format": "core",
+                     *           "api_version": null,
                      *           "disabled_at": null,
                      *           "disabled_reason": null,
                      *           "created_at": "2026-11-20T09:12:44.000Z"
@@ -6245,6 +6269,8 @@ export interface operations {
                      *       ],
                      *       "description": "ERP: approved quotes and completed installs",
                      *       "status": "enabled",
+                     *       "format": "core",
+                     *       "api_version": null,
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z",
@@ -6551,6 +6577,8 @@ export interface operations {
                      *       ],
                      *       "description": "ERP: approved quotes and completed installs",
                      *       "status": "enabled",
+                     *       "format": "core",
+                     *       "api_version": null,
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z"
@@ -6725,6 +6753,8 @@ export interface operations {
                      *       ],
                      *       "description": "ERP: approved quotes and completed installs",
                      *       "status": "enabled",
+                     *       "format": "core",
+                     *       "api_version": null,
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z",

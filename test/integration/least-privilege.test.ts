@@ -47,7 +47,7 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   quote_lines: { api: ['INSERT', 'SELECT'], worker: [] },
   work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
-  outbox_events: { api: ['INSERT'], worker: ['SELECT'] },
+  outbox_events: { api: ['INSERT'], worker: ['INSERT', 'SELECT'] },
   sync_records: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
   payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: [] },
   integration_connections: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
@@ -67,6 +67,8 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   'outbox_mark_dispatched_in_tenant(uuid[])': ['api', 'worker'],
   // D13: the effective technical contact (the worker addresses the notice without reading users).
   'organization_technical_contact()': ['api', 'worker'],
+  // Issue 17: counts for the worker's /metrics (the operator's alerts), across tenants.
+  'operations_metrics()': ['worker'],
 };
 
 describe('separate database roles for the API and the worker', () => {

@@ -3,7 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { WORKFLOWS_PATH } from '../../worker/create-worker';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Resource } from '@opentelemetry/resources';
+import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { WORKFLOWS_PATH, workflowInterceptorModules } from '../../worker/create-worker';
 import { installQuietRuntime } from '../../worker/runtime';
 import { projectRoot } from '../../scripts/infra/paths';
 import { WORKFLOW_TYPES } from '../../activities/temporal/contracts';
@@ -11,7 +14,8 @@ import { WORKFLOW_TYPES } from '../../activities/temporal/contracts';
 /**
  * Determinism: recorded histories of real runs (test/histories, made by
  * `npm run record-histories`) replay against today's workflow code. A change that would make
- * running workflows take another path fails here.
+ * running workflows take another path fails here. They replay as the worker runs them, with its
+ * workflow interceptors (ours, and OpenTelemetry's as when tracing is on: issue 17).
  */
 const folder = join(projectRoot, 'test', 'histories');
 const files = readdirSync(folder).filter((f) => f.endsWith('.json'));
@@ -30,6 +34,12 @@ describe('workflow replay', () => {
   it.each(files)('%s replays without non-determinism', async (file) => {
     installQuietRuntime();
     const history = historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8')));
-    await expect(Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, replayName: file }, history, file)).resolves.toBeUndefined();
+    const options = {
+      workflowsPath: WORKFLOWS_PATH,
+      replayName: file,
+      interceptors: { workflowModules: workflowInterceptorModules(true) },
+      sinks: { exporter: makeWorkflowExporter(new SimpleSpanProcessor(new InMemorySpanExporter()), new Resource({})) },
+    };
+    await expect(Worker.runReplayHistory(options, history, file)).resolves.toBeUndefined();
   }, 60_000);
 });

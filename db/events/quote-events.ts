@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recordEvent } from './outbox';
+import type { EventEnvelope } from './catalogue';
+import { frozenQuoteRow } from '../quotes/quotes';
+import { SALES_TAX_PERCENT, salesTaxCents } from '../quotes/sales-tax';
+
+/**
+ * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
+ * commit with the change they describe. Their data is document 001 section 6.2's object (the
+ * `events` format sends it as `data.object`; the `field` format as `data`). Money is integer
+ * cents, as everywhere in the service (docs/webhooks.md).
+ */
+
+export interface QuoteTotals {
+  subtotal: number;
+  tax: number;
+  total: number;
+}
+
+const totalsOf = (subtotalCents: number): QuoteTotals => {
+  const tax = salesTaxCents(subtotalCents);
+  return { subtotal: subtotalCents, tax, total: subtotalCents + tax };
+};
+
+/** The proposal reference of a quote (D11: `Q-<quote number>`). */
+export const quoteReference = (quoteNumber: number) => `Q-${quoteNumber}`;
+
+interface QuoteCreatedRow {
+  id: string;
+  quote_number: number;
+  status: string;
+  customer_id: string | null;
+  created_by_user_id: string;
+  total_amount_cents: string | number;
+  floor_overridden: boolean;
+  override_reason: string | null;
+  pricebook_revision: Date;
+}
+
+/**
+ * `quote.created` (D13, document 001 section 6.2): whenever a quote, or a new revision of one, is
+ * persisted. Call it in the transaction that persisted it (`POST /api/v1/quotes/calculate` with
+ * `persist`, and `/v1/quotes` and its revisions). `revision` is 1 for a new quote.
+ */
+export async function recordQuoteCreated(em: EntityManager, organizationId: string, input: { quoteId: string; revision?: number }): Promise<EventEnvelope> {
+  const [row] = await em.execute<QuoteCreatedRow[]>(
+    `select q.id, q.quote_number, q.status, q.customer_id, q.created_by_user_id, q.total_amount_cents, q.floor_overridden, q.override_reason,
+            r.revision as pricebook_revision
+       from quotes q join rate_card_revisions r on r.id = q.rate_card_revision_id where q.id = ?`,
+    [input.quoteId],
+  );
+  if (!row) throw new Error(`quote ${input.quoteId} is not in this tenant`);
+  return recordEvent(em, organizationId, 'quote.created', {
+    id: row.id,
+    reference: quoteReference(row.quote_number),
+    revision: input.revision ?? 1,
+    status: row.status,
+    customerId: row.customer_id,
+    ownerId: row.created_by_user_id,
+    currency: 'CAD',
+    totals: totalsOf(Number(row.total_amount_cents)),
+    pricebookRevision: new Date(row.pricebook_revision).toISOString(),
+    // A price below the tenant's margin floor needed an ADMIN's override and its reason (section 4.3).
+    approval: { required: row.floor_overridden, reason: row.floor_overridden ? row.override_reason : null },
+  });
+}
+
+export interface GeneratedInvoice {
+  quoteId: string;
+  /** The payments provider's invoice id. */
+  invoiceId: string;
+  /** The invoice's total as the provider finalised it, in cents. */
+  totalCents: number | null;
+  /**
+   * What was invoiced when it is not the quote itself: a change order's delta (D12), with its
+   * subtotal before tax in cents. Absent: the quote's frozen calculation (D3).
+   */
+  source?: { type: 'change_order'; id: string; subtotalCents: number };
+}
+
+/**
+ * `invoice.generated` (D13): the payments leg finalised an invoice for an approved quote (at
+ * approval, or by `POST /api/v1/quotes/{id}/invoice`), or for an approved change order of its job
+ * (`source`). The caller records it once per invoice, in the transaction that records the leg's
+ * success.
+ */
+export async function recordInvoiceGenerated(em: EntityManager, organizationId: string, invoice: GeneratedInvoice): Promise<EventEnvelope> {
+  const quote = await frozenQuoteRow(em, invoice.quoteId);
+  if (!quote?.frozen_calculation) throw new Error(`quote ${invoice.quoteId} has no frozen calculation`);
+  const subtotal = invoice.source ? invoice.source.subtotalCents : quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
+  const totals = totalsOf(subtotal);
+  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and quote_id = ?`, [invoice.quoteId]);
+  return recordEvent(em, organizationId, 'invoice.generated', {
+    id: invoice.invoiceId,
+    reference: quoteReference(quote.quote_number),
+    sourceType: invoice.source?.type ?? 'quote',
+    sourceId: invoice.source?.id ?? quote.id,
+    quoteId: quote.id,
+    customerId: quote.customer_id,
+    currency: 'CAD',
+    status: 'open',
+    totals: { ...totals, total: invoice.totalCents ?? totals.total },
+    taxLines: [{ code: 'TAX', rate: (SALES_TAX_PERCENT / 100).toFixed(2), amount: totals.tax }],
+    // Parts are drawn against jobs (D11); a quote's invoice consumes none of them.
+    partsConsumed: [],
+    erpSync: { target: 'accounting', status: accounting ? accounting.status.toLowerCase() : 'not_connected' },
+  });
+}

@@ -1,0 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** One tenant's figures for the operator's alerts (issue 17); tenants with nothing to report are absent. */
+export interface TenantOperationsFigures {
+  organizationId: string;
+  outboxUndispatched: number;
+  /** Age of the tenant's oldest event not yet dispatched, in seconds (0 with none). */
+  outboxOldestSeconds: number;
+  legsFailed: number;
+  endpointsDisabled: number;
+}
+
+/** Through the worker's security-definer door `operations_metrics()` (counts only, across tenants). */
+export async function readOperationsFigures(em: EntityManager): Promise<TenantOperationsFigures[]> {
+  const rows = await em.fork().execute<{ organization_id: string; outbox_undispatched: string; outbox_oldest_seconds: number; legs_failed: string; endpoints_disabled: string }[]>(
+    'select organization_id, outbox_undispatched, outbox_oldest_seconds, legs_failed, endpoints_disabled from operations_metrics()',
+  );
+  return rows.map((row) => ({
+    organizationId: row.organization_id,
+    outboxUndispatched: Number(row.outbox_undispatched),
+    outboxOldestSeconds: Number(row.outbox_oldest_seconds),
+    legsFailed: Number(row.legs_failed),
+    endpointsDisabled: Number(row.endpoints_disabled),
+  }));
+}
