@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type Stripe from 'stripe';
 import { createApprovalActivities } from './approval';
+import { createChangeOrderInvoiceActivities } from './approval/change-order-invoice';
 import { createIntegrationActivities, type IntegrationDependencies } from './integrations';
 import { createWebhookActivities, type WebhookDependencies } from './webhooks';
 
@@ -24,6 +25,7 @@ export interface ActivityDependencies {
 export function createActivities(deps: ActivityDependencies) {
   return {
     ...createApprovalActivities({ ...deps, payments: deps.payments }),
+    ...createChangeOrderInvoiceActivities({ ...deps, payments: deps.payments }),
     ...createIntegrationActivities(deps),
     ...createWebhookActivities(deps),
   };

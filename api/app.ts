@@ -45,6 +45,10 @@ import type { Resolver } from '../activities/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
 import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
+import { fsmRoutes } from './fsm/routes';
+import { JobService } from './fsm/job-service';
+import { CrewService } from './fsm/crew-service';
+import { ChangeOrderService } from './fsm/change-order-service';
 import { graphqlRoutes } from './graphql/routes';
 import type { PointsBucket } from './graphql/throttle';
 
@@ -143,6 +147,7 @@ export function createApp(deps: AppDependencies): Express {
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
+  fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   if (deps.graphqlBucket) graphqlRoutes(host, { em: deps.em, rateCards, bucket: deps.graphqlBucket, production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 

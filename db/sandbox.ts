@@ -16,3 +16,9 @@ export const SANDBOX_USERS = [
   { email: 'tech2@sandbox.test', fullName: 'Toni Tech', role: 'TECHNICIAN', active: true },
   { email: 'inactive-tech@sandbox.test', fullName: 'Indy Inactive', role: 'TECHNICIAN', active: false },
 ] as const;
+
+/** D11: two crews per sandbox tenant, each led by a sandbox technician (members by email). */
+export const SANDBOX_CREWS = [
+  { name: 'Crew North', foreman: 'tech@sandbox.test', members: ['tech@sandbox.test'] },
+  { name: 'Crew South', foreman: 'tech2@sandbox.test', members: ['tech2@sandbox.test'] },
+] as const;

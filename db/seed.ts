@@ -1,11 +1,11 @@
 import { createOrm } from './orm';
-import { SANDBOX_PASSWORD, SANDBOX_TENANTS, SANDBOX_USERS } from './sandbox';
+import { SANDBOX_CREWS, SANDBOX_PASSWORD, SANDBOX_TENANTS, SANDBOX_USERS } from './sandbox';
 import { hashPassword } from './passwords';
 import { insertRateCardRevision } from './rate-cards/revisions';
 import { SANDBOX_RATE_CARDS } from './rate-cards/sandbox-rate-cards';
 
 /**
- * D1: seeds the sandbox tenants (users and a first rate-card revision) idempotently, as the owner. Rows that exist are left exactly
+ * D1: seeds the sandbox tenants (users, a first rate-card revision and, D11, two crews) idempotently, as the owner. Rows that exist are left exactly
  * as they are (a demo user whose password was changed keeps it), so a second run changes nothing.
  */
 export async function seedSandbox(ownerUrl: string): Promise<void> {
@@ -34,6 +34,22 @@ export async function seedSandbox(ownerUrl: string): Promise<void> {
           `insert into users (organization_id, email, full_name, role, password_hash, active) values (?, ?, ?, ?, ?, ?)
            on conflict do nothing`,
           [org.id, user.email, user.fullName, user.role, await hashPassword(SANDBOX_PASSWORD), user.active],
+        );
+      }
+      // D11: the sandbox's crews, made once (a crew renamed or changed since is left as it is).
+      for (const crew of SANDBOX_CREWS) {
+        const [made] = await conn.execute<{ id: string }[]>(
+          `insert into crews (organization_id, name, foreman_user_id)
+           select ?, ?, u.id from users u where u.organization_id = ? and lower(u.email) = lower(?)
+              and not exists (select 1 from crews c where c.organization_id = ? and c.name = ?)
+           returning id`,
+          [org.id, crew.name, org.id, crew.foreman, org.id, crew.name],
+        );
+        if (!made) continue;
+        await conn.execute(
+          `insert into crew_members (organization_id, crew_id, user_id)
+           select ?, ?, u.id from users u where u.organization_id = ? and lower(u.email) in (select jsonb_array_elements_text(?::jsonb))`,
+          [org.id, made.id, org.id, JSON.stringify(crew.members.map((m) => m.toLowerCase()))],
         );
       }
     }

@@ -50,7 +50,7 @@ async function upsert(em: EntityManager, ref: SyncRecordKey, onConflict: string,
   await em.execute(
     `insert into sync_records (organization_id, provider, entity_type, quote_id, local_id, status, attempts, external_id, amount_cents, last_error, synced_at)
      values (app_current_organization(), ?, ?, ?, ?, ?, ?, ?, ?, ?, case when ? = 'SUCCEEDED' then now() end)
-     on conflict (organization_id, provider, entity_type, quote_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
+     on conflict (organization_id, provider, entity_type, local_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
     [ref.provider, ENTITY_TYPE[ref.provider], ref.quoteId, ref.quoteId, initialStatus, initialAttempts, initial.external, initial.amount, initial.error, initialStatus, ...params],
   );
 }

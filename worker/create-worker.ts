@@ -1,4 +1,4 @@
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions as SdkWorkerOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
@@ -19,9 +19,11 @@ export interface WorkerOptions {
   metrics?: WorkerMetrics;
 }
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** `.ts` from source (tsx), `.js` in the compiled image (scripts/container/Dockerfile). */
+const SOURCE_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${SOURCE_EXTENSION}`, import.meta.url));
 /** Our workflow interceptors (log attributes, DeliveryStatus): bundled with the workflows. */
-export const WORKFLOW_INTERCEPTORS_PATH = fileURLToPath(new URL('../workflows/interceptors.ts', import.meta.url));
+export const WORKFLOW_INTERCEPTORS_PATH = fileURLToPath(new URL(`../workflows/interceptors${SOURCE_EXTENSION}`, import.meta.url));
 /** Temporal's OpenTelemetry workflow interceptors (spans of workflows and the activities they schedule). */
 export const OTEL_WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
@@ -31,6 +33,15 @@ export const OTEL_WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).re
  */
 export function workflowInterceptorModules(tracing: boolean): string[] {
   return tracing ? [WORKFLOW_INTERCEPTORS_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH] : [WORKFLOW_INTERCEPTORS_PATH];
+}
+
+/**
+ * The compiled image's workflows import each other without extensions, as the source does:
+ * webpack must not demand fully specified paths of those ES modules.
+ */
+type WebpackConfiguration = Parameters<NonNullable<NonNullable<SdkWorkerOptions['bundlerOptions']>['webpackConfigHook']>>[0];
+function compiledImports(config: WebpackConfiguration): WebpackConfiguration {
+  return { ...config, module: { ...config.module, rules: [...(config.module?.rules ?? []), { test: /\.js$/, resolve: { fullySpecified: false } }] } };
 }
 
 /** One worker: workflows bundled from workflows/, activities from activities/. */
@@ -55,5 +66,6 @@ export function createWorker(options: WorkerOptions): Promise<Worker> {
     // Workflow code cannot export spans itself: it hands them to this sink, outside the sandbox.
     ...(tracing ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
+    ...(SOURCE_EXTENSION === '.js' ? { bundlerOptions: { webpackConfigHook: compiledImports } } : {}),
   });
 }

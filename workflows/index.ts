@@ -6,3 +6,4 @@ export { quoteApproval, quoteInvoice } from './quote-approval';
 export { expireQuotes } from './expire-quotes';
 export { integrationTokenRefresh } from './integration-token-refresh';
 export { deliverWebhook } from './webhook-delivery';
+export { changeOrderInvoice } from './change-order-invoice';

@@ -22,10 +22,18 @@ const NET_DAYS = 14;
  */
 export async function writeInvoice(
   stripe: Stripe,
-  quote: FrozenQuote & { organizationId: string },
+  quote: FrozenQuote & { organizationId: string; changeOrder?: { id: string; sequence: number } | undefined },
   rememberCustomer: (paymentsCustomerId: string) => Promise<void>,
 ): Promise<WrittenInvoice> {
-  const metadata = { organization_id: quote.organizationId, quote_id: quote.quoteId, quote_number: String(quote.quoteNumber) };
+  // D12: a change order's invoice is its own: every call keyed by the change order, not the quote.
+  const changeOrder = quote.changeOrder;
+  const key = (step: string) => (changeOrder ? `change-order-${changeOrder.id}-${step}` : paymentsKey(quote.quoteId, step));
+  const metadata = {
+    organization_id: quote.organizationId,
+    quote_id: quote.quoteId,
+    quote_number: String(quote.quoteNumber),
+    ...(changeOrder ? { change_order_id: changeOrder.id, change_order_sequence: String(changeOrder.sequence) } : {}),
+  };
   let customerId = quote.customer?.paymentsCustomerId ?? null;
   if (!customerId) {
     const customer = await stripe.customers.create(
@@ -49,21 +57,21 @@ export async function writeInvoice(
       days_until_due: NET_DAYS,
       auto_advance: false,
       pending_invoice_items_behavior: 'exclude',
-      description: `Quote ${quote.quoteNumber}`,
+      description: changeOrder ? `Quote ${quote.quoteNumber}, change order ${changeOrder.sequence}` : `Quote ${quote.quoteNumber}`,
       metadata,
     },
-    { idempotencyKey: paymentsKey(quote.quoteId, 'invoice') },
+    { idempotencyKey: key('invoice') },
   );
   for (const [index, line] of quote.lines.entries()) {
     await stripe.invoiceItems.create(
       { customer: customerId, invoice: draft.id, currency: 'cad', amount: line.amountCents, description: line.description, metadata },
-      { idempotencyKey: paymentsKey(quote.quoteId, `line-${index}`) },
+      { idempotencyKey: key(`line-${index}`) },
     );
   }
   await stripe.invoiceItems.create(
     { customer: customerId, invoice: draft.id, currency: 'cad', amount: quote.taxCents, description: SALES_TAX_LABEL, metadata: { ...metadata, is_tax: 'true' } },
-    { idempotencyKey: paymentsKey(quote.quoteId, 'tax') },
+    { idempotencyKey: key('tax') },
   );
-  const finalised = await stripe.invoices.finalizeInvoice(draft.id!, {}, { idempotencyKey: paymentsKey(quote.quoteId, 'finalize') });
+  const finalised = await stripe.invoices.finalizeInvoice(draft.id!, {}, { idempotencyKey: key('finalize') });
   return { invoiceId: finalised.id!, customerId, totalCents: finalised.total, number: finalised.number ?? null };
 }

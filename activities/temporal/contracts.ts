@@ -24,6 +24,7 @@ export const WORKFLOW_TYPES = {
   expireQuotes: 'expireQuotes',
   integrationTokenRefresh: 'integrationTokenRefresh',
   deliverWebhook: 'deliverWebhook',
+  changeOrderInvoice: 'changeOrderInvoice',
 } as const;
 export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
 
@@ -87,3 +88,13 @@ export interface WebhookDeliveryInput {
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ status: 'delivered' | 'failed' | 'missed' }>;
 /** One delivery series of one event to one endpoint; a replay is the next series. */
 export const webhookWorkflowId = (eventId: string, endpointId: string, series: number) => `webhook-${eventId}-${endpointId}-${series}`;
+
+// ---- changeOrderInvoice: D12 ----
+export interface ChangeOrderInvoiceInput {
+  organizationId: string;
+  changeOrderId: string;
+  timing?: Timing;
+}
+export type ChangeOrderInvoiceWorkflow = (input: ChangeOrderInvoiceInput) => Promise<{ status: 'SUCCEEDED' | 'FAILED'; externalId?: string | null; error?: string }>;
+/** One invoice per approved change order, ever. */
+export const changeOrderInvoiceWorkflowId = (changeOrderId: string) => `change-order-invoice-${changeOrderId}`;

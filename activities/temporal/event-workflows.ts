@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { EventEnvelope } from '../../db/events/catalogue';
-import { WORKFLOW_TYPES, approvalWorkflowId, type QuoteApprovalWorkflow, type Timing } from './contracts';
+import { WORKFLOW_TYPES, approvalWorkflowId, changeOrderInvoiceWorkflowId, type ChangeOrderInvoiceWorkflow, type QuoteApprovalWorkflow, type Timing } from './contracts';
 import { OrganizationIdKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
 
 /**
@@ -29,6 +29,24 @@ export class EventWorkflows {
               { key: QuoteNumberKey, value: data.quote_number },
             ],
             // One approval fan-out per quote, ever: a finished run is never started again.
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          }),
+        );
+        return;
+      }
+      case 'change_order.approved': {
+        // D12: on an approved quote, the change order's own invoice; never the quote's approval again.
+        const data = envelope.data as { change_order_id: string; quote_id: string | null; invoice?: boolean };
+        if (!data.invoice || !data.quote_id) return;
+        await ignoreAlreadyStarted(
+          this.client.workflow.start<ChangeOrderInvoiceWorkflow>(WORKFLOW_TYPES.changeOrderInvoice, {
+            taskQueue: this.options.taskQueue,
+            workflowId: changeOrderInvoiceWorkflowId(data.change_order_id),
+            args: [{ organizationId: envelope.organization_id, changeOrderId: data.change_order_id, timing: this.options.timing ?? {} }],
+            typedSearchAttributes: [
+              { key: OrganizationIdKey, value: envelope.organization_id },
+              { key: QuoteIdKey, value: data.quote_id },
+            ],
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           }),
         );

@@ -6,10 +6,12 @@ import type { Caller } from '../http/request-context';
 import type { EventEnvelope } from '../../db/events/catalogue';
 import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
 import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderHistoryEntry, WorkOrderHistoryQuery, WorkOrderListQuery } from './schemas';
-import { recordEvent } from '../../db/events/outbox';
+import { lockJob, lockJobClock, moveJob } from '../../db/fsm/jobs';
+import { crewLedBy, siteForAddress } from '../../db/fsm/crews';
+import { jobStatusAfterWorkOrderMove } from '../../db/fsm/job-status-table';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../db/work-orders/status-table';
-import { insertWorkOrder, lockWorkOrder, moveWorkOrder, recordWorkOrderNote, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
+import { insertWorkOrder, recordWorkOrderNote, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
 import { userRoleAndActive } from '../../db/users';
 
@@ -30,14 +32,6 @@ function toWorkOrder(row: WorkOrderRow): WorkOrder {
   };
 }
 
-/** Time columns each target status sets (the completion time is the server's, never the client's). */
-const STAMPS: Record<WorkOrderStatus, string> = {
-  DISPATCHED: 'dispatched_at = now()',
-  COMPLETED: 'completed_at = now()',
-  // Back to the queue: no longer dispatched (the history keeps when it was).
-  PENDING: 'dispatched_at = null',
-  CANCELLED: 'cancelled_at = now()',
-};
 
 /** Where a page of the list ended: its sort key (scheduled day, creation time, id). */
 const ListPosition = z.tuple([z.iso.date().nullable(), CursorTimestamp, z.uuid()]);
@@ -110,7 +104,13 @@ export class WorkOrderService {
         if (user.role !== 'TECHNICIAN') throw badRequest('assignedTechnicianId: the assignee is not a TECHNICIAN.');
         if (!user.active) throw badRequest('assignedTechnicianId: the assignee is deactivated.');
       }
+      // D11: the new job's crew (the one its technician leads, or a crew of one) and site.
+      await lockJobClock(tx);
+      const crewId = body.assignedTechnicianId ? await crewLedBy(tx, body.assignedTechnicianId) : null;
+      const siteId = await siteForAddress(tx, body.siteAddress ?? null);
       const row = await insertWorkOrder(tx, {
+        crewId,
+        siteId,
         quoteId: body.quoteId ?? null,
         assignedTechnicianId: body.assignedTechnicianId ?? null,
         scheduledDate: body.scheduledDate ?? null,
@@ -127,15 +127,21 @@ export class WorkOrderService {
    * the other, each judged against the status the previous one left.
    */
   async updateStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ id: string; status: WorkOrderStatus; unchanged: boolean }> {
-    const { result, event } = await this.applyStatus(caller, id, body);
+    const { result, events } = await this.applyStatus(caller, id, body);
     // After the commit: deliver at once (the outbox relay covers a failure here).
-    if (event) await this.events?.tryDispatch(event);
+    for (const event of events) await this.events?.tryDispatch(event);
     return result;
   }
 
-  private applyStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ result: { id: string; status: WorkOrderStatus; unchanged: boolean }; event?: EventEnvelope }> {
+  /**
+   * D11: judged by the section 3.2 table alone, the job moves to the projected status (so
+   * DISPATCHED to COMPLETED completes an in_progress or on_hold job too), with the job's events.
+   */
+  private applyStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ result: { id: string; status: WorkOrderStatus; unchanged: boolean }; events: EventEnvelope[] }> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const row = await lockWorkOrder(tx, id);
+      // The sync clock first, then the row: every job writer takes the locks in this order.
+      await lockJobClock(tx);
+      const row = await lockJob(tx, id, {});
       if (!row) throw notFound('No such work order in this workspace.');
       if (caller.role === 'TECHNICIAN' && row.assigned_technician_id !== caller.userId) throw forbidden('Only the assigned technician may change this work order.');
 
@@ -146,26 +152,10 @@ export class WorkOrderService {
         if (body.notes) {
           await recordWorkOrderNote(tx, { workOrderId: id, status: row.status, changedByUserId: caller.userId, notes: body.notes });
         }
-        return { result: { id, status: row.status, unchanged: true } };
+        return { result: { id, status: row.status, unchanged: true }, events: [] };
       }
-
-      const changedAt = await moveWorkOrder(tx, { workOrderId: id, from: row.status, to: body.status, changedByUserId: caller.userId, notes: body.notes ?? null });
-      // Section 6.2: no cost, margin or quote total in work-order events.
-      const event = await recordEvent(
-        tx,
-        caller.organizationId,
-        decision.event,
-        {
-          work_order_id: id,
-          status: body.status,
-          quote_id: row.quote_id,
-          assigned_technician_id: row.assigned_technician_id,
-          changed_by_user_id: caller.userId,
-          changed_at: changedAt.toISOString(),
-        },
-        changedAt,
-      );
-      return { result: { id, status: body.status, unchanged: false }, event };
+      const events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(body.status), userId: caller.userId, notes: body.notes ?? null });
+      return { result: { id, status: body.status, unchanged: false }, events };
     });
   }
 }

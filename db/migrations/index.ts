@@ -10,6 +10,7 @@ import { Migration20261122000000LeastPrivilege } from './Migration20261122000000
 import { Migration20261122010000WebhookEndpointLimit } from './Migration20261122010000WebhookEndpointLimit';
 import { Migration20261123000000QuoteDetail } from './Migration20261123000000QuoteDetail';
 import { Migration20261124070000DeveloperWebhooks } from './Migration20261124070000DeveloperWebhooks';
+import { Migration20261124080000FieldSync } from './Migration20261124080000FieldSync';
 import { Migration20261124110000OperationsMetrics } from './Migration20261124110000OperationsMetrics';
 import { Migration20261124120000WebhookFormats } from './Migration20261124120000WebhookFormats';
 
@@ -30,6 +31,7 @@ export const migrations = [
   { name: 'Migration20261122010000WebhookEndpointLimit', class: Migration20261122010000WebhookEndpointLimit },
   { name: 'Migration20261123000000QuoteDetail', class: Migration20261123000000QuoteDetail },
   { name: 'Migration20261124070000DeveloperWebhooks', class: Migration20261124070000DeveloperWebhooks },
+  { name: 'Migration20261124080000FieldSync', class: Migration20261124080000FieldSync },
   { name: 'Migration20261124110000OperationsMetrics', class: Migration20261124110000OperationsMetrics },
   { name: 'Migration20261124120000WebhookFormats', class: Migration20261124120000WebhookFormats },
 ];

@@ -22,14 +22,6 @@ export interface WorkOrderRow {
 // The date column comes back as text so no time zone can shift the day.
 const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
 
-/** Time columns each target status sets (the completion time is the server's, never the client's). */
-const STAMPS: Record<WorkOrderStatus, string> = {
-  DISPATCHED: 'dispatched_at = now()',
-  COMPLETED: 'completed_at = now()',
-  // Back to the queue: no longer dispatched (the history keeps when it was).
-  PENDING: 'dispatched_at = null',
-  CANCELLED: 'cancelled_at = now()',
-};
 
 export interface WorkOrderFilter {
   status?: WorkOrderStatus | undefined;
@@ -115,14 +107,21 @@ export interface NewWorkOrder {
   siteAddress: string | null;
   notes: string | null;
   createdByUserId: string;
+  /** D11: the job's crew and site. */
+  crewId?: string | null;
+  siteId?: string | null;
 }
 
 /** A new PENDING work order; its creation is recorded in the history (from nothing to PENDING). */
 export async function insertWorkOrder(em: EntityManager, order: NewWorkOrder): Promise<WorkOrderRow> {
   const [row] = await em.execute<WorkOrderRow[]>(
-    `insert into work_orders (organization_id, status, quote_id, assigned_technician_id, scheduled_date, site_address, notes, created_by_user_id)
-     values (app_current_organization(), 'PENDING', ?, ?, ?::date, ?, ?, ?) returning ${COLUMNS}`,
-    [order.quoteId, order.assignedTechnicianId, order.scheduledDate, order.siteAddress, order.notes, order.createdByUserId],
+    `insert into work_orders (organization_id, status, quote_id, assigned_technician_id, scheduled_date, site_address, notes, created_by_user_id, crew_id, site_id)
+     values (app_current_organization(), 'PENDING', ?, ?, ?::date, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+    [order.quoteId, order.assignedTechnicianId, order.scheduledDate, order.siteAddress, order.notes, order.createdByUserId, order.crewId ?? null, order.siteId ?? null],
+  );
+  await em.execute(
+    `insert into job_history (organization_id, work_order_id, kind, to_status, changed_by_user_id, detail) values (app_current_organization(), ?, 'created', 'scheduled', ?, ?::jsonb)`,
+    [row!.id, order.createdByUserId, JSON.stringify({ crew_id: order.crewId ?? null, site_id: order.siteId ?? null })],
   );
   await em.execute(
     `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
@@ -145,18 +144,4 @@ export async function recordWorkOrderNote(em: EntityManager, entry: { workOrderI
      values (app_current_organization(), ?, ?, ?, ?, ?)`,
     [entry.workOrderId, entry.status, entry.status, entry.changedByUserId, entry.notes],
   );
-}
-
-/** Moves the work order (with the time columns of its target status) and records the move; returns when it was recorded. */
-export async function moveWorkOrder(
-  em: EntityManager,
-  move: { workOrderId: string; from: WorkOrderStatus; to: WorkOrderStatus; changedByUserId: string; notes: string | null },
-): Promise<Date> {
-  await em.execute(`update work_orders set status = ?, ${STAMPS[move.to]}, updated_at = now() where id = ?`, [move.to, move.workOrderId]);
-  const [entry] = await em.execute<{ changed_at: Date }[]>(
-    `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
-     values (app_current_organization(), ?, ?, ?, ?, ?) returning changed_at`,
-    [move.workOrderId, move.from, move.to, move.changedByUserId, move.notes],
-  );
-  return new Date(entry!.changed_at);
 }

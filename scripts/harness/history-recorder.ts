@@ -8,7 +8,7 @@ import { faults } from '../sandboxes/faults';
 import { createStripeClient } from '../../activities/payments/stripe-client';
 import { approvalWorkflowId } from '../../activities/temporal/contracts';
 import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
-import { invoiceWorkflowId } from '../../activities/temporal/contracts';
+import { changeOrderInvoiceWorkflowId, invoiceWorkflowId } from '../../activities/temporal/contracts';
 import { consent, startIntegrationFakes, workerIntegrations } from './integration-fakes';
 
 type History = temporal.api.history.v1.IHistory;
@@ -38,6 +38,19 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     const invoiced = await api.request(`/api/v1/quotes/${quoteId}/invoice`, { method: 'POST', token });
     if (invoiced.status !== 201) throw new Error(`invoice answered ${invoiced.status}`);
 
+    // D12: a change order approved on the (now approved) quote's job: its own invoice workflow.
+    const admin = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'admin@sandbox.test'));
+    const tech = await sandboxUser(owner, 'sandbox', 'tech@sandbox.test');
+    const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id } });
+    const jobId = ((await job.json()) as { id: string }).id;
+    const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token: admin, json: { reason: 'History recorder change order', labour_hours: 2 } });
+    const changeOrderId = ((await raised.json()) as { change_order_id: string }).change_order_id;
+    const approvedCo = await api.request(`/v1/fsm/change-orders/${changeOrderId}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'History Recorder', role: 'Homeowner', method: 'in_person' } } });
+    if (approvedCo.status !== 200) throw new Error(`change order approval answered ${approvedCo.status}`);
+    const changeOrder = harness.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId));
+    const coOutcome = await changeOrder.result();
+    if (coOutcome.status !== 'SUCCEEDED') throw new Error(`change order invoice ${JSON.stringify(coOutcome)}`);
+
     // All three legs: the sandbox-alt tenant connects accounting and CRM first.
     const altAdmin = await api.tokenFor(await sandboxUser(owner, 'sandbox-alt', 'admin@sandbox.test'));
     for (const slug of ['accounting', 'crm'] as const) {
@@ -54,6 +67,7 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
       'quote-approval-payments-refused': await approval.fetchHistory(),
       'quote-invoice-succeeded': await harness.client.workflow.getHandle(invoiceWorkflowId(quoteId)).fetchHistory(),
       'quote-approval-three-legs': await fullFanOut.fetchHistory(),
+      'change-order-invoice-succeeded': await changeOrder.fetchHistory(),
     };
   } finally {
     await fakes.close();

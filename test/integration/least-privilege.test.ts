@@ -57,6 +57,15 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   webhook_delivery_attempts: { api: ['SELECT'], worker: ['INSERT', 'SELECT'] },
   // D13: the one notice per disabling, claimed and kept by the worker.
   webhook_endpoint_notices: { api: [], worker: ['INSERT', 'SELECT'] },
+  // Issue 12 (D11, D12): the field-sync jobs. The worker reads a change order to invoice it.
+  crews: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  crew_members: { api: ['DELETE', 'INSERT', 'SELECT'], worker: [] },
+  sites: { api: ['INSERT', 'SELECT'], worker: [] },
+  job_sync_clock: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  time_entries: { api: ['INSERT', 'SELECT'], worker: [] },
+  material_draws: { api: ['INSERT', 'SELECT'], worker: [] },
+  change_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT'] },
+  job_history: { api: ['INSERT', 'SELECT'], worker: [] },
 };
 /** Security-definer doors: each one's callers. */
 const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {

@@ -77,7 +77,10 @@ beforeAll(async () => {
   const payments = createStripeClient({ secretKey: STRIPE_KEY, baseUrl: started.url });
   temporal = await startTemporalHarness();
   const webhooks: WebhookDependencies = { cipher: new CredentialCipher(KEY), allowPrivateNetworks: false, allowLoopback: true, mailer, publicBaseUrl: BASE_URL };
-  workerDeps = { payments, webhooks };
+  // With the SDK's workflow cache, as production runs: a day of retries is many workflow tasks,
+  // and replaying each from the start would stretch the shortened clock's schedule (determinism
+  // is the replay test's business, test/unit/workflow-replay.test.ts).
+  workerDeps = { payments, webhooks, cacheWorkflows: true };
   await temporal.startWorker(workerDeps);
   dispatcher = new EventDispatcher(temporal.client, temporal.orm.em, { taskQueue: temporal.taskQueue, timing: SHORT, logger: createLogger('silent') });
   api = await startApi({

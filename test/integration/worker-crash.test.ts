@@ -11,13 +11,14 @@ import { seedSandbox } from '../../db/seed';
 import { createOrm } from '../../db/orm';
 import { createLogger } from '../../activities/runtime/logger';
 import { EventDispatcher } from '../../activities/events/dispatcher';
-import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../activities/temporal/contracts';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { sandboxUser } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import { TEST_TIMING } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
+import { salesTaxCents } from '../../db/quotes/sales-tax';
 
 /**
  * The worker process (worker/main.ts, as `npm start` runs it) is killed in the middle of the
@@ -96,4 +97,51 @@ describe('a worker killed mid fan-out', () => {
     expect(fake.inspect.customers(KEY)).toHaveLength(1);
     expect(fake.inspect.invoiceItems(KEY)).toHaveLength(3);
   }, 120_000);
+
+  it('D12: killed mid change-order invoice, the change order is still invoiced exactly once, and quote.approved is never fired again', async () => {
+    // Whatever worker the test above left running stops first: the one started below is killed mid-leg.
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    const first = startWorkerProcess();
+    const sales = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
+    const admin = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'admin@sandbox.test'));
+    const tech = await sandboxUser(owner, 'sandbox', 'tech@sandbox.test');
+    const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true }) });
+    const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
+    expect((await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales })).status).toBe(200);
+    await client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
+
+    const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id } });
+    const jobId = ((await job.json()) as { id: string }).id;
+    const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token: admin, json: { reason: 'Two more hours to reroute a motor cable', labour_hours: 2 } });
+    expect(raised.status).toBe(201);
+    const changeOrder = (await raised.json()) as { change_order_id: string; delta: { sell: number } };
+    fake.faults.inject({ method: 'POST', path: '/v1/invoices/*/finalize', times: 1, action: faults.delay(10_000) });
+    const approved = await api.request(`/v1/fsm/change-orders/${changeOrder.change_order_id}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'Jordan Rivera', role: 'Homeowner', method: 'in_person' } } });
+    expect(approved.status).toBe(200);
+
+    const invoicesOf = () => fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).change_order_id === changeOrder.change_order_id);
+    for (let i = 0; i < 600 && invoicesOf()[0]?.status !== 'open'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(invoicesOf()[0]?.status).toBe('open');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+
+    startWorkerProcess();
+    const outcome = await client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrder.change_order_id)).result();
+    expect(outcome).toMatchObject({ status: 'SUCCEEDED', externalId: invoicesOf()[0]!.id });
+    expect(invoicesOf()).toHaveLength(1);
+    const invoice = invoicesOf()[0]!;
+    // Net 14, the delta and its 13 % tax line.
+    const fields = invoice as unknown as { collection_method: string; created: number; due_date: number };
+    expect(fields.collection_method).toBe('send_invoice');
+    expect(fields.due_date - fields.created).toBe(14 * 86_400);
+    const sellCents = Math.round(changeOrder.delta.sell * 100);
+    const items = fake.inspect.invoiceItems(KEY).filter((item) => item.invoice === invoice.id).map((item) => Number(item.amount)).sort((x, y) => x - y);
+    expect(items).toEqual([salesTaxCents(sellCents), sellCents].sort((x, y) => x - y));
+    const row = (await owner.query(`select status, attempts, external_id, local_id from sync_records where entity_type = 'change_order_invoice' and quote_id = $1`, [quoteId])).rows;
+    expect(row).toEqual([{ status: 'SUCCEEDED', attempts: 2, external_id: invoice.id, local_id: changeOrder.change_order_id }]);
+    const approvals = await owner.query(`select count(*)::int as n from outbox_events where event = 'quote.approved' and envelope->'data'->>'quote_id' = $1`, [quoteId]);
+    expect(approvals.rows[0].n).toBe(1);
+    // The quote's own invoice is untouched: still one.
+    expect(fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === quoteId)).toHaveLength(2);
+  }, 180_000);
 });

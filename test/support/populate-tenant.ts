@@ -36,7 +36,7 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     const quoteId = ((await res.json()) as { quote_id: string }).quote_id;
     const admin = await api.tokenFor(await sandboxUser(owner, subdomain, 'admin@sandbox.test'));
     const tech = await sandboxUser(owner, subdomain, 'tech@sandbox.test');
-    const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id, scheduledDate: '2026-12-01' } });
+    const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tech.id, scheduledDate: '2026-12-01', siteAddress: `1 Isolation Rd, ${subdomain}` } });
     if (created.status !== 201) throw new Error(`populating ${subdomain}: work order answered ${created.status} ${await created.text()}`);
     const workOrderId = ((await created.json()) as { id: string }).id;
     // A webhook endpoint (D6) subscribed to the event the transition below emits.
@@ -49,6 +49,16 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     // Approval (without a worker here) and the sync row its fan-out writes for an unconnected provider.
     const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
     if (approved.status !== 200) throw new Error(`populating ${subdomain}: approve answered ${approved.status} ${await approved.text()}`);
+    // Issue 12: the job's time, material and a change order (crews, sites, the sync clock and job history come with the work order).
+    const field = async (path: string, json: unknown, expected: number) => {
+      const answer = await api.request(path, { method: 'POST', token: admin, json });
+      if (answer.status !== expected) throw new Error(`populating ${subdomain}: ${path} answered ${answer.status} ${await answer.text()}`);
+      return (await answer.json()) as { change_order_id?: string };
+    };
+    await field(`/v1/fsm/jobs/${workOrderId}/time-entries`, { technician_id: tech.id, started_at: '2026-12-01T14:00:00Z', ended_at: '2026-12-01T16:00:00Z' }, 201);
+    await field(`/v1/fsm/jobs/${workOrderId}/material-draws`, { sku: 'HW-ROLLER-STD', quantity: '1' }, 201);
+    const raised = await field(`/v1/fsm/jobs/${workOrderId}/change-orders`, { reason: 'Isolation check change order', labour_hours: 1 }, 201);
+    await field(`/v1/fsm/change-orders/${raised.change_order_id}/reject`, { reason: 'Isolation check' }, 200);
     await new SyncRecords(worker.em).skipped({ organizationId: tech.organizationId, quoteId, provider: 'CRM', reason: 'CRM provider not connected' });
     // Without a worker here: the delivery row the fan-out writes, and one real attempt (the activity's code) with its log row.
     const [delivery] = await inTenant(worker.em, tech.organizationId, (tx) =>

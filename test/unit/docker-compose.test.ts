@@ -5,11 +5,16 @@ import { parse } from 'yaml';
 import { projectRoot } from '../../scripts/infra/paths';
 import { SETTING_NAMES } from '../../activities/runtime/settings';
 import { SEARCH_ATTRIBUTES } from '../../activities/temporal/search-attributes';
+import { createMetricsRegistry } from '../../activities/runtime/metrics';
+import { createRequestMetrics } from '../../api/http/metrics';
+import { createWorkerMetrics } from '../../worker/metrics';
 
 interface Service {
   image?: string;
+  restart?: string;
+  entrypoint?: string[];
   build?: unknown;
-  command?: string[];
+  command?: string[] | string;
   ports?: string[];
   expose?: string[];
   volumes?: string[];
@@ -22,20 +27,66 @@ interface Service {
 const compose = parse(readFileSync(join(projectRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 
+const readConfig = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
+/** The file a service mounts at `target` (a path of this repository). */
+function mounted(service: string, target: string): string {
+  const volume = (services[service]?.volumes ?? []).find((v) => v.split(':')[1] === target);
+  expect({ service, target, mounted: Boolean(volume) }).toEqual({ service, target, mounted: true });
+  return volume!.split(':')[0]!.replace(/^\.\//, '');
+}
+/** Every metric name our processes export (counters' names include `_total`). */
+const apiRegistry = createMetricsRegistry('api');
+createRequestMetrics(apiRegistry);
+const workerRegistry = createMetricsRegistry('worker');
+createWorkerMetrics(workerRegistry);
+const exported = new Set([apiRegistry, workerRegistry].flatMap((registry) => registry.getMetricsAsArray().map((metric) => metric.name)));
+/** The shade_* metrics an expression reads (histogram series named by their metric). */
+const shadeMetrics = (expr: string) => [...expr.matchAll(/\bshade_[a-z_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''));
+
 describe('docker-compose.yml', () => {
-  it('has every service the stack needs, each with a health check', () => {
-    for (const name of ['postgres', 'temporal', 'temporal-ui', 'api', 'proxy', 'worker']) {
+  // Issue 17: the whole production stack, each service checked and restarted.
+  it('has every service the stack needs, each with a health check and a restart policy', () => {
+    for (const name of ['postgres', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'migrate', 'api', 'proxy', 'worker', 'otel-collector', 'jaeger', 'prometheus', 'grafana']) {
       expect({ name, present: Boolean(services[name]) }).toEqual({ name, present: true });
-      expect({ name, healthcheck: Boolean(services[name]!.healthcheck?.test) }).toEqual({ name, healthcheck: true });
+    }
+    for (const [name, service] of Object.entries(services)) {
+      expect({ name, healthcheck: Boolean(service.healthcheck?.test) }).toEqual({ name, healthcheck: true });
+      expect({ name, restart: service.restart }).toEqual({ name, restart: expect.stringMatching(/^(unless-stopped|always|on-failure(:\d+)?)$/) });
     }
   });
 
-  it('runs Temporal on the PostgreSQL of the stack, and registers our search attributes', () => {
+  it('uses current, pinned images: no deprecated auto-setup, no floating tag', () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (service.build) continue;
+      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(/^[a-z0-9./-]+:[0-9a-z][\w.-]*$/) });
+      expect({ name, image: service.image }).not.toEqual({ name, image: expect.stringMatching(/auto-setup|:latest$/) });
+    }
+    expect(services.postgres!.image).toMatch(/^postgres:17\./);
+    expect(services.temporal!.image).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
+  });
+
+  it('runs Temporal on the PostgreSQL of the stack, its schema set up by the admin tools first, and registers our search attributes', () => {
     const temporal = services.temporal!;
     expect(temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
-    expect(temporal.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(temporal.depends_on?.['temporal-schema']?.condition).toBe('service_completed_successfully');
+    const schema = services['temporal-schema']!;
+    expect(schema.image).toMatch(/^temporalio\/admin-tools:/);
+    expect(schema.depends_on?.postgres?.condition).toBe('service_healthy');
+    const script = JSON.stringify(schema.command);
+    for (const step of ['setup-schema -v 0.0', 'update-schema -d /etc/temporal/schema/postgresql/v12/$$schema/versioned', 'for db in temporal temporal_visibility']) expect(script).toContain(step);
     const setup = JSON.stringify(services['temporal-setup']);
+    expect(services['temporal-setup']!.depends_on?.temporal?.condition).toBe('service_healthy');
     for (const name of Object.keys(SEARCH_ATTRIBUTES)) expect(setup).toContain(`--name ${name}`);
+    expect(setup).toContain('namespace create');
+    // The frontend, for the temporal CLI on the host (docs/operations.md), on its loopback only.
+    expect(temporal.ports).toEqual(['127.0.0.1:7233:7233']);
+  });
+
+  it('publishes only the proxy beyond the host: every other published port is on loopback', () => {
+    for (const [name, service] of Object.entries(services)) {
+      if (name === 'proxy') continue;
+      for (const port of service.ports ?? []) expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:/) });
+    }
   });
 
   it('passes every setting the code reads (D8) to the API and the worker, each only its own database password', () => {
@@ -47,8 +98,54 @@ describe('docker-compose.yml', () => {
       expect({ service: name, missing, holdsOther: otherPassword[name] in env }).toEqual({ service: name, missing: [], holdsOther: false });
     }
     expect(services.migrate!.environment).toMatchObject({ DATABASE_APP_PASSWORD: expect.any(String), DATABASE_WORKER_PASSWORD: expect.any(String) });
-    expect(services.api!.command).toEqual(['node', '--import', 'tsx', 'api/main.ts']);
-    expect(services.worker!.command).toEqual(['node', '--import', 'tsx', 'worker/main.ts']);
+    // The compiled image (scripts/container/Dockerfile): no tsx; the tracing preload first.
+    const preload = ['node', '--import', './scripts/container/extensionless.mjs', '--import', './dist/activities/runtime/instrument.js'];
+    expect(services.api!.command).toEqual([...preload, 'dist/api/main.js']);
+    expect(services.worker!.command).toEqual([...preload, 'dist/worker/main.js']);
+    expect(services.migrate!.command).toEqual(['node', '--import', './scripts/container/extensionless.mjs', 'dist/scripts/migrate.js']);
+  });
+
+  // Issue 17: traces to the collector, metrics to Prometheus, none of it public.
+  it('sends traces to the collector and lets Prometheus, and only it, scrape both processes\' /metrics', () => {
+    for (const name of ['api', 'worker']) {
+      expect(services[name]!.environment).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: expect.stringContaining('http://otel-collector:4318'), METRICS_HOST: '0.0.0.0', METRICS_PORT: '9464', WORKER_METRICS_PORT: '9465' });
+    }
+    expect(services.api!.expose).toContain('9464');
+    expect(services.worker!.expose).toContain('9465');
+    for (const [name, service] of Object.entries(services)) {
+      for (const port of service.ports ?? []) expect({ name, port }).not.toEqual({ name, port: expect.stringMatching(/:946[45](\/tcp)?$/) });
+    }
+    const prometheus = parse(readConfig(mounted('prometheus', '/etc/prometheus/prometheus.yml'))) as { rule_files: string[]; scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
+    const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
+    expect(targets).toEqual(expect.arrayContaining(['api:9464', 'worker:9465', 'otel-collector:8888', 'temporal:8000']));
+    expect(prometheus.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+    const collector = parse(readConfig(mounted('otel-collector', '/etc/otelcol-contrib/config.yaml'))) as { receivers: { otlp: { protocols: { http: { endpoint: string } } } }; service: { pipelines: { traces: { exporters: string[] } } } };
+    expect(collector.receivers.otlp.protocols.http.endpoint).toBe('0.0.0.0:4318');
+    expect(collector.service.pipelines.traces.exporters).toEqual(['otlphttp/jaeger']);
+  });
+
+  it('alerts on outbox lag, sync staleness, legs awaiting repair and disabled endpoints, from metrics the processes export', () => {
+    const rules = (parse(readConfig(mounted('prometheus', '/etc/prometheus/alerts.yml'))) as { groups: { rules: { alert: string; expr: string; annotations: { runbook: string } }[] }[] }).groups.flatMap((g) => g.rules);
+    expect(rules.map((r) => r.alert)).toEqual(expect.arrayContaining(['ShadeOutboxLagging', 'ShadeSyncStale', 'ShadeLegsAwaitingRepair', 'ShadeWebhookEndpointDisabled']));
+    const operations = readConfig('docs/operations.md');
+    for (const rule of rules) {
+      for (const metric of shadeMetrics(rule.expr)) expect({ alert: rule.alert, metric, exported: exported.has(metric) }).toEqual({ alert: rule.alert, metric, exported: true });
+      // Each alert's runbook is a section of docs/operations.md.
+      const anchor = rule.annotations.runbook.split('#')[1]!;
+      expect({ alert: rule.alert, documented: operations.toLowerCase().includes(`## ${anchor.replace(/-/g, ' ')}`) }).toEqual({ alert: rule.alert, documented: true });
+    }
+  });
+
+  it('provisions Grafana with the committed dashboard, whose every shade_* query reads an exported metric', () => {
+    expect(mounted('grafana', '/var/lib/grafana/dashboards/shade-office')).toBe('docs/grafana');
+    const dashboard = JSON.parse(readConfig('docs/grafana/shade-office.json')) as { uid: string; panels: { type: string; targets?: { expr: string }[] }[] };
+    expect(dashboard.uid).toBe('shade-office');
+    const exprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
+    expect(exprs.length).toBeGreaterThan(10);
+    const used = new Set(exprs.flatMap(shadeMetrics));
+    for (const metric of used) expect({ metric, exported: exported.has(metric) }).toEqual({ metric, exported: true });
+    // Every metric of ours is on the dashboard.
+    for (const metric of [...exported].filter((m) => m.startsWith('shade_') && m !== 'shade_operations_read_errors_total')) expect({ metric, onDashboard: used.has(metric) }).toEqual({ metric, onDashboard: true });
   });
 
   it('migrates before the API and the worker start', () => {
@@ -71,7 +168,7 @@ describe('docker-compose.yml', () => {
     expect(caddyfile).not.toMatch(/trusted_proxies|auto_https off|tls internal|http:\/\//);
 
     expect(services.api!.ports).toBeUndefined();
-    expect(services.api!.expose).toEqual(['3000']);
+    expect(services.api!.expose).toEqual(['3000', '9464']);
     for (const [name, service] of Object.entries(services)) {
       for (const port of service.ports ?? []) expect({ name, port }).not.toEqual({ name, port: expect.stringMatching(/:3000(\/tcp)?$/) });
     }

@@ -348,3 +348,20 @@ function skuComponent(ctx: Context, sku: RateCardSku, m: UnitMeasures, quantity:
     extended_cost_cents: centsHalfUp(lineQuantity.times(unitCost.value), `${path}.${sku.component}SkuCode`),
   };
 }
+
+/**
+ * D12: a cost in cents priced at `margin` (a decimal string in [0, 1)) the way every line is
+ * (price = cost / (1 - margin), up to a whole cent). A negative cost (work no longer needed) is a
+ * credit priced the same way on its magnitude, so a credit and its charge cancel exactly.
+ */
+export function priceFromCostAtMargin(costCents: number, margin: string): number {
+  const divisor = divisorFor(new Dec(margin));
+  if (costCents < 0) return -priceFromCost(-costCents, divisor, 'labour_hours');
+  return priceFromCost(costCents, divisor, 'labour_hours');
+}
+
+/** D12: whole cents of `hours` at `hourlyRateCents`, half-up (the rounding of every labour component). */
+export function labourCostCents(hours: string, hourlyRateCents: number): number {
+  const cost = new Dec(hours).times(hourlyRateCents).toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+  return safeCents(cost, 'labour_hours');
+}

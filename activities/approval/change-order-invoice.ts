@@ -1,0 +1,69 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type Stripe from 'stripe';
+import { inTenant } from '../../db/tenant-scope';
+import { changeOrderForInvoice, changeOrderSync } from '../../db/fsm/change-orders';
+import { rememberPaymentsCustomer } from '../../db/quotes/customers';
+import { salesTaxCents } from '../../db/quotes/sales-tax';
+import { loadFrozenQuote } from './frozen-quote';
+import { writeInvoice, type WrittenInvoice } from '../payments/write-invoice';
+import { classifyStripeError } from '../providers/failure';
+import { FAILURE_TYPES } from '../temporal/failure-types';
+
+export interface ChangeOrderRef {
+  organizationId: string;
+  changeOrderId: string;
+}
+
+/**
+ * D12: the payments leg of an approved change order: one more invoice for its delta (its sell),
+ * net 14, with the 13 % tax line, every provider call keyed by the change order, recorded in the
+ * sync log as the quote's PAYMENTS `change_order_invoice` record of that change order.
+ */
+export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined }) {
+  return {
+    async writeChangeOrderInvoice(input: ChangeOrderRef): Promise<WrittenInvoice> {
+      const co = await inTenant(deps.em, input.organizationId, (tx) => changeOrderForInvoice(tx, input.changeOrderId));
+      if (!co || co.status !== 'approved') {
+        throw ApplicationFailure.create({ message: `change order ${input.changeOrderId} is not approved`, type: FAILURE_TYPES.quoteNotApproved, nonRetryable: true });
+      }
+      const quote = await loadFrozenQuote(deps.em, input.organizationId, co.quote_id);
+      if (!quote) throw ApplicationFailure.create({ message: `quote ${co.quote_id} is not approved`, type: FAILURE_TYPES.quoteNotApproved, nonRetryable: true });
+      const stripe = deps.payments;
+      if (!stripe) throw ApplicationFailure.create({ message: 'payments provider not configured', type: FAILURE_TYPES.providerNotConfigured, nonRetryable: true });
+      await inTenant(deps.em, input.organizationId, (tx) => changeOrderSync(tx, { quoteId: co.quote_id, changeOrderId: co.id }, { kind: 'attempt' }));
+      const sell = Number(co.sell_cents);
+      const log = deps.logger.child({ activity: Context.current().info.activityType, change_order_id: co.id, attempt: Context.current().info.attempt });
+      try {
+        const written = await writeInvoice(
+          stripe,
+          {
+            ...quote,
+            organizationId: input.organizationId,
+            changeOrder: { id: co.id, sequence: co.sequence },
+            lines: [{ description: `Change order ${co.sequence}: ${co.reason}`.slice(0, 500), amountCents: sell }],
+            subtotalCents: sell,
+            taxCents: salesTaxCents(sell),
+          },
+          (paymentsCustomerId) => rememberPaymentsCustomer(deps.em, input.organizationId, quote.customer!.id, paymentsCustomerId),
+        );
+        log.info('provider write succeeded');
+        return written;
+      } catch (error) {
+        const classified = classifyStripeError(error);
+        log.warn({ err: classified.message }, 'provider write failed');
+        throw classified;
+      }
+    },
+
+    recordChangeOrderInvoice: async (input: ChangeOrderRef & ({ status: 'SUCCEEDED'; externalId: string; amountCents: number | null } | { status: 'FAILED'; lastError: string })): Promise<void> => {
+      await inTenant(deps.em, input.organizationId, async (tx) => {
+        const co = await changeOrderForInvoice(tx, input.changeOrderId);
+        if (!co) return;
+        const ref = { quoteId: co.quote_id, changeOrderId: co.id };
+        await changeOrderSync(tx, ref, input.status === 'SUCCEEDED' ? { kind: 'succeeded', externalId: input.externalId, amountCents: input.amountCents } : { kind: 'failed', lastError: input.lastError });
+      });
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Decimal from 'decimal.js';
+import { z } from 'zod';
+import { inTenant } from '../../db/tenant-scope';
+import { conflict, forbidden, invalidTransition, jobNotFound, notFound, validationFailed } from '../http/errors';
+import type { Caller } from '../http/request-context';
+import { decodeCursor, encodeCursor } from '../http/pagination';
+import type { EventDispatcher } from '../../activities/events/dispatcher';
+import type { EventEnvelope } from '../../db/events/catalogue';
+import { jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
+import { decideJobTransition, TERMINAL_JOB_STATUSES } from '../../db/fsm/job-status-table';
+import { crewById, deactivatedMembers } from '../../db/fsm/crews';
+import { insertMaterialDraw, insertTimeEntry, jobChangeOrders, jobMaterialDraws, jobTimeEntries, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
+import type { Job, JobDetail, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
+import { toChangeOrder } from './change-order-view';
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** D11: clock skew allowed on a device's sign-off time. */
+export const SIGN_OFF_SKEW_MS = 60_000;
+
+/** D11: the Job shape of document 001 section 2 from its row. */
+export function toJob(row: JobRow): Job {
+  const logged = new Decimal(row.hours_logged);
+  const estimated = new Decimal(row.hours_estimated);
+  let percent: Decimal;
+  if (row.status === 'complete') percent = new Decimal(1);
+  else if (estimated.lte(0)) percent = new Decimal(0);
+  else percent = Decimal.min(logged.div(estimated).toDecimalPlaces(4, Decimal.ROUND_DOWN), new Decimal('0.9999'));
+  return {
+    job_id: row.job_id,
+    quote_ref: row.quote_number === null ? null : `Q-${row.quote_number}`,
+    status: row.status,
+    project_type: row.quote_id ? 'install' : 'service',
+    site: row.site_id ? { site_id: row.site_id, name: row.site_name!, region: row.site_region! } : null,
+    crew: row.crew_id ? { crew_id: row.crew_id, foreman: row.crew_foreman!, headcount: row.crew_headcount ?? 0 } : null,
+    scheduled_start: iso(row.scheduled_start),
+    actual_start: iso(row.actual_start),
+    hours_logged: logged.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toNumber(),
+    hours_estimated: estimated.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toNumber(),
+    percent_complete: percent.toNumber(),
+    open_change_orders: row.open_change_orders,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Where a page of the feed ended: (updated_at to the microsecond, job_id). */
+const FeedPosition = z.tuple([z.iso.datetime({ precision: 6 }), z.uuid()]);
+
+export const visibilityOf = (caller: Caller): JobVisibility => (caller.role === 'TECHNICIAN' ? { technicianId: caller.userId } : {});
+
+/** D10-D11: the job interface. */
+export class JobService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly events?: EventDispatcher,
+  ) {}
+
+  list(caller: Caller, query: JobListQuery): Promise<{ data: Job[]; next_cursor: string | null; has_more: boolean }> {
+    const after = query.cursor ? decodeCursor(query.cursor, FeedPosition) : undefined;
+    const statuses = query.status === undefined ? undefined : Array.isArray(query.status) ? query.status : [query.status];
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const rows = await jobPage(tx, { ...visibilityOf(caller), statuses, crewId: query.crew_id, siteId: query.site_id, updatedSince: query.updated_since, after, limit: query.limit });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      const hasMore = rows.length > query.limit;
+      // A cursor even on the last page: a poller resumes from it and sees only later changes.
+      return { data: page.map(toJob), next_cursor: last ? encodeCursor([last.updated_at, last.job_id]) : (query.cursor ?? null), has_more: hasMore };
+    });
+  }
+
+  get(caller: Caller, id: string): Promise<JobDetail> {
+    return inTenant(this.em, caller.organizationId, (tx) => this.detail(tx, caller, id));
+  }
+
+  private async detail(tx: EntityManager, caller: Caller, id: string): Promise<JobDetail> {
+    const row = await jobById(tx, id, visibilityOf(caller));
+    if (!row) throw jobNotFound();
+    const [changeOrders, timeEntries, draws] = [await jobChangeOrders(tx, id), await jobTimeEntries(tx, id), await jobMaterialDraws(tx, id)];
+    return {
+      ...toJob(row),
+      change_orders: changeOrders.map((co) => toChangeOrder(co, row.quote_number)),
+      time_entries: timeEntries.map((t) => ({
+        id: t.id,
+        technician_id: t.technician_id,
+        started_at: iso(t.started_at)!,
+        ended_at: iso(t.ended_at)!,
+        hours: new Decimal(t.hours).toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toNumber(),
+        notes: t.notes,
+        created_at: iso(t.created_at)!,
+      })),
+      material_draws: draws.map((d) => ({ id: d.id, sku: d.sku_code, quantity: d.quantity, unit: d.unit, van_id: d.van_id, drawn_by: d.drawn_by_user_id, created_at: iso(d.created_at)! })),
+    };
+  }
+
+  /** D11's table; a repeated status is 200 with nothing changed and no event. */
+  async patch(caller: Caller, id: string, body: PatchJobBody): Promise<JobDetail> {
+    const { job, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
+      await lockJobClock(tx);
+      const row = await lockJob(tx, id, visibilityOf(caller));
+      if (!row) throw jobNotFound();
+      if (body.completed_at !== undefined && body.status !== 'complete') throw validationFailed({ completed_at: 'Only with status complete.' });
+      const decision = decideJobTransition(row.job_status, body.status, row.crew_id !== null);
+      if (decision.kind === 'refused') throw invalidTransition(decision.reason);
+      if (decision.kind === 'unchanged') return { job: await this.detail(tx, caller, id), events: [] as EventEnvelope[] };
+      let signedOffAt: Date | null = null;
+      if (body.completed_at !== undefined) {
+        signedOffAt = new Date(body.completed_at);
+        if (signedOffAt.getTime() > Date.now() + SIGN_OFF_SKEW_MS) throw validationFailed({ completed_at: 'Must not be in the future (60 seconds of clock skew are allowed).' });
+        if (row.actual_start && signedOffAt < new Date(row.actual_start)) throw validationFailed({ completed_at: `Must not be before actual_start (${iso(row.actual_start)}).` });
+      }
+      const recorded = await moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt });
+      return { job: await this.detail(tx, caller, id), events: recorded };
+    });
+    await this.dispatch(events);
+    return job;
+  }
+
+  /** D11: ADMIN assigns a crew; the work order's assignee follows its foreman. */
+  assignCrew(caller: Caller, id: string, crewId: string): Promise<JobDetail> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      await lockJobClock(tx);
+      const row = await lockJob(tx, id, {});
+      if (!row) throw jobNotFound();
+      if (TERMINAL_JOB_STATUSES.includes(row.job_status)) throw conflict(`The job is ${row.job_status}: its crew no longer changes.`);
+      const crew = await crewById(tx, crewId, true);
+      if (!crew) throw notFound('crew_id: no such crew in this workspace.');
+      const inactive = await deactivatedMembers(tx, crewId);
+      if (inactive.length > 0) throw conflict(`The crew has members who are not active technicians (${inactive.join(', ')}); change the crew first.`);
+      if (row.crew_id !== crewId) {
+        await tx.execute('update work_orders set crew_id = ?, assigned_technician_id = ? where id = ?', [crewId, crew.foreman_user_id, id]);
+        await recordJobHistory(tx, { jobId: id, kind: 'crew', userId: caller.userId, detail: { from_crew_id: row.crew_id, to_crew_id: crewId, foreman_user_id: crew.foreman_user_id } });
+      }
+      return this.detail(tx, caller, id);
+    });
+  }
+
+  /** D11: a crew technician logs their own time, ADMIN anyone's; no overlap per technician, at most 16 hours. */
+  addTimeEntry(caller: Caller, id: string, body: TimeEntryBody): Promise<JobDetail> {
+    const started = new Date(body.started_at);
+    const ended = new Date(body.ended_at);
+    if (ended <= started) throw validationFailed({ ended_at: 'Must be after started_at.' });
+    if (ended.getTime() - started.getTime() > 16 * 3600_000) throw validationFailed({ ended_at: 'An entry is at most 16 hours.' });
+    if (caller.role === 'ADMIN' && !body.technician_id) throw validationFailed({ technician_id: 'Required for ADMIN: whose time it is.' });
+    if (caller.role === 'TECHNICIAN' && body.technician_id && body.technician_id !== caller.userId) throw forbidden('A technician logs only their own time.');
+    const technicianId = body.technician_id ?? caller.userId;
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      await lockJobClock(tx);
+      const row = await lockJob(tx, id, visibilityOf(caller));
+      if (!row) throw jobNotFound();
+      if (TERMINAL_JOB_STATUSES.includes(row.job_status)) throw conflict(`The job is ${row.job_status}: no more time is logged on it.`);
+      const [tech] = await tx.execute<{ role: string; active: boolean }[]>('select role, active from users where id = ?', [technicianId]);
+      if (!tech || tech.role !== 'TECHNICIAN' || !tech.active) throw validationFailed({ technician_id: 'Must be an active technician of this workspace.' });
+      try {
+        const entry = await insertTimeEntry(tx, { jobId: id, technicianId, startedAt: started, endedAt: ended, notes: body.notes ?? null, createdBy: caller.userId });
+        await recordJobHistory(tx, { jobId: id, kind: 'time_entry', userId: caller.userId, detail: { time_entry_id: entry, technician_id: technicianId, started_at: started.toISOString(), ended_at: ended.toISOString() } });
+      } catch (error) {
+        if (error instanceof TimeEntryOverlapError) throw conflict('The entry overlaps another time entry of the same technician.');
+        throw error;
+      }
+      await touchJobs(tx, { jobId: id });
+      return this.detail(tx, caller, id);
+    });
+  }
+
+  /** D11: a catalogue SKU (active in the current rate card), a positive decimal quantity in its unit. */
+  addMaterialDraw(caller: Caller, id: string, body: MaterialDrawBody): Promise<JobDetail> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      await lockJobClock(tx);
+      const row = await lockJob(tx, id, visibilityOf(caller));
+      if (!row) throw jobNotFound();
+      if (TERMINAL_JOB_STATUSES.includes(row.job_status)) throw conflict(`The job is ${row.job_status}: no more material is drawn for it.`);
+      const sku = await activeSku(tx, body.sku);
+      if (!sku) throw validationFailed({ sku: 'Not an active SKU of the current rate card.' });
+      const draw = await insertMaterialDraw(tx, { jobId: id, sku: body.sku, quantity: body.quantity, unit: sku.unit, vanId: body.van_id ?? null, drawnBy: caller.userId });
+      await recordJobHistory(tx, { jobId: id, kind: 'material_draw', userId: caller.userId, detail: { material_draw_id: draw, sku: body.sku, quantity: body.quantity } });
+      await touchJobs(tx, { jobId: id });
+      return this.detail(tx, caller, id);
+    });
+  }
+
+  private async dispatch(events: EventEnvelope[]): Promise<void> {
+    // After the commit (the outbox relay covers a failure here).
+    for (const event of events) await this.events?.tryDispatch(event);
+  }
+}

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { JOB_STATUSES } from '../../db/fsm/job-status-table';
+import { CalculateBody } from '../quotes/schemas';
+
+/** Document 001 sections 2 and 4, D10-D12: the field-sync interface's shapes, one source for validation, types and OpenAPI. */
+
+export const Rfc3339 = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 timestamp' });
+const JobStatus = z.enum(JOB_STATUSES);
+
+export const JobIdParams = z.strictObject({ job_id: z.uuid() });
+export const CrewIdParams = z.strictObject({ crew_id: z.uuid() });
+export const ChangeOrderIdParams = z.strictObject({ change_order_id: z.uuid() });
+
+export const JobListQuery = z.strictObject({
+  status: z
+    .union([JobStatus, z.array(JobStatus).max(6)])
+    .optional()
+    .meta({ description: 'One of the six job statuses; repeat the parameter for several.' }),
+  crew_id: z.uuid().optional(),
+  site_id: z.uuid().optional(),
+  updated_since: Rfc3339.optional().meta({ description: 'Strict: only jobs whose state changed after this instant (D11).' }),
+  cursor: z.string().max(512).optional().meta({ description: 'Opaque: the previous page\'s next_cursor.' }),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type JobListQuery = z.output<typeof JobListQuery>;
+
+export const Job = z
+  .strictObject({
+    job_id: z.uuid(),
+    quote_ref: z.string().nullable().meta({ description: 'The quote\'s proposal reference `Q-<quote number>`; null without a quote.' }),
+    status: JobStatus,
+    project_type: z.enum(['install', 'service']),
+    site: z.strictObject({ site_id: z.uuid(), name: z.string(), region: z.string() }).nullable(),
+    crew: z.strictObject({ crew_id: z.uuid(), foreman: z.string(), headcount: z.number().int() }).nullable(),
+    scheduled_start: Rfc3339.nullable(),
+    actual_start: Rfc3339.nullable(),
+    hours_logged: z.number(),
+    hours_estimated: z.number(),
+    percent_complete: z.number().meta({ description: 'hours_logged / hours_estimated, below 1 until complete, 1 then.' }),
+    open_change_orders: z.number().int(),
+    updated_at: Rfc3339.meta({ description: 'The last change of anything the job shows, to the microsecond; strictly increasing per tenant in commit order.' }),
+  })
+  .meta({ id: 'Job' });
+export type Job = z.infer<typeof Job>;
+
+export const JobPage = z.strictObject({ data: z.array(Job), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id: 'JobPage' });
+
+export const TimeEntry = z
+  .strictObject({
+    id: z.uuid(),
+    technician_id: z.uuid(),
+    started_at: Rfc3339,
+    ended_at: Rfc3339,
+    hours: z.number(),
+    notes: z.string().nullable(),
+    created_at: Rfc3339,
+  })
+  .meta({ id: 'TimeEntry' });
+
+export const MaterialDraw = z
+  .strictObject({
+    id: z.uuid(),
+    sku: z.string(),
+    quantity: z.string().meta({ description: 'Exact decimal string, in the SKU\'s unit' }),
+    unit: z.string(),
+    van_id: z.string().nullable(),
+    drawn_by: z.uuid(),
+    created_at: Rfc3339,
+  })
+  .meta({ id: 'MaterialDraw' });
+
+const Money = z.number().meta({ description: 'Dollars, at most two decimals, computed from integer cents' });
+
+export const ChangeOrder = z
+  .strictObject({
+    change_order_id: z.uuid(),
+    job_id: z.uuid(),
+    quote_ref: z.string().nullable(),
+    sequence: z.number().int(),
+    status: z.enum(['submitted', 'approved', 'rejected']),
+    reason: z.string(),
+    delta: z.strictObject({ labour_hours: z.number(), material_cost: Money, direct_cost: Money, sell: Money, currency: z.literal('CAD') }),
+    revised_contract_value: z.strictObject({ previous: Money, current: Money, currency: z.literal('CAD') }),
+    margin: z.strictObject({ applied: z.number(), floor_engaged: z.boolean() }),
+    approved_by: z.strictObject({ name: z.string(), role: z.string(), method: z.string() }).nullable(),
+    rejected_by: z.strictObject({ name: z.string(), role: z.string() }).nullable(),
+    rejection_reason: z.string().nullable(),
+    created_at: Rfc3339,
+    decided_at: Rfc3339.nullable(),
+  })
+  .meta({ id: 'ChangeOrder' });
+export type ChangeOrder = z.infer<typeof ChangeOrder>;
+
+export const JobDetail = Job.extend({
+  change_orders: z.array(ChangeOrder),
+  time_entries: z.array(TimeEntry),
+  material_draws: z.array(MaterialDraw),
+}).meta({ id: 'JobDetail' });
+export type JobDetail = z.infer<typeof JobDetail>;
+
+export const PatchJobBody = z
+  .strictObject({
+    status: JobStatus,
+    completed_at: Rfc3339.optional().meta({ description: 'The device\'s sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.' }),
+  })
+  .meta({ id: 'PatchJobRequest' });
+export type PatchJobBody = z.output<typeof PatchJobBody>;
+
+export const Crew = z
+  .strictObject({
+    crew_id: z.uuid(),
+    name: z.string(),
+    foreman: z.strictObject({ user_id: z.uuid(), name: z.string() }),
+    member_ids: z.array(z.uuid()),
+    headcount: z.number().int(),
+  })
+  .meta({ id: 'Crew' });
+export type Crew = z.infer<typeof Crew>;
+export const CrewList = z.strictObject({ data: z.array(Crew) }).meta({ id: 'CrewList' });
+
+export const CrewBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(120),
+    foreman_id: z.uuid(),
+    member_ids: z.array(z.uuid()).max(50).default([]).meta({ description: 'Technicians besides the foreman (the foreman is always a member).' }),
+  })
+  .meta({ id: 'CrewRequest' });
+export type CrewBody = z.output<typeof CrewBody>;
+
+export const CrewPatchBody = z
+  .strictObject({ name: z.string().trim().min(1).max(120).optional(), foreman_id: z.uuid().optional(), member_ids: z.array(z.uuid()).max(50).optional() })
+  .meta({ id: 'CrewPatchRequest' });
+export type CrewPatchBody = z.output<typeof CrewPatchBody>;
+
+export const AssignCrewBody = z.strictObject({ crew_id: z.uuid() }).meta({ id: 'AssignCrewRequest' });
+
+export const TimeEntryBody = z
+  .strictObject({
+    started_at: Rfc3339,
+    ended_at: Rfc3339,
+    notes: z.string().max(2000).optional(),
+    technician_id: z.uuid().optional().meta({ description: 'ADMIN only: whose time it is (a technician logs their own).' }),
+  })
+  .meta({ id: 'TimeEntryRequest' });
+export type TimeEntryBody = z.output<typeof TimeEntryBody>;
+
+export const MaterialDrawBody = z
+  .strictObject({
+    sku: z.string().min(1).max(64),
+    quantity: z
+      .string()
+      .regex(/^\d{1,9}(\.\d{1,4})?$/, 'a positive decimal string, e.g. "2.5"')
+      .refine((q) => Number(q) > 0, 'must be greater than 0'),
+    van_id: z.string().min(1).max(64).optional(),
+  })
+  .meta({ id: 'MaterialDrawRequest' });
+export type MaterialDrawBody = z.output<typeof MaterialDrawBody>;
+
+/** D12: lines in the calculate line-item shape of section 4.3, extra labour hours, a reason. */
+export const ChangeOrderBody = z
+  .strictObject({
+    reason: z.string().trim().min(10).max(500),
+    line_items: CalculateBody.shape.lineItems.element.array().max(50).default([]),
+    labour_hours: z
+      .number()
+      .min(-1000)
+      .max(1000)
+      .refine((h) => Number(h.toFixed(4)) === h, 'at most 4 decimals')
+      .default(0)
+      .meta({ description: 'Extra labour hours beyond the lines\' own; negative for work no longer needed.' }),
+  })
+  .refine((body) => body.line_items.length > 0 || body.labour_hours !== 0, { message: 'A change order adds lines or labour hours.', path: ['line_items'] })
+  .meta({ id: 'ChangeOrderRequest' });
+export type ChangeOrderBody = z.output<typeof ChangeOrderBody>;
+
+export const APPROVAL_METHODS = ['on_device_signature', 'in_person', 'email', 'phone'] as const;
+export const ApproveChangeOrderBody = z
+  .strictObject({
+    approved_by: z.strictObject({ name: z.string().trim().min(1).max(200), role: z.string().trim().min(1).max(100), method: z.enum(APPROVAL_METHODS) }),
+  })
+  .meta({ id: 'ApproveChangeOrderRequest' });
+export type ApproveChangeOrderBody = z.output<typeof ApproveChangeOrderBody>;
+
+export const RejectChangeOrderBody = z.strictObject({ reason: z.string().trim().min(1).max(500) }).meta({ id: 'RejectChangeOrderRequest' });

@@ -1,0 +1,106 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** Crews (D11): a name, a foreman and member technicians (the foreman is always a member). */
+
+export interface CrewRow {
+  id: string;
+  name: string;
+  foreman_user_id: string;
+  foreman_name: string;
+  member_ids: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const CREW_SELECT = `
+  select c.id, c.name, c.foreman_user_id, u.full_name as foreman_name,
+         coalesce((select array_agg(m.user_id::text order by m.user_id) from crew_members m where m.crew_id = c.id), '{}') as member_ids,
+         c.created_at, c.updated_at
+    from crews c join users u on u.id = c.foreman_user_id`;
+
+export function listCrews(em: EntityManager, filter: { memberId?: string | undefined }): Promise<CrewRow[]> {
+  if (filter.memberId) {
+    return em.execute<CrewRow[]>(`${CREW_SELECT} where c.id in (select crew_id from crew_members where user_id = ?) order by c.name, c.id`, [filter.memberId]);
+  }
+  return em.execute<CrewRow[]>(`${CREW_SELECT} order by c.name, c.id`);
+}
+
+export async function crewById(em: EntityManager, id: string, lock = false): Promise<CrewRow | undefined> {
+  if (lock) await em.execute('select id from crews where id = ? for update', [id]);
+  const [row] = await em.execute<CrewRow[]>(`${CREW_SELECT} where c.id = ?`, [id]);
+  return row;
+}
+
+/** The users among `ids` that are not active technicians of the tenant (unknown ones included). */
+export async function notActiveTechnicians(em: EntityManager, ids: readonly string[]): Promise<{ id: string; reason: 'unknown' | 'not_technician' | 'deactivated' }[]> {
+  if (ids.length === 0) return [];
+  const found = await em.execute<{ id: string; role: string; active: boolean }[]>(
+    `select id, role, active from users where id in (select (jsonb_array_elements_text(?::jsonb))::uuid)`,
+    [JSON.stringify(ids)],
+  );
+  return ids.flatMap((id): { id: string; reason: 'unknown' | 'not_technician' | 'deactivated' }[] => {
+    const user = found.find((u) => u.id === id);
+    if (!user) return [{ id, reason: 'unknown' as const }];
+    if (user.role !== 'TECHNICIAN') return [{ id, reason: 'not_technician' as const }];
+    if (!user.active) return [{ id, reason: 'deactivated' as const }];
+    return [];
+  });
+}
+
+async function setMembers(em: EntityManager, crewId: string, memberIds: readonly string[]): Promise<void> {
+  await em.execute('delete from crew_members where crew_id = ?', [crewId]);
+  await em.execute(
+    `insert into crew_members (organization_id, crew_id, user_id)
+     select app_current_organization(), ?, (value)::uuid from (select distinct jsonb_array_elements_text(?::jsonb) as value) v`,
+    [crewId, JSON.stringify(memberIds)],
+  );
+}
+
+export async function insertCrew(em: EntityManager, crew: { name: string; foremanId: string; memberIds: readonly string[] }): Promise<string> {
+  const [row] = await em.execute<{ id: string }[]>(
+    `insert into crews (organization_id, name, foreman_user_id) values (app_current_organization(), ?, ?) returning id`,
+    [crew.name, crew.foremanId],
+  );
+  await setMembers(em, row!.id, [crew.foremanId, ...crew.memberIds]);
+  return row!.id;
+}
+
+export async function updateCrew(em: EntityManager, id: string, crew: { name: string; foremanId: string; memberIds: readonly string[] }): Promise<void> {
+  await em.execute('update crews set name = ?, foreman_user_id = ?, updated_at = now() where id = ?', [crew.name, crew.foremanId, id]);
+  await setMembers(em, id, [crew.foremanId, ...crew.memberIds]);
+  // D11: the work order's assignee follows its crew's foreman (the trigger bumps each job's feed position).
+  await em.execute(`update work_orders set assigned_technician_id = ? where crew_id = ? and job_status not in ('complete', 'cancelled')`, [crew.foremanId, id]);
+  // Every job of the crew shows its foreman and headcount: each takes a new place in the feed.
+  await em.execute('update work_orders set job_updated_at = job_updated_at where crew_id = ?', [id]);
+}
+
+/** D11: a work order created with a technician gets the crew that technician leads, or a crew of one. */
+export async function crewLedBy(em: EntityManager, technicianId: string): Promise<string> {
+  const [led] = await em.execute<{ id: string }[]>('select id from crews where foreman_user_id = ? order by created_at, id limit 1', [technicianId]);
+  if (led) return led.id;
+  const [user] = await em.execute<{ full_name: string }[]>('select full_name from users where id = ?', [technicianId]);
+  return insertCrew(em, { name: user!.full_name.slice(0, 120), foremanId: technicianId, memberIds: [] });
+}
+
+/** Whether any member of the crew is deactivated (such a crew cannot take a job). */
+export async function deactivatedMembers(em: EntityManager, crewId: string): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    'select u.id from crew_members m join users u on u.id = m.user_id where m.crew_id = ? and (not u.active or u.role <> ?)',
+    [crewId, 'TECHNICIAN'],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** D11: a site found or made from a work order's site address (the tenant's region by default). */
+export async function siteForAddress(em: EntityManager, address: string | null, region = 'CA-ON'): Promise<string | null> {
+  const name = address?.trim();
+  if (!name) return null;
+  const [made] = await em.execute<{ id: string }[]>(
+    `insert into sites (organization_id, name, region, address_key) values (app_current_organization(), ?, ?, lower(?))
+     on conflict (organization_id, address_key) do nothing returning id`,
+    [name, region, name],
+  );
+  if (made) return made.id;
+  const [found] = await em.execute<{ id: string }[]>('select id from sites where address_key = lower(?)', [name]);
+  return found!.id;
+}

@@ -1,0 +1,245 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { cursorTimestamp } from '../cursor-timestamp';
+import { recordEvent } from '../events/outbox';
+import type { EventEnvelope } from '../events/catalogue';
+import { WORK_ORDER_TRANSITIONS, type WorkOrderStatus } from '../work-orders/status-table';
+import { PROJECTION, type JobStatus } from './job-status-table';
+
+/**
+ * Jobs (D11): the field view of the work orders, read and moved here with raw SQL inside the
+ * caller's tenant transaction (db/tenant-scope.ts). Every job-changing transaction first takes
+ * the tenant's sync clock (lockJobClock) so its changes get feed positions in commit order
+ * (docs/field-sync.md).
+ */
+
+/** D11: the tenant's working-day start and time zone (no tenant setting yet: the defaults). */
+export const WORKING_DAY_START = '08:00';
+export const WORKING_TIME_ZONE = 'America/Toronto';
+
+/**
+ * Takes the tenant's sync clock row for the rest of the transaction. Called first by every
+ * transaction that changes a job, before any job row is locked, so two writers always take the
+ * locks in the same order (the work_orders trigger takes it too, as a safety net).
+ */
+export async function lockJobClock(em: EntityManager): Promise<void> {
+  await em.execute(
+    `insert into job_sync_clock as c (organization_id) values (app_current_organization())
+     on conflict (organization_id) do update set last_sequence = c.last_sequence`,
+  );
+}
+
+export interface JobRow {
+  job_id: string;
+  status: JobStatus;
+  work_order_status: WorkOrderStatus;
+  quote_id: string | null;
+  quote_number: number | null;
+  assigned_technician_id: string | null;
+  site_id: string | null;
+  site_name: string | null;
+  site_region: string | null;
+  crew_id: string | null;
+  crew_foreman: string | null;
+  crew_headcount: number | null;
+  scheduled_start: Date | null;
+  actual_start: Date | null;
+  hours_logged: string;
+  hours_estimated: string;
+  open_change_orders: number;
+  /** Microsecond RFC 3339 (UTC): what the feed orders and filters on. */
+  updated_at: string;
+}
+
+const HOURS_LOGGED = `coalesce((select sum(extract(epoch from (t.ended_at - t.started_at))) from time_entries t where t.work_order_id = w.id), 0) / 3600.0`;
+const HOURS_ESTIMATED = `(coalesce((select sum((li->>'labour_hours')::numeric) from jsonb_array_elements(coalesce(q.frozen_calculation, q.calculation)->'line_items') li), 0)
+  + coalesce((select sum(co.labour_hours) from change_orders co where co.work_order_id = w.id and co.status = 'approved'), 0))`;
+
+const JOB_SELECT = `
+  select w.id as job_id, w.job_status as status, w.status as work_order_status, w.quote_id, q.quote_number, w.assigned_technician_id,
+         s.id as site_id, s.name as site_name, s.region as site_region,
+         c.id as crew_id, fu.full_name as crew_foreman, (select count(*) from crew_members m where m.crew_id = c.id)::int as crew_headcount,
+         case when w.scheduled_date is null then null else ((w.scheduled_date + time '${WORKING_DAY_START}') at time zone '${WORKING_TIME_ZONE}') end as scheduled_start,
+         w.actual_start,
+         round(${HOURS_LOGGED}, 4)::text as hours_logged,
+         round(${HOURS_ESTIMATED}, 4)::text as hours_estimated,
+         (select count(*) from change_orders co where co.work_order_id = w.id and co.status = 'submitted')::int as open_change_orders,
+         ${cursorTimestamp('w.job_updated_at')} as updated_at
+    from work_orders w
+    left join quotes q on q.id = w.quote_id
+    left join sites s on s.id = w.site_id
+    left join crews c on c.id = w.crew_id
+    left join users fu on fu.id = c.foreman_user_id`;
+
+/** D10: a technician sees the jobs of the crews they belong to; undefined for ADMIN and SALES. */
+export interface JobVisibility {
+  technicianId?: string | undefined;
+}
+
+const visibleTo = (visibility: JobVisibility, params: unknown[]): string => {
+  if (!visibility.technicianId) return 'true';
+  params.push(visibility.technicianId);
+  return `w.crew_id in (select m.crew_id from crew_members m where m.user_id = ?)`;
+};
+
+export interface JobFilter extends JobVisibility {
+  statuses?: readonly JobStatus[] | undefined;
+  crewId?: string | undefined;
+  siteId?: string | undefined;
+  /** Strict: only changes after this instant. */
+  updatedSince?: string | undefined;
+  /** After this (updated_at, job_id) position. */
+  after?: readonly [string, string] | undefined;
+  limit: number;
+}
+
+/** One page of the feed (`limit` + 1 rows): oldest change first, then job id (D11). */
+export function jobPage(em: EntityManager, filter: JobFilter): Promise<JobRow[]> {
+  const params: unknown[] = [];
+  const where = [visibleTo(filter, params)];
+  if (filter.statuses?.length) {
+    where.push(`w.job_status in (select jsonb_array_elements_text(?::jsonb))`);
+    params.push(JSON.stringify(filter.statuses));
+  }
+  if (filter.crewId) {
+    where.push('w.crew_id = ?');
+    params.push(filter.crewId);
+  }
+  if (filter.siteId) {
+    where.push('w.site_id = ?');
+    params.push(filter.siteId);
+  }
+  if (filter.updatedSince) {
+    where.push('w.job_updated_at > ?::timestamptz');
+    params.push(filter.updatedSince);
+  }
+  if (filter.after) {
+    where.push('(w.job_updated_at, w.id) > (?::timestamptz, ?::uuid)');
+    params.push(...filter.after);
+  }
+  return em.execute<JobRow[]>(`${JOB_SELECT} where ${where.join(' and ')} order by w.job_updated_at, w.id limit ?`, [...params, filter.limit + 1]);
+}
+
+/** One job as the caller may see it; undefined when unknown to the tenant or not the caller's (D10). */
+export async function jobById(em: EntityManager, id: string, visibility: JobVisibility): Promise<JobRow | undefined> {
+  const params: unknown[] = [];
+  const visible = visibleTo(visibility, params);
+  const [row] = await em.execute<JobRow[]>(`${JOB_SELECT} where w.id = ? and ${visible}`, [id, ...params]);
+  return row;
+}
+
+export interface LockedJob {
+  id: string;
+  job_status: JobStatus;
+  status: WorkOrderStatus;
+  crew_id: string | null;
+  quote_id: string | null;
+  assigned_technician_id: string | null;
+  actual_start: Date | null;
+}
+
+/** The job's work order row, locked until the transaction ends; undefined when not visible (D10). */
+export async function lockJob(em: EntityManager, id: string, visibility: JobVisibility): Promise<LockedJob | undefined> {
+  const params: unknown[] = [];
+  const visible = visibleTo(visibility, params);
+  const [row] = await em.execute<LockedJob[]>(
+    `select w.id, w.job_status, w.status, w.crew_id, w.quote_id, w.assigned_technician_id, w.actual_start from work_orders w where w.id = ? and ${visible} for update`,
+    [id, ...params],
+  );
+  return row;
+}
+
+export type JobHistoryKind = 'created' | 'status' | 'crew' | 'time_entry' | 'material_draw' | 'change_order';
+
+/** D11: the append-only history of a job: what changed, who and when. */
+export async function recordJobHistory(
+  em: EntityManager,
+  entry: { jobId: string; kind: JobHistoryKind; userId: string; from?: string | null; to?: string | null; detail?: Record<string, unknown> },
+): Promise<Date> {
+  const [row] = await em.execute<{ changed_at: Date }[]>(
+    `insert into job_history (organization_id, work_order_id, kind, from_status, to_status, detail, changed_by_user_id)
+     values (app_current_organization(), ?, ?, ?, ?, ?::jsonb, ?) returning changed_at`,
+    [entry.jobId, entry.kind, entry.from ?? null, entry.to ?? null, JSON.stringify(entry.detail ?? {}), entry.userId],
+  );
+  return new Date(row!.changed_at);
+}
+
+/**
+ * Bumps a job's place in the feed for a change of something it shows but its own row does not
+ * hold (a time entry, a change order, its crew's members): the work_orders trigger assigns it.
+ */
+export async function touchJobs(em: EntityManager, where: { jobId?: string; crewId?: string }): Promise<void> {
+  if (where.jobId) await em.execute('update work_orders set job_updated_at = job_updated_at where id = ?', [where.jobId]);
+  if (where.crewId) await em.execute('update work_orders set job_updated_at = job_updated_at where crew_id = ?', [where.crewId]);
+}
+
+/**
+ * Moves a locked job to `to` (already judged by D11's table or, from /api/, by section 3.2's) and
+ * records, in the caller's transaction: the job history, the work-order history when the
+ * projection changes, and the events of D11. Returns the events, for dispatch after commit.
+ */
+export async function moveJob(
+  em: EntityManager,
+  organizationId: string,
+  move: { job: LockedJob; to: JobStatus; userId: string; notes: string | null; signedOffAt?: Date | null },
+): Promise<EventEnvelope[]> {
+  const { job, to } = move;
+  const fromProjection = PROJECTION[job.job_status];
+  const toProjection = PROJECTION[to];
+  await em.execute(`update work_orders set job_status = ?, signed_off_at = coalesce(?, signed_off_at) where id = ?`, [to, move.signedOffAt ?? null, job.id]);
+  const changedAt = await recordJobHistory(em, { jobId: job.id, kind: 'status', userId: move.userId, from: job.job_status, to, detail: move.notes ? { notes: move.notes } : {} });
+  const events: EventEnvelope[] = [];
+  events.push(
+    await recordEvent(em, organizationId, 'job.status_changed', { job_id: job.id, from: job.job_status, to, changed_by_user_id: move.userId, changed_at: changedAt.toISOString() }, changedAt),
+  );
+  if (to === 'dispatched') {
+    events.push(await recordEvent(em, organizationId, 'job.dispatched', { job_id: job.id, crew_id: job.crew_id, assigned_technician_id: job.assigned_technician_id, dispatched_at: changedAt.toISOString() }, changedAt));
+  }
+  if (to === 'complete') {
+    const [hours] = await em.execute<{ hours_logged: string; hours_estimated: string }[]>(
+      `select round(${HOURS_LOGGED}, 2)::text as hours_logged, round(${HOURS_ESTIMATED}, 2)::text as hours_estimated
+         from work_orders w left join quotes q on q.id = w.quote_id where w.id = ?`,
+      [job.id],
+    );
+    events.push(
+      await recordEvent(
+        em,
+        organizationId,
+        'job.completed',
+        {
+          job_id: job.id,
+          hours_logged: Number(hours!.hours_logged),
+          hours_estimated: Number(hours!.hours_estimated),
+          completed_at: (move.signedOffAt ?? changedAt).toISOString(),
+        },
+        changedAt,
+      ),
+    );
+  }
+  if (fromProjection !== toProjection) {
+    const [entry] = await em.execute<{ changed_at: Date }[]>(
+      `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
+       values (app_current_organization(), ?, ?, ?, ?, ?) returning changed_at`,
+      [job.id, fromProjection, toProjection, move.userId, move.notes],
+    );
+    const at = new Date(entry!.changed_at);
+    const rule = WORK_ORDER_TRANSITIONS.find((t) => t.to === toProjection);
+    // Section 6.2: no cost, margin or quote total in work-order events.
+    events.push(
+      await recordEvent(
+        em,
+        organizationId,
+        rule!.event,
+        {
+          work_order_id: job.id,
+          status: toProjection,
+          quote_id: job.quote_id,
+          assigned_technician_id: job.assigned_technician_id,
+          changed_by_user_id: move.userId,
+          changed_at: at.toISOString(),
+        },
+        at,
+      ),
+    );
+  }
+  return events;
+}

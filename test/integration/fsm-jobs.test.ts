@@ -1,0 +1,342 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import { JOB_STATUSES, JOB_TRANSITIONS, PROJECTION, decideJobTransition, type JobStatus } from '../../db/fsm/job-status-table';
+import { WORK_ORDER_STATUSES, decideTransition } from '../../db/work-orders/status-table';
+import { JobDetail, JobPage } from '../../api/fsm/schemas';
+import { appDatabaseUrl } from '../../db/database-urls';
+import type { Problem } from '../../api/v1/problem';
+
+// Issue 12: the /v1/fsm/ jobs (D10, D11), and the /api/ work orders they project to.
+let owner: pg.Pool;
+let api: ApiHarness;
+let a: Tenant;
+let b: Tenant;
+const tokens: Record<string, string> = {};
+
+beforeAll(async () => {
+  owner = ownerPool();
+  api = await startApi();
+  a = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES', tech: 'TECHNICIAN', tech2: 'TECHNICIAN', retired: 'TECHNICIAN' });
+  b = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+  await owner.query('update users set active = false where id = $1', [a.users.retired!.id]);
+  await giveRateCard(a.id, SANDBOX_RATE_CARD);
+  for (const [name, user] of Object.entries(a.users)) tokens[name] = await api.tokenFor(user);
+  tokens.bAdmin = await api.tokenFor(b.users.admin!);
+  tokens.bTech = await api.tokenFor(b.users.tech!);
+});
+afterAll(async () => {
+  await api.close();
+  await owner.end();
+});
+
+// Many requests: each from its own address of the benchmarking range, clear of section 8's broad limit.
+let requests = 0;
+const call = (method: string, path: string, who: string, json?: unknown) => {
+  requests += 1;
+  const address = `198.18.${Math.floor(requests / 250) % 256}.${(requests % 250) + 1}`;
+  return api.request(path, { method, token: tokens[who], headers: { 'x-forwarded-for': address }, ...(json === undefined ? {} : { json }) });
+};
+
+/** A work order made through /api/ with a technician: its job gets the crew that technician leads (D11). */
+async function newJob(who = 'admin', body: Record<string, unknown> = {}, tech = a.users.tech!.id): Promise<string> {
+  const res = await call('POST', '/api/v1/work-orders', who, { assignedTechnicianId: tech, scheduledDate: '2026-12-03', siteAddress: '12 Elm St', ...body });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+const setJobStatus = (id: string, status: JobStatus) => owner.query('update work_orders set job_status = $1 where id = $2', [status, id]);
+const stateOf = async (id: string) => (await owner.query<{ job_status: string; status: string }>('select job_status, status from work_orders where id = $1', [id])).rows[0]!;
+const eventsOf = async (id: string) =>
+  (await owner.query<{ event: string; data: Record<string, unknown> }>(
+    `select event, envelope->'data' as data from outbox_events where envelope->'data'->>'job_id' = $1 or envelope->'data'->>'work_order_id' = $1 order by sequence`,
+    [id],
+  )).rows;
+async function problemOf(res: Response): Promise<Problem> {
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = (await res.json()) as Problem;
+  expect(body.status).toBe(res.status);
+  return body;
+}
+
+/** D11: what a move from `from` to `to` records (in order). */
+function expectedEvents(from: JobStatus, to: JobStatus): string[] {
+  const events = ['job.status_changed'];
+  if (to === 'dispatched') events.push('job.dispatched');
+  if (to === 'complete') events.push('job.completed');
+  if (PROJECTION[from] !== PROJECTION[to]) events.push(`work_order.${PROJECTION[to].toLowerCase()}`);
+  return events;
+}
+
+describe('the D11 table as data', () => {
+  it('has the transitions of D11 and nothing out of a final status', () => {
+    expect(JOB_TRANSITIONS.map((t) => `${t.from}>${t.to}`).sort()).toEqual(
+      [
+        'scheduled>dispatched', 'scheduled>cancelled',
+        'dispatched>in_progress', 'dispatched>scheduled', 'dispatched>complete', 'dispatched>cancelled',
+        'in_progress>on_hold', 'in_progress>complete', 'in_progress>cancelled',
+        'on_hold>in_progress', 'on_hold>cancelled',
+      ].sort(),
+    );
+    expect(decideJobTransition('scheduled', 'dispatched', false).kind).toBe('refused');
+    expect(decideJobTransition('scheduled', 'complete', true).kind).toBe('refused');
+  });
+});
+
+describe('PATCH /v1/fsm/jobs/{id}: every pair of D11 from every role', () => {
+  const roles = ['admin', 'tech', 'tech2', 'sales'] as const;
+  const cases = JOB_STATUSES.flatMap((from) => JOB_STATUSES.flatMap((to) => roles.map((who) => [from, to, who] as const)));
+  it('covers 36 pairs x 4 roles', () => expect(cases).toHaveLength(144));
+
+  it.each(cases)('%s -> %s as %s', async (from, to, who) => {
+    const id = await newJob();
+    await setJobStatus(id, from);
+    expect(await stateOf(id)).toEqual({ job_status: from, status: PROJECTION[from] });
+    const before = (await eventsOf(id)).length;
+    const res = await call('PATCH', `/v1/fsm/jobs/${id}`, who, { status: to });
+    const events = (await eventsOf(id)).slice(before);
+
+    if (who === 'sales') {
+      expect(res.status).toBe(403);
+      expect((await problemOf(res)).type).toBe('forbidden');
+    } else if (who === 'tech2') {
+      // D10: not a job of tech2's crews: it does not exist for them.
+      expect(res.status).toBe(404);
+      expect((await problemOf(res)).type).toBe('job-not-found');
+    } else {
+      const decision = decideJobTransition(from, to, true);
+      if (decision.kind === 'refused') {
+        expect(res.status).toBe(409);
+        expect((await problemOf(res)).type).toBe('invalid-transition');
+      } else {
+        expect(res.status).toBe(200);
+        expect(JobDetail.parse(await res.json()).status).toBe(to);
+        expect(events.map((e) => e.event)).toEqual(decision.kind === 'move' ? expectedEvents(from, to) : []);
+        if (decision.kind === 'move') {
+          expect(events[0]!.data).toMatchObject({ job_id: id, from, to });
+          expect(await stateOf(id)).toEqual({ job_status: to, status: PROJECTION[to] });
+          return;
+        }
+      }
+    }
+    expect(events).toEqual([]);
+    expect(await stateOf(id)).toEqual({ job_status: from, status: PROJECTION[from] });
+  });
+
+  it('scheduled to dispatched needs a crew', async () => {
+    const res = await call('POST', '/api/v1/work-orders', 'admin', { scheduledDate: '2026-12-03' });
+    const { id } = (await res.json()) as { id: string };
+    const refused = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' });
+    expect(refused.status).toBe(409);
+    expect((await problemOf(refused)).type).toBe('invalid-transition');
+    expect(await eventsOf(id)).toEqual([]);
+  });
+
+  it('job.completed carries hours_logged against hours_estimated; completed_at is the device sign-off', async () => {
+    const id = await newJob();
+    await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' });
+    await call('PATCH', `/v1/fsm/jobs/${id}`, 'tech', { status: 'in_progress' });
+    const { actual_start } = JobDetail.parse(await (await call('GET', `/v1/fsm/jobs/${id}`, 'tech')).json());
+    expect(actual_start).not.toBeNull();
+    const start = new Date(actual_start!);
+    const logged = await call('POST', `/v1/fsm/jobs/${id}/time-entries`, 'tech', { started_at: new Date(start.getTime() - 3 * 3600_000).toISOString(), ended_at: new Date(start.getTime() - 3600_000).toISOString() });
+    expect(logged.status).toBe(201);
+    const signedOff = new Date().toISOString();
+    const done = await call('PATCH', `/v1/fsm/jobs/${id}`, 'tech', { status: 'complete', completed_at: signedOff });
+    expect(done.status).toBe(200);
+    const job = JobDetail.parse(await done.json());
+    expect(job).toMatchObject({ status: 'complete', hours_logged: 2, percent_complete: 1 });
+    const completed = (await eventsOf(id)).find((e) => e.event === 'job.completed')!;
+    expect(completed.data).toEqual({ job_id: id, hours_logged: 2, hours_estimated: 0, completed_at: signedOff });
+    // The work order's own completed_at stays the server's time (section 3.2).
+    const wo = await owner.query('select completed_at, signed_off_at from work_orders where id = $1', [id]);
+    expect(new Date(wo.rows[0].signed_off_at).toISOString()).toBe(signedOff);
+  });
+
+  it.each([
+    ['in the future', (): string => new Date(Date.now() + 5 * 60_000).toISOString(), 'in_progress'],
+    ['before actual_start', (): string => '2020-01-01T00:00:00Z', 'in_progress'],
+    ['with another status', (): string => new Date().toISOString(), 'dispatched'],
+  ] as const)('completed_at %s is validation-failed and nothing changes', async (_, at, from) => {
+    const id = await newJob();
+    await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' });
+    if (from === 'in_progress') await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'in_progress' });
+    const before = await eventsOf(id);
+    const res = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: from === 'dispatched' ? 'in_progress' : 'complete', completed_at: at() });
+    expect(res.status).toBe(422);
+    const body = await problemOf(res);
+    expect(body.type).toBe('validation-failed');
+    expect(Object.keys(body.errors!)).toEqual(['completed_at']);
+    expect(await eventsOf(id)).toEqual(before);
+    expect((await stateOf(id)).job_status).toBe(from);
+  });
+
+  it('completed_at within 60 seconds of skew is accepted', async () => {
+    const id = await newJob();
+    await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' });
+    const res = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'complete', completed_at: new Date(Date.now() + 30_000).toISOString() });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('PATCH /api/v1/work-orders/{id}/status moves the job (D11)', () => {
+  const cases = JOB_STATUSES.flatMap((from) => WORK_ORDER_STATUSES.map((to) => [from, to] as const));
+  it('covers 6 job statuses x 4 targets', () => expect(cases).toHaveLength(24));
+
+  it.each(cases)('job %s, work order to %s', async (from, to) => {
+    const id = await newJob();
+    await setJobStatus(id, from);
+    const before = (await eventsOf(id)).length;
+    const res = await call('PATCH', `/api/v1/work-orders/${id}/status`, 'tech', { status: to });
+    const events = (await eventsOf(id)).slice(before);
+    const decision = decideTransition(PROJECTION[from], to);
+    if (decision.kind === 'refused') {
+      expect(res.status).toBe(409);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('conflict');
+      expect(events).toEqual([]);
+      expect(await stateOf(id)).toEqual({ job_status: from, status: PROJECTION[from] });
+    } else if (decision.kind === 'unchanged') {
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ id, status: to, unchanged: true });
+      expect(events).toEqual([]);
+      expect((await stateOf(id)).job_status).toBe(from);
+    } else {
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ id, status: to, unchanged: false });
+      const target = ({ PENDING: 'scheduled', DISPATCHED: 'dispatched', COMPLETED: 'complete', CANCELLED: 'cancelled' } as const)[to];
+      expect(await stateOf(id)).toEqual({ job_status: target, status: to });
+      expect(events.map((e) => e.event)).toEqual(expectedEvents(from, target));
+      expect(events.at(-1)!.data).toMatchObject({ work_order_id: id, status: to, changed_by_user_id: a.users.tech!.id });
+    }
+  });
+});
+
+describe('reading jobs (D10, D11)', () => {
+  it('a job has every field of section 2, computed as D11 says', async () => {
+    const id = await newJob();
+    const res = await call('GET', `/v1/fsm/jobs/${id}`, 'sales');
+    expect(res.status).toBe(200);
+    const job = JobDetail.parse(await res.json());
+    expect(job).toMatchObject({
+      job_id: id,
+      quote_ref: null,
+      status: 'scheduled',
+      project_type: 'service',
+      site: { name: '12 Elm St', region: 'CA-ON' },
+      crew: { foreman: a.users.tech!.email.replace(/@.*/, '') + ` of ${a.subdomain}`, headcount: 1 },
+      // 08:00 in Toronto on 2026-12-03 (EST, UTC-5).
+      scheduled_start: '2026-12-03T13:00:00.000Z',
+      actual_start: null,
+      hours_logged: 0,
+      hours_estimated: 0,
+      percent_complete: 0,
+      open_change_orders: 0,
+      change_orders: [],
+      time_entries: [],
+      material_draws: [],
+    });
+    expect(job.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  });
+
+  it('a technician sees only the jobs of their crews, in either tenant; others are job-not-found', async () => {
+    const mine = await newJob();
+    const theirs = await newJob('admin', {}, a.users.tech2!.id);
+    const bRes = await call('POST', '/api/v1/work-orders', 'bAdmin', { assignedTechnicianId: b.users.tech!.id });
+    const bJob = ((await bRes.json()) as { id: string }).id;
+    for (const [who, visible, hidden] of [['tech', mine, [theirs, bJob]], ['tech2', theirs, [mine, bJob]], ['bTech', bJob, [mine, theirs]]] as const) {
+      expect((await call('GET', `/v1/fsm/jobs/${visible}`, who)).status).toBe(200);
+      for (const other of hidden) {
+        for (const [method, path, json] of [
+          ['GET', `/v1/fsm/jobs/${other}`, undefined],
+          ['PATCH', `/v1/fsm/jobs/${other}`, { status: 'cancelled' }],
+          ['POST', `/v1/fsm/jobs/${other}/time-entries`, { started_at: '2026-01-01T08:00:00Z', ended_at: '2026-01-01T09:00:00Z' }],
+          ['POST', `/v1/fsm/jobs/${other}/material-draws`, { sku: 'HW-ROLLER-STD', quantity: '1' }],
+        ] as const) {
+          const res = await call(method, path, who, json);
+          expect({ who, method, path, status: res.status }).toEqual({ who, method, path, status: 404 });
+          expect((await problemOf(res)).type).toBe('job-not-found');
+        }
+      }
+      const listed = JobPage.parse(await (await call('GET', '/v1/fsm/jobs?limit=200', who)).json());
+      const ids = listed.data.map((j) => j.job_id);
+      expect(ids).toContain(visible);
+      for (const other of hidden) expect(ids).not.toContain(other);
+    }
+    // ADMIN of the other tenant: not found either.
+    expect((await call('GET', `/v1/fsm/jobs/${mine}`, 'bAdmin')).status).toBe(404);
+    expect(await stateOf(theirs)).toEqual({ job_status: 'scheduled', status: 'PENDING' });
+  });
+
+  it('filters: status (repeatable), crew_id, site_id, updated_since; limit 1-200; bad cursors', async () => {
+    const id = await newJob('admin', { siteAddress: 'Filter Site 9' });
+    const job = JobDetail.parse(await (await call('GET', `/v1/fsm/jobs/${id}`, 'admin')).json());
+    await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'cancelled' });
+    const page = async (query: string) => JobPage.parse(await (await call('GET', `/v1/fsm/jobs?${query}`, 'admin')).json());
+    expect((await page(`site_id=${job.site!.site_id}`)).data.map((j) => j.job_id)).toEqual([id]);
+    expect((await page(`site_id=${job.site!.site_id}&status=scheduled`)).data).toEqual([]);
+    expect((await page(`site_id=${job.site!.site_id}&status=scheduled&status=cancelled`)).data.map((j) => j.job_id)).toEqual([id]);
+    expect((await page(`crew_id=${job.crew!.crew_id}&status=cancelled`)).data.map((j) => j.job_id)).toContain(id);
+    const after = await page(`site_id=${job.site!.site_id}&updated_since=${encodeURIComponent(job.updated_at)}`);
+    expect(after.data.map((j) => j.status)).toEqual(['cancelled']);
+    const latest = after.data[0]!.updated_at;
+    expect((await page(`site_id=${job.site!.site_id}&updated_since=${encodeURIComponent(latest)}`)).data).toEqual([]);
+    for (const bad of ['limit=0', 'limit=201', 'status=done', 'updated_since=yesterday', 'crew_id=x', 'colour=red']) {
+      const res = await call('GET', `/v1/fsm/jobs?${bad}`, 'admin');
+      expect({ bad, status: res.status }).toEqual({ bad, status: 422 });
+      expect((await problemOf(res)).type).toBe('validation-failed');
+    }
+    const forged = await call('GET', '/v1/fsm/jobs?cursor=bm90LWEtY3Vyc29y', 'admin');
+    expect(forged.status).toBe(400);
+    expect((await problemOf(forged)).type).toBe('validation-failed');
+    const defaulted = await page('');
+    expect(defaulted.data.length).toBeLessThanOrEqual(50);
+  });
+
+  it('pages with next_cursor and has_more', async () => {
+    for (let i = 0; i < 5; i += 1) await newJob('admin', { siteAddress: 'Paging Site' });
+    const site = JobPage.parse(await (await call('GET', '/v1/fsm/jobs?limit=200', 'admin')).json()).data.find((j) => j.site?.name === 'Paging Site')!.site!.site_id;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    for (;;) {
+      const page = JobPage.parse(await (await call('GET', `/v1/fsm/jobs?site_id=${site}&limit=2${cursor ? `&cursor=${cursor}` : ''}`, 'admin')).json());
+      seen.push(...page.data.map((j) => j.job_id));
+      pages += 1;
+      cursor = page.next_cursor;
+      if (!page.has_more) break;
+    }
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(5);
+  });
+});
+
+describe('row-level security on every new table', () => {
+  it('with the tenant setting unset, the application role reads nothing of any of them', async () => {
+    const appPool = new pg.Pool({ connectionString: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), max: 1 });
+    try {
+      const id = await newJob();
+      await call('POST', `/v1/fsm/jobs/${id}/time-entries`, 'tech', { started_at: '2025-03-01T08:00:00Z', ended_at: '2025-03-01T09:00:00Z' });
+      await call('POST', `/v1/fsm/jobs/${id}/material-draws`, 'tech', { sku: 'HW-ROLLER-STD', quantity: '1' });
+      for (const table of ['crews', 'crew_members', 'sites', 'job_sync_clock', 'time_entries', 'material_draws', 'change_orders', 'job_history']) {
+        const total = await owner.query(`select count(*)::int as n from ${table}`);
+        if (table !== 'change_orders') expect({ table, rows: total.rows[0].n > 0 }).toEqual({ table, rows: true });
+        const seen = await appPool.query(`select count(*)::int as n from ${table}`);
+        expect({ table, seen: seen.rows[0].n }).toEqual({ table, seen: 0 });
+        // As tenant B: only B's rows.
+        const client = await appPool.connect();
+        try {
+          await client.query('begin');
+          await client.query('select app_enter_tenant($1)', [b.id]);
+          const foreign = await client.query(`select count(*)::int as n from ${table} where organization_id <> $1`, [b.id]);
+          expect({ table, foreign: foreign.rows[0].n }).toEqual({ table, foreign: 0 });
+          await client.query('commit');
+        } finally {
+          client.release();
+        }
+      }
+    } finally {
+      await appPool.end();
+    }
+  });
+});
