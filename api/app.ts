@@ -148,7 +148,7 @@ export function createApp(deps: AppDependencies): Express {
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
   fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
-  if (deps.graphqlBucket) graphqlRoutes(host, { em: deps.em, rateCards, bucket: deps.graphqlBucket, production: deps.settings.NODE_ENV === 'production' });
+  if (deps.graphqlBucket) graphqlRoutes(host, { em: deps.em, rateCards, events: deps.events, bucket: deps.graphqlBucket, production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 
   app.use('/v1', problemNotFound);

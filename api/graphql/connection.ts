@@ -62,10 +62,13 @@ export function connectionOf<T>(node: GraphQLObjectType<T>) {
   });
 }
 
-const Position = z.tuple([CursorTimestamp, z.uuid()]);
+/** Most lists page on (a timestamp to the microsecond, id). */
+export const TIME_POSITION = z.tuple([CursorTimestamp, z.uuid()]);
+/** Crews page on (name, id). */
+export const NAME_POSITION = z.tuple([z.string().max(200), z.uuid()]);
 
 /** The position an `after` cursor names, or BAD_USER_INPUT for anything this endpoint did not hand out. */
-export function positionOf(after: string | null | undefined): readonly [string, string] | undefined {
+export function positionOf(after: string | null | undefined, Position: typeof TIME_POSITION | typeof NAME_POSITION = TIME_POSITION): readonly [string, string] | undefined {
   if (after === null || after === undefined) return undefined;
   const refused = () => codedError('after: not a cursor of this list; pass an endCursor from a previous page.', REFUSAL_CODES.badInput, { argument: 'after' });
   if (!/^[A-Za-z0-9_-]{1,512}$/.test(after)) throw refused();
@@ -78,7 +81,10 @@ export function positionOf(after: string | null | undefined): readonly [string, 
   throw refused();
 }
 
-/** Rows read one beyond `first`: the page, and whether more follow. */
-export function pageOf<T extends { id: string; cursor_created_at: string }>(rows: T[], first: number): Page<T> {
-  return { rows: rows.slice(0, first), hasNextPage: rows.length > first, cursorOf: (row) => encodeCursor([row.cursor_created_at, row.id]) };
+/** Rows read one beyond `first`: the page, and whether more follow; by default positioned on (created_at, id). */
+export function pageOf<T>(rows: T[], first: number, keyOf: (row: T) => readonly [string, string] = (row) => {
+  const keyed = row as { cursor_created_at: string; id: string };
+  return [keyed.cursor_created_at, keyed.id];
+}): Page<T> {
+  return { rows: rows.slice(0, first), hasNextPage: rows.length > first, cursorOf: (row) => encodeCursor(keyOf(row)) };
 }

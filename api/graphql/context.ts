@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 import type { Caller } from '../http/request-context';
 import type { CostMeter } from './cost';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
+import type { EventEnvelope } from '../../db/events/catalogue';
+import { changeOrdersByJobIds, crewsByIds, materialDrawsByJobIds, timeEntriesByJobIds, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
+import type { ChangeOrderRow } from '../../db/fsm/field-writes';
 import {
   customersByIds,
   linesByQuoteIds,
@@ -28,6 +31,8 @@ export interface GraphQLContext {
   cost: CostMeter;
   rateCards: RateCardRepository;
   log: Logger;
+  /** Events a mutation recorded, dispatched after the transaction commits (the outbox relay covers a failure). */
+  events: EventEnvelope[];
 }
 
 /** One loader of rows by id: the ids asked for in one tick, read in one statement. */
@@ -72,6 +77,10 @@ export function createLoaders(tx: EntityManager) {
     linesOfQuote: childrenOf<QuoteLineRecord>((ids, first) => linesByQuoteIds(tx, ids, first), (row) => row.quote_id),
     quotesOfCustomer: childrenOf<QuoteRecord>((ids, first) => quotesByCustomerIds(tx, ids, first), (row) => row.customer_id),
     workOrdersOfQuote: childrenOf<WorkOrderRecord>((ids, first) => workOrdersByQuoteIds(tx, ids, first), (row) => row.quote_id),
+    crew: byId<CrewRecord>((ids) => crewsByIds(tx, ids)),
+    changeOrdersOfJob: childrenOf<ChangeOrderRow>((ids, first) => changeOrdersByJobIds(tx, ids, first), (row) => row.work_order_id),
+    timeEntriesOfJob: childrenOf<JobTimeEntryRow>((ids, first) => timeEntriesByJobIds(tx, ids, first), (row) => row.work_order_id),
+    materialDrawsOfJob: childrenOf<JobMaterialDrawRow>((ids, first) => materialDrawsByJobIds(tx, ids, first), (row) => row.work_order_id),
   };
 }
 export type Loaders = ReturnType<typeof createLoaders>;

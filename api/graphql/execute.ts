@@ -8,6 +8,8 @@ import { createLoaders, type GraphQLContext } from './context';
 import { MAX_QUERY_COST, requestedCost } from './cost';
 import { clientError, codedError, REFUSAL_CODES } from './errors';
 import type { PointsBucket, ThrottleStatus } from './throttle';
+import type { EventDispatcher } from '../../activities/events/dispatcher';
+import type { EventEnvelope } from '../../db/events/catalogue';
 
 /** What the HTTP layer knows of a request before it runs (graphql-http's `context`). */
 export type RequestScope = {
@@ -19,6 +21,8 @@ export interface ExecutionDeps {
   em: EntityManager;
   rateCards: RateCardRepository;
   bucket: PointsBucket;
+  /** Starts the workflows of events a mutation recorded, after its commit (else the outbox relay does). */
+  events?: EventDispatcher;
 }
 
 /** Jobber's and Shopify's `extensions.cost`. */
@@ -81,16 +85,19 @@ export function createExecutor(deps: ExecutionDeps) {
 
     const isMutation = getOperationAST(args.document, operationName)?.operation === 'mutation';
     const meter = { actual: 0 };
+    const recorded: EventEnvelope[] = [];
     let result: ExecutionResult;
     try {
       result = await inTenant(deps.em, organizationId, async (tx) => {
         // A query cannot write, whatever a resolver does.
         if (!isMutation) await tx.execute('set transaction read only');
-        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, log: scope.log };
+        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, log: scope.log, events: recorded };
         const executed = await executeDocument({ ...args, contextValue: context });
         if (isMutation && executed.errors?.length) throw new RolledBack(executed);
         return executed;
       });
+      // Committed: deliver what the mutation recorded at once (D11's same events as the REST move).
+      for (const event of recorded) await deps.events?.tryDispatch(event);
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error;
       result = error.result;

@@ -24,9 +24,18 @@ import type { PricedComponent, PricedLineItem, PricedQuote } from '../quotes/pri
 import { OFFICE } from '../http/roles';
 import { forbidden } from '../http/errors';
 import type { GraphQLContext } from './context';
-import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, pageOf, positionOf } from './connection';
+import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, NAME_POSITION, pageOf, positionOf } from './connection';
 import { costs, meterResolvers, sizeOf, type FieldCost } from './cost';
 import { calculate } from './calculate';
+import { JOB_STATUSES, type JobStatus } from '../../db/fsm/job-status-table';
+import { jobById, jobPage, type JobRow } from '../../db/fsm/jobs';
+import type { ChangeOrderRow } from '../../db/fsm/field-writes';
+import { crewPage, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
+import { moveJobWithin, toJob, visibilityOf } from '../fsm/job-service';
+import { PatchJobBody } from '../fsm/schemas';
+import { FIELD } from '../http/roles';
+import { jobNotFound } from '../http/errors';
+import { parseOrThrow } from '../http/validate';
 
 /**
  * D17's schema, written once in code: its types are the records of db/graphql/reads.ts and the
@@ -49,8 +58,16 @@ function requireOffice(context: Context): void {
 
 const DateTime = new GraphQLScalarType({
   name: 'DateTime',
-  description: 'An instant, ISO 8601 in UTC (`2026-11-24T13:00:00.000Z`).',
+  description: 'An instant, RFC 3339 (`2026-11-24T13:00:00.000Z`); answers are in UTC.',
   serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+  parseValue: (value) => {
+    if (typeof value !== 'string') throw new TypeError('DateTime must be an RFC 3339 string.');
+    return value;
+  },
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new TypeError('DateTime must be an RFC 3339 string.');
+    return ast.value;
+  },
 });
 
 const Decimal = new GraphQLScalarType({
@@ -201,6 +218,135 @@ WorkOrder = new GraphQLObjectType<WorkOrderRecord, Context>({
   }),
 });
 
+
+// ---- Jobs (D11), crews and what the field writes on a job ----
+
+const JobStatusEnum = new GraphQLEnumType({
+  name: 'JobStatus',
+  description: "D11's job status (document 001 spells them in lower case: `in_progress` is IN_PROGRESS).",
+  values: Object.fromEntries(JOB_STATUSES.map((s) => [s.toUpperCase(), { value: s }])),
+});
+
+const Site = new GraphQLObjectType<{ id: string; name: string; region: string }, Context>({
+  name: 'Site',
+  fields: { id: { type: nonNull(GraphQLID) }, name: { type: nonNull(GraphQLString) }, region: { type: nonNull(GraphQLString), description: 'e.g. CA-ON' } },
+});
+
+const Crew = new GraphQLObjectType<CrewRecord, Context>({
+  name: 'Crew',
+  description: 'A crew (D11): a foreman and member technicians. A TECHNICIAN sees the crews they belong to.',
+  fields: {
+    id: { type: nonNull(GraphQLID) },
+    name: { type: nonNull(GraphQLString) },
+    foreman: { type: nonNull(Person), resolve: (c, _args, ctx) => ctx.loaders.person.load(c.foreman_user_id) },
+    headcount: { type: nonNull(GraphQLInt), resolve: (c) => c.member_ids.length },
+    members: {
+      type: listOf(Person),
+      ...sized(20, 50),
+      resolve: async (c, args: { first?: number | null }, ctx) =>
+        (await ctx.loaders.person.loadMany(c.member_ids.slice(0, sizeArg(args, 20, 50, 'members')))).filter((p): p is PersonRecord => p !== null && !(p instanceof Error)),
+    },
+  },
+});
+
+
+const ChangeOrder = new GraphQLObjectType<ChangeOrderRow, Context>({
+  name: 'ChangeOrder',
+  description: 'D12: lines and labour added to a job, priced at once; `delta` figures in cents.',
+  fields: {
+    id: { type: nonNull(GraphQLID) },
+    sequence: { type: nonNull(GraphQLInt) },
+    status: { type: nonNull(GraphQLString), description: '`submitted`, `approved` or `rejected`.' },
+    reason: { type: nonNull(GraphQLString) },
+    labourHours: { type: nonNull(Decimal), resolve: (c) => c.labour_hours },
+    materialCostCents: { type: nonNull(Cents), resolve: (c) => c.material_cost_cents },
+    directCostCents: { type: nonNull(Cents), resolve: (c) => c.direct_cost_cents },
+    sellCents: { type: nonNull(Cents), resolve: (c) => c.sell_cents },
+    appliedMargin: { type: nonNull(Decimal), resolve: (c) => c.applied_margin },
+    floorEngaged: { type: nonNull(GraphQLBoolean), resolve: (c) => c.floor_engaged },
+    rejectionReason: { type: GraphQLString, resolve: (c) => c.rejection_reason },
+    createdAt: { type: nonNull(DateTime), resolve: (c) => iso(c.created_at) },
+    decidedAt: { type: DateTime, resolve: (c) => iso(c.decided_at) },
+  },
+});
+
+const TimeEntry = new GraphQLObjectType<JobTimeEntryRow, Context>({
+  name: 'TimeEntry',
+  fields: {
+    id: { type: nonNull(GraphQLID) },
+    technician: { type: Person, resolve: (t, _args, ctx) => ctx.loaders.person.load(t.technician_id) },
+    startedAt: { type: nonNull(DateTime), resolve: (t) => iso(t.started_at) },
+    endedAt: { type: nonNull(DateTime), resolve: (t) => iso(t.ended_at) },
+    hours: { type: nonNull(Decimal) },
+    notes: { type: GraphQLString },
+  },
+});
+
+const MaterialDraw = new GraphQLObjectType<JobMaterialDrawRow, Context>({
+  name: 'MaterialDraw',
+  fields: {
+    id: { type: nonNull(GraphQLID) },
+    sku: { type: nonNull(GraphQLString), resolve: (d) => d.sku_code },
+    quantity: { type: nonNull(Decimal), description: 'In the SKU\'s unit.' },
+    unit: { type: nonNull(GraphQLString) },
+    vanId: { type: GraphQLString, resolve: (d) => d.van_id },
+    drawnBy: { type: Person, resolve: (d, _args, ctx) => ctx.loaders.person.load(d.drawn_by_user_id) },
+    createdAt: { type: nonNull(DateTime), resolve: (d) => iso(d.created_at) },
+  },
+});
+
+const Job = new GraphQLObjectType<JobRow, Context>({
+  name: 'Job',
+  description: 'D11: the field view of a work order (its id is the work order\'s). ADMIN and SALES read every job, a TECHNICIAN those of their crews.',
+  fields: () => ({
+    id: { type: nonNull(GraphQLID), resolve: (j) => j.job_id },
+    status: { type: nonNull(JobStatusEnum) },
+    workOrderStatus: { type: nonNull(WorkOrderStatusEnum), resolve: (j) => j.work_order_status },
+    quoteRef: { type: GraphQLString, resolve: (j) => toJob(j).quote_ref },
+    projectType: { type: nonNull(GraphQLString), description: '`install` with a quote, `service` without.', resolve: (j) => toJob(j).project_type },
+    site: { type: Site, resolve: (j) => (j.site_id ? { id: j.site_id, name: j.site_name!, region: j.site_region! } : null) },
+    crew: { type: Crew, resolve: (j, _args, ctx) => (j.crew_id ? ctx.loaders.crew.load(j.crew_id) : null) },
+    scheduledStart: { type: DateTime, resolve: (j) => iso(j.scheduled_start) },
+    actualStart: { type: DateTime, resolve: (j) => iso(j.actual_start) },
+    hoursLogged: { type: nonNull(Decimal), resolve: (j) => j.hours_logged },
+    hoursEstimated: { type: nonNull(Decimal), resolve: (j) => j.hours_estimated },
+    percentComplete: { type: nonNull(GraphQLFloat), resolve: (j) => toJob(j).percent_complete },
+    openChangeOrders: { type: nonNull(GraphQLInt), resolve: (j) => j.open_change_orders },
+    updatedAt: { type: nonNull(DateTime), description: 'To the microsecond: the feed order of D11.', resolve: (j) => j.updated_at },
+    workOrder: { type: WorkOrder, resolve: (j, _args, ctx) => ctx.loaders.workOrder.load(j.job_id) },
+    quote: {
+      type: Quote,
+      description: 'The quote (ADMIN and SALES: FORBIDDEN for a TECHNICIAN).',
+      resolve: (j, _args, ctx) => {
+        if (!j.quote_id) return null;
+        requireOffice(ctx);
+        return ctx.loaders.quote.load(j.quote_id);
+      },
+    },
+    changeOrders: {
+      type: listOf(ChangeOrder),
+      description: 'In sequence.',
+      ...sized(10, 50),
+      resolve: (j, args: { first?: number | null }, ctx) => ctx.loaders.changeOrdersOfJob(sizeArg(args, 10, 50, 'changeOrders')).load(j.job_id),
+    },
+    timeEntries: {
+      type: listOf(TimeEntry),
+      description: 'Oldest first.',
+      ...sized(20, 100),
+      resolve: (j, args: { first?: number | null }, ctx) => ctx.loaders.timeEntriesOfJob(sizeArg(args, 20, 100, 'timeEntries')).load(j.job_id),
+    },
+    materialDraws: {
+      type: listOf(MaterialDraw),
+      description: 'Oldest first.',
+      ...sized(20, 100),
+      resolve: (j, args: { first?: number | null }, ctx) => ctx.loaders.materialDrawsOfJob(sizeArg(args, 20, 100, 'materialDraws')).load(j.job_id),
+    },
+  }),
+});
+
+const JobConnection = connectionOf(Job);
+const CrewConnection = connectionOf(Crew);
+
 const QuoteConnection = connectionOf(Quote);
 const CustomerConnection = connectionOf(Customer);
 const WorkOrderConnection = connectionOf(WorkOrder);
@@ -327,6 +473,41 @@ const Query = new GraphQLObjectType<unknown, Context>({
         return isUuid(args.id) ? ctx.loaders.customer.load(args.id) : null;
       },
     },
+    jobs: {
+      type: nonNull(JobConnection),
+      description: "Jobs in D11's feed order (oldest change first); a TECHNICIAN gets those of their crews.",
+      args: connectionArgs({ status: { type: new GraphQLList(new GraphQLNonNull(JobStatusEnum)) }, crewId: { type: GraphQLID } }),
+      extensions: connectionCost(),
+      resolve: async (_root, args: { first: number; after?: string | null; status?: JobStatus[] | null; crewId?: string | null }, ctx) => {
+        const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'jobs');
+        if (args.crewId && !isUuid(args.crewId)) return pageOf([] as JobRow[], first, (j) => [j.updated_at, j.job_id]);
+        const rows = await jobPage(ctx.tx, {
+          ...visibilityOf(ctx.caller),
+          statuses: args.status ?? undefined,
+          crewId: args.crewId ?? undefined,
+          after: positionOf(args.after),
+          limit: first,
+        });
+        return pageOf(rows, first, (j) => [j.updated_at, j.job_id]);
+      },
+    },
+    job: {
+      type: Job,
+      description: 'One job, or null when there is none the caller may read with that id.',
+      args: { id: { type: nonNull(GraphQLID) } },
+      resolve: async (_root, args: { id: string }, ctx) => (isUuid(args.id) ? ((await jobById(ctx.tx, args.id, visibilityOf(ctx.caller))) ?? null) : null),
+    },
+    crews: {
+      type: nonNull(CrewConnection),
+      description: 'Crews by name; a TECHNICIAN gets the crews they belong to.',
+      args: connectionArgs(),
+      extensions: connectionCost(),
+      resolve: async (_root, args: { first: number; after?: string | null }, ctx) => {
+        const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'crews');
+        const rows = await crewPage(ctx.tx, { memberId: ctx.caller.role === 'TECHNICIAN' ? ctx.caller.userId : undefined, after: positionOf(args.after, NAME_POSITION), limit: first });
+        return pageOf(rows, first, (c) => [c.cursor_name, c.id]);
+      },
+    },
     workOrders: {
       type: nonNull(WorkOrderConnection),
       description: 'Work orders, oldest first; a TECHNICIAN gets only those assigned to them (D4).',
@@ -355,6 +536,21 @@ const Query = new GraphQLObjectType<unknown, Context>({
 const Mutation = new GraphQLObjectType<unknown, Context>({
   name: 'Mutation',
   fields: {
+    moveJob: {
+      type: nonNull(Job),
+      description:
+        "Move a job by D11's table (ADMIN any job, a TECHNICIAN their crews' jobs): the same checks, history and events as PATCH /v1/fsm/jobs/{id}. " +
+        'A repeated status changes nothing. `completedAt` is the device\'s sign-off time, only with COMPLETE.',
+      args: { id: { type: nonNull(GraphQLID) }, status: { type: nonNull(JobStatusEnum) }, completedAt: { type: DateTime } },
+      extensions: costs.mutation(),
+      resolve: async (_root, args: { id: string; status: JobStatus; completedAt?: string | null }, ctx) => {
+        if (!(FIELD as readonly string[]).includes(ctx.caller.role)) throw forbidden('Jobs are moved by ADMIN and TECHNICIAN.');
+        if (!isUuid(args.id)) throw jobNotFound();
+        const body = parseOrThrow(PatchJobBody, { status: args.status, ...(args.completedAt != null ? { completed_at: args.completedAt } : {}) }, 'args');
+        ctx.events.push(...(await moveJobWithin(ctx.tx, ctx.caller, args.id, body)));
+        return (await jobById(ctx.tx, args.id, visibilityOf(ctx.caller)))!;
+      },
+    },
     calculate: {
       type: nonNull(Calculation),
       description: "Price a configuration from the workspace's current rate card (ADMIN, SALES; below the floor needs an ADMIN and a reason). Stores nothing.",
