@@ -5,6 +5,7 @@ import { createApprovalActivities } from './approval';
 import { createChangeOrderInvoiceActivities } from './approval/change-order-invoice';
 import { createIntegrationActivities, type IntegrationDependencies } from './integrations';
 import { createWebhookActivities, type WebhookDependencies } from './webhooks';
+import { createProviderSyncActivities, type ProviderSyncDependencies } from './provider-sync';
 
 /** What every activity may use; the worker builds it (worker/main.ts). */
 export interface ActivityDependencies {
@@ -16,6 +17,8 @@ export interface ActivityDependencies {
   integrations: IntegrationDependencies;
   /** Outbound webhook delivery: the secret cipher and the private-network switch (D6). */
   webhooks: WebhookDependencies;
+  /** D18: the sync schedules (a sync that finds its connection unusable pauses its own) and the lookback. */
+  providerSync?: ProviderSyncDependencies | undefined;
 }
 
 /**
@@ -28,6 +31,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createChangeOrderInvoiceActivities({ ...deps, payments: deps.payments }),
     ...createIntegrationActivities(deps),
     ...createWebhookActivities(deps),
+    ...createProviderSyncActivities({ ...deps, payments: deps.payments }),
   };
 }
 

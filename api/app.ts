@@ -12,6 +12,9 @@ import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { problemErrorHandler, problemNotFound } from './v1/problem-handler';
+import { planLimits } from './v1/plan-limits';
+import { v1QuoteRoutes } from './v1/quotes/routes';
+import { V1QuoteService } from './v1/quotes/v1-quote-service';
 import { PublicRoutes } from './http/public-routes';
 import { createRegistry } from './meta/openapi';
 import { registerEventWebhooks } from './events/openapi';
@@ -113,6 +116,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
   // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401.
   app.use('/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
+  // D15: the tenant's plan bucket, shared by every process, on every /v1/ path.
+  app.use('/v1', planLimits(deps.em));
 
   healthRoutes(host, deps);
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
@@ -120,6 +125,7 @@ export function createApp(deps: AppDependencies): Express {
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   const rateCards = deps.rateCards ?? new RateCardRepository();
   quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events) });
+  v1QuoteRoutes(host, { em: deps.em, rateCards, quotes: new V1QuoteService(deps.em, rateCards, deps.events) });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
   paymentsRoutes(host, {
     em: deps.em,

@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from '../activities/events/dispatcher';
 import { InvoiceRunner } from '../activities/temporal/invoice-runner';
 import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
+import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
 import { createStripeClient } from '../activities/payments/stripe-client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
@@ -34,7 +35,8 @@ const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK
 // in the worker's workflows.
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
 
-const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger });
+const syncSchedules = new ProviderSyncSchedules(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
+const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger, syncSchedules });
 
 // Issue 17: Prometheus metrics on their own port (docs/operations.md).
 const metricsRegistry = createMetricsRegistry('api');

@@ -3,6 +3,8 @@ import { SANDBOX_CREWS, SANDBOX_PASSWORD, SANDBOX_TENANTS, SANDBOX_USERS } from 
 import { hashPassword } from './passwords';
 import { insertRateCardRevision } from './rate-cards/revisions';
 import { SANDBOX_RATE_CARDS } from './rate-cards/sandbox-rate-cards';
+import { insertMissingProducts } from './catalogue/products';
+import { SANDBOX_PRODUCTS } from './catalogue/sandbox-products';
 
 /**
  * D1: seeds the sandbox tenants (users, a first rate-card revision and, D11, two crews) idempotently, as the owner. Rows that exist are left exactly
@@ -24,6 +26,9 @@ export async function seedSandbox(ownerUrl: string): Promise<void> {
       if (card?.n === 0 && sandboxCard) {
         await orm.em.fork().transactional((tx) => insertRateCardRevision(tx, org.id, sandboxCard));
       }
+      // D14: the products of the catalogue; D15: the sandbox tenants are on the growth plan.
+      await insertMissingProducts(orm.em.fork(), org.id, SANDBOX_PRODUCTS);
+      await conn.execute(`update organizations set plan = 'growth' where id = ? and plan <> 'growth'`, [org.id]);
       for (const user of SANDBOX_USERS) {
         const [existing] = await conn.execute<{ id: string }[]>(
           `select id from users where organization_id = ? and lower(email) = lower(?)`,

@@ -19,6 +19,8 @@ import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metri
 import { activeTracing } from '../activities/runtime/tracing';
 import { installRuntime } from './runtime';
 import { createWorkerMetrics, freeLoopbackPort, operationsFrom, temporalRuntimeMetrics } from './metrics';
+import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
+import { allTenantIds } from '../db/organizations';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -34,6 +36,10 @@ const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operation
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
+const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
+const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
+// D18: a sync that finds its connection unusable pauses its own schedule.
+const syncSchedules = new ProviderSyncSchedules(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
 const worker = await createWorker({
   connection,
   namespace: settings.TEMPORAL_NAMESPACE,
@@ -52,17 +58,22 @@ const worker = await createWorker({
       mailer: settings.SMTP_URL ? smtpMailer(settings.SMTP_URL, settings.MAIL_FROM) : undefined,
       publicBaseUrl: settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`,
     },
+    providerSync: { schedules: syncSchedules },
   },
 });
 
-const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
-const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
 const relay = new OutboxRelay(orm.em, new EventDispatcher(client, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }), logger);
 relay.start();
 await ensureSchedules(client, settings.TEMPORAL_TASK_QUEUE);
 // Every usable connection has its token refresh workflow, even one whose start the API could not
 // make (Temporal was down at consent time). Starting one that runs only wakes it.
-const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }).ensureAll(await refreshTargets(orm.em));
+const connectedTargets = await refreshTargets(orm.em);
+const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }).ensureAll(connectedTargets);
+// D18: every usable provider of every tenant has its sync schedule (payments: the platform's account).
+const ensuredSyncs = await syncSchedules.ensureAll([
+  ...connectedTargets,
+  ...(payments ? (await allTenantIds(orm.em.fork())).map((organizationId) => ({ organizationId, provider: 'PAYMENTS' as const })) : []),
+]);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -75,7 +86,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 const metricsServer = await serveMetrics(metrics.registry, { host: settings.METRICS_HOST, port: settings.WORKER_METRICS_PORT, extra: temporalRuntimeMetrics(runtimeMetrics) });
 if (!settings.SMTP_URL) logger.warn('no SMTP_URL: when a webhook endpoint is disabled, its technical contact is not emailed (D13)');
-logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
+logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, provider_sync_schedules: ensuredSyncs, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
 try {
   await worker.run();
 } finally {

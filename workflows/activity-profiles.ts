@@ -96,3 +96,25 @@ export function mailProfile(timing: Timing): ActivityOptions {
     retry: { initialInterval: seconds(5, timing), backoffCoefficient: 2, maximumInterval: seconds(600, timing), maximumAttempts: 150 },
   };
 }
+
+/** D19: how long an approval with a failed leg waits for `retryLeg` before it ends as it is. */
+export const REPAIR_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * D18: one page of a provider sync (fetch, then apply with its watermark in one transaction). 5xx,
+ * 429 (its Retry-After is the next delay) and network trouble are retried; a refusal, a malformed
+ * page or a connection that cannot be used ends the run with its error recorded, the watermark
+ * where the last applied page left it.
+ */
+export function providerSyncProfile(timing: Timing): ActivityOptions {
+  return {
+    startToCloseTimeout: Math.max(2000, seconds(60, timing)),
+    retry: {
+      initialInterval: seconds(2, timing),
+      backoffCoefficient: 2,
+      maximumInterval: seconds(60, timing),
+      maximumAttempts: 5,
+      nonRetryableErrorTypes: nonRetryable('ProviderRefused', 'ProviderMalformed', 'ProviderNotConfigured', 'ProviderNotConnected', 'ConnectionExpired', 'CredentialsUnreadable'),
+    },
+  };
+}

@@ -7,3 +7,4 @@ export { expireQuotes } from './expire-quotes';
 export { integrationTokenRefresh } from './integration-token-refresh';
 export { deliverWebhook } from './webhook-delivery';
 export { changeOrderInvoice } from './change-order-invoice';
+export { providerSync } from './provider-sync';

@@ -1,7 +1,38 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineUpdate,
+  patched,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
-import type { LegOutcome, LegProvider, QuoteApprovalInput, QuoteApprovalWorkflow, QuoteInvoiceWorkflow, Timing } from '../activities/temporal/contracts';
-import { databaseProfile, providerLegProfile } from './activity-profiles';
+import type {
+  ApprovalProgress,
+  ApprovalProgressQuery,
+  ApprovalState,
+  LegOutcome,
+  LegProvider,
+  QuoteApprovalInput,
+  QuoteApprovalWorkflow,
+  QuoteInvoiceWorkflow,
+  RetryLegInput,
+  RetryLegUpdate,
+  Timing,
+} from '../activities/temporal/contracts';
+import type { SEARCH_ATTRIBUTES } from '../activities/temporal/search-attributes';
+import { databaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
+
+/** The contract's update and query (their names are part of the contract's types). */
+const retryLeg: RetryLegUpdate = defineUpdate<LegOutcome, [RetryLegInput], 'retryLeg'>('retryLeg');
+const approvalProgress: ApprovalProgressQuery = defineQuery<ApprovalProgress, [], 'approvalProgress'>('approvalProgress');
+const APPROVAL_STATE: keyof typeof SEARCH_ATTRIBUTES = 'ApprovalState';
+const ApprovalStateKey = defineSearchAttributeKey(APPROVAL_STATE, SearchAttributeType.KEYWORD);
+const LEG_PROVIDERS: readonly LegProvider[] = ['PAYMENTS', 'ACCOUNTING', 'CRM'];
 
 /**
  * Sections 3.1 and 3.4, D7: after a quote is approved, each provider leg runs on its own (one
@@ -11,11 +42,95 @@ import { databaseProfile, providerLegProfile } from './activity-profiles';
 export const quoteApproval: QuoteApprovalWorkflow = async function quoteApproval(input) {
   const timing = input.timing ?? {};
   const db = proxyActivities<Activities>(databaseProfile(timing));
+  // D19: runs started before the repair existed end when their legs end, as they did.
+  if (!patched('d19-await-repair')) {
+    const plan = await db.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
+    const legs: Promise<LegOutcome>[] = plan.skipped.map((provider) => Promise.resolve<LegOutcome>({ provider, status: 'SKIPPED' }));
+    for (const provider of plan.run) legs.push(runLeg(provider, input, timing));
+    return { legs: await Promise.all(legs) };
+  }
+  const repairs = new LegRepairs(input, timing);
+  repairs.listen();
   const plan = await db.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
-  const legs: Promise<LegOutcome>[] = plan.skipped.map((provider) => Promise.resolve<LegOutcome>({ provider, status: 'SKIPPED' }));
-  for (const provider of plan.run) legs.push(runLeg(provider, input, timing));
-  return { legs: await Promise.all(legs) };
+  return repairs.run(plan);
 };
+
+/**
+ * D19: each leg runs once; while any has FAILED, the approval records `ApprovalState` =
+ * `awaiting_repair` and waits, up to 30 days, for `retryLeg` updates. An update runs its leg again
+ * (same activity, same idempotency keys) and answers the outcome; a leg that succeeded or was
+ * skipped answers that and calls nothing; a retry while the leg runs joins that run. The handlers
+ * are set before the plan, so a retry that arrives while the legs are being planned waits for it.
+ */
+class LegRepairs {
+  private readonly outcomes = new Map<LegProvider, LegOutcome>();
+  private readonly running = new Map<LegProvider, Promise<LegOutcome>>();
+  private planned = false;
+  private state: ApprovalState = 'running';
+
+  constructor(
+    private readonly input: QuoteApprovalInput,
+    private readonly timing: Timing,
+  ) {}
+
+  listen(): void {
+    setHandler(approvalProgress, () => ({ state: this.state, legs: this.ordered() }));
+    setHandler(
+      retryLeg,
+      async ({ provider }) => {
+        await condition(() => this.planned);
+        const inFlight = this.running.get(provider);
+        if (inFlight) return inFlight;
+        const known = this.outcomes.get(provider)!;
+        return known.status === 'FAILED' ? this.start(provider) : known;
+      },
+      {
+        validator: (arg: RetryLegInput) => {
+          if (!arg || !LEG_PROVIDERS.includes(arg.provider)) throw new Error(`provider must be one of ${LEG_PROVIDERS.join(', ')}`);
+          if (this.state === 'completed' || this.state === 'repair_window_closed') throw new Error('the approval is no longer waiting for repairs');
+        },
+      },
+    );
+  }
+
+  async run(plan: { run: LegProvider[]; skipped: LegProvider[] }): Promise<{ legs: LegOutcome[] }> {
+    for (const provider of plan.skipped) this.outcomes.set(provider, { provider, status: 'SKIPPED' });
+    // Every planned leg is running (or skipped) before a waiting retry looks.
+    const first = plan.run.map((provider) => this.start(provider));
+    this.planned = true;
+    await Promise.all(first);
+    const settled = () => this.running.size === 0 && this.ordered().every((o) => o.status !== 'FAILED');
+    if (settled()) {
+      this.state = 'completed';
+      return { legs: this.ordered() };
+    }
+    this.setState('awaiting_repair');
+    const repaired = await condition(settled, REPAIR_WINDOW_MS);
+    // A retry that started just as the window closed still finishes and answers its caller.
+    await condition(() => this.running.size === 0);
+    this.setState(repaired ? 'completed' : 'repair_window_closed');
+    return { legs: this.ordered() };
+  }
+
+  private setState(state: ApprovalState): void {
+    this.state = state;
+    upsertSearchAttributes([{ key: ApprovalStateKey, value: state }]);
+  }
+
+  private start(provider: LegProvider): Promise<LegOutcome> {
+    const leg = runLeg(provider, this.input, this.timing).then((outcome) => {
+      this.outcomes.set(provider, outcome);
+      this.running.delete(provider);
+      return outcome;
+    });
+    this.running.set(provider, leg);
+    return leg;
+  }
+
+  private ordered(): LegOutcome[] {
+    return LEG_PROVIDERS.filter((p) => this.outcomes.has(p)).map((p) => this.outcomes.get(p)!);
+  }
+}
 
 /**
  * The payments leg alone: `POST /quotes/{id}/invoice` runs this as its own workflow

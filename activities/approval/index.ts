@@ -16,6 +16,7 @@ import { writeAccountingInvoice } from '../accounting/write-accounting-invoice';
 import { upsertOpportunity } from '../crm/upsert-opportunity';
 import { classifyQuickBooksError, classifySalesforceError, classifyStripeError } from '../providers/failure';
 import { FAILURE_TYPES } from '../temporal/failure-types';
+import type { ProviderSyncDependencies } from '../provider-sync';
 
 interface QuoteRef {
   organizationId: string;
@@ -37,7 +38,7 @@ const notConfigured = (provider: string) =>
  * write with every call keyed by quote and step, and the provider's failures classified by one
  * rule (activities/providers/failure.ts).
  */
-export function createApprovalActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined; integrations: IntegrationDependencies }) {
+export function createApprovalActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined; integrations: IntegrationDependencies; providerSync?: ProviderSyncDependencies | undefined }) {
   const syncRecords = new SyncRecords(deps.em);
   const providers: OAuthProviders = deps.integrations.providers;
   const connections = new IntegrationConnections(deps.em, deps.integrations.cipher);
@@ -112,7 +113,17 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
         );
       }),
 
-    recordSyncSucceeded: (input: QuoteRef & { provider: SyncProvider } & LegWrite) => syncRecords.succeeded(input),
+    recordSyncSucceeded: async (input: QuoteRef & { provider: SyncProvider } & LegWrite) => {
+      await syncRecords.succeeded(input);
+      // D18: the tenant's first invoice makes its payments sync schedule (the platform's account
+      // has no consent to wait for); later ones find it. A Temporal hiccup here is only logged:
+      // the worker's start-up makes any schedule still missing.
+      if (input.provider === 'PAYMENTS' && deps.providerSync?.schedules) {
+        await deps.providerSync.schedules.ensure({ organizationId: input.organizationId, provider: 'PAYMENTS' }, 'first invoice').catch((error: unknown) =>
+          deps.logger.warn({ err: error instanceof Error ? error.message : String(error), organization_id: input.organizationId }, 'could not ensure the payments sync schedule'),
+        );
+      }
+    },
 
     recordSyncFailed: (input: QuoteRef & { provider: SyncProvider; lastError: string }) => syncRecords.failed(input),
 

@@ -27,6 +27,8 @@ export const settingsSchema = z.object({
   TEMPORAL_ADDRESS: z.preprocess(blankAsUndefined, z.string().min(1).default('127.0.0.1:7233')),
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUndefined, z.string().min(1).default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUndefined, z.string().min(1).default('shade-office')),
+  // D18: how often each tenant's provider sync runs (a Temporal duration: 30s, 15m, 1h).
+  PROVIDER_SYNC_INTERVAL: z.preprocess(blankAsUndefined, z.string().regex(/^[1-9][0-9]{0,5}(s|m|h)$/, 'a duration such as 30s, 15m or 1h').default('15m')),
   AUTH_TOKEN_SECRET: z.preprocess(blankAsUndefined, z.string().min(32, 'must be at least 32 characters')),
   // Proxies of this deployment in front of the API (docker-compose: its one reverse proxy). With
   // none, X-Forwarded-For is ignored: any client could write it.

@@ -1,4 +1,4 @@
-import type { SignalDefinition } from '@temporalio/common';
+import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
 
 /**
  * The typed boundary between the code that starts workflows (api/, worker/) and the workflows
@@ -25,6 +25,7 @@ export const WORKFLOW_TYPES = {
   integrationTokenRefresh: 'integrationTokenRefresh',
   deliverWebhook: 'deliverWebhook',
   changeOrderInvoice: 'changeOrderInvoice',
+  providerSync: 'providerSync',
 } as const;
 export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
 
@@ -44,6 +45,25 @@ export interface QuoteApprovalInput {
 export type LegOutcome = { provider: LegProvider; status: 'SUCCEEDED' | 'FAILED' | 'SKIPPED'; externalId?: string | null; error?: string };
 export type QuoteApprovalWorkflow = (input: QuoteApprovalInput) => Promise<{ legs: LegOutcome[] }>;
 export type QuoteInvoiceWorkflow = (input: QuoteApprovalInput) => Promise<LegOutcome>;
+
+/**
+ * D19: a failed leg does not end its approval; the workflow waits (up to 30 days) for this update,
+ * which runs that leg again with the same idempotency keys and answers its outcome. A leg that
+ * already succeeded (or was skipped) answers that and calls nothing.
+ */
+export interface RetryLegInput {
+  provider: LegProvider;
+}
+export type RetryLegUpdate = UpdateDefinition<LegOutcome, [RetryLegInput], 'retryLeg'>;
+export const RETRY_LEG: RetryLegUpdate['name'] = 'retryLeg';
+/** What the approval is doing now (also its `ApprovalState` search attribute once a leg failed). */
+export type ApprovalState = 'running' | 'awaiting_repair' | 'completed' | 'repair_window_closed';
+export interface ApprovalProgress {
+  state: ApprovalState;
+  legs: LegOutcome[];
+}
+export type ApprovalProgressQuery = QueryDefinition<ApprovalProgress, [], 'approvalProgress'>;
+export const APPROVAL_PROGRESS: ApprovalProgressQuery['name'] = 'approvalProgress';
 
 /** One approval fan-out per quote, ever. */
 export const approvalWorkflowId = (quoteId: string) => `quote-approval-${quoteId}`;
@@ -98,3 +118,24 @@ export interface ChangeOrderInvoiceInput {
 export type ChangeOrderInvoiceWorkflow = (input: ChangeOrderInvoiceInput) => Promise<{ status: 'SUCCEEDED' | 'FAILED'; externalId?: string | null; error?: string }>;
 /** One invoice per approved change order, ever. */
 export const changeOrderInvoiceWorkflowId = (changeOrderId: string) => `change-order-invoice-${changeOrderId}`;
+// ---- providerSync: D18, one schedule per tenant and usable provider ----
+export interface ProviderSyncInput {
+  organizationId: string;
+  provider: LegProvider;
+  timing?: Timing;
+  /** Pages per run before continuing as new; tests lower it. */
+  pagesPerRun?: number;
+  /** Set by continue-as-new: the run's row exists, and what it did so far. */
+  continued?: { seen: number; applied: number };
+}
+export interface ProviderSyncResult {
+  seen: number;
+  applied: number;
+  error: string | null;
+}
+export type ProviderSyncWorkflow = (input: ProviderSyncInput) => Promise<ProviderSyncResult>;
+/**
+ * The schedule's id, and the id of the workflows it starts (Temporal appends each run's scheduled
+ * time), so an operator finds a tenant's runs by id prefix as well as by search attributes.
+ */
+export const providerSyncScheduleId = (ref: { organizationId: string; provider: LegProvider }) => `provider-sync-${ref.organizationId}-${ref.provider.toLowerCase()}`;

@@ -15,5 +15,7 @@ export const FAILURE_TYPES = {
   connectionExpired: 'ConnectionExpired',
   credentialsUnreadable: 'CredentialsUnreadable',
   quoteNotApproved: 'QuoteNotApproved',
+  /** D18: a provider page that is not what the provider documents (final for that sync run). */
+  providerMalformed: 'ProviderMalformed',
 } as const;
 export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];

@@ -12,6 +12,7 @@ import {
   type TokenRefreshWorkflow,
 } from './contracts';
 import { OrganizationIdKey, ProviderKey } from './search-attributes';
+import type { ProviderSyncSchedules } from './provider-sync-schedules';
 
 export interface ConnectionKey {
   organizationId: string;
@@ -26,7 +27,7 @@ export interface ConnectionKey {
 export class IntegrationWorkflows {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; timing?: Timing; roundsPerRun?: number; logger?: Logger },
+    private readonly options: { taskQueue: string; timing?: Timing; roundsPerRun?: number; logger?: Logger; syncSchedules?: ProviderSyncSchedules },
   ) {}
 
   /**
@@ -35,6 +36,9 @@ export class IntegrationWorkflows {
    */
   async connectionChanged(ref: ConnectionKey, reason: ConnectionChange['reason']): Promise<void> {
     const workflowId = integrationRefreshWorkflowId(ref);
+    // D18: the provider sync schedule follows the connection: made or resumed, or paused.
+    if (reason === 'connected') await this.options.syncSchedules?.ensure(ref, 'connected');
+    else await this.options.syncSchedules?.pause(ref, 'disconnected');
     if (reason === 'disconnected') {
       try {
         await this.client.workflow.getHandle<TokenRefreshWorkflow>(workflowId).signal<[ConnectionChange]>(CONNECTION_CHANGED, { reason });

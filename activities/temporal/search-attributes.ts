@@ -13,6 +13,8 @@ export const SEARCH_ATTRIBUTES = {
   // Issue 17: how a webhook delivery ended (delivered, failed, missed), set by the delivery
   // workflow's interceptor (workflows/interceptors.ts); `pending` from its start.
   DeliveryStatus: 'Keyword',
+  // D19: `awaiting_repair` while a failed leg waits for `retryLeg`; then `completed` or `repair_window_closed`.
+  ApprovalState: 'Keyword',
 } as const;
 
 export const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
@@ -20,3 +22,4 @@ export const QuoteNumberKey = defineSearchAttributeKey('QuoteNumber', SearchAttr
 export const QuoteIdKey = defineSearchAttributeKey('QuoteId', SearchAttributeType.KEYWORD);
 export const ProviderKey = defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD);
 export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
+export const ApprovalStateKey = defineSearchAttributeKey('ApprovalState', SearchAttributeType.KEYWORD);

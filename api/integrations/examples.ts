@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ConnectResult, DisconnectResult, IntegrationList, SyncRecord, SyncRecordList } from './schemas';
+import type { ConnectResult, DisconnectResult, IntegrationList, SyncRecord, SyncRecordList, SyncRunList } from './schemas';
 import { renderCallbackPage } from './callback-page';
 import { EXAMPLE_QUOTE_ID } from '../quotes/examples';
 
@@ -61,6 +61,35 @@ export const SYNC_RECORD_LIST_EXAMPLE: z.input<typeof SyncRecordList> = {
     SYNC_RECORD_EXAMPLE,
     { ...SYNC_RECORD_EXAMPLE, id: 'f2d4b6c8-0e3a-4f7b-9c1d-3e5a7b9d1f4c', provider: 'ACCOUNTING', external_id: '148', synced_at: '2026-11-21T16:45:07.000Z' },
     { ...SYNC_RECORD_EXAMPLE, id: 'a3e5c7d9-1f4b-4a8c-8d2e-4f6b8c0e2a5d', provider: 'CRM', entity_type: 'opportunity', external_id: null, status: 'SKIPPED', attempts: 0, amount_cents: null, last_error: 'CRM provider not connected', synced_at: null },
+  ],
+};
+
+export const SYNC_RUN_LIST_EXAMPLE: z.input<typeof SyncRunList> = {
+  data: [
+    {
+      id: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',
+      provider: 'ACCOUNTING',
+      workflow_id: 'provider-sync-8a0e4b9c-2f6d-4e1a-9b3c-5d7e9f1a3b5c-accounting-2026-11-21T16:45:00Z',
+      started_at: '2026-11-21T16:45:00.120Z',
+      finished_at: '2026-11-21T16:45:01.480Z',
+      seen: 3,
+      applied: 1,
+      watermark_before: '2026-11-21T16:29:58.000Z',
+      watermark_after: '2026-11-21T16:44:12.000Z',
+      error: null,
+    },
+    {
+      id: 'd2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f6a',
+      provider: 'PAYMENTS',
+      workflow_id: 'provider-sync-8a0e4b9c-2f6d-4e1a-9b3c-5d7e9f1a3b5c-payments-2026-11-21T16:45:00Z',
+      started_at: '2026-11-21T16:45:00.090Z',
+      finished_at: '2026-11-21T16:45:09.310Z',
+      seen: 0,
+      applied: 0,
+      watermark_before: 'evt_1QabcDEFghiJKLmn',
+      watermark_after: 'evt_1QabcDEFghiJKLmn',
+      error: 'payments provider unavailable: 503 api_error: injected outage',
+    },
   ],
 };
 

@@ -8,6 +8,7 @@ import { badRequest } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
 import { syncRecordPage } from '../../db/sync-records';
+import { syncRunPage } from '../../db/provider-sync/provider-sync';
 import { CONNECTORS, missingSettings, readinessOf, type ProviderSlug } from '../../activities/integrations/connectors';
 import type { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
 import { IntegrationConnections, type ConnectionView } from '../../activities/integrations/connection-store';
@@ -15,7 +16,7 @@ import { OAuthNonces, OAuthStates, STATE_TTL_SECONDS } from './oauth-state';
 import { OAuthRefusal, providerOfSlug, type OAuthProvider, type OAuthProviderName } from '../../activities/integrations/providers/oauth-provider';
 import type { OAuthProviders } from '../../activities/integrations/providers';
 import type { CallbackOutcome } from './callback-page';
-import type { CallbackQuery, IntegrationEntry, SyncListQuery, SyncRecord } from './schemas';
+import type { CallbackQuery, IntegrationEntry, SyncListQuery, SyncRecord, SyncRun, SyncRunListQuery } from './schemas';
 import { withDeadline } from '../../activities/runtime/deadline';
 
 export interface IntegrationServiceDeps {
@@ -81,6 +82,20 @@ export class IntegrationService {
         amount_cents: row.amount_cents === null ? null : Number(row.amount_cents),
         synced_at: row.synced_at === null ? null : new Date(row.synced_at).toISOString(),
       })),
+      next,
+    };
+  }
+
+  /** D18: the scheduled sync runs, most recent first, keyset-paged on (started_at, id). */
+  async syncRuns(caller: Caller, query: SyncRunListQuery): Promise<{ data: SyncRun[]; next: string | null }> {
+    const after = query.cursor ? decodeCursor(query.cursor, SyncPosition) : undefined;
+    const rows = await inTenant(this.deps.em, caller.organizationId, (tx) =>
+      syncRunPage(tx, { provider: query.provider ? providerOfSlug(query.provider) : undefined, after, limit: query.limit }),
+    );
+    const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_started_at, row.id]);
+    const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+    return {
+      data: page.map(({ cursor_started_at: _position, ...row }) => ({ ...row, started_at: iso(row.started_at)!, finished_at: iso(row.finished_at) })),
       next,
     };
   }

@@ -9,8 +9,8 @@ import { ADMIN_ONLY } from '../http/roles';
 import { nulPaths } from '../http/validate';
 import { sendCallbackPage } from './callback-page';
 import type { IntegrationService } from './integration-service';
-import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList } from './schemas';
-import { CALLBACK_PAGE_EXAMPLES, CONNECT_RESULT_EXAMPLE, DISCONNECT_RESULT_EXAMPLE, INTEGRATION_LIST_EXAMPLE, SYNC_RECORD_LIST_EXAMPLE } from './examples';
+import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList, SyncRunList, SyncRunListQuery } from './schemas';
+import { CALLBACK_PAGE_EXAMPLES, CONNECT_RESULT_EXAMPLE, DISCONNECT_RESULT_EXAMPLE, INTEGRATION_LIST_EXAMPLE, SYNC_RECORD_LIST_EXAMPLE, SYNC_RUN_LIST_EXAMPLE } from './examples';
 import { errorExample } from '../http/error-examples';
 import { linkNext, PageHeaders } from '../http/pagination';
 
@@ -52,6 +52,29 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     },
     handler: async ({ req, res, caller, query }) => {
       const { data, next } = await deps.integrations.syncs(caller, query);
+      linkNext(req, res, next);
+      res.json({ data });
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/api/v1/integrations/sync-runs',
+    operationId: 'listProviderSyncRuns',
+    summary: 'The scheduled provider sync runs: most recent first',
+    description:
+      'D18: every run of this workspace’s provider sync (one Temporal schedule per connected provider, every `PROVIDER_SYNC_INTERVAL`): when it started and finished, the changes it read and applied, the watermark before and after, and its error. ' +
+      'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
+    tags: ['integrations'],
+    auth: 'bearer',
+    roles: ADMIN_ONLY,
+    query: SyncRunListQuery,
+    responses: {
+      200: { description: 'A page of sync runs', schema: SyncRunList, example: SYNC_RUN_LIST_EXAMPLE, headers: PageHeaders },
+      400: error('A cursor this list did not hand out'),
+    },
+    handler: async ({ req, res, caller, query }) => {
+      const { data, next } = await deps.integrations.syncRuns(caller, query);
       linkNext(req, res, next);
       res.json({ data });
     },

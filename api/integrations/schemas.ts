@@ -67,6 +67,32 @@ export type SyncRecord = z.infer<typeof SyncRecord>;
 
 export const SyncRecordList = z.strictObject({ data: z.array(SyncRecord) }).meta({ id: 'SyncRecordList' });
 
+export const SyncRunListQuery = z.strictObject({
+  provider: Slug.optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: CursorParam,
+});
+export type SyncRunListQuery = z.output<typeof SyncRunListQuery>;
+
+/** D18: one scheduled provider sync run. */
+export const SyncRun = z
+  .strictObject({
+    id: z.uuid(),
+    provider: ProviderName,
+    workflow_id: z.string().meta({ description: 'The Temporal workflow of the run (`provider-sync-<organization>-<provider>-<scheduled time>`)' }),
+    started_at: Timestamp,
+    finished_at: Timestamp.nullable().meta({ description: 'Null while the run goes on' }),
+    seen: z.number().int().min(0).meta({ description: 'Changes read at the provider' }),
+    applied: z.number().int().min(0).meta({ description: 'Changes that changed something here (a quote paid or rejected)' }),
+    watermark_before: z.string().nullable(),
+    watermark_after: z.string().nullable().meta({ description: 'Never past what the run applied' }),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'SyncRun' });
+export type SyncRun = z.infer<typeof SyncRun>;
+
+export const SyncRunList = z.strictObject({ data: z.array(SyncRun) }).meta({ id: 'SyncRunList' });
+
 export const ConnectResult = z
   .strictObject({
     provider: ProviderName,

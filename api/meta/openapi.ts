@@ -20,6 +20,7 @@ export const TAGS = [
   { name: 'work orders', description: 'Dispatch, the section 3.2 status table and each work order’s history.' },
   { name: 'integrations', description: 'Accounting and CRM connections (OAuth consent) and the sync log (ADMIN).' },
   { name: 'webhooks', description: 'Subscriptions to the outbound events, their delivery log and replays (ADMIN).' },
+  { name: 'v1 quotes', description: 'D14: the alternate `/v1/quotes` (problem details, Idempotency-Key, plan limits) and the catalogue, customers and price book a quote names (ADMIN, SALES).' },
   { name: 'organization', description: 'The workspace and its technical contact, emailed when a webhook endpoint is disabled (ADMIN).' },
   { name: 'Field sync', description: 'Document 001 (D10-D12): jobs for dispatch boards and devices, their incremental feed, crews, time, materials and change orders. Errors are RFC 9457 problems.' },
 ] as const;

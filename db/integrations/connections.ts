@@ -21,7 +21,7 @@ export interface ConnectionRow<Provider extends string> {
   last_error: string | null;
   access_token_expires_at: Date | null;
   refresh_token_expires_at: Date | null;
-  /** The last successful sync of the provider, from the sync log. */
+  /** The last successful sync of the provider: a leg written, or a scheduled sync run finished (D18). */
   last_sync_at: Date | null;
 }
 
@@ -29,7 +29,8 @@ export function listConnections<Provider extends string>(em: EntityManager): Pro
   return em.execute<ConnectionRow<Provider>[]>(
     `select c.provider, c.status, c.external_account_id, c.instance_url, c.scopes, c.connected_at, c.last_error,
             c.access_token_expires_at, c.refresh_token_expires_at,
-            (select max(s.synced_at) from sync_records s where s.provider = c.provider) as last_sync_at
+            greatest((select max(s.synced_at) from sync_records s where s.provider = c.provider),
+                     (select max(r.finished_at) from provider_sync_runs r where r.provider = c.provider and r.error is null)) as last_sync_at
        from integration_connections c`,
   );
 }

@@ -4,13 +4,15 @@ import { Migration20261121020000WorkOrders } from './Migration20261121020000Work
 import { Migration20261121030000Approval } from './Migration20261121030000Approval';
 import { Migration20261121035000Checkout } from './Migration20261121035000Checkout';
 import { Migration20261121036000Expiry } from './Migration20261121036000Expiry';
-import { Migration20261121050000Webhooks } from './Migration20261121050000Webhooks';
 import { Migration20261121040000Integrations } from './Migration20261121040000Integrations';
+import { Migration20261121050000Webhooks } from './Migration20261121050000Webhooks';
 import { Migration20261122000000LeastPrivilege } from './Migration20261122000000LeastPrivilege';
 import { Migration20261122010000WebhookEndpointLimit } from './Migration20261122010000WebhookEndpointLimit';
 import { Migration20261123000000QuoteDetail } from './Migration20261123000000QuoteDetail';
 import { Migration20261124070000DeveloperWebhooks } from './Migration20261124070000DeveloperWebhooks';
 import { Migration20261124080000FieldSync } from './Migration20261124080000FieldSync';
+import { Migration20261124090000V1Quotes } from './Migration20261124090000V1Quotes';
+import { Migration20261124100000ProviderSync } from './Migration20261124100000ProviderSync';
 import { Migration20261124110000OperationsMetrics } from './Migration20261124110000OperationsMetrics';
 import { Migration20261124120000WebhookFormats } from './Migration20261124120000WebhookFormats';
 
@@ -32,6 +34,8 @@ export const migrations = [
   { name: 'Migration20261123000000QuoteDetail', class: Migration20261123000000QuoteDetail },
   { name: 'Migration20261124070000DeveloperWebhooks', class: Migration20261124070000DeveloperWebhooks },
   { name: 'Migration20261124080000FieldSync', class: Migration20261124080000FieldSync },
+  { name: 'Migration20261124090000V1Quotes', class: Migration20261124090000V1Quotes },
+  { name: 'Migration20261124100000ProviderSync', class: Migration20261124100000ProviderSync },
   { name: 'Migration20261124110000OperationsMetrics', class: Migration20261124110000OperationsMetrics },
   { name: 'Migration20261124120000WebhookFormats', class: Migration20261124120000WebhookFormats },
 ];

@@ -82,7 +82,13 @@ export async function insertQuote(em: EntityManager, quote: NewQuote): Promise<{
     ],
   );
   const quoteId = row!.id;
-  // One statement for all lines (up to 200), not one round trip each.
+  await insertQuoteLines(em, quoteId, quote);
+  return { id: quoteId, quoteNumber, status: 'DRAFT' };
+}
+
+/** The lines of a quote as asked for and priced, in one statement for all of them (up to 200). */
+export async function insertQuoteLines(em: EntityManager, quoteId: string, quote: Pick<NewQuote, 'body' | 'priced'>): Promise<void> {
+  const { priced, body } = quote;
   const lines = body.lineItems.map((line, position) => ({
     position,
     reference: line.reference ?? null,
@@ -105,7 +111,6 @@ export async function insertQuote(em: EntityManager, quote: NewQuote): Promise<{
             fabric_sku_code text, hardware_sku_code text, motor_sku_code text, trim_sku_code text, cost_cents bigint, price_cents bigint)`,
     [quoteId, JSON.stringify(lines)],
   );
-  return { id: quoteId, quoteNumber, status: 'DRAFT' };
 }
 
 /** Section 4.3's QuoteSummary (the API's schema type is checked against it where it is used). */

@@ -8,7 +8,8 @@ import { faults } from '../sandboxes/faults';
 import { createStripeClient } from '../../activities/payments/stripe-client';
 import { approvalWorkflowId } from '../../activities/temporal/contracts';
 import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
-import { changeOrderInvoiceWorkflowId, invoiceWorkflowId } from '../../activities/temporal/contracts';
+import { changeOrderInvoiceWorkflowId, invoiceWorkflowId, WORKFLOW_TYPES } from '../../activities/temporal/contracts';
+import { approvalSettled } from './approval-progress';
 import { consent, startIntegrationFakes, workerIntegrations } from './integration-fakes';
 
 type History = temporal.api.history.v1.IHistory;
@@ -34,9 +35,18 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     fake.faults.inject({ method: 'POST', path: '/v1/invoices', times: 1, action: faults.status(400) });
     await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token });
     const approval = harness.client.workflow.getHandle(approvalWorkflowId(quoteId));
-    await approval.result();
+    await approvalSettled(harness.client, quoteId);
+    // D19: the invoice endpoint repairs the waiting approval's payments leg (its retryLeg update).
     const invoiced = await api.request(`/api/v1/quotes/${quoteId}/invoice`, { method: 'POST', token });
     if (invoiced.status !== 201) throw new Error(`invoice answered ${invoiced.status}`);
+    await approval.result();
+    // The invoice workflow alone (what the endpoint runs once the approval has ended): keyed like the leg, it writes nothing twice.
+    const invoiceAlone = await harness.client.workflow.start(WORKFLOW_TYPES.quoteInvoice, {
+      taskQueue: harness.taskQueue,
+      workflowId: invoiceWorkflowId(quoteId),
+      args: [{ organizationId: await organizationOf(owner, quoteId), quoteId, timing: TEST_TIMING }],
+    });
+    await invoiceAlone.result();
 
     // D12: a change order approved on the (now approved) quote's job: its own invoice workflow.
     const admin = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'admin@sandbox.test'));
@@ -63,9 +73,19 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     await api.request(`/api/v1/quotes/${altQuoteId}/approve`, { method: 'POST', token: altSales });
     const fullFanOut = harness.client.workflow.getHandle(approvalWorkflowId(altQuoteId));
     await fullFanOut.result();
+    // D18: a payments sync run over the events of the payments above (the invoice paid by the customer).
+    fake.payInvoiceAsCustomer('sk_test_recordHistories01', ((await owner.query(`select external_id from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0] as { external_id: string }).external_id);
+    const sync = await harness.client.workflow.start(WORKFLOW_TYPES.providerSync, {
+      taskQueue: harness.taskQueue,
+      workflowId: `provider-sync-${await organizationOf(owner, quoteId)}-payments-history`,
+      args: [{ organizationId: await organizationOf(owner, quoteId), provider: 'PAYMENTS', timing: TEST_TIMING }],
+    });
+    await sync.result();
     return {
-      'quote-approval-payments-refused': await approval.fetchHistory(),
-      'quote-invoice-succeeded': await harness.client.workflow.getHandle(invoiceWorkflowId(quoteId)).fetchHistory(),
+      'provider-sync-payments': await sync.fetchHistory(),
+      // D19: refused, awaiting repair, repaired by the invoice endpoint's retryLeg update.
+      'quote-approval-payments-repaired': await approval.fetchHistory(),
+      'quote-invoice-succeeded': await invoiceAlone.fetchHistory(),
       'quote-approval-three-legs': await fullFanOut.fetchHistory(),
       'change-order-invoice-succeeded': await changeOrder.fetchHistory(),
     };
@@ -76,4 +96,8 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     await close();
     await owner.end();
   }
+}
+
+async function organizationOf(owner: ReturnType<typeof ownerPool>, quoteId: string): Promise<string> {
+  return (await owner.query('select organization_id from quotes where id = $1', [quoteId])).rows[0].organization_id as string;
 }

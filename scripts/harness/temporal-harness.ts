@@ -15,6 +15,7 @@ import type { WebhookDependencies } from '../../activities/webhooks';
 import type { Logger } from '../../activities/runtime/logger';
 import { clientInterceptors } from '../../activities/temporal/client-interceptors';
 import type { WorkerMetrics } from '../../worker/metrics';
+import type { ProviderSyncDependencies } from '../../activities/provider-sync';
 
 /** Retry intervals at 2 % of production's: a 2 s backoff becomes 40 ms. */
 export const TEST_TIMING = { retryScale: 0.02 };
@@ -27,7 +28,15 @@ export interface TemporalHarness {
   relay: OutboxRelay;
   /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
   /** `metrics` and `logger` (issue 17): the worker's counters, and a logger to read its lines (silent otherwise). */
-  startWorker(deps?: { payments?: Stripe; integrations?: IntegrationDependencies; webhooks?: WebhookDependencies; cacheWorkflows?: boolean; metrics?: WorkerMetrics; logger?: Logger }): Promise<void>;
+  startWorker(deps?: {
+    payments?: Stripe;
+    integrations?: IntegrationDependencies;
+    webhooks?: WebhookDependencies;
+    providerSync?: ProviderSyncDependencies;
+    cacheWorkflows?: boolean;
+    metrics?: WorkerMetrics;
+    logger?: Logger;
+  }): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
@@ -69,6 +78,7 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
           payments: deps.payments,
           integrations: deps.integrations ?? { providers: {}, cipher: undefined },
           webhooks: deps.webhooks ?? { cipher: undefined, allowPrivateNetworks: false },
+          providerSync: deps.providerSync,
         },
         ...(deps.cacheWorkflows ? {} : { maxCachedWorkflows: 0 }),
       });

@@ -8,6 +8,7 @@
 import { HttpFake, json } from './core/http-fake';
 import type { FakeRequest, FakeResponse, StartedFake } from './core/http-fake';
 import type { FaultInjector, RequestLog } from './faults';
+import { createPayment } from './quickbooks/entities';
 import { handleApi, intuitTid, qboFaultResponse } from './quickbooks/api';
 import { QboOAuth } from './quickbooks/oauth';
 import type { ConsentDecision, QboOAuthClient } from './quickbooks/oauth';
@@ -31,6 +32,8 @@ export interface QuickBooksFakeOptions {
   rotateRefreshTokens?: boolean;
   /** Show a consent page with Approve and Deny when no decision is queued (npm start's sandbox). Default false. */
   consentPage?: boolean;
+  /** Most objects one /cdc answer holds (QBO: 1000); tests lower it to exercise paging. */
+  cdcMaxResults?: number;
   now?: () => number;
 }
 
@@ -46,8 +49,10 @@ export class QuickBooksFake {
   readonly #oauth: QboOAuth;
   readonly #realms = new Map<string, QboRealm>();
   readonly #now: () => number;
+  readonly #cdcMaxResults: number | undefined;
 
   constructor(opts: QuickBooksFakeOptions = {}) {
+    this.#cdcMaxResults = opts.cdcMaxResults;
     this.#now = opts.now ?? Date.now;
     for (const seed of opts.realms ?? [{ realmId: DEFAULT_REALM_ID }]) this.addRealm(seed);
     this.#oauth = new QboOAuth({
@@ -122,11 +127,24 @@ export class QuickBooksFake {
   readonly inspect = {
     customers: (realmId = DEFAULT_REALM_ID): QboEntity[] => this.#entities(realmId, 'Customer'),
     invoices: (realmId = DEFAULT_REALM_ID): QboEntity[] => this.#entities(realmId, 'Invoice'),
+    payments: (realmId = DEFAULT_REALM_ID): QboEntity[] => this.#entities(realmId, 'Payment'),
     grants: () => this.#oauth.grants(),
     liveRefreshTokens: () => this.#oauth.liveRefreshTokens(),
   };
 
-  #entities(realmId: string, name: 'Customer' | 'Invoice'): QboEntity[] {
+  /** What a bookkeeper does when the customer pays: a Payment of the invoice's whole balance. */
+  recordPaymentAsBookkeeper(realmId: string, invoiceId: string): QboEntity {
+    const realm = this.#realms.get(realmId);
+    if (!realm) throw new Error(`unknown realm ${realmId}`);
+    const invoice = realm.table('Invoice').get(invoiceId);
+    if (!invoice) throw new Error(`unknown invoice ${invoiceId}`);
+    const amount = invoice['Balance'] as number;
+    return structuredClone(
+      createPayment(realm, { CustomerRef: invoice['CustomerRef'], TotalAmt: amount, Line: [{ Amount: amount, LinkedTxn: [{ TxnId: invoiceId, TxnType: 'Invoice' }] }] }),
+    );
+  }
+
+  #entities(realmId: string, name: 'Customer' | 'Invoice' | 'Payment'): QboEntity[] {
     const realm = this.#realms.get(realmId);
     if (!realm) throw new Error(`unknown realm ${realmId}`);
     return [...realm.table(name).values()].map((e) => structuredClone(e));
@@ -148,7 +166,7 @@ export class QuickBooksFake {
     if (method === 'POST' && path === '/v2/oauth2/tokens/revoke') return this.#oauth.revoke(req);
     if (method === 'GET' && path === '/v1/openid_connect/userinfo') return this.#userInfo(req);
     const m = /^\/v3\/company\/([^/]+)\/(.+)$/.exec(path);
-    if (m) return handleApi({ oauth: this.#oauth, realm: (id) => this.#realms.get(id), now: this.#now }, req, decodeURIComponent(m[1] as string), (m[2] as string).split('/').map(decodeURIComponent));
+    if (m) return handleApi({ oauth: this.#oauth, realm: (id) => this.#realms.get(id), now: this.#now, ...(this.#cdcMaxResults ? { cdcMaxResults: this.#cdcMaxResults } : {}) }, req, decodeURIComponent(m[1] as string), (m[2] as string).split('/').map(decodeURIComponent));
     return { status: 404, headers: { 'content-type': 'text/html;charset=UTF-8' }, body: '<html><body>Not Found</body></html>' };
   }
 }

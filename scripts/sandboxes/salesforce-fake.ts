@@ -10,7 +10,7 @@ import type { FaultInjector, RequestLog } from './faults';
 import { newSalesforceId } from './salesforce/ids';
 import { SfOAuth } from './salesforce/oauth';
 import type { SfConnectedApp, SfConsentDecision } from './salesforce/oauth';
-import { SfOrg, renderRecord } from './salesforce/records';
+import { SfOrg, insertRecord, renderRecord, updateRecord } from './salesforce/records';
 import type { SfRecord } from './salesforce/records';
 import { MAX_API_VERSION, MIN_API_VERSION, SfRest } from './salesforce/rest';
 import { DEFAULT_CUSTOM_FIELDS, buildSchema } from './salesforce/schema';
@@ -121,6 +121,23 @@ export class SalesforceFake {
   /** Ends all sessions now (as a timeout would), so the next API call gets INVALID_SESSION_ID. */
   expireSessions(): void {
     this.#oauth.expireAllSessions();
+  }
+
+  /** What a salesperson does in Salesforce: changes a record's fields (its SystemModstamp moves). */
+  updateRecordAsUser(sobject: string, id: string, fields: Record<string, unknown>): void {
+    const def = this.#schema.get(sobject.toLowerCase());
+    if (!def) throw new Error(`unknown sObject ${sobject}`);
+    const org = this.#orgs.find((o) => o.find(def.name, id));
+    if (!org) throw new Error(`no ${sobject} ${id}`);
+    updateRecord(org, def, org.find(def.name, id)!, fields, org.users[0]!.id, this.#now());
+  }
+
+  /** What a salesperson does in Salesforce: creates a record in an org; returns its id. */
+  insertRecordAsUser(orgId: string, sobject: string, fields: Record<string, unknown>): string {
+    const def = this.#schema.get(sobject.toLowerCase());
+    const org = this.#orgs.find((o) => o.orgId === orgId);
+    if (!def || !org) throw new Error(`unknown sObject ${sobject} or org ${orgId}`);
+    return insertRecord(org, def, fields, org.users[0]!.id, this.#now())['Id'] as string;
   }
 
   readonly inspect = {

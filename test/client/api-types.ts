@@ -281,6 +281,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price a configuration and keep it as a DRAFT quote (D14)
+         * @description Document 001 section 4 and D14. Each line names a product of the catalogue; the same engine as `/api/v1/quotes/calculate` prices it from the tenant’s current rate card, at the margin floor, and the tax lines come from the region’s GST/HST/PST/QST rates. The quote is the same record as `/api/v1/quotes` lists and approves. Records `quote.created`. With an `Idempotency-Key` the first answer is answered again for 24 hours.
+         */
+        post: operations["createV1Quote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A quote made through /v1/quotes, at its latest revision
+         * @description D14. Its status is the record’s now (it may have been sent or approved through `/api/`).
+         */
+        get: operations["getV1Quote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotes/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new revision of a DRAFT or SENT quote (D14)
+         * @description D14: the quote priced anew from this body as revision n+1, with its own `quote.created`. A quote in any other status is a 409.
+         */
+        post: operations["reviseV1Quote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The catalogue’s products with their component SKUs (D14)
+         * @description A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` for the next page.
+         */
+        get: operations["listV1Products"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s customers, oldest first (D14)
+         * @description Pass `next_cursor` back as `cursor` for the next page.
+         */
+        get: operations["listV1Customers"];
+        put?: never;
+        /**
+         * Add a customer (D14)
+         * @description A customer with an email is one customer per tenant: posting an email the tenant has answers that customer (200) instead of a new one (201).
+         */
+        post: operations["createV1Customer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pricebooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s rate card and its current revision (D14)
+         * @description One price book per tenant: its id is what a quote names as `pricebookId`, its `revision` what prices a quote made now.
+         */
+        get: operations["listV1Pricebooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/work-orders": {
         parameters: {
             query?: never;
@@ -1311,6 +1435,175 @@ export interface components {
              * @description ISO-8601, UTC
              */
             approved_at: string | null;
+        };
+        V1Quote: {
+            /** Format: uuid */
+            id: string;
+            /** @description The proposal reference, Q-<quote number> */
+            reference: string;
+            /** @enum {string} */
+            status: "draft" | "sent" | "approved" | "rejected" | "expired";
+            revision: number;
+            /** @enum {string} */
+            currency: "CAD";
+            /** Format: uuid */
+            customerId: string;
+            taxRegion: string;
+            /** Format: uuid */
+            pricebookId: string;
+            /**
+             * Format: date-time
+             * @description The rate-card revision that priced it (absent before version 2026-04-15)
+             */
+            pricebookRevision: string;
+            totals: {
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                subtotal: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                taxTotal: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                grandTotal: number;
+                /** @description Percent, two decimals */
+                marginPct: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            taxLines: {
+                /** @enum {string} */
+                code: "GST" | "HST" | "PST" | "QST";
+                rate: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                amount: number;
+            }[];
+            lines: {
+                sku: string;
+                quantity: number;
+                /** @description extendedPrice / quantity, half-up to the cent; extendedPrice is what the quote sums */
+                unitPrice: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                extendedPrice: number;
+                cutList: {
+                    tubeIn: number;
+                    hembarIn: number;
+                    fabricIn: number;
+                };
+                /** @description Inches the tube is cut shorter than the finished width (an object before version 2026-07-01) */
+                deduction: number;
+                marginPct: number;
+                configuration: {
+                    finishedWidthIn: number;
+                    finishedHeightIn: number;
+                    /** @enum {string} */
+                    controlSide: "left" | "right";
+                    motorised: boolean;
+                    motorSku: string | null;
+                };
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            createdAt: string;
+        };
+        /** @description RFC 9457 problem details (D10). */
+        Problem: {
+            /** @enum {string} */
+            type: "unauthenticated" | "forbidden" | "job-not-found" | "not-found" | "invalid-transition" | "validation-failed" | "conflict" | "rate-limited" | "idempotency-key-reused" | "idempotency-key-in-use" | "internal-error";
+            title: string;
+            status: number;
+            detail: string;
+            request_id: string | null;
+            /** @description validation-failed only: the first complaint per dotted path. */
+            errors?: {
+                [key: string]: string;
+            };
+        };
+        V1QuoteRequest: {
+            /**
+             * Format: uuid
+             * @description A customer of the tenant (GET/POST /v1/customers)
+             */
+            customerId: string;
+            /** @enum {string} */
+            currency: "CAD";
+            /** @enum {string} */
+            taxRegion: "CA-AB" | "CA-BC" | "CA-MB" | "CA-NB" | "CA-NL" | "CA-NS" | "CA-NT" | "CA-NU" | "CA-ON" | "CA-PE" | "CA-QC" | "CA-SK" | "CA-YT";
+            /**
+             * Format: uuid
+             * @description The tenant’s rate card (GET /v1/pricebooks); its current revision prices the quote
+             */
+            pricebookId: string;
+            /** @description The installation labour tier; the rate card’s STANDARD tier (else its first) when omitted */
+            laborTierCode?: string;
+            lines: {
+                /** @description A product of the catalogue (GET /v1/products) */
+                sku: string;
+                quantity: number;
+                configuration: {
+                    /** @description The finished width, inches (the width the engine prices) */
+                    finishedWidthIn: number;
+                    /** @description The finished height, inches (the drop) */
+                    finishedHeightIn: number;
+                    /**
+                     * @description Kept on the line for the workshop
+                     * @enum {string}
+                     */
+                    controlSide: "left" | "right";
+                    /** @default false */
+                    motorised?: boolean;
+                    /** @description A motor SKU of the rate card; required when motorised */
+                    motorSku?: string;
+                };
+            }[];
+        };
+        V1ProductPage: {
+            data: components["schemas"]["V1Product"][];
+            next_cursor: string | null;
+        };
+        V1Product: {
+            /** Format: uuid */
+            id: string;
+            sku: string;
+            name: string;
+            components: {
+                fabricSku: string;
+                hardwareSku: string;
+                trimSku: string | null;
+            };
+        };
+        V1CustomerPage: {
+            data: components["schemas"]["V1Customer"][];
+            next_cursor: string | null;
+        };
+        V1Customer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            email: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            createdAt: string;
+        };
+        V1CustomerRequest: {
+            name: string;
+            /** Format: email */
+            email?: string;
+        };
+        V1PricebookList: {
+            data: components["schemas"]["V1Pricebook"][];
+        };
+        V1Pricebook: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            revision: string;
+            /** @enum {string} */
+            currency: "CAD";
         };
         WorkOrderList: {
             data: components["schemas"]["WorkOrder"][];
@@ -3783,6 +4076,1267 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createV1Quote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D14: 1-255 characters; the first response is answered again for 24 hours */
+                "Idempotency-Key"?: string;
+                /** @description D16: YYYY-MM-DD; the tenant’s pinned version when omitted */
+                "Service-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customerId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                 *       "currency": "CAD",
+                 *       "taxRegion": "CA-ON",
+                 *       "pricebookId": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "lines": [
+                 *         {
+                 *           "sku": "ROLLER-SCREEN",
+                 *           "quantity": 2,
+                 *           "configuration": {
+                 *             "finishedWidthIn": 72.5,
+                 *             "finishedHeightIn": 60,
+                 *             "controlSide": "left",
+                 *             "motorised": true,
+                 *             "motorSku": "MTR-BATTERY"
+                 *           }
+                 *         },
+                 *         {
+                 *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                 *           "quantity": 1,
+                 *           "configuration": {
+                 *             "finishedWidthIn": 35.25,
+                 *             "finishedHeightIn": 48,
+                 *             "controlSide": "right",
+                 *             "motorised": false
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["V1QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote, revision 1 */
+            201: {
+                headers: {
+                    /** @description This request’s id (also in any problem) */
+                    "X-Request-Id": string;
+                    /** @description D15: tokens left in the tenant’s bucket */
+                    "X-RateLimit-Remaining": string;
+                    /** @description The pricing engine’s own time for this quote, milliseconds */
+                    "X-Engine-Latency-Ms": string;
+                    /** @description D14: `true` when this is the first answer to the same Idempotency-Key, answered again */
+                    "Idempotent-Replayed"?: string;
+                    /** @description D16: the version this answer is shaped for */
+                    "Service-Version": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "reference": "Q-1042",
+                     *       "status": "draft",
+                     *       "revision": 1,
+                     *       "currency": "CAD",
+                     *       "customerId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                     *       "taxRegion": "CA-ON",
+                     *       "pricebookId": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *       "pricebookRevision": "2026-11-01T00:00:00.000Z",
+                     *       "totals": {
+                     *         "subtotal": 2188.48,
+                     *         "taxTotal": 284.5,
+                     *         "grandTotal": 2472.98,
+                     *         "marginPct": 35,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "taxLines": [
+                     *         {
+                     *           "code": "HST",
+                     *           "rate": 0.13,
+                     *           "amount": 284.5
+                     *         }
+                     *       ],
+                     *       "lines": [
+                     *         {
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "quantity": 2,
+                     *           "unitPrice": 939.34,
+                     *           "extendedPrice": 1878.68,
+                     *           "cutList": {
+                     *             "tubeIn": 71.375,
+                     *             "hembarIn": 71.125,
+                     *             "fabricIn": 71
+                     *           },
+                     *           "deduction": 1.125,
+                     *           "marginPct": 35,
+                     *           "configuration": {
+                     *             "finishedWidthIn": 72.5,
+                     *             "finishedHeightIn": 60,
+                     *             "controlSide": "left",
+                     *             "motorised": true,
+                     *             "motorSku": "MTR-BATTERY"
+                     *           }
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *           "quantity": 1,
+                     *           "unitPrice": 309.8,
+                     *           "extendedPrice": 309.8,
+                     *           "cutList": {
+                     *             "tubeIn": 34.125,
+                     *             "hembarIn": 33.875,
+                     *             "fabricIn": 33.75
+                     *           },
+                     *           "deduction": 1.125,
+                     *           "marginPct": 35,
+                     *           "configuration": {
+                     *             "finishedWidthIn": 35.25,
+                     *             "finishedHeightIn": 48,
+                     *             "controlSide": "right",
+                     *             "motorised": false,
+                     *             "motorSku": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-20T15:04:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1Quote"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-in-use: the first request with this key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "idempotency-key-in-use: the first request with this key is still running",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "customerId": "Invalid input: expected string, received undefined",
+                     *         "currency": "Only CAD is supported",
+                     *         "taxRegion": "A Canadian province or territory code: CA-AB, CA-BC, CA-MB, CA-NB, CA-NL, CA-NS, CA-NT, CA-NU, CA-ON, CA-PE, CA-QC, CA-SK, CA-YT",
+                     *         "pricebookId": "Invalid input: expected string, received undefined",
+                     *         "lines": "Invalid input: expected array, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getV1Quote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "reference": "Q-1042",
+                     *       "status": "draft",
+                     *       "revision": 1,
+                     *       "currency": "CAD",
+                     *       "customerId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                     *       "taxRegion": "CA-ON",
+                     *       "pricebookId": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *       "pricebookRevision": "2026-11-01T00:00:00.000Z",
+                     *       "totals": {
+                     *         "subtotal": 2188.48,
+                     *         "taxTotal": 284.5,
+                     *         "grandTotal": 2472.98,
+                     *         "marginPct": 35,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "taxLines": [
+                     *         {
+                     *           "code": "HST",
+                     *           "rate": 0.13,
+                     *           "amount": 284.5
+                     *         }
+                     *       ],
+                     *       "lines": [
+                     *         {
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "quantity": 2,
+                     *           "unitPrice": 939.34,
+                     *           "extendedPrice": 1878.68,
+                     *           "cutList": {
+                     *             "tubeIn": 71.375,
+                     *             "hembarIn": 71.125,
+                     *             "fabricIn": 71
+                     *           },
+                     *           "deduction": 1.125,
+                     *           "marginPct": 35,
+                     *           "configuration": {
+                     *             "finishedWidthIn": 72.5,
+                     *             "finishedHeightIn": 60,
+                     *             "controlSide": "left",
+                     *             "motorised": true,
+                     *             "motorSku": "MTR-BATTERY"
+                     *           }
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *           "quantity": 1,
+                     *           "unitPrice": 309.8,
+                     *           "extendedPrice": 309.8,
+                     *           "cutList": {
+                     *             "tubeIn": 34.125,
+                     *             "hembarIn": 33.875,
+                     *             "fabricIn": 33.75
+                     *           },
+                     *           "deduction": 1.125,
+                     *           "marginPct": 35,
+                     *           "configuration": {
+                     *             "finishedWidthIn": 35.25,
+                     *             "finishedHeightIn": 48,
+                     *             "controlSide": "right",
+                     *             "motorised": false,
+                     *             "motorSku": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-20T15:04:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1Quote"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such quote in the tenant",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "id": "Invalid UUID"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reviseV1Quote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D14: 1-255 characters; the first response is answered again for 24 hours */
+                "Idempotency-Key"?: string;
+                /** @description D16: YYYY-MM-DD; the tenant’s pinned version when omitted */
+                "Service-Version"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customerId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                 *       "currency": "CAD",
+                 *       "taxRegion": "CA-ON",
+                 *       "pricebookId": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "lines": [
+                 *         {
+                 *           "sku": "ROLLER-SCREEN",
+                 *           "quantity": 2,
+                 *           "configuration": {
+                 *             "finishedWidthIn": 72.5,
+                 *             "finishedHeightIn": 60,
+                 *             "controlSide": "left",
+                 *             "motorised": true,
+                 *             "motorSku": "MTR-BATTERY"
+                 *           }
+                 *         },
+                 *         {
+                 *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                 *           "quantity": 1,
+                 *           "configuration": {
+                 *             "finishedWidthIn": 35.25,
+                 *             "finishedHeightIn": 48,
+                 *             "controlSide": "right",
+                 *             "motorised": false
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["V1QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote at its new revision */
+            201: {
+                headers: {
+                    /** @description This request’s id (also in any problem) */
+                    "X-Request-Id": string;
+                    /** @description D15: tokens left in the tenant’s bucket */
+                    "X-RateLimit-Remaining": string;
+                    /** @description The pricing engine’s own time for this quote, milliseconds */
+                    "X-Engine-Latency-Ms": string;
+                    /** @description D14: `true` when this is the first answer to the same Idempotency-Key, answered again */
+                    "Idempotent-Replayed"?: string;
+                    /** @description D16: the version this answer is shaped for */
+                    "Service-Version": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "reference": "Q-1042",
+                     *       "status": "draft",
+                     *       "revision": 2,
+                     *       "currency": "CAD",
+                     *       "customerId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                     *       "taxRegion": "CA-ON",
+                     *       "pricebookId": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *       "pricebookRevision": "2026-11-01T00:00:00.000Z",
+                     *       "totals": {
+                     *         "subtotal": 2188.48,
+                     *         "taxTotal": 284.5,
+                     *         "grandTotal": 2472.98,
+                     *         "marginPct": 35,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "taxLines": [
+                     *         {
+                     *           "code": "HST",
+                     *           "rate": 0.13,
+                     *           "amount": 284.5
+                     *         }
+                     *       ],
+                     *       "lines": [
+                     *         {
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "quantity": 2,
+                     *           "unitPrice": 939.34,
+                     *           "extendedPrice": 1878.68,
+                     *           "cutList": {
+                     *             "tubeIn": 71.375,
+                     *             "hembarIn": 71.125,
+                     *             "fabricIn": 71
+                     *           },
+                     *           "deduction": 1.125,
+                     *           "marginPct": 35,
+                     *           "configuration": {
+                     *             "finishedWidthIn": 72.5,
+                     *             "finishedHeightIn": 60,
+                     *             "controlSide": "left",
+                     *             "motorised": true,
+                     *             "motorSku": "MTR-BATTERY"
+                     *           }
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *           "quantity": 1,
+                     *           "unitPrice": 309.8,
+                     *           "extendedPrice": 309.8,
+                     *           "cutList": {
+                     *             "tubeIn": 34.125,
+                     *             "hembarIn": 33.875,
+                     *             "fabricIn": 33.75
+                     *           },
+                     *           "deduction": 1.125,
+                     *           "marginPct": 35,
+                     *           "configuration": {
+                     *             "finishedWidthIn": 35.25,
+                     *             "finishedHeightIn": 48,
+                     *             "controlSide": "right",
+                     *             "motorised": false,
+                     *             "motorSku": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-20T15:04:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1Quote"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such quote in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such quote in the tenant",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not revisable (approved, rejected or expired), or idempotency-key-in-use */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "Not revisable (approved, rejected or expired), or idempotency-key-in-use",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "customerId": "Invalid input: expected string, received undefined",
+                     *         "currency": "Only CAD is supported",
+                     *         "taxRegion": "A Canadian province or territory code: CA-AB, CA-BC, CA-MB, CA-NB, CA-NL, CA-NS, CA-NT, CA-NU, CA-ON, CA-PE, CA-QC, CA-SK, CA-YT",
+                     *         "pricebookId": "Invalid input: expected string, received undefined",
+                     *         "lines": "Invalid input: expected array, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listV1Products: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of products */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0d1c2b3a-4f5e-4a6b-9c8d-7e6f5a4b3c2d",
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "name": "Solar screen roller shade",
+                     *           "components": {
+                     *             "fabricSku": "FAB-SCREEN-3",
+                     *             "hardwareSku": "HW-ROLLER-STD",
+                     *             "trimSku": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "1e2d3c4b-5a6f-4b7c-8d9e-0f1a2b3c4d5e",
+                     *           "sku": "ROLLER-SCREEN-CASSETTE",
+                     *           "name": "Solar screen roller shade in a cassette",
+                     *           "components": {
+                     *             "fabricSku": "FAB-SCREEN-3",
+                     *             "hardwareSku": "HW-ROLLER-STD",
+                     *             "trimSku": "TRIM-CASSETTE"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1ProductPage"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listV1Customers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of customers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                     *           "name": "Jordan Rivera",
+                     *           "email": "jordan@example.test",
+                     *           "createdAt": "2026-11-20T15:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1CustomerPage"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createV1Customer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D14: 1-255 characters; the first response is answered again for 24 hours */
+                "Idempotency-Key"?: string;
+                /** @description D16: YYYY-MM-DD; the tenant’s pinned version when omitted */
+                "Service-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Jordan Rivera",
+                 *       "email": "jordan@example.test"
+                 *     }
+                 */
+                "application/json": components["schemas"]["V1CustomerRequest"];
+            };
+        };
+        responses: {
+            /** @description The tenant’s customer of that email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                     *       "name": "Jordan Rivera",
+                     *       "email": "jordan@example.test",
+                     *       "createdAt": "2026-11-20T15:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1Customer"];
+                };
+            };
+            /** @description Added */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                     *       "name": "Jordan Rivera",
+                     *       "email": "jordan@example.test",
+                     *       "createdAt": "2026-11-20T15:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1Customer"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "name": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listV1Pricebooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The price books */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *           "revision": "2026-11-01T00:00:00.000Z",
+                     *           "currency": "CAD"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1PricebookList"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

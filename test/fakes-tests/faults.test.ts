@@ -98,3 +98,24 @@ describe('fault actions over HTTP', () => {
     expect(fake.requests.count('GET', '/services/data')).toBe(2);
   });
 });
+
+describe('the sandboxes\' fault control over HTTP (/__sandbox/faults)', () => {
+  const control = (method: string, body?: unknown) =>
+    fetch(`${fake.url}/__sandbox/faults`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+
+  it('injects a status fault for the next matching requests, refuses a bad rule, and clears', async () => {
+    expect((await control('POST', { path: '/services/data', status: 503, times: 2 })).status).toBe(201);
+    expect((await versions()).status).toBe(503);
+    expect((await versions()).status).toBe(503);
+    expect((await versions()).status).toBe(200);
+    for (const bad of ['not json', { status: 503 }, { path: 'no-slash', status: 503 }, { path: '/x', status: 200 }, { path: '/x', status: 503, times: 0 }]) {
+      expect([bad, (await control('POST', bad)).status]).toEqual([bad, 400]);
+    }
+    expect((await control('GET')).status).toBe(405);
+    expect((await control('POST', { path: '/services/data', status: 429, retry_after_seconds: 7, times: 5 })).status).toBe(201);
+    const limited = await versions();
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '7']);
+    expect((await control('DELETE')).status).toBe(200);
+    expect((await versions()).status).toBe(200);
+  });
+});

@@ -250,6 +250,39 @@ describe('quickbooks fake: accounting API', () => {
     expect(info.json.CompanyInfo.Id).toBe('1');
   });
 
+  it('D18: records a Payment that pays an invoice off, and /cdc answers what changed since a time (at most 30 days back)', async () => {
+    const customer = fake.inspect.customers(REALM_A).find((c) => c['DisplayName'] === 'Jane Doe (Q-42)') as { Id: string };
+    const created = await client.makeApiCall({
+      url: api(REALM_A, 'invoice', { requestid: 'd18-cdc-invoice' }),
+      method: 'POST',
+      body: { CustomerRef: { value: customer.Id }, Line: [{ DetailType: 'SalesItemLineDetail', Amount: 100, SalesItemLineDetail: { ItemRef: { value: '1' }, TaxCodeRef: { value: '2' } } }] },
+    });
+    const invoice = created.json.Invoice as { Id: string; Balance: number; CustomerRef: { value: string } };
+    expect(invoice.Balance).toBe(113);
+    const since = new Date(Date.now() + clockOffsetMs - 1000).toISOString();
+    const before = await client.makeApiCall({ url: api(REALM_A, 'cdc', { entities: 'Invoice,Payment', changedSince: since }) });
+    const listed = (answer: { json: { CDCResponse: Array<{ QueryResponse: Array<Record<string, Array<{ Id: string }>>> }> } }, entity: string) =>
+      answer.json.CDCResponse[0]!.QueryResponse.flatMap((q) => q[entity] ?? []).map((e) => e.Id);
+    expect(listed(before, 'Payment')).toEqual([]);
+
+    const overpaid = await client.makeApiCall({ url: api(REALM_A, 'payment'), method: 'POST', body: { CustomerRef: invoice.CustomerRef, TotalAmt: invoice.Balance + 1, Line: [{ Amount: invoice.Balance + 1, LinkedTxn: [{ TxnId: invoice.Id, TxnType: 'Invoice' }] }] } }).catch((e: unknown) => e);
+    expect(overpaid).toMatchObject({ code: '6000' });
+    const paid = await client.makeApiCall({ url: api(REALM_A, 'payment'), method: 'POST', body: { CustomerRef: invoice.CustomerRef, TotalAmt: invoice.Balance, Line: [{ Amount: invoice.Balance, LinkedTxn: [{ TxnId: invoice.Id, TxnType: 'Invoice' }] }] } });
+    expect(paid.json.Payment).toMatchObject({ TotalAmt: invoice.Balance, UnappliedAmt: 0 });
+    expect(fake.inspect.invoices(REALM_A).find((i) => i['Id'] === invoice.Id)).toMatchObject({ Balance: 0 });
+    expect(fake.inspect.payments(REALM_A).map((p) => p['Id'])).toEqual([paid.json.Payment.Id]);
+
+    const after = await client.makeApiCall({ url: api(REALM_A, 'cdc', { entities: 'Invoice,Payment', changedSince: since }) });
+    expect(listed(after, 'Payment')).toEqual([paid.json.Payment.Id]);
+    expect(listed(after, 'Invoice')).toContain(invoice.Id);
+    const later = await client.makeApiCall({ url: api(REALM_A, 'cdc', { entities: 'Payment', changedSince: new Date(Date.now() + clockOffsetMs + 60_000).toISOString() }) });
+    expect(listed(later, 'Payment')).toEqual([]);
+    for (const params of [{ entities: 'Invoice', changedSince: new Date(Date.now() + clockOffsetMs - 31 * 86_400_000).toISOString() }, { entities: 'Invoice' }, { entities: 'Bill', changedSince: since }] as Record<string, string>[]) {
+      const refused = await client.makeApiCall({ url: api(REALM_A, 'cdc', params) }).catch((e: unknown) => e);
+      expect([params, (refused as { faultType?: string }).faultType]).toEqual([params, 'ValidationFault']);
+    }
+  });
+
   it('answers injected throttling with the QBO 429 fault', async () => {
     fake.faults.inject({ path: `/v3/company/${REALM_A}/query`, action: faults.rateLimited(3) });
     const err = await client.makeApiCall({ url: api(REALM_A, 'query', { query: 'select * from Item' }) }).catch((e: unknown) => e);

@@ -6,7 +6,7 @@ import { twoWindows } from '../../scripts/harness/quote-requests';
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { faults } from '../../scripts/sandboxes/faults';
-import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { salesTaxCents } from '../../db/quotes/sales-tax';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
@@ -49,7 +49,7 @@ async function approvedQuote(customer = { name: 'Avery Brooks', email: `avery-${
   const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer }) });
   const quote = (await calc.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number }; line_items: { price_cents: number }[] };
   expect((await api.request(`/api/v1/quotes/${quote.quote_id}/approve`, { method: 'POST', token: sales })).status).toBe(200);
-  await temporal.client.workflow.getHandle(approvalWorkflowId(quote.quote_id)).result();
+  await approvalSettled(temporal.client, quote.quote_id);
   return quote;
 }
 const rows = async (quoteId: string) =>

@@ -44,12 +44,16 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   customers: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   quote_number_counters: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   quotes: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
-  quote_lines: { api: ['INSERT', 'SELECT'], worker: [] },
+  // D14: a new revision replaces the quote's lines.
+  quote_lines: { api: ['DELETE', 'INSERT', 'SELECT'], worker: [] },
   work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
   outbox_events: { api: ['INSERT'], worker: ['INSERT', 'SELECT'] },
   sync_records: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
-  payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: [] },
+  // D18: the payments sync handles events as the webhook does, de-duplicated with it.
+  payments_webhook_events: { api: ['INSERT', 'SELECT'], worker: ['INSERT', 'SELECT'] },
+  provider_sync_state: { api: [], worker: ['INSERT', 'SELECT', 'UPDATE'] },
+  provider_sync_runs: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
   integration_connections: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   integration_oauth_states: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   webhook_endpoints: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
@@ -66,6 +70,12 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   material_draws: { api: ['INSERT', 'SELECT'], worker: [] },
   change_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT'] },
   job_history: { api: ['INSERT', 'SELECT'], worker: [] },
+  // D14: the catalogue (written by the seed), every revision of a quote (append-only), the idempotency keys.
+  catalogue_products: { api: ['SELECT'], worker: [] },
+  quote_revisions: { api: ['INSERT', 'SELECT'], worker: [] },
+  idempotency_keys: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  // D15: each tenant's token bucket.
+  plan_buckets: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
 };
 /** Security-definer doors: each one's callers. */
 const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
@@ -123,10 +133,11 @@ describe('separate database roles for the API and the worker', () => {
     expect(await refusal(worker, "select resolve_workspace('sandbox')")).toBe('permission denied');
     // D13: the API may change the technical contact of its tenant's organization, and no other column.
     const columns = await owner.query<{ grantee: string; column_name: string }>(
-      `select grantee, column_name from information_schema.column_privileges where table_name = 'organizations' and privilege_type = 'UPDATE' and grantee in ($1, $2)`,
+      `select grantee, column_name from information_schema.column_privileges where table_name = 'organizations' and privilege_type = 'UPDATE' and grantee in ($1, $2) order by column_name`,
       [APP_ROLE, WORKER_ROLE],
     );
-    expect(columns.rows).toEqual([{ grantee: APP_ROLE, column_name: 'technical_contact_email' }]);
+    // D16: the API pins the tenant's version at its first request.
+    expect(columns.rows).toEqual([{ grantee: APP_ROLE, column_name: 'api_version' }, { grantee: APP_ROLE, column_name: 'technical_contact_email' }]);
     expect(await refusal(api, `update organizations set name = 'renamed'`)).toBe('permission denied');
     expect(await refusal(worker, `update organizations set technical_contact_email = 'x@y.example'`)).toBe('permission denied');
     // The old cross-tenant "mark dispatched" door is gone: marking is scoped to the tenant selected.

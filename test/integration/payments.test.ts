@@ -8,7 +8,7 @@ import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { CheckoutSession, InvoiceView } from '../../api/payments/schemas';
 import { salesTaxCents } from '../../db/quotes/sales-tax';
 import { signPayload } from '../../activities/webhooks/signature';
@@ -36,7 +36,7 @@ async function approvedQuote(options: { failPayments?: boolean } = {}) {
   const quote = (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number }; line_items: { price_cents: number }[] };
   if (options.failPayments) fake.faults.inject({ method: 'POST', path: '/v1/invoices', times: 1, action: faults.status(400) });
   expect((await api.request(`/api/v1/quotes/${quote.quote_id}/approve`, { method: 'POST', token: sales })).status).toBe(200);
-  await temporal.client.workflow.getHandle(approvalWorkflowId(quote.quote_id)).result();
+  await approvalSettled(temporal.client, quote.quote_id);
   return quote;
 }
 const invoicesAtFake = (quoteId: string) => fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === quoteId);

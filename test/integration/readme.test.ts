@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,23 +133,28 @@ describe('README.md, pasted block by block', () => {
     const variablesFile = join(work, 'variables');
     writeFileSync(statusLog, '');
     const temporalAddress = process.env.TEMPORAL_ADDRESS!;
+    // The payments sandbox's port, as the start banner prints it (the README uses npm start's 4010).
+    const paymentsSandbox = /payments\s+SANDBOX (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    expect(paymentsSandbox).toBeDefined();
     const script = readmeScript(blocks, {
       replacements: [
         ['http://127.0.0.1:3000', api],
         ['http://localhost:3000', `http://localhost:${port}`],
         ['127.0.0.1:7233', temporalAddress],
+        ['http://127.0.0.1:4010', paymentsSandbox!],
       ],
       statusLog,
       backgroundDir: work,
       variablesFile,
-      variables: ['TOKEN', 'ORG', 'QUOTE'],
+      variables: ['TOKEN', 'ORG', 'QUOTE', 'STUCK_ID', 'STUCK_NUMBER'],
     });
     writeFileSync(join(work, 'readme.sh'), script);
     const run = spawn('bash', [join(work, 'readme.sh')], {
       cwd: projectRoot,
       // As in a newcomer's shell after npm start: npm and node on PATH, the Temporal CLI where
       // npm start built it (or on PATH), and PORT as npm start's API uses it.
-      env: { ...process.env, PORT: String(port), PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
+      // `npm run ops` (D19) reaches the stack's database and Temporal as a deployment's operator would.
+      env: { ...process.env, PORT: String(port), DATABASE_URL: database, TEMPORAL_ADDRESS: temporalAddress, PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let shell = '';
@@ -176,6 +182,19 @@ describe('README.md, pasted block by block', () => {
     const legs = syncs.data.filter((s) => s.local_id === variables.QUOTE);
     expect(legs.find((s) => s.provider === 'PAYMENTS')).toMatchObject({ status: 'SUCCEEDED', external_id: expect.stringMatching(/^in_/) });
     expect(legs.filter((s) => s.provider !== 'PAYMENTS').map((s) => s.status)).toEqual(['SKIPPED', 'SKIPPED']);
+
+    // D19: the approval stuck on a refused invoice was listed and repaired by `npm run ops`.
+    const stuck = syncs.data.filter((s) => s.local_id === variables.STUCK_ID);
+    expect(stuck.find((s) => s.provider === 'PAYMENTS')).toMatchObject({ status: 'SUCCEEDED', external_id: expect.stringMatching(/^in_/) });
+    expect(shell).toMatch(new RegExp(`sandbox\\s+${variables.STUCK_NUMBER}\\s+payments\\s+1\\s+.*refused.*quote-approval-${variables.STUCK_ID}`));
+    expect(shell).toContain('SUCCEEDED: the quote');
+    const connection = await Connection.connect({ address: temporalAddress });
+    try {
+      const approval = new Client({ connection }).workflow.getHandle(`quote-approval-${variables.STUCK_ID}`);
+      expect((await approval.describe()).status.name).toBe('COMPLETED');
+    } finally {
+      await connection.close();
+    }
 
     // The webhook receiver the README started printed both deliveries, verified, and removes its
     // endpoint when stopped.

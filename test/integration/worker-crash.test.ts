@@ -11,7 +11,7 @@ import { seedSandbox } from '../../db/seed';
 import { createOrm } from '../../db/orm';
 import { createLogger } from '../../activities/runtime/logger';
 import { EventDispatcher } from '../../activities/events/dispatcher';
-import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../activities/temporal/contracts';
+import { WORKFLOW_TYPES, approvalWorkflowId, changeOrderInvoiceWorkflowId, type ProviderSyncWorkflow } from '../../activities/temporal/contracts';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { sandboxUser } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
@@ -144,4 +144,55 @@ describe('a worker killed mid fan-out', () => {
     // The quote's own invoice is untouched: still one.
     expect(fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === quoteId)).toHaveLength(2);
   }, 180_000);
+  it('D18: a sync run killed mid-page resumes on the next worker without skipping or repeating an applied change', async () => {
+    const live = children.filter((c) => c.exitCode === null && c.signalCode === null);
+    const worker = live.at(-1) ?? startWorkerProcess();
+    const organizationId = (await owner.query(`select id from organizations where subdomain = 'sandbox'`)).rows[0].id as string;
+    const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
+    const quotes: { id: string; invoice: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) });
+      const id = ((await calc.json()) as { quote_id: string }).quote_id;
+      expect((await api.request(`/api/v1/quotes/${id}/approve`, { method: 'POST', token })).status).toBe(200);
+      await client.workflow.getHandle(approvalWorkflowId(id)).result();
+      quotes.push({ id, invoice: (await owner.query(`select external_id from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [id])).rows[0].external_id });
+    }
+    // The scheduled runs so far (the worker's start, the first invoice) have ended.
+    for (let i = 0; i < 300 && (await owner.query('select 1 from provider_sync_runs where finished_at is null')).rows.length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    for (const quote of quotes) fake.payInvoiceAsCustomer(KEY, quote.invoice); // no webhook: the sync must bring them back
+    const paidEvents = fake.inspect.events(KEY).filter((e) => e.type === 'invoice.paid' && quotes.some((q) => q.invoice === (e.data.object as { id: string }).id));
+    expect(paidEvents).toHaveLength(3);
+
+    // The page is read by the provider, and answered only after the worker is gone.
+    fake.faults.inject({ method: 'GET', path: '/v1/events', times: 1, action: faults.delay(8_000) });
+    const listedBefore = fake.requests.find('GET', '/v1/events').length;
+    const workflowId = `provider-sync-${organizationId}-payments-crash-test`;
+    const run = client.workflow.execute<ProviderSyncWorkflow>(WORKFLOW_TYPES.providerSync, {
+      taskQueue,
+      workflowId,
+      args: [{ organizationId, provider: 'PAYMENTS', timing: { retryScale: 0.1 } }],
+    });
+    for (let i = 0; i < 300 && fake.requests.find('GET', '/v1/events').length === listedBefore; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fake.requests.find('GET', '/v1/events').length).toBeGreaterThan(listedBefore);
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker.once('exit', resolve));
+    expect((await owner.query('select count(*)::int as n from quotes where id = any($1) and paid_at is not null', [quotes.map((q) => q.id)])).rows[0].n).toBe(0);
+
+    startWorkerProcess();
+    const result = await run;
+    expect(result).toMatchObject({ applied: 3, error: null });
+    const row = (await owner.query('select applied, error, finished_at, watermark_after from provider_sync_runs where workflow_id = $1', [workflowId])).rows[0];
+    expect(row).toMatchObject({ applied: 3, error: null });
+    expect(row.finished_at).not.toBeNull();
+    // Each paid event applied exactly once, each quote paid at its event's time.
+    const handled = await owner.query('select event_id, handled from payments_webhook_events where event_id = any($1)', [paidEvents.map((e) => e.id)]);
+    expect(handled.rows.map((r) => r.handled)).toEqual([true, true, true]);
+    for (const quote of quotes) expect((await owner.query('select paid_at from quotes where id = $1', [quote.id])).rows[0].paid_at).not.toBeNull();
+    const state = (await owner.query(`select watermark from provider_sync_state where organization_id = $1 and provider = 'PAYMENTS'`, [organizationId])).rows[0].watermark as string;
+    expect(fake.inspect.events(KEY).map((e) => e.id)).toContain(state);
+    expect(row.watermark_after).toBe(state);
+    // Nothing left after the watermark that the run skipped: a next run applies nothing.
+    const next = await client.workflow.execute<ProviderSyncWorkflow>(WORKFLOW_TYPES.providerSync, { taskQueue, workflowId: `${workflowId}-next`, args: [{ organizationId, provider: 'PAYMENTS', timing: TEST_TIMING }] });
+    expect(next).toMatchObject({ applied: 0, error: null });
+  }, 120_000);
 });

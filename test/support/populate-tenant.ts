@@ -46,6 +46,15 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     // A real transition: history and an outbox event.
     const moved = await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
     if (moved.status !== 200) throw new Error(`populating ${subdomain}: dispatch answered ${moved.status} ${await moved.text()}`);
+    // D14/D15: a customer and a quote through /v1/ with an Idempotency-Key: a revision, a kept key, the tenant's bucket.
+    const customer = await api.request('/v1/customers', { method: 'POST', token: sales, json: { name: `V1 ${subdomain}` } });
+    if (customer.status !== 201) throw new Error(`populating ${subdomain}: v1 customer answered ${customer.status} ${await customer.text()}`);
+    const customerId = ((await customer.json()) as { id: string }).id;
+    const v1 = await api.request('/v1/quotes', {
+      method: 'POST', token: sales, headers: { 'Idempotency-Key': `populate-${subdomain}` },
+      json: { customerId, currency: 'CAD', taxRegion: 'CA-ON', pricebookId: tech.organizationId, lines: [{ sku: 'ROLLER-SCREEN', quantity: 1, configuration: { finishedWidthIn: 48, finishedHeightIn: 60, controlSide: 'left', motorised: false } }] },
+    });
+    if (v1.status !== 201) throw new Error(`populating ${subdomain}: v1 quote answered ${v1.status} ${await v1.text()}`);
     // Approval (without a worker here) and the sync row its fan-out writes for an unconnected provider.
     const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
     if (approved.status !== 200) throw new Error(`populating ${subdomain}: approve answered ${approved.status} ${await approved.text()}`);

@@ -51,6 +51,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The sandboxes' fault control path (see #controlFaults). */
+export const SANDBOX_FAULTS_PATH = '/__sandbox/faults';
+
 /** One fake provider bound to at most one listening server at a time. */
 export class HttpFake {
   readonly faults = new FaultInjector();
@@ -149,6 +152,10 @@ export class HttpFake {
       query: Object.fromEntries(url.searchParams),
       idempotencyKey: this.#hooks.idempotencyKey?.(req),
     });
+    if (req.path === SANDBOX_FAULTS_PATH) {
+      this.#send(res, entry, this.#controlFaults(req));
+      return;
+    }
     const fault = this.faults.take(req);
     entry.fault = fault?.kind;
     if (!fault) {
@@ -156,6 +163,41 @@ export class HttpFake {
       return;
     }
     await this.#applyFault(fault, req, res, entry);
+  }
+
+  /**
+   * The sandbox's own control (never a provider path): `POST` a status fault for the next
+   * matching requests, as a developer simulates a provider outage or refusal by hand (README,
+   * "Operating workflows"); `DELETE` clears them. Listens on 127.0.0.1 only, like the rest.
+   */
+  #controlFaults(req: FakeRequest): FakeResponse {
+    if (req.method === 'DELETE') {
+      this.faults.clear();
+      return json(200, { cleared: true });
+    }
+    if (req.method !== 'POST') return json(405, { error: 'POST or DELETE' });
+    let rule: unknown;
+    try {
+      rule = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      return json(400, { error: 'the body is not JSON' });
+    }
+    const r = rule as { method?: unknown; path?: unknown; times?: unknown; status?: unknown; retry_after_seconds?: unknown };
+    const times = r.times === undefined ? 1 : r.times;
+    const valid =
+      typeof r.path === 'string' && r.path.startsWith('/') &&
+      (r.method === undefined || typeof r.method === 'string') &&
+      typeof times === 'number' && Number.isInteger(times) && times >= 1 && times <= 1000 &&
+      typeof r.status === 'number' && Number.isInteger(r.status) && r.status >= 400 && r.status <= 599 &&
+      (r.retry_after_seconds === undefined || (typeof r.retry_after_seconds === 'number' && r.retry_after_seconds >= 0));
+    if (!valid) return json(400, { error: 'expected {"path": "/...", "status": 400-599, "method"?, "times"? (1-1000), "retry_after_seconds"?}' });
+    this.faults.inject({
+      ...(typeof r.method === 'string' ? { method: r.method } : {}),
+      path: r.path as string,
+      times,
+      action: { kind: 'status', status: r.status as number, ...(typeof r.retry_after_seconds === 'number' ? { retryAfterSeconds: r.retry_after_seconds } : {}) },
+    });
+    return json(201, { injected: { method: r.method ?? '*', path: r.path, times, status: r.status } });
   }
 
   async #applyFault(fault: FaultAction, req: FakeRequest, res: ServerResponse, entry: LoggedRequest): Promise<void> {

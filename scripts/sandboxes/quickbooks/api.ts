@@ -4,15 +4,16 @@
 import { json } from '../core/http-fake';
 import type { FakeRequest, FakeResponse } from '../core/http-fake';
 import { randomAlnum } from '../core/random';
-import { createCustomer, createInvoice, deleteInvoice, readEntity, updateCustomer, updateInvoice, voidInvoice } from './entities';
+import { createCustomer, createInvoice, createPayment, deleteInvoice, readEntity, updateCustomer, updateInvoice, voidInvoice } from './entities';
 import { QboFault, gatewayFault, qboFaults } from './errors';
 import type { QboOAuth } from './oauth';
 import { parseQuery, runQuery } from './query';
-import type { EntityName, QboRealm } from './realm';
+import type { EntityName, QboEntity, QboRealm } from './realm';
 
 const READABLE: Record<string, EntityName> = {
   customer: 'Customer',
   invoice: 'Invoice',
+  payment: 'Payment',
   item: 'Item',
   taxcode: 'TaxCode',
   taxrate: 'TaxRate',
@@ -28,6 +29,8 @@ export interface ApiDeps {
   oauth: QboOAuth;
   realm(id: string): QboRealm | undefined;
   now(): number;
+  /** Most entities one change-data-capture answer holds (QBO: 1000). */
+  cdcMaxResults?: number;
 }
 
 function parseJsonBody(req: FakeRequest): Record<string, unknown> {
@@ -43,13 +46,17 @@ function parseJsonBody(req: FakeRequest): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function execute(req: FakeRequest, realm: QboRealm, rest: string[]): Record<string, unknown> {
+function execute(deps: ApiDeps, req: FakeRequest, realm: QboRealm, rest: string[]): Record<string, unknown> {
   const [resource = '', id] = rest;
   const lower = resource.toLowerCase();
   if (lower === 'query') {
     const q = req.method === 'GET' ? req.query.get('query') : req.body.toString('utf8');
     if (!q) throw qboFaults.requiredParam('query');
     return { QueryResponse: runQuery(realm, parseQuery(q)) };
+  }
+  if (lower === 'cdc') {
+    if (req.method !== 'GET') throw qboFaults.unsupportedOperation(`${req.method} cdc`);
+    return changeDataCapture(realm, req, deps.now(), deps.cdcMaxResults ?? CDC_MAX_RESULTS);
   }
   const entity = READABLE[lower];
   if (!entity) throw qboFaults.unsupportedOperation(`${req.method} ${resource} (quickbooks-fake emulates customer, invoice, item, taxcode, taxrate, term, companyinfo and query)`);
@@ -76,6 +83,10 @@ function execute(req: FakeRequest, realm: QboRealm, rest: string[]): Record<stri
     if (operation && operation !== 'update') throw qboFaults.unsupportedOperation(`Invoice operation=${operation}`);
     return { Invoice: structuredClone(body['Id'] === undefined ? createInvoice(realm, body) : updateInvoice(realm, body)) };
   }
+  if (entity === 'Payment') {
+    if (operation || body['Id'] !== undefined) throw qboFaults.unsupportedOperation(`Payment ${operation ?? 'update'} (quickbooks-fake creates payments only)`);
+    return { Payment: structuredClone(createPayment(realm, body)) };
+  }
   throw qboFaults.unsupportedOperation(`POST ${resource} (read-only in quickbooks-fake)`);
 }
 
@@ -96,7 +107,7 @@ export function handleApi(deps: ApiDeps, req: FakeRequest, realmId: string, rest
   }
   let response: FakeResponse;
   try {
-    response = json(200, { ...execute(req, realm, rest), time: realm.timestamp(deps.now(), true) }, { intuit_tid: tid });
+    response = json(200, { ...execute(deps, req, realm, rest), time: realm.timestamp(deps.now(), true) }, { intuit_tid: tid });
   } catch (err) {
     if (!(err instanceof QboFault)) throw err;
     response = json(err.status, err.body(realm.timestamp(deps.now(), true)), { intuit_tid: tid });
@@ -120,4 +131,42 @@ export function qboFaultResponse(status: number, req: FakeRequest, time: string)
     return json(status, { Fault: { Error: [{ Message: 'An application error has occurred while processing your request', Detail: `System Failure Error: injected ${status}`, code: '10000' }], type: 'SystemFault' }, time }, { intuit_tid: tid });
   }
   return json(status, { Fault: { Error: [{ Message: 'A business validation error has occurred while processing your request', Detail: `Business Validation Error: injected ${status}`, code: '6000', element: '' }], type: 'ValidationFault' }, time }, { intuit_tid: tid });
+}
+
+/** QBO answers at most this many changed objects per /cdc request, and looks back at most 30 days. */
+const CDC_MAX_RESULTS = 1000;
+const CDC_LOOKBACK_MS = 30 * 86_400_000;
+const CDC_ENTITIES: Record<string, EntityName> = { customer: 'Customer', invoice: 'Invoice', payment: 'Payment' };
+
+/**
+ * `GET /cdc?entities=Invoice,Payment&changedSince=<date-time>`: every object of those entities
+ * whose MetaData.LastUpdatedTime is at or after changedSince (at most 30 days back), oldest
+ * change first, at most `max` in all; deleted invoices come back as `{Id, status: 'Deleted'}`.
+ */
+function changeDataCapture(realm: QboRealm, req: FakeRequest, now: number, max: number): Record<string, unknown> {
+  const entities = req.query.get('entities');
+  const since = req.query.get('changedSince');
+  if (!entities) throw qboFaults.requiredParam('entities');
+  if (!since) throw qboFaults.requiredParam('changedSince');
+  const sinceMs = Date.parse(since);
+  if (!Number.isFinite(sinceMs) || !/^\d{4}-\d{2}-\d{2}/.test(since)) throw qboFaults.invalidValue('changedSince', since);
+  if (sinceMs < now - CDC_LOOKBACK_MS) throw qboFaults.businessValidation('changedSince may be at most 30 days in the past');
+  const names = entities.split(',').map((name) => name.trim());
+  const changed: Array<{ name: EntityName; at: number; entity: QboEntity }> = [];
+  for (const raw of names) {
+    const name = CDC_ENTITIES[raw.toLowerCase()];
+    if (!name) throw qboFaults.invalidValue('entities', raw);
+    for (const entity of realm.table(name).values()) {
+      const at = Date.parse(String((entity['MetaData'] as Record<string, unknown>)['LastUpdatedTime']));
+      if (at >= sinceMs) changed.push({ name, at, entity });
+    }
+  }
+  changed.sort((a, b) => a.at - b.at || Number(a.entity['Id']) - Number(b.entity['Id']));
+  const kept = changed.slice(0, max);
+  const response = names.map((raw) => {
+    const name = CDC_ENTITIES[raw.toLowerCase()]!;
+    const list = kept.filter((c) => c.name === name).map((c) => (realm.deleted.has(String(c.entity['Id'])) && name === 'Invoice' ? { Id: c.entity['Id'], status: 'Deleted', MetaData: c.entity['MetaData'] } : structuredClone(c.entity)));
+    return { [name]: list, startPosition: 1, maxResults: list.length, totalCount: list.length };
+  });
+  return { CDCResponse: [{ QueryResponse: response }] };
 }

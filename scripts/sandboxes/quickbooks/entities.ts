@@ -346,7 +346,7 @@ export function createInvoice(realm: QboRealm, body: Json): QboEntity {
   return inv;
 }
 
-export function readEntity(realm: QboRealm, name: 'Customer' | 'Invoice' | 'Item' | 'TaxCode' | 'TaxRate' | 'Term' | 'CompanyInfo', id: string): QboEntity {
+export function readEntity(realm: QboRealm, name: 'Customer' | 'Invoice' | 'Payment' | 'Item' | 'TaxCode' | 'TaxRate' | 'Term' | 'CompanyInfo', id: string): QboEntity {
   const e = realm.table(name).get(id);
   if (!e) throw qboFaults.objectNotFound(name, id);
   return e;
@@ -407,4 +407,58 @@ export function voidInvoice(realm: QboRealm, body: Json): QboEntity {
   bump(existing, realm);
   adjustCustomerBalance(realm, refValue(existing['CustomerRef']) as string, -before);
   return existing;
+}
+
+// ---- Payment (D18: what a bookkeeper records when the customer pays) ----
+
+/**
+ * A received payment applied to invoices: `{CustomerRef, TotalAmt, Line: [{Amount, LinkedTxn:
+ * [{TxnId, TxnType: 'Invoice'}]}]}`. Each linked invoice's Balance drops by its line's Amount
+ * (never below zero: QBO refuses overpaying a line) and its MetaData.LastUpdatedTime moves, so
+ * change data capture reports both the Payment and the Invoice.
+ */
+export function createPayment(realm: QboRealm, body: Json): QboEntity {
+  const customerId = refValue(body['CustomerRef']);
+  if (!customerId) throw qboFaults.requiredParam('CustomerRef');
+  if (!realm.table('Customer').has(customerId)) throw qboFaults.invalidReference('Customer', customerId);
+  const total = Number(body['TotalAmt']);
+  if (!Number.isFinite(total) || total < 0) throw qboFaults.invalidValue('TotalAmt', String(body['TotalAmt']));
+  const lines = Array.isArray(body['Line']) ? (body['Line'] as Json[]) : [];
+  let applied = new Decimal(0);
+  const changes: Array<{ invoice: QboEntity; amount: number }> = [];
+  for (const line of lines) {
+    const amount = Number(line['Amount']);
+    const linked = Array.isArray(line['LinkedTxn']) ? (line['LinkedTxn'] as Json[]) : [];
+    const target = linked.find((l) => l['TxnType'] === 'Invoice');
+    if (!target || !Number.isFinite(amount) || amount <= 0) throw qboFaults.businessValidation('each payment line needs a positive Amount and a LinkedTxn of TxnType Invoice');
+    const invoice = realm.table('Invoice').get(String(target['TxnId']));
+    if (!invoice || realm.deleted.has(String(target['TxnId']))) throw qboFaults.invalidReference('Invoice', String(target['TxnId']));
+    if (amount > (invoice['Balance'] as number)) throw qboFaults.businessValidation(`the amount applied (${amount}) is more than invoice ${String(invoice['Id'])}'s balance (${String(invoice['Balance'])})`);
+    applied = applied.add(amount);
+    changes.push({ invoice, amount });
+  }
+  if (applied.greaterThan(total)) throw qboFaults.businessValidation('the lines apply more than TotalAmt');
+  const id = realm.nextId('Payment');
+  const stamp = realm.timestamp();
+  const payment: QboEntity = {
+    domain: 'QBO',
+    sparse: false,
+    Id: id,
+    SyncToken: '0',
+    MetaData: realm.metaData(stamp),
+    TxnDate: realm.today(),
+    CurrencyRef: { ...realm.currency },
+    CustomerRef: { value: customerId },
+    TotalAmt: money(total),
+    UnappliedAmt: money(new Decimal(total).sub(applied)),
+    Line: lines.map((l) => structuredClone(l)),
+  };
+  for (const { invoice, amount } of changes) {
+    invoice['Balance'] = money(new Decimal(invoice['Balance'] as number).sub(amount));
+    (invoice['LinkedTxn'] as Json[]).push({ TxnId: id, TxnType: 'Payment' });
+    bump(invoice, realm);
+    adjustCustomerBalance(realm, customerId, -amount);
+  }
+  realm.table('Payment').set(id, payment);
+  return payment;
 }

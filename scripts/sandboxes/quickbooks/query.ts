@@ -32,6 +32,7 @@ const ENTITIES: Record<string, EntityName> = {
   taxcode: 'TaxCode',
   taxrate: 'TaxRate',
   term: 'Term',
+  payment: 'Payment',
   companyinfo: 'CompanyInfo',
 };
 
@@ -42,6 +43,7 @@ const FILTERABLE: Record<EntityName, readonly string[]> = {
   TaxCode: ['Id', 'Name', 'Active', 'Taxable'],
   TaxRate: ['Id', 'Name', 'Active'],
   Term: ['Id', 'Name', 'Active'],
+  Payment: ['Id', 'TxnDate', 'CustomerRef', 'TotalAmt', 'MetaData.CreateTime', 'MetaData.LastUpdatedTime'],
   CompanyInfo: ['Id'],
 };
 const NAME_LISTS = new Set<EntityName>(['Customer', 'Item', 'TaxCode', 'TaxRate', 'Term']);

@@ -3,7 +3,7 @@
 import type { FakeResponse } from '../core/http-fake';
 
 export type QboEntity = Record<string, unknown>;
-export type EntityName = 'Customer' | 'Invoice' | 'Item' | 'TaxCode' | 'TaxRate' | 'Term' | 'CompanyInfo';
+export type EntityName = 'Customer' | 'Invoice' | 'Payment' | 'Item' | 'TaxCode' | 'TaxRate' | 'Term' | 'CompanyInfo';
 
 export interface TaxCodeSeed {
   id: string;

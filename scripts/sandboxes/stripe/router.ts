@@ -4,7 +4,7 @@
 import { json } from '../core/http-fake';
 import type { FakeRequest, FakeResponse } from '../core/http-fake';
 import { randomAlnum } from '../core/random';
-import { expandOnly, paginate, paginationFields } from './context';
+import { expandOnly, matchesRange, paginate, paginationFields } from './context';
 import type { StripeContext } from './context';
 import {
   createCustomer, customerSpecs, deleteCustomer, listCustomers, retrieveCustomer, searchCustomers, updateCustomer,
@@ -61,7 +61,7 @@ function listEvents(ctx: StripeContext, p: Record<string, unknown>): unknown {
     // `type` accepts a trailing wildcard such as `invoice.*`.
     return type.endsWith('.*') ? t.startsWith(type.slice(0, -1)) : t === type;
   };
-  const items = ctx.account.events.filter((e) => matchType(e.type));
+  const items = ctx.account.events.filter((e) => matchType(e.type) && matchesRange(e.created, p['created']));
   return paginate(items, p, '/v1/events', 'event', renderEvent);
 }
 

@@ -1,0 +1,181 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { route, type RouteHost } from '../../http/route';
+import { OFFICE } from '../../http/roles';
+import { IdParams } from '../../http/common-schemas';
+import { inTenant } from '../../../db/tenant-scope';
+import { listProducts } from '../../../db/catalogue/products';
+import { addCustomer, listCustomers, UnknownCustomerCursorError } from '../../../db/quotes/customer-directory';
+import type { RateCardRepository } from '../../../db/rate-cards/repository';
+import { validationFailed } from '../../http/errors';
+import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
+import { idempotent } from '../idempotency';
+import type { V1QuoteService } from './v1-quote-service';
+import { Customer, CustomerBody, CustomerPage, IdempotencyHeaders, PageQuery, PricebookList, ProductPage, QuoteBody, V1Quote } from './schemas';
+import { V1_CUSTOMER_EXAMPLE, V1_PRICEBOOKS_EXAMPLE, V1_PRODUCT_PAGE_EXAMPLE, V1_QUOTE_EXAMPLE, V1_QUOTE_REQUEST_EXAMPLE } from './examples';
+
+/** D14's response headers, documented on the quote operations. */
+const QuoteHeaders = z.object({
+  'X-Request-Id': z.string().meta({ description: 'This request’s id (also in any problem)' }),
+  'X-RateLimit-Remaining': z.string().meta({ description: 'D15: tokens left in the tenant’s bucket' }),
+  'X-Engine-Latency-Ms': z.string().meta({ description: 'The pricing engine’s own time for this quote, milliseconds' }),
+  'Idempotent-Replayed': z.string().optional().meta({ description: 'D14: `true` when this is the first answer to the same Idempotency-Key, answered again' }),
+  'Service-Version': z.string().meta({ description: 'D16: the version this answer is shaped for' }),
+});
+
+const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: PROBLEM_CONTENT_TYPE });
+
+const engineHeader = (ms: number) => ({ 'X-Engine-Latency-Ms': ms.toFixed(3) });
+
+/** D14: the alternate `/v1/quotes` and the lists a client fills a quote in from (ADMIN, SALES). */
+export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes: V1QuoteService; rateCards: RateCardRepository }): void {
+  route(host, {
+    method: 'post',
+    path: '/v1/quotes',
+    operationId: 'createV1Quote',
+    summary: 'Price a configuration and keep it as a DRAFT quote (D14)',
+    description:
+      'Document 001 section 4 and D14. Each line names a product of the catalogue; the same engine as `/api/v1/quotes/calculate` prices it from the tenant’s current rate card, ' +
+      'at the margin floor, and the tax lines come from the region’s GST/HST/PST/QST rates. The quote is the same record as `/api/v1/quotes` lists and approves. ' +
+      'Records `quote.created`. With an `Idempotency-Key` the first answer is answered again for 24 hours.',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    headers: IdempotencyHeaders,
+    body: QuoteBody,
+    bodyExample: V1_QUOTE_REQUEST_EXAMPLE,
+    responses: {
+      201: { description: 'The quote, revision 1', schema: V1Quote, example: V1_QUOTE_EXAMPLE, headers: QuoteHeaders },
+      409: problem('idempotency-key-in-use: the first request with this key is still running'),
+    },
+    handler: async ({ req, res, caller, body }) => {
+      await idempotent(deps.em, req, res, async () => {
+        const outcome = await deps.quotes.create(caller, body);
+        return { status: 201, body: outcome.quote, headers: engineHeader(outcome.engineMs) };
+      });
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/v1/quotes/:id',
+    operationId: 'getV1Quote',
+    summary: 'A quote made through /v1/quotes, at its latest revision',
+    description: 'D14. Its status is the record’s now (it may have been sent or approved through `/api/`).',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    params: IdParams,
+    responses: { 200: { description: 'The quote', schema: V1Quote, example: V1_QUOTE_EXAMPLE }, 404: problem('No such quote in the tenant') },
+    handler: async ({ res, caller, params }) => {
+      res.json(await deps.quotes.get(caller, params.id));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/v1/quotes/:id/revisions',
+    operationId: 'reviseV1Quote',
+    summary: 'A new revision of a DRAFT or SENT quote (D14)',
+    description: 'D14: the quote priced anew from this body as revision n+1, with its own `quote.created`. A quote in any other status is a 409.',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    headers: IdempotencyHeaders,
+    params: IdParams,
+    body: QuoteBody,
+    bodyExample: V1_QUOTE_REQUEST_EXAMPLE,
+    responses: {
+      201: { description: 'The quote at its new revision', schema: V1Quote, example: { ...V1_QUOTE_EXAMPLE, revision: 2 }, headers: QuoteHeaders },
+      404: problem('No such quote in the tenant'),
+      409: problem('Not revisable (approved, rejected or expired), or idempotency-key-in-use'),
+    },
+    handler: async ({ req, res, caller, params, body }) => {
+      await idempotent(deps.em, req, res, async () => {
+        const outcome = await deps.quotes.revise(caller, params.id, body);
+        return { status: 201, body: outcome.quote, headers: engineHeader(outcome.engineMs) };
+      });
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/v1/products',
+    operationId: 'listV1Products',
+    summary: 'The catalogue’s products with their component SKUs (D14)',
+    description: 'A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` for the next page.',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    query: PageQuery,
+    responses: { 200: { description: 'A page of products', schema: ProductPage, example: V1_PRODUCT_PAGE_EXAMPLE } },
+    handler: async ({ res, caller, query }) => {
+      const page = await inTenant(deps.em, caller.organizationId, (tx) => listProducts(tx, { limit: query.limit, afterSku: query.cursor }));
+      res.json({
+        data: page.data.map((p) => ({ id: p.id, sku: p.sku, name: p.name, components: { fabricSku: p.fabricSkuCode, hardwareSku: p.hardwareSkuCode, trimSku: p.trimSkuCode } })),
+        next_cursor: page.next_cursor,
+      });
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/v1/customers',
+    operationId: 'listV1Customers',
+    summary: 'The tenant’s customers, oldest first (D14)',
+    description: 'Pass `next_cursor` back as `cursor` for the next page.',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    query: PageQuery,
+    responses: { 200: { description: 'A page of customers', schema: CustomerPage, example: { data: [V1_CUSTOMER_EXAMPLE], next_cursor: null } } },
+    handler: async ({ res, caller, query }) => {
+      try {
+        res.json(await inTenant(deps.em, caller.organizationId, (tx) => listCustomers(tx, query)));
+      } catch (error) {
+        if (error instanceof UnknownCustomerCursorError) throw validationFailed({ cursor: 'Unknown cursor: pass a next_cursor from a previous page' });
+        throw error;
+      }
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/v1/customers',
+    operationId: 'createV1Customer',
+    summary: 'Add a customer (D14)',
+    description: 'A customer with an email is one customer per tenant: posting an email the tenant has answers that customer (200) instead of a new one (201).',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    headers: IdempotencyHeaders,
+    body: CustomerBody,
+    bodyExample: { name: 'Jordan Rivera', email: 'jordan@example.test' },
+    responses: {
+      201: { description: 'Added', schema: Customer, example: V1_CUSTOMER_EXAMPLE },
+      200: { description: 'The tenant’s customer of that email', schema: Customer, example: V1_CUSTOMER_EXAMPLE },
+    },
+    handler: async ({ req, res, caller, body }) => {
+      await idempotent(deps.em, req, res, async () => {
+        const added = await inTenant(deps.em, caller.organizationId, (tx) => addCustomer(tx, body));
+        return { status: added.created ? 201 : 200, body: added.customer };
+      });
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/v1/pricebooks',
+    operationId: 'listV1Pricebooks',
+    summary: 'The tenant’s rate card and its current revision (D14)',
+    description: 'One price book per tenant: its id is what a quote names as `pricebookId`, its `revision` what prices a quote made now.',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    responses: { 200: { description: 'The price books', schema: PricebookList, example: V1_PRICEBOOKS_EXAMPLE } },
+    handler: async ({ res, caller }) => {
+      const card = await inTenant(deps.em, caller.organizationId, (tx) => deps.rateCards.current(tx));
+      res.json({ data: card ? [{ id: caller.organizationId, revision: new Date(card.snapshot.revision).toISOString(), currency: 'CAD' }] : [] });
+    },
+  });
+}

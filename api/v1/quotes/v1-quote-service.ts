@@ -1,0 +1,227 @@
+import { performance } from 'node:perf_hooks';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../../../db/tenant-scope';
+import { conflict, DomainError, notFound, validationFailed } from '../../http/errors';
+import type { Caller } from '../../http/request-context';
+import { priceQuote, type PricedQuote } from '../../quotes/pricing/engine';
+import { PricingError } from '../../quotes/pricing/errors';
+import type { CalculationRequest } from '../../quotes/pricing/request';
+import type { RateCardRepository } from '../../../db/rate-cards/repository';
+import type { RateCardSnapshot } from '../../../db/rate-cards/rate-card';
+import { insertQuote } from '../../../db/quotes/quotes';
+import { customerExists, insertQuoteRevision, latestRevision, lockQuoteForRevision, reviseQuote, setQuoteOrigin } from '../../../db/quotes/revisions';
+import { productsBySku } from '../../../db/catalogue/products';
+import { salesTaxLines } from '../../../db/tax/canadian-sales-tax';
+import { recordQuoteCreated } from '../../../db/events/quote-created';
+import type { EventEnvelope } from '../../../db/events/catalogue';
+import type { EventDispatcher } from '../../../activities/events/dispatcher';
+import type { QuoteBody, V1Quote } from './schemas';
+
+/** The quote as answered, and the engine's own time (`X-Engine-Latency-Ms`, D14). */
+export interface QuoteOutcome {
+  quote: V1Quote;
+  engineMs: number;
+}
+
+/** Dollars as a JSON number with at most two decimals, from integer cents (never float arithmetic on money). */
+export function dollars(cents: number): number {
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  return Number(`${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`);
+}
+
+/** A fraction as a percent with two decimals ("0.351234" -> 35.12), half-up, from its decimal string. */
+function percent(fraction: number, whole: number): number {
+  if (whole === 0) return 0;
+  // Basis points of a hundredth, in integers: round(10000 * part / whole) / 100.
+  return Math.round((10000 * fraction) / whole) / 100;
+}
+
+const engineField = (field: string): string =>
+  field
+    .replace(/^lineItems\.(\d+)\.(fabricSkuCode|hardwareSkuCode|trimSkuCode)$/, 'lines.$1.sku')
+    .replace(/^lineItems\.(\d+)\.motorSkuCode$/, 'lines.$1.configuration.motorSku')
+    .replace(/^lineItems\.(\d+)\.widthInches$/, 'lines.$1.configuration.finishedWidthIn')
+    .replace(/^lineItems\.(\d+)\.dropInches$/, 'lines.$1.configuration.finishedHeightIn')
+    .replace(/^lineItems\.(\d+)$/, 'lines.$1')
+    .replace(/^lineItems$/, 'lines');
+
+/** D14's `/v1/quotes`: the same engine and the same quote record as `/api/v1/quotes`. */
+export class V1QuoteService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly rateCards: RateCardRepository,
+    private readonly events?: EventDispatcher,
+  ) {}
+
+  async create(caller: Caller, body: QuoteBody): Promise<QuoteOutcome> {
+    let event: EventEnvelope | undefined;
+    const outcome = await inTenant(this.em, caller.organizationId, async (tx) => {
+      const priced = await this.price(tx, caller, body);
+      const saved = await insertQuote(tx, { body: priced.request, priced: priced.result, revisionId: priced.revisionId, createdByUserId: caller.userId });
+      const createdAt = await setQuoteOrigin(tx, saved.id, { customerId: body.customerId, taxRegion: body.taxRegion });
+      const quote = presentV1Quote({ id: saved.id, quoteNumber: saved.quoteNumber, status: saved.status, revision: 1, createdAt, caller, body, priced });
+      await insertQuoteRevision(tx, { quoteId: saved.id, revision: 1, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
+      event = await recordQuoteCreated(tx, caller.organizationId, eventObject(quote, caller));
+      return { quote, engineMs: priced.engineMs };
+    });
+    if (event) await this.events?.tryDispatch(event);
+    return outcome;
+  }
+
+  /** D14: revision n+1 of a DRAFT or SENT quote, priced anew, with its own `quote.created`. */
+  async revise(caller: Caller, quoteId: string, body: QuoteBody): Promise<QuoteOutcome> {
+    let event: EventEnvelope | undefined;
+    const outcome = await inTenant(this.em, caller.organizationId, async (tx) => {
+      const current = await lockQuoteForRevision(tx, quoteId);
+      if (!current) throw notFound('No such quote in this workspace.');
+      if (current.status !== 'DRAFT' && current.status !== 'SENT') throw conflict(`A ${current.status} quote cannot be revised; only DRAFT or SENT can.`);
+      const priced = await this.price(tx, caller, body);
+      const revision = current.revision + 1;
+      await reviseQuote(tx, quoteId, { body: priced.request, priced: priced.result, revisionId: priced.revisionId, revision, customerId: body.customerId, taxRegion: body.taxRegion });
+      const quote = presentV1Quote({ id: quoteId, quoteNumber: current.quoteNumber, status: current.status, revision, createdAt: current.createdAt, caller, body, priced });
+      await insertQuoteRevision(tx, { quoteId, revision, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
+      event = await recordQuoteCreated(tx, caller.organizationId, eventObject(quote, caller));
+      return { quote, engineMs: priced.engineMs };
+    });
+    if (event) await this.events?.tryDispatch(event);
+    return outcome;
+  }
+
+  get(caller: Caller, quoteId: string): Promise<V1Quote> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const found = await latestRevision(tx, quoteId);
+      if (!found) throw notFound('No such quote in this workspace (quotes made by /api/v1/quotes/calculate are read there).');
+      return { ...(found.quote as V1Quote), status: found.status.toLowerCase() };
+    });
+  }
+
+  /** Checks what the body names against the tenant's data (422 per field), then runs the engine. */
+  private async price(tx: EntityManager, caller: Caller, body: QuoteBody) {
+    const complaints: Record<string, string> = {};
+    if (body.pricebookId !== caller.organizationId) complaints.pricebookId = 'Not a price book of this workspace (GET /v1/pricebooks)';
+    if (!(await customerExists(tx, body.customerId))) complaints.customerId = 'No such customer in this workspace (GET /v1/customers)';
+    const products = await productsBySku(tx, body.lines.map((line) => line.sku));
+    body.lines.forEach((line, index) => {
+      if (!products.has(line.sku)) complaints[`lines.${index}.sku`] = `Unknown product "${line.sku}" (GET /v1/products)`;
+    });
+    const card = await this.rateCards.current(tx);
+    if (!card) throw new DomainError('bad_request', 'This workspace has no rate card yet.');
+    const laborTierCode = body.laborTierCode ?? defaultTier(card.snapshot);
+    if (!laborTierCode) complaints.laborTierCode = 'The rate card has no labour tier';
+    if (Object.keys(complaints).length > 0) throw validationFailed(complaints);
+
+    const request: CalculationRequest = {
+      laborTierCode: laborTierCode!,
+      lineItems: body.lines.map((line) => {
+        const product = products.get(line.sku)!;
+        return {
+          widthInches: line.configuration.finishedWidthIn,
+          dropInches: line.configuration.finishedHeightIn,
+          quantity: line.quantity,
+          fabricSkuCode: product.fabricSkuCode,
+          hardwareSkuCode: product.hardwareSkuCode,
+          ...(line.configuration.motorised ? { motorSkuCode: line.configuration.motorSku } : {}),
+          ...(product.trimSkuCode ? { trimSkuCode: product.trimSkuCode } : {}),
+        };
+      }),
+    };
+    const started = performance.now();
+    let result: PricedQuote;
+    try {
+      result = priceQuote({ request, rateCard: card.snapshot, overrideAuthorised: false });
+    } catch (error) {
+      if (error instanceof PricingError) {
+        const field = 'field' in error && typeof error.field === 'string' ? engineField(error.field) : undefined;
+        if (field) throw validationFailed({ [field]: error.message });
+        throw new DomainError(error.kind, error.message);
+      }
+      throw error;
+    }
+    const engineMs = performance.now() - started;
+    return { request: { ...request, persist: true }, result, revisionId: card.revisionId, pricebookRevision: card.snapshot.revision, engineMs };
+  }
+}
+
+function defaultTier(card: RateCardSnapshot): string | undefined {
+  if (card.labourTiers.has('STANDARD')) return 'STANDARD';
+  return [...card.labourTiers.keys()].sort()[0];
+}
+
+export interface Presented {
+  id: string;
+  quoteNumber: number;
+  status: string;
+  revision: number;
+  createdAt: Date;
+  caller: Caller;
+  body: QuoteBody;
+  priced: { result: PricedQuote; pricebookRevision: string };
+}
+
+/** Document 001 section 2's Quote, from the engine's result (integer cents) and the region's tax table. */
+export function presentV1Quote(p: Presented): V1Quote {
+  const { result } = p.priced;
+  const subtotal = result.totals.amount_cents;
+  const taxLines = salesTaxLines(p.body.taxRegion, subtotal);
+  if (!taxLines) throw new Error(`tax region ${p.body.taxRegion} passed validation but is not in the table`);
+  const taxTotal = taxLines.reduce((sum, line) => sum + line.amount_cents, 0);
+  return {
+    id: p.id,
+    reference: `Q-${p.quoteNumber}`,
+    status: p.status.toLowerCase(),
+    revision: p.revision,
+    currency: 'CAD',
+    customerId: p.body.customerId,
+    taxRegion: p.body.taxRegion,
+    pricebookId: p.caller.organizationId,
+    pricebookRevision: new Date(p.priced.pricebookRevision).toISOString(),
+    totals: {
+      subtotal: dollars(subtotal),
+      taxTotal: dollars(taxTotal),
+      grandTotal: dollars(subtotal + taxTotal),
+      marginPct: percent(result.totals.amount_cents - result.totals.cost_cents, result.totals.amount_cents),
+      currency: 'CAD',
+    },
+    taxLines: taxLines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) })),
+    lines: p.body.lines.map((line, index) => {
+      const priced = result.line_items[index]!;
+      const tube = Number(priced.cut_list.tube_length_inches);
+      return {
+        sku: line.sku,
+        quantity: line.quantity,
+        // Half-up to the cent: (2 * price + quantity) / (2 * quantity), in integers.
+        unitPrice: dollars(Math.floor((2 * priced.price_cents + line.quantity) / (2 * line.quantity))),
+        extendedPrice: dollars(priced.price_cents),
+        cutList: { tubeIn: tube, hembarIn: Number(priced.cut_list.hembar_length_inches), fabricIn: Number(priced.cut_list.fabric_width_inches) },
+        deduction: Number((line.configuration.finishedWidthIn - tube).toFixed(4)),
+        marginPct: percent(priced.price_cents - priced.cost_cents, priced.price_cents),
+        configuration: {
+          finishedWidthIn: line.configuration.finishedWidthIn,
+          finishedHeightIn: line.configuration.finishedHeightIn,
+          controlSide: line.configuration.controlSide,
+          motorised: line.configuration.motorised,
+          motorSku: line.configuration.motorSku ?? null,
+        },
+      };
+    }),
+    createdAt: p.createdAt.toISOString(),
+  };
+}
+
+/** Document 001 section 6.2's `quote.created` object. */
+function eventObject(quote: V1Quote, caller: Caller) {
+  return {
+    id: quote.id,
+    reference: quote.reference,
+    revision: quote.revision,
+    status: quote.status,
+    customerId: quote.customerId,
+    ownerId: caller.userId,
+    currency: quote.currency,
+    totals: quote.totals,
+    pricebookRevision: quote.pricebookRevision,
+    // Priced at the margin floor: nothing below it needs approval.
+    approval: { required: false, reason: null },
+  };
+}
