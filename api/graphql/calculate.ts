@@ -4,6 +4,7 @@ import { CalculateBody } from '../quotes/schemas';
 import { priceQuote, type PricedQuote } from '../quotes/pricing/engine';
 import { PricingError } from '../quotes/pricing/errors';
 import type { GraphQLContext } from './context';
+import { withoutNulls } from './input';
 
 /** The calculate body of section 4.3 less what stores a quote: GraphQL's calculate only prices. */
 const PriceOnly = CalculateBody.omit({ persist: true, customer: true });
@@ -13,7 +14,7 @@ const PriceOnly = CalculateBody.omit({ persist: true, customer: true });
  * the limits), the same rate card and the same engine, inside the request's tenant transaction.
  */
 export async function calculate(ctx: GraphQLContext, input: Record<string, unknown>): Promise<PricedQuote> {
-  const body = parseOrThrow(PriceOnly, withoutAbsent(input), 'input');
+  const body = parseOrThrow(PriceOnly, withoutNulls(input), 'input');
   const card = await ctx.rateCards.current(ctx.tx);
   if (!card) throw badRequest('This workspace has no rate card yet.');
   try {
@@ -23,11 +24,4 @@ export async function calculate(ctx: GraphQLContext, input: Record<string, unkno
     if (error instanceof PricingError) throw new DomainError(error.kind, error.message);
     throw error;
   }
-}
-
-/** GraphQL gives omitted optional input fields as absent but lets a client send null: null means absent here. */
-function withoutAbsent(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutAbsent);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutAbsent(v)]));
-  return value;
 }

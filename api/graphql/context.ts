@@ -5,6 +5,7 @@ import type { Caller } from '../http/request-context';
 import type { CostMeter } from './cost';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
 import type { EventEnvelope } from '../../db/events/catalogue';
+import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
 import { changeOrdersByJobIds, crewsByIds, materialDrawsByJobIds, timeEntriesByJobIds, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
 import type { ChangeOrderRow } from '../../db/fsm/field-writes';
 import {
@@ -31,6 +32,8 @@ export interface GraphQLContext {
   cost: CostMeter;
   rateCards: RateCardRepository;
   log: Logger;
+  /** D14's quote creation, run in this request's transaction. */
+  v1Quotes: V1QuoteService;
   /** Events a mutation recorded, dispatched after the transaction commits (the outbox relay covers a failure). */
   events: EventEnvelope[];
 }

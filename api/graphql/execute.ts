@@ -9,18 +9,22 @@ import { MAX_QUERY_COST, requestedCost } from './cost';
 import { clientError, codedError, REFUSAL_CODES } from './errors';
 import type { PointsBucket, ThrottleStatus } from './throttle';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
+import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
 import type { EventEnvelope } from '../../db/events/catalogue';
 
 /** What the HTTP layer knows of a request before it runs (graphql-http's `context`). */
 export type RequestScope = {
   caller: Caller;
   log: Logger;
+  /** The bucket as the operation left it, and the wait when it was throttled (for the HTTP headers). */
+  throttle?: { status: ThrottleStatus; waitSeconds: number };
 };
 
 export interface ExecutionDeps {
   em: EntityManager;
   rateCards: RateCardRepository;
   bucket: PointsBucket;
+  v1Quotes: V1QuoteService;
   /** Starts the workflows of events a mutation recorded, after its commit (else the outbox relay does). */
   events?: EventDispatcher;
 }
@@ -65,6 +69,7 @@ export function createExecutor(deps: ExecutionDeps) {
     }
     if (requested > MAX_QUERY_COST) {
       const throttleStatus = await deps.bucket.status(organizationId);
+      scope.throttle = { status: throttleStatus, waitSeconds: 0 };
       return {
         errors: [codedError(`The query costs ${requested} points; at most ${MAX_QUERY_COST} are allowed. Ask for fewer items (first) or fewer fields.`, REFUSAL_CODES.cost, { requestedQueryCost: requested, maximumQueryCost: MAX_QUERY_COST })],
         extensions: { cost: { requestedQueryCost: requested, actualQueryCost: 0, throttleStatus } satisfies CostExtension },
@@ -72,6 +77,7 @@ export function createExecutor(deps: ExecutionDeps) {
     }
 
     const drawn = await deps.bucket.take(organizationId, requested);
+    scope.throttle = { status: drawn.status, waitSeconds: drawn.waitSeconds };
     if (!drawn.taken) {
       return {
         errors: [
@@ -91,7 +97,7 @@ export function createExecutor(deps: ExecutionDeps) {
       result = await inTenant(deps.em, organizationId, async (tx) => {
         // A query cannot write, whatever a resolver does.
         if (!isMutation) await tx.execute('set transaction read only');
-        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, log: scope.log, events: recorded };
+        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, v1Quotes: deps.v1Quotes, log: scope.log, events: recorded };
         const executed = await executeDocument({ ...args, contextValue: context });
         if (isMutation && executed.errors?.length) throw new RolledBack(executed);
         return executed;
@@ -105,6 +111,7 @@ export function createExecutor(deps: ExecutionDeps) {
 
     const actual = Math.min(meter.actual, requested);
     const throttleStatus = await deps.bucket.refund(organizationId, requested - actual);
+    scope.throttle = { status: throttleStatus, waitSeconds: 0 };
     return {
       ...result,
       ...(result.errors ? { errors: result.errors.map((error) => clientError(error, scope.log)) } : {}),

@@ -10,6 +10,7 @@ import { createExecutor, type ExecutionDeps, type RequestScope } from './execute
 import { codedError, REFUSAL_CODES } from './errors';
 import { LIMITS, oversizedVariables, parse, validationRules } from './limits';
 import { GRAPHIQL_BASE, GRAPHIQL_CSP, GRAPHIQL_PAGE, graphiqlAssets } from './graphiql';
+import { POINTS_PER_REQUEST } from './throttle';
 
 /** The schema as SDL: served as it is printed; api/graphql/schema.graphql keeps it for review. */
 export const SCHEMA_SDL = printSchema(schema);
@@ -59,6 +60,18 @@ function formatError(error: Readonly<GraphQLError | Error>): GraphQLError {
   return codedError(error.message, REFUSAL_CODES.badRequest);
 }
 
+/**
+ * D15's headers, in requests (the bucket's unit), as every /v1/ answer carries them; a THROTTLED
+ * answer adds Retry-After.
+ */
+function rateLimitHeaders(res: Response, throttle: NonNullable<RequestScope['throttle']>): void {
+  const { maximumAvailable, currentlyAvailable, restoreRate } = throttle.status;
+  res.setHeader('X-RateLimit-Limit', String(Math.round(maximumAvailable / POINTS_PER_REQUEST)));
+  res.setHeader('X-RateLimit-Remaining', String(Math.floor(currentlyAvailable / POINTS_PER_REQUEST)));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000 + (restoreRate > 0 ? (maximumAvailable - currentlyAvailable) / restoreRate : 0))));
+  if (throttle.waitSeconds > 0) res.setHeader('Retry-After', String(throttle.waitSeconds));
+}
+
 export interface GraphQLRouteOptions extends ExecutionDeps {
   /** GraphiQL is served outside production only (D17). */
   production: boolean;
@@ -72,11 +85,11 @@ export interface GraphQLRouteOptions extends ExecutionDeps {
  * transaction otherwise (api/graphql/execute.ts).
  */
 export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): void {
-  const handle = createHandler<import('express').Request, undefined, RequestScope>({
+  const handle = createHandler<import('express').Request, RequestScope, RequestScope>({
     schema,
     parse,
     validationRules: (_req, _args, specified) => validationRules(specified),
-    context: (req) => ({ caller: req.raw.caller!, log: req.raw.log }),
+    context: (req) => req.context,
     execute: createExecutor(options) as never,
     formatError,
   });
@@ -114,7 +127,9 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
         sendErrors(res, 413, [codedError(`The variables are ${size} bytes; at most ${LIMITS.maxVariablesBytes} are allowed.`, REFUSAL_CODES.variables)]);
         return;
       }
-      const [answer, init] = await handle({ method: req.method, url: req.originalUrl, headers: req.headers, body: (body as Record<string, unknown> | undefined) ?? null, raw: req, context: undefined });
+      const scope: RequestScope = { caller: req.caller!, log: req.log };
+      const [answer, init] = await handle({ method: req.method, url: req.originalUrl, headers: req.headers, body: (body as Record<string, unknown> | undefined) ?? null, raw: req, context: scope });
+      if (scope.throttle) rateLimitHeaders(res, scope.throttle);
       res.status(init.status);
       for (const [name, value] of Object.entries(init.headers ?? {})) res.setHeader(name, value);
       // graphql-http answers some refusals of the request itself (media type) without a GraphQL body.

@@ -27,6 +27,8 @@ import type { GraphQLContext } from './context';
 import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, NAME_POSITION, pageOf, positionOf } from './connection';
 import { costs, meterResolvers, sizeOf, type FieldCost } from './cost';
 import { calculate } from './calculate';
+import { createQuote, type CreateQuotePayload } from './create-quote';
+import { POINTS_PER_REQUEST } from './throttle';
 import { JOB_STATUSES, type JobStatus } from '../../db/fsm/job-status-table';
 import { jobById, jobPage, type JobRow } from '../../db/fsm/jobs';
 import type { ChangeOrderRow } from '../../db/fsm/field-writes';
@@ -431,6 +433,46 @@ export const CalculateInput = new GraphQLInputObjectType({
   },
 });
 
+
+const QuoteLineConfigurationInput = new GraphQLInputObjectType({
+  name: 'QuoteLineConfigurationInput',
+  fields: {
+    finishedWidthIn: { type: nonNull(GraphQLFloat) },
+    finishedHeightIn: { type: nonNull(GraphQLFloat) },
+    controlSide: { type: nonNull(GraphQLString), description: '`left` or `right`.' },
+    motorised: { type: GraphQLBoolean },
+    motorSku: { type: GraphQLString, description: 'Required when motorised.' },
+  },
+});
+
+const CreateQuoteInput = new GraphQLInputObjectType({
+  name: 'CreateQuoteInput',
+  description: 'The body of POST /v1/quotes (D14); the same rules apply.',
+  fields: {
+    customerId: { type: nonNull(GraphQLID) },
+    currency: { type: nonNull(GraphQLString), description: 'CAD.' },
+    taxRegion: { type: nonNull(GraphQLString), description: 'A Canadian province or territory code, e.g. CA-ON.' },
+    pricebookId: { type: nonNull(GraphQLID) },
+    laborTierCode: { type: GraphQLString },
+    lines: {
+      type: listOf(
+        new GraphQLInputObjectType({
+          name: 'CreateQuoteLineInput',
+          fields: { sku: { type: nonNull(GraphQLString), description: 'A product of the catalogue.' }, quantity: { type: nonNull(GraphQLInt) }, configuration: { type: nonNull(QuoteLineConfigurationInput) } },
+        }),
+      ),
+    },
+  },
+});
+
+const CreateQuotePayloadType = new GraphQLObjectType<CreateQuotePayload, Context>({
+  name: 'CreateQuotePayload',
+  fields: {
+    quote: { type: nonNull(Quote) },
+    replayed: { type: nonNull(GraphQLBoolean), description: 'True when the idempotency key had made this quote already: nothing new was made.' },
+  },
+});
+
 const Query = new GraphQLObjectType<unknown, Context>({
   name: 'Query',
   fields: {
@@ -536,13 +578,25 @@ const Query = new GraphQLObjectType<unknown, Context>({
 const Mutation = new GraphQLObjectType<unknown, Context>({
   name: 'Mutation',
   fields: {
+    createQuote: {
+      type: nonNull(CreateQuotePayloadType),
+      description:
+        'POST /v1/quotes (D14) as a mutation (ADMIN, SALES): a DRAFT quote priced by the same engine, with its first revision and quote.created. ' +
+        '`idempotencyKey` (1-255 characters) has D14\'s meaning: the same key and input within 24 hours answer the same quote, another input is IDEMPOTENCY_KEY_REUSED.',
+      args: { input: { type: nonNull(CreateQuoteInput) }, idempotencyKey: { type: GraphQLString } },
+      extensions: costs.mutation(POINTS_PER_REQUEST),
+      resolve: (_root, args: { input: Record<string, unknown>; idempotencyKey?: string | null }, ctx) => {
+        requireOffice(ctx);
+        return createQuote(ctx, ctx.v1Quotes, args.input, args.idempotencyKey);
+      },
+    },
     moveJob: {
       type: nonNull(Job),
       description:
         "Move a job by D11's table (ADMIN any job, a TECHNICIAN their crews' jobs): the same checks, history and events as PATCH /v1/fsm/jobs/{id}. " +
         'A repeated status changes nothing. `completedAt` is the device\'s sign-off time, only with COMPLETE.',
       args: { id: { type: nonNull(GraphQLID) }, status: { type: nonNull(JobStatusEnum) }, completedAt: { type: DateTime } },
-      extensions: costs.mutation(),
+      extensions: costs.mutation(POINTS_PER_REQUEST),
       resolve: async (_root, args: { id: string; status: JobStatus; completedAt?: string | null }, ctx) => {
         if (!(FIELD as readonly string[]).includes(ctx.caller.role)) throw forbidden('Jobs are moved by ADMIN and TECHNICIAN.');
         if (!isUuid(args.id)) throw jobNotFound();

@@ -13,6 +13,9 @@ import { MAX_QUERY_COST } from '../../api/graphql/cost';
 import { LIMITS } from '../../api/graphql/limits';
 import { SCHEMA_SDL } from '../../api/graphql/routes';
 import { CountingBucket } from '../support/counting-bucket';
+import { JobService } from '../../api/fsm/job-service';
+import { ChangeOrderService } from '../../api/fsm/change-order-service';
+import { ChangeOrderBody } from '../../api/fsm/schemas';
 
 // D17: POST /v1/graphql over quotes, work orders and customers, as each role of D10, in the
 // tenant's transaction, batched, costed and refused before execution when abusive.
@@ -73,6 +76,16 @@ beforeAll(async () => {
     const technician = i < 30 ? tenant.users.tech! : tenant.users.tech2!;
     const order = await workOrders.create(admin, { quoteId: quote.quote_id!, assignedTechnicianId: technician.id, scheduledDate: '2026-12-03', siteAddress: `${i} Elm St` });
     workOrderIds.push(order.id);
+  }
+  // D11: what the field writes on each job (a change order, a time entry, a material draw).
+  const jobs = new JobService(api.orm.em);
+  const changeOrders = new ChangeOrderService(api.orm.em, new RateCardRepository());
+  for (const [i, jobId] of workOrderIds.entries()) {
+    await changeOrders.raise(admin, jobId, ChangeOrderBody.parse({ reason: `Add a valance to window ${i}`, labour_hours: 1.5 }));
+    const technician = i < 30 ? tenant.users.tech! : tenant.users.tech2!;
+    const start = new Date(Date.UTC(2026, 9, 1, 8) + i * 24 * 3600_000);
+    await jobs.addTimeEntry(admin, jobId, { started_at: start.toISOString(), ended_at: new Date(start.getTime() + 2 * 3600_000).toISOString(), technician_id: technician.id });
+    await jobs.addMaterialDraw(admin, jobId, { sku: 'FAB-SCREEN-3', quantity: '2.5' });
   }
   const otherQuote = await quotes.calculate(callerOf(other.users.admin!), twoWindows({ persist: true, customer: { name: 'Other tenant customer', email: 'x@other.test' } }) as CalculateBody);
   otherQuoteId = otherQuote.quote_id!;
@@ -206,6 +219,132 @@ describe('queries from each role (D10, D4)', () => {
   });
 });
 
+
+describe('jobs and crews (D11) from each role', () => {
+  const JOBS = `{ jobs(first: 100) { nodes { id status workOrderStatus quoteRef projectType site { name region } crew { name foreman { id } headcount members { id } }
+    hoursLogged openChangeOrders changeOrders { sequence status reason labourHours sellCents } timeEntries { hours technician { id } } materialDraws { sku quantity unit } } } }`;
+
+  it.each([['admin', 50], ['sales', 50], ['tech', 30], ['tech2', 20]])('%s reads %i jobs with crew, change orders, time entries and material draws', async (who, count) => {
+    const { body } = await gql(tokens[who], JOBS);
+    expect(body.errors).toBeUndefined();
+    const nodes = body.data!.jobs.nodes as {
+      id: string; status: string; quoteRef: string; projectType: string; crew: { foreman: { id: string }; members: { id: string }[] };
+      hoursLogged: string; openChangeOrders: number; changeOrders: { sequence: number; status: string; labourHours: string }[]; timeEntries: { hours: string; technician: { id: string } }[]; materialDraws: { sku: string; quantity: string }[];
+    }[];
+    expect(nodes).toHaveLength(count);
+    for (const job of nodes) {
+      expect(job).toMatchObject({ status: 'SCHEDULED', projectType: 'install', quoteRef: expect.stringMatching(/^Q-\d+$/), hoursLogged: '2.0000', openChangeOrders: 1 });
+      expect(job.changeOrders).toEqual([expect.objectContaining({ sequence: 1, status: 'submitted', labourHours: '1.5000' })]);
+      expect(job.timeEntries).toEqual([{ hours: '2.0000', technician: { id: job.crew.foreman.id } }]);
+      expect(job.materialDraws).toEqual([{ sku: 'FAB-SCREEN-3', quantity: '2.5000', unit: 'sq_ft' }]);
+    }
+    if (who.startsWith('tech')) expect(new Set(nodes.map((job) => job.crew.foreman.id))).toEqual(new Set([tenant.users[who]!.id]));
+  });
+
+  it('job(id): a technician of another crew gets null; a TECHNICIAN is FORBIDDEN its quote', async () => {
+    const query = 'query J($id: ID!) { job(id: $id) { id quote { id } } }';
+    expect((await gql(tokens.tech2, query, { id: workOrderIds[0] })).body.data).toEqual({ job: null });
+    const own = await gql(tokens.tech, query, { id: workOrderIds[0] });
+    expect(own.body.data).toEqual({ job: { id: workOrderIds[0], quote: null } });
+    expect(codes(own.body)).toEqual(['FORBIDDEN']);
+    expect((await gql(tokens.sales, query, { id: workOrderIds[0] })).body.data).toEqual({ job: { id: workOrderIds[0], quote: { id: quoteIds[0] } } });
+  });
+
+  it('crews: ADMIN and SALES see both crews, a technician their own', async () => {
+    const names = async (who: string) => ((await gql(tokens[who], '{ crews { nodes { id foreman { id } } } }')).body.data!.crews.nodes as { foreman: { id: string } }[]).map((c) => c.foreman.id);
+    expect((await names('admin')).sort()).toEqual([tenant.users.tech!.id, tenant.users.tech2!.id].sort());
+    expect((await names('sales')).sort()).toEqual([tenant.users.tech!.id, tenant.users.tech2!.id].sort());
+    expect(await names('tech')).toEqual([tenant.users.tech!.id]);
+  });
+
+  it('jobs page through first/after in the feed order', async () => {
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 4; page++) {
+      const { body } = await gql(tokens.admin, 'query P($after: String) { jobs(first: 20, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }', { after });
+      seen.push(...(body.data!.jobs.nodes as { id: string }[]).map((job) => job.id));
+      if (!body.data!.jobs.pageInfo.hasNextPage) break;
+      after = body.data!.jobs.pageInfo.endCursor;
+    }
+    expect(seen.sort()).toEqual([...workOrderIds].sort());
+  });
+});
+
+describe('moveJob (D11: the same table, history and events as PATCH /v1/fsm/jobs/{id})', () => {
+  const MOVE = 'mutation M($id: ID!, $status: JobStatus!) { moveJob(id: $id, status: $status) { id status workOrderStatus workOrder { status } } }';
+  const eventsOf = async (jobId: string) =>
+    (await owner.query<{ event: string }>(`select event from outbox_events where organization_id = $1 and (envelope->'data'->>'job_id' = $2 or envelope->'data'->>'work_order_id' = $2) order by created_at, id`, [tenant.id, jobId])).rows.map((r) => r.event);
+
+  it('ADMIN dispatches: job and work order move together, with job.status_changed, job.dispatched and work_order.dispatched', async () => {
+    const jobId = workOrderIds[10]!;
+    const { body } = await gql(tokens.admin, MOVE, { id: jobId, status: 'DISPATCHED' });
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.moveJob).toEqual({ id: jobId, status: 'DISPATCHED', workOrderStatus: 'DISPATCHED', workOrder: { status: 'DISPATCHED' } });
+    expect(await eventsOf(jobId)).toEqual(['job.status_changed', 'job.dispatched', 'work_order.dispatched']);
+    // A repeated status changes nothing and records no event.
+    expect((await gql(tokens.admin, MOVE, { id: jobId, status: 'DISPATCHED' })).body.data!.moveJob.status).toBe('DISPATCHED');
+    expect(await eventsOf(jobId)).toHaveLength(3);
+  });
+
+  it('a technician moves their crew\'s job; another crew\'s is NOT_FOUND; SALES is FORBIDDEN; a move off the table is INVALID_TRANSITION, nothing written', async () => {
+    const own = workOrderIds[11]!;
+    await gql(tokens.admin, MOVE, { id: own, status: 'DISPATCHED' });
+    expect((await gql(tokens.tech, MOVE, { id: own, status: 'IN_PROGRESS' })).body.data!.moveJob).toMatchObject({ status: 'IN_PROGRESS', workOrderStatus: 'DISPATCHED' });
+    expect(codes((await gql(tokens.tech2, MOVE, { id: own, status: 'ON_HOLD' })).body)).toEqual(['NOT_FOUND']);
+    expect(codes((await gql(tokens.sales, MOVE, { id: own, status: 'ON_HOLD' })).body)).toEqual(['FORBIDDEN']);
+    const before = await eventsOf(workOrderIds[12]!);
+    const history = async () => (await owner.query('select count(*)::int as n from job_history where work_order_id = $1', [workOrderIds[12]])).rows[0].n as number;
+    const entries = await history();
+    const refused = await gql(tokens.admin, MOVE, { id: workOrderIds[12], status: 'COMPLETE' });
+    expect(codes(refused.body)).toEqual(['INVALID_TRANSITION']);
+    expect(refused.body.data).toBeNull();
+    expect(await eventsOf(workOrderIds[12]!)).toEqual(before);
+    expect(await history()).toBe(entries);
+    expect(codes((await gql(tokens.admin, MOVE, { id: 'not-a-job', status: 'CANCELLED' })).body)).toEqual(['NOT_FOUND']);
+  });
+});
+
+describe('createQuote (D14 with an idempotency key argument)', () => {
+  const CREATE = 'mutation C($input: CreateQuoteInput!, $key: String) { createQuote(input: $input, idempotencyKey: $key) { replayed quote { id status totalAmountCents customer { id } lines { position } } } }';
+  let input: Record<string, unknown>;
+  beforeAll(async () => {
+    const customerId = (await owner.query<{ id: string }>('select id from customers where organization_id = $1 order by created_at limit 1', [tenant.id])).rows[0]!.id;
+    await owner.query(`insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code) values ($1, 'ROLLER-SCREEN', 'Screen roller', 'FAB-SCREEN-3', 'HW-ROLLER-STD')`, [tenant.id]);
+    input = { customerId, currency: 'CAD', taxRegion: 'CA-ON', pricebookId: tenant.id, lines: [{ sku: 'ROLLER-SCREEN', quantity: 2, configuration: { finishedWidthIn: 48, finishedHeightIn: 60, controlSide: 'left' } }] };
+  });
+  const quoteCount = async () => (await owner.query('select count(*)::int as n from quotes where organization_id = $1', [tenant.id])).rows[0].n as number;
+
+  it.each([['admin'], ['sales']])('%s creates a DRAFT quote; the same key and input answer the same quote and make nothing', async (who) => {
+    const key = `gql-${who}-${Date.now()}`;
+    const before = await quoteCount();
+    const first = await gql(tokens[who], CREATE, { input, key });
+    expect(first.body.errors).toBeUndefined();
+    expect(first.body.data!.createQuote).toMatchObject({ replayed: false, quote: { status: 'DRAFT', customer: { id: input.customerId }, lines: [{ position: 0 }] } });
+    expect(first.body.extensions!.cost).toMatchObject({ requestedQueryCost: 50 + 1 + 1 + 50, actualQueryCost: 50 + 1 + 1 + 1 });
+    const again = await gql(tokens[who], CREATE, { input, key });
+    expect(again.body.data!.createQuote).toEqual({ ...first.body.data!.createQuote, replayed: true });
+    expect(await quoteCount()).toBe(before + 1);
+    const created = (await owner.query(`select count(*)::int as n from outbox_events where organization_id = $1 and event = 'quote.created' and envelope->'data'->>'id' = $2`, [tenant.id, first.body.data!.createQuote.quote.id])).rows[0].n;
+    expect(created).toBe(1);
+  });
+
+  it('the same key with other input is IDEMPOTENCY_KEY_REUSED; without a key each call makes a quote; a TECHNICIAN is FORBIDDEN; bad input writes nothing', async () => {
+    const key = `gql-reuse-${Date.now()}`;
+    await gql(tokens.admin, CREATE, { input, key });
+    const before = await quoteCount();
+    expect(codes((await gql(tokens.admin, CREATE, { input: { ...input, taxRegion: 'CA-QC' }, key })).body)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
+    expect(codes((await gql(tokens.tech, CREATE, { input })).body)).toEqual(['FORBIDDEN']);
+    const bad = await gql(tokens.admin, CREATE, { input: { ...input, currency: 'USD', lines: [{ sku: 'NOPE', quantity: 0, configuration: { finishedWidthIn: 48, finishedHeightIn: 60, controlSide: 'up' } }] } });
+    expect(codes(bad.body)).toEqual(['BAD_USER_INPUT']);
+    expect(bad.body.errors![0]!.extensions.fields).toMatchObject({ currency: expect.any(String), 'lines.0.quantity': expect.any(String) });
+    expect(codes((await gql(tokens.admin, CREATE, { input: { ...input, customerId: otherCustomerId } })).body)).toEqual(['BAD_USER_INPUT']);
+    expect(await quoteCount()).toBe(before);
+    await gql(tokens.admin, CREATE, { input });
+    await gql(tokens.admin, CREATE, { input });
+    expect(await quoteCount()).toBe(before + 2);
+  });
+});
+
 describe('cursor connections', () => {
   it('first/after walks every work order once, in order', async () => {
     const seen: string[] = [];
@@ -327,6 +466,21 @@ describe('no N+1: nested lists are batched per request', () => {
       driver.execute = original;
     }
   }
+  const JOBS = (first: number) =>
+    `{ jobs(first: ${first}) { nodes { id status crew { name foreman { name } } changeOrders { sequence sellCents } timeEntries { hours technician { name } } materialDraws { sku drawnBy { name } } } } }`;
+
+  it('fifty jobs with their crews, change orders, time entries and material draws cost the same few statements as five', async () => {
+    const five = await statementsOf(JOBS(5));
+    const fifty = await statementsOf(JOBS(50));
+    expect(fifty.body.errors).toBeUndefined();
+    const jobs = fifty.body.data!.jobs.nodes as { changeOrders: unknown[]; timeEntries: unknown[]; materialDraws: unknown[] }[];
+    expect(jobs).toHaveLength(50);
+    expect(jobs.every((job) => job.changeOrders.length === 1 && job.timeEntries.length === 1 && job.materialDraws.length === 1)).toBe(true);
+    // authentication (2) + tenant and read-only (2) + jobs, crews, change orders, time entries, material draws, people.
+    expect(fifty.statements).toBe(five.statements);
+    expect(fifty.statements).toBeLessThanOrEqual(12);
+  });
+
   const NESTED = (first: number) =>
     `{ workOrders(first: ${first}) { nodes { id assignedTechnician { name } quote { number createdBy { name } customer { name quotes { id } } lines { priceCents } workOrders { id } } } } }`;
 
