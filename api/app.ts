@@ -13,6 +13,9 @@ import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-l
 import { authenticate } from './http/authenticate';
 import { problemErrorHandler, problemNotFound } from './v1/problem-handler';
 import { planLimits } from './v1/plan-limits';
+import { announceVersion, registrationVersion, resolveVersion } from './versions/middleware';
+import { versionRoutes } from './versions/routes';
+import { inTenant } from '../db/tenant-scope';
 import { v1QuoteRoutes } from './v1/quotes/routes';
 import { V1QuoteService } from './v1/quotes/v1-quote-service';
 import { PublicRoutes } from './http/public-routes';
@@ -113,14 +116,18 @@ export function createApp(deps: AppDependencies): Express {
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', express.raw({ type: () => true, limit: '1mb' }));
   app.use(express.json({ limit: '1mb', strict: false }));
+  // D16: every answer under /api/v1 and /v1 says its version, and is shaped for it.
+  app.use(['/api/v1', '/v1'], announceVersion);
   // Consulted per request: by then every route has declared whether it is public.
   app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
   // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401.
   app.use('/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
+  app.use(['/api/v1', '/v1'], resolveVersion(deps.em));
   // D15: the tenant's plan bucket, shared by every process, on every /v1/ path.
   app.use('/v1', planLimits(deps.em));
 
   healthRoutes(host, deps);
+  versionRoutes(host);
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
@@ -144,6 +151,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   });
   webhookRoutes(host, {
+    registrationVersion,
     endpoints: new WebhookEndpointService({
       em: deps.em,
       cipher,

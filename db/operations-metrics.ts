@@ -23,3 +23,19 @@ export async function readOperationsFigures(em: EntityManager): Promise<TenantOp
     endpointsDisabled: Number(row.endpoints_disabled),
   }));
 }
+
+/** Seconds since one tenant's last sync run with one provider finished without error (D18). */
+export interface SyncRunLagRow {
+  organizationId: string;
+  provider: string;
+  lagSeconds: number;
+}
+
+/**
+ * Through the worker's door `sync_run_lag()`: nothing while the provider sync's table
+ * (`provider_sync_runs`) does not exist; providers as the sync names them (PAYMENTS, ...).
+ */
+export async function readSyncRunLag(em: EntityManager): Promise<SyncRunLagRow[]> {
+  const rows = await em.fork().execute<{ organization_id: string; provider: string; lag_seconds: number }[]>('select organization_id, provider, lag_seconds from sync_run_lag()');
+  return rows.map((row) => ({ organizationId: row.organization_id, provider: row.provider.toLowerCase(), lagSeconds: Number(row.lag_seconds) }));
+}

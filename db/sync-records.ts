@@ -32,6 +32,15 @@ export async function lockSyncRecord(em: EntityManager, ref: SyncRecordKey): Pro
   return row;
 }
 
+/** A record by its local id (a change order's invoice, D12), locked until the transaction ends. */
+export async function lockSyncRecordByLocalId(em: EntityManager, ref: { provider: SyncProvider; entityType: string; localId: string }): Promise<{ status: SyncStatus; external_id: string | null } | undefined> {
+  const [row] = await em.execute<{ status: SyncStatus; external_id: string | null }[]>(
+    'select status, external_id from sync_records where provider = ? and entity_type = ? and local_id = ? for update',
+    [ref.provider, ref.entityType, ref.localId],
+  );
+  return row;
+}
+
 export function syncSucceeded(em: EntityManager, ref: SyncRecordKey & { externalId: string; amountCents: number | null }): Promise<void> {
   return upsert(em, ref, `status = 'SUCCEEDED', external_id = ?, amount_cents = ?, last_error = null, synced_at = now()`, 'SUCCEEDED', 0, [ref.externalId, ref.amountCents]);
 }

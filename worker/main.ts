@@ -18,7 +18,7 @@ import { clientInterceptors } from '../activities/temporal/client-interceptors';
 import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
 import { activeTracing } from '../activities/runtime/tracing';
 import { installRuntime } from './runtime';
-import { createWorkerMetrics, freeLoopbackPort, operationsFrom, temporalRuntimeMetrics } from './metrics';
+import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, temporalRuntimeMetrics } from './metrics';
 import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
 
@@ -32,7 +32,7 @@ const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, data
 // Issue 17: the SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
 const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
 installRuntime({ logger, prometheusBindAddress: runtimeMetrics });
-const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em) });
+const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em), syncRunLag: syncRunLagFrom(orm.em) });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;

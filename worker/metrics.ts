@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { readOperationsFigures, type TenantOperationsFigures } from '../db/operations-metrics';
+import { readOperationsFigures, readSyncRunLag, type TenantOperationsFigures } from '../db/operations-metrics';
 
 /** How far behind one tenant's sync with one provider is: seconds since its last completed run. */
 export interface SyncRunLag {
@@ -17,6 +17,11 @@ export type SyncRunLagReader = () => Promise<SyncRunLag[]>;
 
 /** Without a sync feature to ask, there is no run to be late. */
 export const noSyncRuns: SyncRunLagReader = async () => [];
+
+/** The default reader: the provider sync's runs table through `sync_run_lag()` (nothing while it does not exist). */
+export function syncRunLagFrom(em: EntityManager): SyncRunLagReader {
+  return () => readSyncRunLag(em);
+}
 
 export type ProviderCallOutcome = 'succeeded' | 'failed' | 'refused';
 

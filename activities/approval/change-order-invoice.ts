@@ -3,7 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type Stripe from 'stripe';
 import { inTenant } from '../../db/tenant-scope';
-import { changeOrderForInvoice, changeOrderSync } from '../../db/fsm/change-orders';
+import { CHANGE_ORDER_ENTITY, changeOrderForInvoice, changeOrderSync } from '../../db/fsm/change-orders';
+import { lockSyncRecordByLocalId } from '../../db/sync-records';
+import { recordInvoiceGenerated } from '../../db/events/quote-events';
 import { rememberPaymentsCustomer } from '../../db/quotes/customers';
 import { salesTaxCents } from '../../db/quotes/sales-tax';
 import { loadFrozenQuote } from './frozen-quote';
@@ -62,7 +64,17 @@ export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; lo
         const co = await changeOrderForInvoice(tx, input.changeOrderId);
         if (!co) return;
         const ref = { quoteId: co.quote_id, changeOrderId: co.id };
+        const before = input.status === 'SUCCEEDED' ? await lockSyncRecordByLocalId(tx, { provider: 'PAYMENTS', entityType: CHANGE_ORDER_ENTITY, localId: co.id }) : undefined;
         await changeOrderSync(tx, ref, input.status === 'SUCCEEDED' ? { kind: 'succeeded', externalId: input.externalId, amountCents: input.amountCents } : { kind: 'failed', lastError: input.lastError });
+        // D13: the change order's invoice was finalised: `invoice.generated`, once per invoice.
+        if (input.status === 'SUCCEEDED' && !(before?.status === 'SUCCEEDED' && before.external_id === input.externalId)) {
+          await recordInvoiceGenerated(tx, input.organizationId, {
+            quoteId: co.quote_id,
+            invoiceId: input.externalId,
+            totalCents: input.amountCents,
+            source: { type: 'change_order', id: co.id, subtotalCents: Number(co.sell_cents) },
+          });
+        }
       });
     },
   };

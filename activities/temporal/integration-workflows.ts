@@ -35,10 +35,14 @@ export class IntegrationWorkflows {
    * Disconnected: signal it, so it looks, finds DISCONNECTED and ends; nothing to do if none runs.
    */
   async connectionChanged(ref: ConnectionKey, reason: ConnectionChange['reason']): Promise<void> {
-    const workflowId = integrationRefreshWorkflowId(ref);
+    await this.refreshWorkflowChanged(ref, reason);
     // D18: the provider sync schedule follows the connection: made or resumed, or paused.
     if (reason === 'connected') await this.options.syncSchedules?.ensure(ref, 'connected');
     else await this.options.syncSchedules?.pause(ref, 'disconnected');
+  }
+
+  private async refreshWorkflowChanged(ref: ConnectionKey, reason: ConnectionChange['reason']): Promise<void> {
+    const workflowId = integrationRefreshWorkflowId(ref);
     if (reason === 'disconnected') {
       try {
         await this.client.workflow.getHandle<TokenRefreshWorkflow>(workflowId).signal<[ConnectionChange]>(CONNECTION_CHANGED, { reason });

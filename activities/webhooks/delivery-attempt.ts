@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
 import { signingSecrets } from '../../db/webhooks/endpoint-secrets';
+import { eventPayloadForEndpoint } from '../../db/versions/pins';
 import { deliveryForAttempt, recordDeliveryAttempt } from '../../db/webhooks/attempts';
 import { finishDelivery } from '../../db/webhooks/deliveries';
 import { clearEndpointFailing, disableGoneEndpoint, recordEndpointFailure } from '../../db/webhooks/endpoints';
@@ -69,6 +70,7 @@ export async function attemptWebhookDelivery(deps: WebhookDeliveryDeps, input: A
   if (row.delivery_status === 'delivered') return { outcome: 'already_delivered', format };
   if (row.endpoint_status !== 'enabled') return { outcome: 'endpoint_disabled', format };
   if (!deps.cipher) throw new Error('webhook secrets cannot be read: no credential encryption key is configured');
+  row.payload = await inTenant(deps.em, input.organizationId, (tx) => eventPayloadForEndpoint(tx, row.id, row.payload)); // D16: the endpoint's pinned version
 
   // D13: the endpoint's format decides the bytes, the headers and the window.
   const rules = FORMAT_RULES[format];

@@ -147,18 +147,18 @@ export class JobService {
 
   /** D11: a crew technician logs their own time, ADMIN anyone's; no overlap per technician, at most 16 hours. */
   addTimeEntry(caller: Caller, id: string, body: TimeEntryBody): Promise<JobDetail> {
+    if (caller.role === 'TECHNICIAN' && body.technician_id && body.technician_id !== caller.userId) throw forbidden('A technician logs only their own time.');
     const started = new Date(body.started_at);
     const ended = new Date(body.ended_at);
-    if (ended <= started) throw validationFailed({ ended_at: 'Must be after started_at.' });
-    if (ended.getTime() - started.getTime() > 16 * 3600_000) throw validationFailed({ ended_at: 'An entry is at most 16 hours.' });
-    if (caller.role === 'ADMIN' && !body.technician_id) throw validationFailed({ technician_id: 'Required for ADMIN: whose time it is.' });
-    if (caller.role === 'TECHNICIAN' && body.technician_id && body.technician_id !== caller.userId) throw forbidden('A technician logs only their own time.');
     const technicianId = body.technician_id ?? caller.userId;
     return inTenant(this.em, caller.organizationId, async (tx) => {
       await lockJobClock(tx);
       const row = await lockJob(tx, id, visibilityOf(caller));
       if (!row) throw jobNotFound();
       if (TERMINAL_JOB_STATUSES.includes(row.job_status)) throw conflict(`The job is ${row.job_status}: no more time is logged on it.`);
+      if (ended <= started) throw validationFailed({ ended_at: 'Must be after started_at.' });
+      if (ended.getTime() - started.getTime() > 16 * 3600_000) throw validationFailed({ ended_at: 'An entry is at most 16 hours.' });
+      if (caller.role === 'ADMIN' && !body.technician_id) throw validationFailed({ technician_id: 'Required for ADMIN: whose time it is.' });
       const [tech] = await tx.execute<{ role: string; active: boolean }[]>('select role, active from users where id = ?', [technicianId]);
       if (!tech || tech.role !== 'TECHNICIAN' || !tech.active) throw validationFailed({ technician_id: 'Must be an active technician of this workspace.' });
       try {

@@ -1,3 +1,4 @@
+import { CURRENT_VERSION } from '../../db/versions/versions';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 
 export function createRegistry(): OpenAPIRegistry {
@@ -40,9 +41,12 @@ export function buildDocument(registry: OpenAPIRegistry, options: DocumentOption
       description:
         'Quoting, dispatch and integrations for window-shade contractors. Amounts are integer cents (CAD); exact decimals are strings. ' +
         'Errors share one envelope (`error.code`, `error.message`, `error.details`, `error.request_id`). ' +
+        `This document describes dated version ${CURRENT_VERSION} (\`Service-Version\`, D16; \`GET /api/versions\` lists every version and its changes). ` +
         'Lists longer than a page answer a `Link: <...>; rel="next"` header (RFC 8288) to follow until it is absent.',
       // Not published under an open-source licence: the service and its API are the operator's.
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      // D16: the dated version whose shapes this document describes (GET /api/versions lists the others).
+      'x-service-version': CURRENT_VERSION,
     },
     servers: [{ url: options.serverUrl, description: options.serverUrl === '/' ? 'The origin that serves this document' : 'This deployment' }],
     tags: TAGS.map((tag) => ({ ...tag })),

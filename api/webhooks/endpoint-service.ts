@@ -11,7 +11,6 @@ import { checkUrlForRegistration, type Resolver } from '../../activities/webhook
 import { generateEndpointSecret } from '../../activities/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
-import { CURRENT_EVENTS_API_VERSION } from '../../db/events/catalogue';
 import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
 import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
 import { attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
@@ -75,7 +74,7 @@ export class WebhookEndpointService {
     if (!verdict.ok) throw badRequest(verdict.reason);
   }
 
-  async create(caller: Caller, body: CreateEndpointBody): Promise<WebhookEndpoint & { secret: string }> {
+  async create(caller: Caller, body: CreateEndpointBody, apiVersion: string): Promise<WebhookEndpoint & { secret: string }> {
     const cipher = this.requireCipher();
     await this.checkUrl(body.url);
     const id = randomUUID();
@@ -88,8 +87,8 @@ export class WebhookEndpointService {
         events: body.events,
         description: body.description ?? null,
         format: body.format,
-        // D16: an events endpoint pins the version current at its registration.
-        apiVersion: body.format === 'events' ? CURRENT_EVENTS_API_VERSION : null,
+        // D16: every endpoint pins the version of its registration (an events endpoint's apiVersion).
+        apiVersion,
         sealed,
       }),
     ).catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
@@ -12,7 +13,7 @@ import {
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
 /** D6, all ADMIN only and tenant-scoped. */
-export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpointService }): void {
+export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpointService; registrationVersion: (req: Request) => string }): void {
   route(host, {
     method: 'post',
     path: '/api/v1/webhook-endpoints',
@@ -29,8 +30,9 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     body: CreateEndpointBody,
     bodyExample: CREATE_ENDPOINT_EXAMPLE,
     responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret, example: ENDPOINT_WITH_SECRET_EXAMPLE }, 400: error('Not https, or resolves to a non-public address, or no encryption key') },
-    handler: async ({ res, caller, body }) => {
-      res.status(201).json(await deps.endpoints.create(caller, body));
+    handler: async ({ req, res, caller, body }) => {
+      // D16: its deliveries are shaped for the version current now (or the one this request named).
+      res.status(201).json(await deps.endpoints.create(caller, body, deps.registrationVersion(req)));
     },
   });
 

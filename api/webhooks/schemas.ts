@@ -56,7 +56,7 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     status: z.enum(['enabled', 'disabled']),
     format: WebhookFormatSchema,
-    api_version: z.string().nullable().meta({ description: 'D16: the version an events endpoint pinned at registration (its envelopes\' apiVersion); null for the other formats' }),
+    api_version: z.string().nullable().meta({ description: 'D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint\'s envelopes carry it as apiVersion' }),
     disabled_at: Timestamp.nullable().meta({ description: 'When it was disabled (by an administrator, or after failing for 72 hours); null while enabled' }),
     disabled_reason: z.string().nullable(),
     created_at: Timestamp,

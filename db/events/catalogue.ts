@@ -1,3 +1,4 @@
+import { CURRENT_VERSION } from '../versions/versions';
 /**
  * Section 6.2 of document 000: every event of the core format. Adding an event is one line here
  * (and its data builder where the change happens); subscriptions (D6) validate against this list.
@@ -57,7 +58,7 @@ export function formatsCarrying(event: string): WebhookFormat[] {
  * D16: the version an `events` endpoint pins at its registration, answered as the envelope's
  * `apiVersion` (document 001 section 6.2).
  */
-export const CURRENT_EVENTS_API_VERSION = '2026-04-15';
+export const CURRENT_EVENTS_API_VERSION = CURRENT_VERSION;
 
 /** Document 000 section 6.1: the envelope every event is stored with in the outbox. */
 export interface EventEnvelope<D = Record<string, unknown>> {

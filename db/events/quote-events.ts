@@ -3,6 +3,8 @@ import { recordEvent } from './outbox';
 import type { EventEnvelope } from './catalogue';
 import { frozenQuoteRow } from '../quotes/quotes';
 import { SALES_TAX_PERCENT, salesTaxCents } from '../quotes/sales-tax';
+import { salesTaxLines } from '../tax/canadian-sales-tax';
+import { dollars, percentOf } from '../money';
 
 /**
  * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
@@ -29,36 +31,55 @@ interface QuoteCreatedRow {
   id: string;
   quote_number: number;
   status: string;
+  revision: number | null;
   customer_id: string | null;
   created_by_user_id: string;
   total_amount_cents: string | number;
+  total_cost_cents: string | number;
+  tax_region: string | null;
   floor_overridden: boolean;
   override_reason: string | null;
   pricebook_revision: Date;
 }
 
+/** A quote made through /api/ has no tax region of its own: the province of section 4.3's 13 % (D14). */
+export const DEFAULT_TAX_REGION = 'CA-ON';
+
 /**
  * `quote.created` (D13, document 001 section 6.2): whenever a quote, or a new revision of one, is
- * persisted. Call it in the transaction that persisted it (`POST /api/v1/quotes/calculate` with
- * `persist`, and `/v1/quotes` and its revisions). `revision` is 1 for a new quote.
+ * persisted, from `POST /api/v1/quotes/calculate` with `persist` or from `/v1/quotes` and its
+ * revisions. Call it in the transaction that persisted it, after the quote row holds the revision.
+ * The object is built from the row alone, so both interfaces send one shape: section 6.2's
+ * fields with `totals` as `/v1/quotes` answers them (document 001 section 2: dollars, the
+ * region's tax lines summed, the margin in percent) and `status` in lower case.
  */
-export async function recordQuoteCreated(em: EntityManager, organizationId: string, input: { quoteId: string; revision?: number }): Promise<EventEnvelope> {
+export async function recordQuoteCreated(em: EntityManager, organizationId: string, input: { quoteId: string }): Promise<EventEnvelope> {
   const [row] = await em.execute<QuoteCreatedRow[]>(
-    `select q.id, q.quote_number, q.status, q.customer_id, q.created_by_user_id, q.total_amount_cents, q.floor_overridden, q.override_reason,
-            r.revision as pricebook_revision
+    `select q.id, q.quote_number, q.status, q.revision, q.customer_id, q.created_by_user_id, q.total_amount_cents, q.total_cost_cents, q.tax_region,
+            q.floor_overridden, q.override_reason, r.revision as pricebook_revision
        from quotes q join rate_card_revisions r on r.id = q.rate_card_revision_id where q.id = ?`,
     [input.quoteId],
   );
   if (!row) throw new Error(`quote ${input.quoteId} is not in this tenant`);
+  const subtotal = Number(row.total_amount_cents);
+  const taxLines = salesTaxLines(row.tax_region ?? DEFAULT_TAX_REGION, subtotal);
+  if (!taxLines) throw new Error(`quote ${row.id} has an unknown tax region ${row.tax_region}`);
+  const taxTotal = taxLines.reduce((sum, line) => sum + line.amount_cents, 0);
   return recordEvent(em, organizationId, 'quote.created', {
     id: row.id,
     reference: quoteReference(row.quote_number),
-    revision: input.revision ?? 1,
-    status: row.status,
+    revision: row.revision ?? 1,
+    status: row.status.toLowerCase(),
     customerId: row.customer_id,
     ownerId: row.created_by_user_id,
     currency: 'CAD',
-    totals: totalsOf(Number(row.total_amount_cents)),
+    totals: {
+      subtotal: dollars(subtotal),
+      taxTotal: dollars(taxTotal),
+      grandTotal: dollars(subtotal + taxTotal),
+      marginPct: percentOf(subtotal - Number(row.total_cost_cents), subtotal),
+      currency: 'CAD',
+    },
     pricebookRevision: new Date(row.pricebook_revision).toISOString(),
     // A price below the tenant's margin floor needed an ADMIN's override and its reason (section 4.3).
     approval: { required: row.floor_overridden, reason: row.floor_overridden ? row.override_reason : null },

@@ -12,7 +12,7 @@ import { WORKER_ROLE } from './rls';
 export class Migration20261124120000WebhookFormats extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table webhook_endpoints add column format text not null default 'core' check (format in ('core', 'field', 'events'))`);
-    this.addSql(`alter table webhook_endpoints add column api_version text null check (api_version is null or api_version ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$')`);
+    this.addSql(`alter table webhook_endpoints add column if not exists api_version text null check (api_version is null or api_version ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$')`);
     this.addSql(`grant insert on outbox_events to ${WORKER_ROLE}`);
   }
 }

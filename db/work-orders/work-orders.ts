@@ -131,11 +131,6 @@ export async function insertWorkOrder(em: EntityManager, order: NewWorkOrder): P
   return row!;
 }
 
-/** The work order, locked until the transaction ends. */
-export async function lockWorkOrder(em: EntityManager, id: string): Promise<WorkOrderRow | undefined> {
-  const [row] = await em.execute<WorkOrderRow[]>(`select ${COLUMNS} from work_orders where id = ? for update`, [id]);
-  return row;
-}
 
 /** Notes sent with a repeated status: an entry whose from and to are equal. */
 export async function recordWorkOrderNote(em: EntityManager, entry: { workOrderId: string; status: WorkOrderStatus; changedByUserId: string; notes: string }): Promise<void> {

@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dated API versions, their changes and how long each is supported (D16)
+         * @description Document 000 section 9 and D16. Send `Service-Version: YYYY-MM-DD` on a request to be answered in that version; without it the workspace’s pinned version applies (the current one at its first request). Every answer under /api/v1 and /v1 says its version in `Service-Version`. A version is supported twelve months after the next one’s release, and retired only after that, once listed here.
+         */
+        get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/routes": {
         parameters: {
             query?: never;
@@ -573,6 +593,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations/sync-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The scheduled provider sync runs: most recent first
+         * @description D18: every run of this workspace’s provider sync (one Temporal schedule per connected provider, every `PROVIDER_SYNC_INTERVAL`): when it started and finished, the changes it read and applied, the watermark before and after, and its error. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         */
+        get: operations["listProviderSyncRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/integrations/{provider}/connect": {
         parameters: {
             query?: never;
@@ -839,6 +879,214 @@ export interface paths {
         get: operations["getWebhookDeliveriesPageStyle"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Jobs, oldest change first: the dispatch board's incremental feed (D11)
+         * @description Ordered by `updated_at` then `job_id`. Poll with the newest `updated_at` you have seen as `updated_since` (strict), or with `next_cursor`: either way no change is ever missed, even one whose transaction commits after a later one (docs/field-sync.md). ADMIN and SALES see every job of the tenant, a TECHNICIAN only those of their crews (D10).
+         */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One job with its change orders, time entries and material draws
+         * @description D11 fields; 404 `job-not-found` when the id is unknown to the tenant or, for a TECHNICIAN, not a job of their crews.
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a job along D11's table
+         * @description scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the section 3.2 projection changes. `completed_at` (only with complete) is the device's sign-off time: not in the future (60 s skew), not before actual_start. ADMIN, or a TECHNICIAN of the job's crew.
+         */
+        patch: operations["updateJob"];
+        trace?: never;
+    };
+    "/v1/fsm/jobs/{job_id}/crew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign a crew to a job (ADMIN); the work order's technician follows its foreman
+         * @description D11. 409 `conflict` when the job is complete or cancelled, or a crew member is deactivated; 404 `not-found` for an unknown crew.
+         */
+        put: operations["assignJobCrew"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/jobs/{job_id}/time-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log time on a job (a crew technician for themselves, ADMIN for anyone)
+         * @description D11: no overlap with another entry of the same technician (409 `conflict`), at most 16 hours, not on a complete or cancelled job (409 `conflict`).
+         */
+        post: operations["addTimeEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/jobs/{job_id}/material-draws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw material for a job
+         * @description D11: `sku` an active SKU of the current rate card, `quantity` a positive decimal string in its unit. Not on a complete or cancelled job (409 `conflict`).
+         */
+        post: operations["addMaterialDraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/crews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Crews (a TECHNICIAN sees the crews they belong to)
+         * @description D11: each crew's name, foreman and members.
+         */
+        get: operations["listCrews"];
+        put?: never;
+        /**
+         * Make a crew (ADMIN)
+         * @description D11: a name, a foreman and member technicians, all active technicians of the tenant (422 `validation-failed` naming who is not).
+         */
+        post: operations["createCrew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/crews/{crew_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a crew (ADMIN): its jobs show the change, and their technician follows the foreman
+         * @description D11. Omitted fields stay; `member_ids` replaces the members besides the foreman.
+         */
+        patch: operations["updateCrew"];
+        trace?: never;
+    };
+    "/v1/fsm/jobs/{job_id}/change-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raise a change order, priced at once by the pricing engine (D12)
+         * @description Lines in the calculate line-item shape of section 4.3 and optional extra labour hours (negative for work no longer needed), with a reason (10-500 characters). Priced on the rate-card revision of the job's quote at its applied margin, raised to the tenant's floor where below it (`margin.floor_engaged`); numbered per job. Money is dollars from integer cents. 409 `conflict` on a complete or cancelled job or a job without a quote; an unknown or inactive SKU is 422 `validation-failed`. Records `change_order.submitted`.
+         */
+        post: operations["raiseChangeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/change-orders/{change_order_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a change order (ADMIN any method; a crew TECHNICIAN only on_device_signature)
+         * @description D12. Records `change_order.approved`; when the job's quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` (net 14, the 13 % tax line, every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.
+         */
+        post: operations["approveChangeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/change-orders/{change_order_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a change order (ADMIN, or a TECHNICIAN of the crew)
+         * @description D12. Records `change_order.rejected` with `rejected_by` and `reason`. 409 `conflict` when already decided or the job is finished.
+         */
+        post: operations["rejectChangeOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1147,6 +1395,20 @@ export interface components {
                 } | null;
                 request_id: string | null;
             };
+        };
+        VersionList: {
+            current: string;
+            data: {
+                /** @description YYYY-MM-DD, the value of Service-Version */
+                version: string;
+                current: boolean;
+                changes: string[];
+                /** @description Twelve months after the next version’s release; null for the current version */
+                supported_until: string | null;
+                retired: boolean;
+                /** @description When it stopped being served, once announced (never before supported_until) */
+                retired_on: string | null;
+            }[];
         };
         RouteTable: {
             count: number;
@@ -1847,6 +2109,35 @@ export interface components {
              */
             synced_at: string | null;
         };
+        SyncRunList: {
+            data: components["schemas"]["SyncRun"][];
+        };
+        SyncRun: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            provider: "PAYMENTS" | "ACCOUNTING" | "CRM";
+            /** @description The Temporal workflow of the run (`provider-sync-<organization>-<provider>-<scheduled time>`) */
+            workflow_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description Null while the run goes on
+             */
+            finished_at: string | null;
+            /** @description Changes read at the provider */
+            seen: number;
+            /** @description Changes that changed something here (a quote paid or rejected) */
+            applied: number;
+            watermark_before: string | null;
+            /** @description Never past what the run applied */
+            watermark_after: string | null;
+            error: string | null;
+        };
         IntegrationConnect: {
             /** @enum {string} */
             provider: "PAYMENTS" | "ACCOUNTING" | "CRM";
@@ -1874,7 +2165,7 @@ export interface components {
              * @enum {string}
              */
             format: "core" | "field" | "events";
-            /** @description D16: the version an events endpoint pinned at registration (its envelopes' apiVersion); null for the other formats */
+            /** @description D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
             api_version: string | null;
             /**
              * Format: date-time
@@ -1919,7 +2210,7 @@ export interface components {
              * @enum {string}
              */
             format: "core" | "field" | "events";
-            /** @description D16: the version an events endpoint pinned at registration (its envelopes' apiVersion); null for the other formats */
+            /** @description D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
             api_version: string | null;
             /**
              * Format: date-time
@@ -2050,6 +2341,288 @@ export interface components {
              */
             technical_contact_email: string | null;
         };
+        JobPage: {
+            data: components["schemas"]["Job"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        Job: {
+            /** Format: uuid */
+            job_id: string;
+            /** @description The quote's proposal reference `Q-<quote number>`; null without a quote. */
+            quote_ref: string | null;
+            /** @enum {string} */
+            status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+            /** @enum {string} */
+            project_type: "install" | "service";
+            site: {
+                /** Format: uuid */
+                site_id: string;
+                name: string;
+                region: string;
+            } | null;
+            crew: {
+                /** Format: uuid */
+                crew_id: string;
+                foreman: string;
+                headcount: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            scheduled_start: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            actual_start: string | null;
+            hours_logged: number;
+            hours_estimated: number;
+            /** @description hours_logged / hours_estimated, below 1 until complete, 1 then. */
+            percent_complete: number;
+            open_change_orders: number;
+            /**
+             * Format: date-time
+             * @description The last change of anything the job shows, to the microsecond; strictly increasing per tenant in commit order.
+             */
+            updated_at: string;
+        };
+        JobDetail: {
+            /** Format: uuid */
+            job_id: string;
+            /** @description The quote's proposal reference `Q-<quote number>`; null without a quote. */
+            quote_ref: string | null;
+            /** @enum {string} */
+            status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+            /** @enum {string} */
+            project_type: "install" | "service";
+            site: {
+                /** Format: uuid */
+                site_id: string;
+                name: string;
+                region: string;
+            } | null;
+            crew: {
+                /** Format: uuid */
+                crew_id: string;
+                foreman: string;
+                headcount: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            scheduled_start: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            actual_start: string | null;
+            hours_logged: number;
+            hours_estimated: number;
+            /** @description hours_logged / hours_estimated, below 1 until complete, 1 then. */
+            percent_complete: number;
+            open_change_orders: number;
+            /**
+             * Format: date-time
+             * @description The last change of anything the job shows, to the microsecond; strictly increasing per tenant in commit order.
+             */
+            updated_at: string;
+            change_orders: components["schemas"]["ChangeOrder"][];
+            time_entries: components["schemas"]["TimeEntry"][];
+            material_draws: components["schemas"]["MaterialDraw"][];
+        };
+        ChangeOrder: {
+            /** Format: uuid */
+            change_order_id: string;
+            /** Format: uuid */
+            job_id: string;
+            quote_ref: string | null;
+            sequence: number;
+            /** @enum {string} */
+            status: "submitted" | "approved" | "rejected";
+            reason: string;
+            delta: {
+                labour_hours: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                material_cost: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                direct_cost: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                sell: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            revised_contract_value: {
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                previous: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                current: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            margin: {
+                applied: number;
+                floor_engaged: boolean;
+            };
+            approved_by: {
+                name: string;
+                role: string;
+                method: string;
+            } | null;
+            rejected_by: {
+                name: string;
+                role: string;
+            } | null;
+            rejection_reason: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            decided_at: string | null;
+        };
+        TimeEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            technician_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            ended_at: string;
+            hours: number;
+            notes: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            created_at: string;
+        };
+        MaterialDraw: {
+            /** Format: uuid */
+            id: string;
+            sku: string;
+            /** @description Exact decimal string, in the SKU's unit */
+            quantity: string;
+            unit: string;
+            van_id: string | null;
+            /** Format: uuid */
+            drawn_by: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            created_at: string;
+        };
+        PatchJobRequest: {
+            /** @enum {string} */
+            status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+            /**
+             * Format: date-time
+             * @description The device's sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.
+             */
+            completed_at?: string;
+        };
+        AssignCrewRequest: {
+            /** Format: uuid */
+            crew_id: string;
+        };
+        TimeEntryRequest: {
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            ended_at: string;
+            notes?: string;
+            /**
+             * Format: uuid
+             * @description ADMIN only: whose time it is (a technician logs their own).
+             */
+            technician_id?: string;
+        };
+        MaterialDrawRequest: {
+            sku: string;
+            quantity: string;
+            van_id?: string;
+        };
+        CrewList: {
+            data: components["schemas"]["Crew"][];
+        };
+        Crew: {
+            /** Format: uuid */
+            crew_id: string;
+            name: string;
+            foreman: {
+                /** Format: uuid */
+                user_id: string;
+                name: string;
+            };
+            member_ids: string[];
+            headcount: number;
+        };
+        CrewRequest: {
+            name: string;
+            /** Format: uuid */
+            foreman_id: string;
+            /**
+             * @description Technicians besides the foreman (the foreman is always a member).
+             * @default []
+             */
+            member_ids?: string[];
+        };
+        CrewPatchRequest: {
+            name?: string;
+            /** Format: uuid */
+            foreman_id?: string;
+            member_ids?: string[];
+        };
+        ChangeOrderRequest: {
+            reason: string;
+            /** @default [] */
+            line_items?: {
+                reference?: string;
+                widthInches: number;
+                dropInches: number;
+                quantity: number;
+                fabricSkuCode: string;
+                hardwareSkuCode: string;
+                motorSkuCode?: string;
+                trimSkuCode?: string;
+            }[];
+            /**
+             * @description Extra labour hours beyond the lines' own; negative for work no longer needed.
+             * @default 0
+             */
+            labour_hours?: number;
+        };
+        ApproveChangeOrderRequest: {
+            approved_by: {
+                name: string;
+                role: string;
+                /** @enum {string} */
+                method: "on_device_signature" | "in_person" | "email" | "phone";
+            };
+        };
+        RejectChangeOrderRequest: {
+            reason: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2147,6 +2720,121 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    listVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "current": "2026-07-01",
+                     *       "data": [
+                     *         {
+                     *           "version": "2026-07-01",
+                     *           "current": true,
+                     *           "changes": [
+                     *             "Quote lines: `lines[].deduction` is a scalar (inches the tube is shorter than the finished width); it was `{tubeIn, hembarIn, fabricIn}` before."
+                     *           ],
+                     *           "supported_until": null,
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2026-04-15",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "`pricebookRevision` added on quote responses and on the `quote.created` event."
+                     *           ],
+                     *           "supported_until": "2027-07-01",
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2026-01-20",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` added on `invoice.generated`."
+                     *           ],
+                     *           "supported_until": "2027-04-15",
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2025-10-08",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "The v0 `/estimates` superseded by `/v1/quotes`."
+                     *           ],
+                     *           "supported_until": "2027-01-20",
+                     *           "retired": false,
+                     *           "retired_on": null
+                     *         },
+                     *         {
+                     *           "version": "2025-06-03",
+                     *           "current": false,
+                     *           "changes": [
+                     *             "REST API v1 and signed webhooks."
+                     *           ],
+                     *           "supported_until": "2026-10-08",
+                     *           "retired": true,
+                     *           "retired_on": "2026-10-09"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VersionList"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7247,6 +7935,181 @@ export interface operations {
             };
         };
     };
+    listProviderSyncRuns: {
+        parameters: {
+            query?: {
+                provider?: "payments" | "accounting" | "crm";
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sync runs */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "provider": "ACCOUNTING",
+                     *           "workflow_id": "provider-sync-8a0e4b9c-2f6d-4e1a-9b3c-5d7e9f1a3b5c-accounting-2026-11-21T16:45:00Z",
+                     *           "started_at": "2026-11-21T16:45:00.120Z",
+                     *           "finished_at": "2026-11-21T16:45:01.480Z",
+                     *           "seen": 3,
+                     *           "applied": 1,
+                     *           "watermark_before": "2026-11-21T16:29:58.000Z",
+                     *           "watermark_after": "2026-11-21T16:44:12.000Z",
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "id": "d2e3f4a5-b6c7-4d8e-9f0a-1b2c3d4e5f6a",
+                     *           "provider": "PAYMENTS",
+                     *           "workflow_id": "provider-sync-8a0e4b9c-2f6d-4e1a-9b3c-5d7e9f1a3b5c-payments-2026-11-21T16:45:00Z",
+                     *           "started_at": "2026-11-21T16:45:00.090Z",
+                     *           "finished_at": "2026-11-21T16:45:09.310Z",
+                     *           "seen": 0,
+                     *           "applied": 0,
+                     *           "watermark_before": "evt_1QabcDEFghiJKLmn",
+                     *           "watermark_after": "evt_1QabcDEFghiJKLmn",
+                     *           "error": "payments provider unavailable: 503 api_error: injected outage"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SyncRunList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     connectIntegration: {
         parameters: {
             query?: never;
@@ -9421,6 +10284,2292 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /** @description One of the six job statuses; repeat the parameter for several. */
+                status?: ("scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled") | ("scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled")[];
+                crew_id?: string;
+                site_id?: string;
+                /** @description Strict: only jobs whose state changed after this instant (D11). */
+                updated_since?: string;
+                /** @description Opaque: the previous page's next_cursor. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "quote_ref": "Q-1042",
+                     *           "status": "in_progress",
+                     *           "project_type": "install",
+                     *           "site": {
+                     *             "site_id": "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                     *             "name": "12 Elm St",
+                     *             "region": "CA-ON"
+                     *           },
+                     *           "crew": {
+                     *             "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *             "foreman": "Taylor Tech",
+                     *             "headcount": 2
+                     *           },
+                     *           "scheduled_start": "2026-12-03T13:00:00.000Z",
+                     *           "actual_start": "2026-12-03T13:12:40.000Z",
+                     *           "hours_logged": 3.5,
+                     *           "hours_estimated": 6.25,
+                     *           "percent_complete": 0.56,
+                     *           "open_change_orders": 1,
+                     *           "updated_at": "2026-12-03T16:45:02.123456Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "WyIyMDI2LTEyLTAzVDE2OjQ1OjAyLjEyMzQ1NloiLCI1YTFmM2M3ZS05YjJkLTRlNmYtYThjMC0xZDNlNWY3YTliMmMiXQ",
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobPage"];
+                };
+            };
+            /** @description A cursor this feed did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request is malformed.",
+                     *       "status": 400,
+                     *       "detail": "A cursor this feed did not hand out",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "status": "in_progress",
+                     *       "project_type": "install",
+                     *       "site": {
+                     *         "site_id": "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                     *         "name": "12 Elm St",
+                     *         "region": "CA-ON"
+                     *       },
+                     *       "crew": {
+                     *         "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "foreman": "Taylor Tech",
+                     *         "headcount": 2
+                     *       },
+                     *       "scheduled_start": "2026-12-03T13:00:00.000Z",
+                     *       "actual_start": "2026-12-03T13:12:40.000Z",
+                     *       "hours_logged": 3.5,
+                     *       "hours_estimated": 6.25,
+                     *       "percent_complete": 0.56,
+                     *       "open_change_orders": 1,
+                     *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "change_orders": [
+                     *         {
+                     *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *           "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "quote_ref": "Q-1042",
+                     *           "sequence": 1,
+                     *           "status": "submitted",
+                     *           "reason": "Customer added a bedroom window on site",
+                     *           "delta": {
+                     *             "labour_hours": 1.1667,
+                     *             "material_cost": 126.44,
+                     *             "direct_cost": 243.11,
+                     *             "sell": 374.02,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "revised_contract_value": {
+                     *             "previous": 2480.5,
+                     *             "current": 2854.52,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "margin": {
+                     *             "applied": 0.35,
+                     *             "floor_engaged": false
+                     *           },
+                     *           "approved_by": null,
+                     *           "rejected_by": null,
+                     *           "rejection_reason": null,
+                     *           "created_at": "2026-12-03T15:02:11.000Z",
+                     *           "decided_at": null
+                     *         }
+                     *       ],
+                     *       "time_entries": [
+                     *         {
+                     *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "started_at": "2026-12-03T13:15:00.000Z",
+                     *           "ended_at": "2026-12-03T16:45:00.000Z",
+                     *           "hours": 3.5,
+                     *           "notes": "Brackets and two rollers",
+                     *           "created_at": "2026-12-03T16:45:02.000Z"
+                     *         }
+                     *       ],
+                     *       "material_draws": [
+                     *         {
+                     *           "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "sku": "HW-ROLLER-STD",
+                     *           "quantity": "2",
+                     *           "unit": "each",
+                     *           "van_id": "VAN-3",
+                     *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "created_at": "2026-12-03T13:20:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "job-not-found",
+                     *       "title": "No such job.",
+                     *       "status": 404,
+                     *       "detail": "No such job in the tenant, or (a TECHNICIAN) not a job of their crews",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "job_id": "Invalid UUID"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "complete",
+                 *       "completed_at": "2026-12-03T17:02:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PatchJobRequest"];
+            };
+        };
+        responses: {
+            /** @description Moved, or unchanged for a repeated status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "status": "in_progress",
+                     *       "project_type": "install",
+                     *       "site": {
+                     *         "site_id": "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                     *         "name": "12 Elm St",
+                     *         "region": "CA-ON"
+                     *       },
+                     *       "crew": {
+                     *         "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "foreman": "Taylor Tech",
+                     *         "headcount": 2
+                     *       },
+                     *       "scheduled_start": "2026-12-03T13:00:00.000Z",
+                     *       "actual_start": "2026-12-03T13:12:40.000Z",
+                     *       "hours_logged": 3.5,
+                     *       "hours_estimated": 6.25,
+                     *       "percent_complete": 0.56,
+                     *       "open_change_orders": 1,
+                     *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "change_orders": [
+                     *         {
+                     *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *           "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "quote_ref": "Q-1042",
+                     *           "sequence": 1,
+                     *           "status": "submitted",
+                     *           "reason": "Customer added a bedroom window on site",
+                     *           "delta": {
+                     *             "labour_hours": 1.1667,
+                     *             "material_cost": 126.44,
+                     *             "direct_cost": 243.11,
+                     *             "sell": 374.02,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "revised_contract_value": {
+                     *             "previous": 2480.5,
+                     *             "current": 2854.52,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "margin": {
+                     *             "applied": 0.35,
+                     *             "floor_engaged": false
+                     *           },
+                     *           "approved_by": null,
+                     *           "rejected_by": null,
+                     *           "rejection_reason": null,
+                     *           "created_at": "2026-12-03T15:02:11.000Z",
+                     *           "decided_at": null
+                     *         }
+                     *       ],
+                     *       "time_entries": [
+                     *         {
+                     *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "started_at": "2026-12-03T13:15:00.000Z",
+                     *           "ended_at": "2026-12-03T16:45:00.000Z",
+                     *           "hours": 3.5,
+                     *           "notes": "Brackets and two rollers",
+                     *           "created_at": "2026-12-03T16:45:02.000Z"
+                     *         }
+                     *       ],
+                     *       "material_draws": [
+                     *         {
+                     *           "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "sku": "HW-ROLLER-STD",
+                     *           "quantity": "2",
+                     *           "unit": "each",
+                     *           "van_id": "VAN-3",
+                     *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "created_at": "2026-12-03T13:20:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "job-not-found",
+                     *       "title": "No such job.",
+                     *       "status": 404,
+                     *       "detail": "No such job in the tenant, or (a TECHNICIAN) not a job of their crews",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The table does not allow the move */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "invalid-transition",
+                     *       "title": "The job cannot move to that status.",
+                     *       "status": 409,
+                     *       "detail": "The table does not allow the move",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "status": "Invalid option: expected one of \"scheduled\"|\"dispatched\"|\"in_progress\"|\"on_hold\"|\"complete\"|\"cancelled\""
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    assignJobCrew: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssignCrewRequest"];
+            };
+        };
+        responses: {
+            /** @description The job with its crew */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "status": "in_progress",
+                     *       "project_type": "install",
+                     *       "site": {
+                     *         "site_id": "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                     *         "name": "12 Elm St",
+                     *         "region": "CA-ON"
+                     *       },
+                     *       "crew": {
+                     *         "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "foreman": "Taylor Tech",
+                     *         "headcount": 2
+                     *       },
+                     *       "scheduled_start": "2026-12-03T13:00:00.000Z",
+                     *       "actual_start": "2026-12-03T13:12:40.000Z",
+                     *       "hours_logged": 3.5,
+                     *       "hours_estimated": 6.25,
+                     *       "percent_complete": 0.56,
+                     *       "open_change_orders": 1,
+                     *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "change_orders": [
+                     *         {
+                     *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *           "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "quote_ref": "Q-1042",
+                     *           "sequence": 1,
+                     *           "status": "submitted",
+                     *           "reason": "Customer added a bedroom window on site",
+                     *           "delta": {
+                     *             "labour_hours": 1.1667,
+                     *             "material_cost": 126.44,
+                     *             "direct_cost": 243.11,
+                     *             "sell": 374.02,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "revised_contract_value": {
+                     *             "previous": 2480.5,
+                     *             "current": 2854.52,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "margin": {
+                     *             "applied": 0.35,
+                     *             "floor_engaged": false
+                     *           },
+                     *           "approved_by": null,
+                     *           "rejected_by": null,
+                     *           "rejection_reason": null,
+                     *           "created_at": "2026-12-03T15:02:11.000Z",
+                     *           "decided_at": null
+                     *         }
+                     *       ],
+                     *       "time_entries": [
+                     *         {
+                     *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "started_at": "2026-12-03T13:15:00.000Z",
+                     *           "ended_at": "2026-12-03T16:45:00.000Z",
+                     *           "hours": 3.5,
+                     *           "notes": "Brackets and two rollers",
+                     *           "created_at": "2026-12-03T16:45:02.000Z"
+                     *         }
+                     *       ],
+                     *       "material_draws": [
+                     *         {
+                     *           "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "sku": "HW-ROLLER-STD",
+                     *           "quantity": "2",
+                     *           "unit": "each",
+                     *           "van_id": "VAN-3",
+                     *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "created_at": "2026-12-03T13:20:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job or crew */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such job or crew",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Finished job, or a crew with a deactivated technician */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "Finished job, or a crew with a deactivated technician",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "crew_id": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "started_at": "2026-12-03T13:15:00Z",
+                 *       "ended_at": "2026-12-03T16:45:00Z",
+                 *       "notes": "Brackets and two rollers"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TimeEntryRequest"];
+            };
+        };
+        responses: {
+            /** @description The job with the entry */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "status": "in_progress",
+                     *       "project_type": "install",
+                     *       "site": {
+                     *         "site_id": "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                     *         "name": "12 Elm St",
+                     *         "region": "CA-ON"
+                     *       },
+                     *       "crew": {
+                     *         "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "foreman": "Taylor Tech",
+                     *         "headcount": 2
+                     *       },
+                     *       "scheduled_start": "2026-12-03T13:00:00.000Z",
+                     *       "actual_start": "2026-12-03T13:12:40.000Z",
+                     *       "hours_logged": 3.5,
+                     *       "hours_estimated": 6.25,
+                     *       "percent_complete": 0.56,
+                     *       "open_change_orders": 1,
+                     *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "change_orders": [
+                     *         {
+                     *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *           "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "quote_ref": "Q-1042",
+                     *           "sequence": 1,
+                     *           "status": "submitted",
+                     *           "reason": "Customer added a bedroom window on site",
+                     *           "delta": {
+                     *             "labour_hours": 1.1667,
+                     *             "material_cost": 126.44,
+                     *             "direct_cost": 243.11,
+                     *             "sell": 374.02,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "revised_contract_value": {
+                     *             "previous": 2480.5,
+                     *             "current": 2854.52,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "margin": {
+                     *             "applied": 0.35,
+                     *             "floor_engaged": false
+                     *           },
+                     *           "approved_by": null,
+                     *           "rejected_by": null,
+                     *           "rejection_reason": null,
+                     *           "created_at": "2026-12-03T15:02:11.000Z",
+                     *           "decided_at": null
+                     *         }
+                     *       ],
+                     *       "time_entries": [
+                     *         {
+                     *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "started_at": "2026-12-03T13:15:00.000Z",
+                     *           "ended_at": "2026-12-03T16:45:00.000Z",
+                     *           "hours": 3.5,
+                     *           "notes": "Brackets and two rollers",
+                     *           "created_at": "2026-12-03T16:45:02.000Z"
+                     *         }
+                     *       ],
+                     *       "material_draws": [
+                     *         {
+                     *           "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "sku": "HW-ROLLER-STD",
+                     *           "quantity": "2",
+                     *           "unit": "each",
+                     *           "van_id": "VAN-3",
+                     *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "created_at": "2026-12-03T13:20:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "job-not-found",
+                     *       "title": "No such job.",
+                     *       "status": 404,
+                     *       "detail": "No such job in the tenant, or (a TECHNICIAN) not a job of their crews",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overlaps another entry, or the job is finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "Overlaps another entry, or the job is finished",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "started_at": "Invalid input: expected string, received undefined",
+                     *         "ended_at": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addMaterialDraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sku": "HW-ROLLER-STD",
+                 *       "quantity": "2",
+                 *       "van_id": "VAN-3"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MaterialDrawRequest"];
+            };
+        };
+        responses: {
+            /** @description The job with the draw */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "status": "in_progress",
+                     *       "project_type": "install",
+                     *       "site": {
+                     *         "site_id": "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                     *         "name": "12 Elm St",
+                     *         "region": "CA-ON"
+                     *       },
+                     *       "crew": {
+                     *         "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "foreman": "Taylor Tech",
+                     *         "headcount": 2
+                     *       },
+                     *       "scheduled_start": "2026-12-03T13:00:00.000Z",
+                     *       "actual_start": "2026-12-03T13:12:40.000Z",
+                     *       "hours_logged": 3.5,
+                     *       "hours_estimated": 6.25,
+                     *       "percent_complete": 0.56,
+                     *       "open_change_orders": 1,
+                     *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "change_orders": [
+                     *         {
+                     *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *           "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "quote_ref": "Q-1042",
+                     *           "sequence": 1,
+                     *           "status": "submitted",
+                     *           "reason": "Customer added a bedroom window on site",
+                     *           "delta": {
+                     *             "labour_hours": 1.1667,
+                     *             "material_cost": 126.44,
+                     *             "direct_cost": 243.11,
+                     *             "sell": 374.02,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "revised_contract_value": {
+                     *             "previous": 2480.5,
+                     *             "current": 2854.52,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "margin": {
+                     *             "applied": 0.35,
+                     *             "floor_engaged": false
+                     *           },
+                     *           "approved_by": null,
+                     *           "rejected_by": null,
+                     *           "rejection_reason": null,
+                     *           "created_at": "2026-12-03T15:02:11.000Z",
+                     *           "decided_at": null
+                     *         }
+                     *       ],
+                     *       "time_entries": [
+                     *         {
+                     *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "started_at": "2026-12-03T13:15:00.000Z",
+                     *           "ended_at": "2026-12-03T16:45:00.000Z",
+                     *           "hours": 3.5,
+                     *           "notes": "Brackets and two rollers",
+                     *           "created_at": "2026-12-03T16:45:02.000Z"
+                     *         }
+                     *       ],
+                     *       "material_draws": [
+                     *         {
+                     *           "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "sku": "HW-ROLLER-STD",
+                     *           "quantity": "2",
+                     *           "unit": "each",
+                     *           "van_id": "VAN-3",
+                     *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "created_at": "2026-12-03T13:20:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "job-not-found",
+                     *       "title": "No such job.",
+                     *       "status": 404,
+                     *       "detail": "No such job in the tenant, or (a TECHNICIAN) not a job of their crews",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The job is finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "The job is finished",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "sku": "Invalid input: expected string, received undefined",
+                     *         "quantity": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCrews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crews */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *           "name": "Crew North",
+                     *           "foreman": {
+                     *             "user_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *             "name": "Taylor Tech"
+                     *           },
+                     *           "member_ids": [
+                     *             "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *             "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+                     *           ],
+                     *           "headcount": 2
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CrewList"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCrew: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Crew North",
+                 *       "foreman_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                 *       "member_ids": [
+                 *         "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CrewRequest"];
+            };
+        };
+        responses: {
+            /** @description The crew */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "name": "Crew North",
+                     *       "foreman": {
+                     *         "user_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *         "name": "Taylor Tech"
+                     *       },
+                     *       "member_ids": [
+                     *         "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *         "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       ],
+                     *       "headcount": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Crew"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "name": "Invalid input: expected string, received undefined",
+                     *         "foreman_id": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateCrew: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crew_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Crew North (evenings)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CrewPatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The crew */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "name": "Crew North",
+                     *       "foreman": {
+                     *         "user_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *         "name": "Taylor Tech"
+                     *       },
+                     *       "member_ids": [
+                     *         "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *         "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+                     *       ],
+                     *       "headcount": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Crew"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such crew */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such crew",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    raiseChangeOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer added a bedroom window on site",
+                 *       "line_items": [
+                 *         {
+                 *           "reference": "Bedroom",
+                 *           "widthInches": 35.25,
+                 *           "dropInches": 48,
+                 *           "quantity": 1,
+                 *           "fabricSkuCode": "FAB-BLACKOUT",
+                 *           "hardwareSkuCode": "HW-ROLLER-HD"
+                 *         }
+                 *       ],
+                 *       "labour_hours": 0.5
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The change order, submitted */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "sequence": 1,
+                     *       "status": "submitted",
+                     *       "reason": "Customer added a bedroom window on site",
+                     *       "delta": {
+                     *         "labour_hours": 1.1667,
+                     *         "material_cost": 126.44,
+                     *         "direct_cost": 243.11,
+                     *         "sell": 374.02,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "revised_contract_value": {
+                     *         "previous": 2480.5,
+                     *         "current": 2854.52,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "margin": {
+                     *         "applied": 0.35,
+                     *         "floor_engaged": false
+                     *       },
+                     *       "approved_by": null,
+                     *       "rejected_by": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-12-03T15:02:11.000Z",
+                     *       "decided_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeOrder"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "job-not-found",
+                     *       "title": "No such job.",
+                     *       "status": 404,
+                     *       "detail": "No such job in the tenant, or (a TECHNICIAN) not a job of their crews",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The job is finished or has no quote */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "The job is finished or has no quote",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "reason": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveChangeOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                change_order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "approved_by": {
+                 *         "name": "Jordan Rivera",
+                 *         "role": "Homeowner",
+                 *         "method": "on_device_signature"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveChangeOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The change order, approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "sequence": 1,
+                     *       "status": "approved",
+                     *       "reason": "Customer added a bedroom window on site",
+                     *       "delta": {
+                     *         "labour_hours": 1.1667,
+                     *         "material_cost": 126.44,
+                     *         "direct_cost": 243.11,
+                     *         "sell": 374.02,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "revised_contract_value": {
+                     *         "previous": 2480.5,
+                     *         "current": 2854.52,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "margin": {
+                     *         "applied": 0.35,
+                     *         "floor_engaged": false
+                     *       },
+                     *       "approved_by": null,
+                     *       "rejected_by": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-12-03T15:02:11.000Z",
+                     *       "decided_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeOrder"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such change order */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such change order",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already decided, or the job is finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "Already decided, or the job is finished",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "approved_by": "Invalid input: expected object, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rejectChangeOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                change_order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer decided against the extra window"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RejectChangeOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The change order, rejected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "sequence": 1,
+                     *       "status": "rejected",
+                     *       "reason": "Customer added a bedroom window on site",
+                     *       "delta": {
+                     *         "labour_hours": 1.1667,
+                     *         "material_cost": 126.44,
+                     *         "direct_cost": 243.11,
+                     *         "sell": 374.02,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "revised_contract_value": {
+                     *         "previous": 2480.5,
+                     *         "current": 2854.52,
+                     *         "currency": "CAD"
+                     *       },
+                     *       "margin": {
+                     *         "applied": 0.35,
+                     *         "floor_engaged": false
+                     *       },
+                     *       "approved_by": null,
+                     *       "rejected_by": null,
+                     *       "rejection_reason": null,
+                     *       "created_at": "2026-12-03T15:02:11.000Z",
+                     *       "decided_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeOrder"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such change order */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such change order",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Already decided, or the job is finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "Already decided, or the job is finished",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "reason": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

@@ -88,6 +88,7 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   'organization_technical_contact()': ['api', 'worker'],
   // Issue 17: counts for the worker's /metrics (the operator's alerts), across tenants.
   'operations_metrics()': ['worker'],
+  'sync_run_lag()': ['worker'],
 };
 
 describe('separate database roles for the API and the worker', () => {

@@ -17,7 +17,7 @@ import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { approvalWorkflowId, webhookWorkflowId } from '../../activities/temporal/contracts';
 import { REQUEST_ID_MEMO } from '../../activities/temporal/client-interceptors';
 import { createRequestMetrics } from '../../api/http/metrics';
-import { createWorkerMetrics, operationsFrom } from '../../worker/metrics';
+import { createWorkerMetrics, operationsFrom, syncRunLagFrom } from '../../worker/metrics';
 import { parseExposition, sampleValue } from '../support/prometheus-text';
 
 /**
@@ -202,5 +202,12 @@ describe('the worker\'s /metrics, DeliveryStatus and log lines', () => {
     } finally {
       await owner.query('update outbox_events set dispatched_at = now() where id = $1', [eventId]);
     }
+  });
+
+  it('reads the sync runs\' lag through the worker\'s door by default: nothing (no error) while provider_sync_runs does not exist', async () => {
+    const exists = (await owner.query(`select to_regclass('public.provider_sync_runs') is not null as exists`)).rows[0].exists as boolean;
+    const lag = await syncRunLagFrom(temporal.orm.em)();
+    if (!exists) expect(lag).toEqual([]);
+    for (const row of lag) expect(row).toEqual({ organizationId: expect.stringMatching(/^[0-9a-f-]{36}$/), provider: expect.stringMatching(/^(payments|accounting|crm)$/), lagSeconds: expect.any(Number) });
   });
 });

@@ -24,6 +24,9 @@ let stack: ChildProcess | undefined;
 let output = '';
 let api = '';
 let port = 0;
+// Issue 17: docs/operations.md reads both processes' /metrics at npm start's ports (swapped here).
+let metricsPort = 0;
+let workerMetricsPort = 0;
 
 // What a newcomer's shell does not have: any provider setting (the sandboxes stand in). Empty
 // strings also win over a developer's .env. The suite's own secrets stay: the application role's
@@ -36,6 +39,8 @@ const UNSET = [
 
 beforeAll(async () => {
   port = await freePort();
+  metricsPort = await freePort();
+  workerMetricsPort = await freePort();
   api = `http://127.0.0.1:${port}`;
   stack = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
@@ -45,6 +50,8 @@ beforeAll(async () => {
       NODE_ENV: 'development',
       DATABASE_URL: database,
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      WORKER_METRICS_PORT: String(workerMetricsPort),
       TEMPORAL_TASK_QUEUE: `readme-test-${port}`,
       PROVIDER_SANDBOX_PORT: '0',
       // Any free ports for the mail catcher too (D13), beside other runs on this machine.
@@ -316,4 +323,47 @@ describe('the sandboxes in use, as a newcomer would after the README', () => {
       await new Promise((r) => setTimeout(r, 500));
     }
   }
+});
+
+describe('docs/operations.md, against the same npm start', () => {
+  it('runs its commands as written: metrics of both processes, the Temporal runtime\'s, and the workflow queries', async () => {
+    const operations = readmeBlocks(readFileSync(join(projectRoot, 'docs', 'operations.md'), 'utf8'));
+    expect(operations.filter((b) => b.mode === 'run').length).toBeGreaterThanOrEqual(2);
+    const sites = curlSites(operations);
+    const statusLog = join(work, 'operations-statuses');
+    writeFileSync(statusLog, '');
+    const script = readmeScript(operations, {
+      replacements: [
+        ['http://127.0.0.1:3000', api],
+        ['127.0.0.1:7233', process.env.TEMPORAL_ADDRESS!],
+        ['127.0.0.1:9464', `127.0.0.1:${metricsPort}`],
+        ['127.0.0.1:9465', `127.0.0.1:${workerMetricsPort}`],
+      ],
+      statusLog,
+      backgroundDir: work,
+      variablesFile: join(work, 'operations-variables'),
+      variables: ['QUOTE'],
+    });
+    writeFileSync(join(work, 'operations.sh'), script);
+    const run = spawn('bash', [join(work, 'operations.sh')], {
+      cwd: projectRoot,
+      env: { ...process.env, PORT: String(port), PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let shell = '';
+    run.stdout!.on('data', (c: Buffer) => (shell += c.toString()));
+    run.stderr!.on('data', (c: Buffer) => (shell += c.toString()));
+    const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+    if (code !== 0) throw new Error(`docs/operations.md's commands failed (exit ${code}):\n${shell.slice(-6000)}`);
+    const statuses = readFileSync(statusLog, 'utf8').split('\n').filter((line) => line !== '');
+    expect(statuses.length).toBe(sites.length);
+    expect(statuses.filter((s) => Number(s) < 200 || Number(s) > 299)).toEqual([]);
+    // What the commands printed: our metrics, the runtime's, and the approval found by its quote.
+    const quote = readFileSync(join(work, 'operations-variables'), 'utf8').trim().replace(/^QUOTE=/, '');
+    expect(shell).toMatch(/^shade_http_requests_total\{[^}]*route="\/api\/v1\/quotes\/:id\/approve"[^}]*\} [1-9]\d*$/m);
+    expect(shell).toMatch(/^shade_provider_calls_total\{[^}]*provider="payments"[^}]*outcome="succeeded"/m);
+    expect(shell).toMatch(/^temporal_workflow_completed/m);
+    expect(shell).toContain(`quote-approval-${quote}`);
+    expect(shell).toContain('request_id');
+  }, 120_000);
 });

@@ -16,12 +16,13 @@ import { CredentialCipher } from '../../db/security/credential-cipher';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { CURRENT_EVENTS_API_VERSION, type EventEnvelope, type OutboxEventName } from '../../db/events/catalogue';
 import { recordEvent } from '../../db/events/outbox';
+import { dollars, percentOf } from '../../db/money';
 import { inTenant } from '../../db/tenant-scope';
 import { smtpMailer, type Mailer } from '../../activities/email/mailer';
 import { createStripeClient } from '../../activities/payments/stripe-client';
 import { EventDispatcher } from '../../activities/events/dispatcher';
 import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
-import { approvalWorkflowId, webhookWorkflowId, type Timing } from '../../activities/temporal/contracts';
+import { approvalWorkflowId, changeOrderInvoiceWorkflowId, webhookWorkflowId, type Timing } from '../../activities/temporal/contracts';
 import { createLogger } from '../../activities/runtime/logger';
 import type { WebhookDependencies } from '../../activities/webhooks';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
@@ -147,10 +148,10 @@ async function settled(eventId: string): Promise<{ endpoint_id: string; status: 
   return (await owner.query('select endpoint_id, status, attempts from webhook_deliveries where event_id = $1 order by series', [eventId])).rows;
 }
 
-async function newQuote(token = sales): Promise<{ quote_id: string; quote_number: number; totals: { amount_cents: number } }> {
+async function newQuote(token = sales): Promise<{ quote_id: string; quote_number: number; totals: { amount_cents: number; cost_cents: number } }> {
   const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true, customer: { name: 'Avery Chen', email: 'avery@example.test' } }) });
   expect(res.status).toBe(200);
-  return (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number } };
+  return (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number; cost_cents: number } };
 }
 
 /** An event recorded straight into the outbox (as /v1/fsm will), then dispatched as the relay would. */
@@ -181,9 +182,9 @@ describe('registration: a format fixed at registration, with its own catalogue (
   it('defaults to core; field and events take the names of their catalogue; events pins the current version', async () => {
     const r = await receiver();
     const core = await register({ url: r.url, events: ['quote.approved'] });
-    expect(core).toMatchObject({ format: 'core', api_version: null, events: ['quote.approved'] });
+    expect(core).toMatchObject({ format: 'core', api_version: CURRENT_EVENTS_API_VERSION, events: ['quote.approved'] });
     const field = await register({ url: r.url, format: 'field', events: ['job.dispatched', 'job.status_changed', 'job.completed', 'change_order.submitted', 'change_order.approved', 'change_order.rejected', 'quote.created', 'invoice.generated'] });
-    expect(field).toMatchObject({ format: 'field', api_version: null });
+    expect(field).toMatchObject({ format: 'field', api_version: CURRENT_EVENTS_API_VERSION });
     const events = await register({ url: r.url, format: 'events', events: ['quote.created', 'invoice.generated'], description: 'CRM' });
     expect(events).toMatchObject({ format: 'events', api_version: CURRENT_EVENTS_API_VERSION, description: 'CRM', status: 'enabled' });
     expect(events.secret).toMatch(/^whsec_/);
@@ -241,16 +242,23 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
     // Section 6.2's object: every field, from the quote as persisted.
     const revision = (await owner.query('select r.revision from quotes q join rate_card_revisions r on r.id = q.rate_card_revision_id where q.id = $1', [quote.quote_id])).rows[0].revision as Date;
     const customerId = (await owner.query('select customer_id from quotes where id = $1', [quote.quote_id])).rows[0].customer_id as string;
+    // A quote made through /api/ is taxed as Ontario's (13 % HST), in /v1/quotes' totals shape (dollars).
     const tax = Math.floor((quote.totals.amount_cents * 13 + 50) / 100);
     const object = {
       id: quote.quote_id,
       reference: `Q-${quote.quote_number}`,
       revision: 1,
-      status: 'DRAFT',
+      status: 'draft',
       customerId,
       ownerId: tenant.users.sales!.id,
       currency: 'CAD',
-      totals: { subtotal: quote.totals.amount_cents, tax, total: quote.totals.amount_cents + tax },
+      totals: {
+        subtotal: dollars(quote.totals.amount_cents),
+        taxTotal: dollars(tax),
+        grandTotal: dollars(quote.totals.amount_cents + tax),
+        marginPct: percentOf(quote.totals.amount_cents - quote.totals.cost_cents, quote.totals.amount_cents),
+        currency: 'CAD',
+      },
       pricebookRevision: revision.toISOString(),
       approval: { required: false, reason: null },
     };
@@ -397,6 +405,57 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
     expect(hmacVerifies(String(fieldReceiver.received[0]!.headers['x-service-signature']), fieldReceiver.received[0]!.body, field.secret)).toBe(true);
     expect(coreReceiver.received.map((r) => (JSON.parse(r.body) as { event: string }).event)).toEqual(['quote.approved']);
   }, 60_000);
+});
+
+describe("invoice.generated for a change order's invoice (D12, D13)", () => {
+  it('is recorded once when the change order is invoiced, with its delta, and reaches a field endpoint', async () => {
+    const other = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+    await giveRateCard(other.id, SANDBOX_RATE_CARD);
+    const token = await api.tokenFor(other.users.admin!);
+    const r = await receiver();
+    const registered = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: r.url, format: 'field', events: ['invoice.generated'] } });
+    expect(registered.status).toBe(201);
+    const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true, customer: { name: 'Sam Ortiz', email: 'sam@example.test' } }) });
+    const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
+    expect((await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token })).status).toBe(200);
+    await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
+    const job = await api.request('/api/v1/work-orders', { method: 'POST', token, json: { quoteId, assignedTechnicianId: other.users.tech!.id } });
+    const jobId = ((await job.json()) as { id: string }).id;
+    const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token, json: { reason: 'Two more hours to reroute a motor cable', labour_hours: 2 } });
+    expect(raised.status).toBe(201);
+    const changeOrder = (await raised.json()) as { change_order_id: string; delta: { sell: number } };
+    const approved = await api.request(`/v1/fsm/change-orders/${changeOrder.change_order_id}/approve`, {
+      method: 'POST',
+      token,
+      json: { approved_by: { name: 'Sam Ortiz', role: 'Homeowner', method: 'in_person' } },
+    });
+    expect(approved.status).toBe(200);
+    const outcome = await temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrder.change_order_id)).result();
+    expect(outcome).toMatchObject({ status: 'SUCCEEDED' });
+
+    // The stored text (jsonb would reorder the keys): what deliveries are rendered from.
+    const { rows } = await owner.query<{ envelope: EventEnvelope }>(`select payload::json as envelope from outbox_events where organization_id = $1 and event = 'invoice.generated' order by sequence`, [other.id]);
+    const quoteInvoice = stripeFake.inspect.invoices(STRIPE_KEY).find((i) => (i.metadata as Record<string, string>).quote_id === quoteId && !(i.metadata as Record<string, string>).change_order_id)!;
+    const coInvoice = stripeFake.inspect.invoices(STRIPE_KEY).find((i) => (i.metadata as Record<string, string>).change_order_id === changeOrder.change_order_id)! as { id: string; total: number };
+    expect(rows.map((row) => (row.envelope.data as { id: string; sourceType: string }).sourceType)).toEqual(['quote', 'change_order']);
+    expect((rows[0]!.envelope.data as { id: string }).id).toBe(quoteInvoice.id);
+    const sell = Math.round(changeOrder.delta.sell * 100);
+    const tax = Math.floor((sell * 13 + 50) / 100);
+    expect(rows[1]!.envelope.data).toMatchObject({
+      id: coInvoice.id,
+      sourceType: 'change_order',
+      sourceId: changeOrder.change_order_id,
+      quoteId,
+      totals: { subtotal: sell, tax, total: coInvoice.total },
+      taxLines: [{ code: 'TAX', rate: '0.13', amount: tax }],
+    });
+    expect(coInvoice.total).toBe(sell + tax);
+
+    const envelope = rows[1]!.envelope;
+    await dispatcher.dispatch(envelope);
+    expect((await settled(envelope.id)).map((d) => d.status)).toEqual(['delivered']);
+    expect(r.received.map((got) => got.body)).toContain(`{"event":"invoice.generated","event_id":"${envelope.id}","occurred_at":"${envelope.created_at}","data":${JSON.stringify(envelope.data)}}`);
+  }, 90_000);
 });
 
 describe('the 24-hour schedules, the disabling and its email, 410 and replay (D13), on a shortened clock', () => {

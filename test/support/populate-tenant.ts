@@ -8,6 +8,7 @@ import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
 import { inTenant } from '../../db/tenant-scope';
+import { addToSyncRun, beginSyncRun, finishSyncRun, writeWatermark } from '../../db/provider-sync/provider-sync';
 import { workerOrm } from './worker-db';
 import { startMailCatcher } from '../../scripts/infra/mail-catcher';
 import { smtpMailer } from '../../activities/email/mailer';
@@ -109,6 +110,13 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
       mailer.close();
       await catcher.stop();
     }
+    // D18: a provider sync run and its watermark, written by the sync's own queries as the worker's role.
+    await inTenant(worker.em, tech.organizationId, async (tx) => {
+      await beginSyncRun(tx, { provider: 'CRM', workflowId: `provider-sync-${tech.organizationId}-crm-populate` });
+      await writeWatermark(tx, 'CRM', '2026-11-21T16:45:00.000Z');
+      await addToSyncRun(tx, { workflowId: `provider-sync-${tech.organizationId}-crm-populate`, seen: 1, applied: 0, watermark: '2026-11-21T16:45:00.000Z' });
+      await finishSyncRun(tx, { workflowId: `provider-sync-${tech.organizationId}-crm-populate`, error: null });
+    });
     // A consent completed at the accounting fake: the nonce of its state and the connection.
     const connected = await consent(api, admin, 'accounting');
     if (connected.status !== 200) throw new Error(`populating ${subdomain}: accounting consent answered ${connected.status} ${await connected.text()}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { priceChangeOrder } from '../../api/fsm/change-order-pricing';
-import { dollars } from '../../api/fsm/change-order-view';
+import { dollars } from '../../db/money';
 import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { salesTaxCents } from '../../db/quotes/sales-tax';

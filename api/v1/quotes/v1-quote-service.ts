@@ -12,7 +12,8 @@ import { insertQuote } from '../../../db/quotes/quotes';
 import { customerExists, insertQuoteRevision, latestRevision, lockQuoteForRevision, reviseQuote, setQuoteOrigin } from '../../../db/quotes/revisions';
 import { productsBySku } from '../../../db/catalogue/products';
 import { salesTaxLines } from '../../../db/tax/canadian-sales-tax';
-import { recordQuoteCreated } from '../../../db/events/quote-created';
+import { recordQuoteCreated } from '../../../db/events/quote-events';
+import { dollars, percentOf } from '../../../db/money';
 import type { EventEnvelope } from '../../../db/events/catalogue';
 import type { EventDispatcher } from '../../../activities/events/dispatcher';
 import type { QuoteBody, V1Quote } from './schemas';
@@ -21,20 +22,6 @@ import type { QuoteBody, V1Quote } from './schemas';
 export interface QuoteOutcome {
   quote: V1Quote;
   engineMs: number;
-}
-
-/** Dollars as a JSON number with at most two decimals, from integer cents (never float arithmetic on money). */
-export function dollars(cents: number): number {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return Number(`${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`);
-}
-
-/** A fraction as a percent with two decimals ("0.351234" -> 35.12), half-up, from its decimal string. */
-function percent(fraction: number, whole: number): number {
-  if (whole === 0) return 0;
-  // Basis points of a hundredth, in integers: round(10000 * part / whole) / 100.
-  return Math.round((10000 * fraction) / whole) / 100;
 }
 
 const engineField = (field: string): string =>
@@ -71,7 +58,7 @@ export class V1QuoteService {
     const createdAt = await setQuoteOrigin(tx, saved.id, { customerId: body.customerId, taxRegion: body.taxRegion });
     const quote = presentV1Quote({ id: saved.id, quoteNumber: saved.quoteNumber, status: saved.status, revision: 1, createdAt, caller, body, priced });
     await insertQuoteRevision(tx, { quoteId: saved.id, revision: 1, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
-    const event = await recordQuoteCreated(tx, caller.organizationId, eventObject(quote, caller));
+    const event = await recordQuoteCreated(tx, caller.organizationId, { quoteId: quote.id });
     return { quote, engineMs: priced.engineMs, event };
   }
 
@@ -87,7 +74,7 @@ export class V1QuoteService {
       await reviseQuote(tx, quoteId, { body: priced.request, priced: priced.result, revisionId: priced.revisionId, revision, customerId: body.customerId, taxRegion: body.taxRegion });
       const quote = presentV1Quote({ id: quoteId, quoteNumber: current.quoteNumber, status: current.status, revision, createdAt: current.createdAt, caller, body, priced });
       await insertQuoteRevision(tx, { quoteId, revision, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
-      event = await recordQuoteCreated(tx, caller.organizationId, eventObject(quote, caller));
+      event = await recordQuoteCreated(tx, caller.organizationId, { quoteId: quote.id });
       return { quote, engineMs: priced.engineMs };
     });
     if (event) await this.events?.tryDispatch(event);
@@ -186,7 +173,7 @@ export function presentV1Quote(p: Presented): V1Quote {
       subtotal: dollars(subtotal),
       taxTotal: dollars(taxTotal),
       grandTotal: dollars(subtotal + taxTotal),
-      marginPct: percent(result.totals.amount_cents - result.totals.cost_cents, result.totals.amount_cents),
+      marginPct: percentOf(result.totals.amount_cents - result.totals.cost_cents, result.totals.amount_cents),
       currency: 'CAD',
     },
     taxLines: taxLines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) })),
@@ -201,7 +188,7 @@ export function presentV1Quote(p: Presented): V1Quote {
         extendedPrice: dollars(priced.price_cents),
         cutList: { tubeIn: tube, hembarIn: Number(priced.cut_list.hembar_length_inches), fabricIn: Number(priced.cut_list.fabric_width_inches) },
         deduction: Number((line.configuration.finishedWidthIn - tube).toFixed(4)),
-        marginPct: percent(priced.price_cents - priced.cost_cents, priced.price_cents),
+        marginPct: percentOf(priced.price_cents - priced.cost_cents, priced.price_cents),
         configuration: {
           finishedWidthIn: line.configuration.finishedWidthIn,
           finishedHeightIn: line.configuration.finishedHeightIn,
@@ -216,18 +203,3 @@ export function presentV1Quote(p: Presented): V1Quote {
 }
 
 /** Document 001 section 6.2's `quote.created` object. */
-function eventObject(quote: V1Quote, caller: Caller) {
-  return {
-    id: quote.id,
-    reference: quote.reference,
-    revision: quote.revision,
-    status: quote.status,
-    customerId: quote.customerId,
-    ownerId: caller.userId,
-    currency: quote.currency,
-    totals: quote.totals,
-    pricebookRevision: quote.pricebookRevision,
-    // Priced at the margin floor: nothing below it needs approval.
-    approval: { required: false, reason: null },
-  };
-}

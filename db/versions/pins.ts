@@ -1,0 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { eventPayloadFor } from './versions';
+
+/**
+ * D16: the dated version a tenant is pinned to: the current version at its first API request,
+ * set once and kept. Runs in a tenant transaction (db/tenant-scope.ts).
+ */
+export async function pinTenantVersion(em: EntityManager, current: string): Promise<string> {
+  const [row] = await em.execute<{ api_version: string }[]>(
+    'update organizations set api_version = coalesce(api_version, ?) where id = app_current_organization() returning api_version',
+    [current],
+  );
+  if (!row) throw new Error('the tenant selected has no organization row');
+  return row.api_version;
+}
+
+export async function endpointVersion(em: EntityManager, endpointId: string): Promise<string | null> {
+  const [row] = await em.execute<{ api_version: string | null }[]>('select api_version from webhook_endpoints where id = ?', [endpointId]);
+  return row?.api_version ?? null;
+}
+
+/** A stored event as the endpoint receives it: in the shape of the version it pinned (D16). */
+export async function eventPayloadForEndpoint(em: EntityManager, endpointId: string, payload: string): Promise<string> {
+  return eventPayloadFor(await endpointVersion(em, endpointId), payload);
+}
