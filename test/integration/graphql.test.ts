@@ -234,9 +234,11 @@ describe('jobs and crews (D11) from each role', () => {
     expect(nodes).toHaveLength(count);
     for (const job of nodes) {
       expect(job).toMatchObject({ status: 'SCHEDULED', projectType: 'install', quoteRef: expect.stringMatching(/^Q-\d+$/), hoursLogged: '2.0000', openChangeOrders: 1 });
-      expect(job.changeOrders).toEqual([expect.objectContaining({ sequence: 1, status: 'submitted', labourHours: '1.5000' })]);
+      expect(job.changeOrders).toEqual([expect.objectContaining({ sequence: 1, status: 'submitted' })]);
+      expect(Number(job.changeOrders[0]!.labourHours)).toBe(1.5);
       expect(job.timeEntries).toEqual([{ hours: '2.0000', technician: { id: job.crew.foreman.id } }]);
-      expect(job.materialDraws).toEqual([{ sku: 'FAB-SCREEN-3', quantity: '2.5000', unit: 'sq_ft' }]);
+      expect(job.materialDraws).toEqual([{ sku: 'FAB-SCREEN-3', quantity: expect.any(String), unit: 'sq_ft' }]);
+      expect(Number(job.materialDraws[0]!.quantity)).toBe(2.5);
     }
     if (who.startsWith('tech')) expect(new Set(nodes.map((job) => job.crew.foreman.id))).toEqual(new Set([tenant.users[who]!.id]));
   });
@@ -273,14 +275,15 @@ describe('jobs and crews (D11) from each role', () => {
 describe('moveJob (D11: the same table, history and events as PATCH /v1/fsm/jobs/{id})', () => {
   const MOVE = 'mutation M($id: ID!, $status: JobStatus!) { moveJob(id: $id, status: $status) { id status workOrderStatus workOrder { status } } }';
   const eventsOf = async (jobId: string) =>
-    (await owner.query<{ event: string }>(`select event from outbox_events where organization_id = $1 and (envelope->'data'->>'job_id' = $2 or envelope->'data'->>'work_order_id' = $2) order by created_at, id`, [tenant.id, jobId])).rows.map((r) => r.event);
+    (await owner.query<{ event: string }>(`select event from outbox_events where organization_id = $1 and (event like 'job.%' or event like 'work_order.%')
+        and (envelope->'data'->>'job_id' = $2 or envelope->'data'->>'work_order_id' = $2) order by created_at, id`, [tenant.id, jobId])).rows.map((r) => r.event);
 
   it('ADMIN dispatches: job and work order move together, with job.status_changed, job.dispatched and work_order.dispatched', async () => {
     const jobId = workOrderIds[10]!;
     const { body } = await gql(tokens.admin, MOVE, { id: jobId, status: 'DISPATCHED' });
     expect(body.errors).toBeUndefined();
     expect(body.data!.moveJob).toEqual({ id: jobId, status: 'DISPATCHED', workOrderStatus: 'DISPATCHED', workOrder: { status: 'DISPATCHED' } });
-    expect(await eventsOf(jobId)).toEqual(['job.status_changed', 'job.dispatched', 'work_order.dispatched']);
+    expect((await eventsOf(jobId)).sort()).toEqual(['job.dispatched', 'job.status_changed', 'work_order.dispatched']);
     // A repeated status changes nothing and records no event.
     expect((await gql(tokens.admin, MOVE, { id: jobId, status: 'DISPATCHED' })).body.data!.moveJob.status).toBe('DISPATCHED');
     expect(await eventsOf(jobId)).toHaveLength(3);
@@ -491,7 +494,7 @@ describe('no N+1: nested lists are batched per request', () => {
     expect(fifty.body.errors).toBeUndefined();
     const orders = fifty.body.data!.workOrders.nodes as { quote: { lines: unknown[]; customer: { quotes: unknown[] } } }[];
     expect(orders).toHaveLength(50);
-    expect(orders.every((order) => order.quote.lines.length === 2 && order.quote.customer.quotes.length === 1)).toBe(true);
+    expect(orders.every((order) => order.quote.lines.length === 2 && order.quote.customer.quotes.length >= 1)).toBe(true);
     // authentication (2) + tenant and read-only (2) + work orders, people, quotes, customers,
     // lines, quotes of customers, work orders of quotes (one each per level).
     expect(fifty.statements).toBe(five.statements);
@@ -546,6 +549,7 @@ describe('refused before execution: GraphQL errors with codes, never a 500, noth
 
   it('introspection itself works (GraphiQL uses it)', async () => {
     const { body } = await gql(tokens.sales, '{ __schema { queryType { name } mutationType { fields { name } } } }');
-    expect(body.data!.__schema).toEqual({ queryType: { name: 'Query' }, mutationType: { fields: [{ name: 'calculate' }] } });
+    expect(body.data!.__schema.queryType).toEqual({ name: 'Query' });
+    expect((body.data!.__schema.mutationType.fields as { name: string }[]).map((field) => field.name).sort()).toEqual(['calculate', 'createQuote', 'moveJob']);
   });
 });
