@@ -55,6 +55,9 @@ import { fsmRoutes } from './fsm/routes';
 import { JobService } from './fsm/job-service';
 import { CrewService } from './fsm/crew-service';
 import { ChangeOrderService } from './fsm/change-order-service';
+import { graphqlRoutes } from './graphql/routes';
+import type { PointsBucket } from './graphql/throttle';
+import { PlanBucket } from './graphql/plan-bucket';
 
 export interface AppDependencies {
   settings: Settings;
@@ -77,6 +80,8 @@ export interface AppDependencies {
   integrationWorkflows?: IntegrationWorkflows;
   /** DNS for webhook URL checks at registration (tests inject answers). */
   resolver?: Resolver;
+  /** Where GraphQL draws its points (D17 with D15): the tenant's plan bucket unless a test gives another. */
+  graphqlBucket?: PointsBucket;
   /** Prometheus counters of requests (issue 17), served at METRICS_PORT by api/main.ts. */
   metrics?: RequestMetrics;
 }
@@ -128,7 +133,8 @@ export function createApp(deps: AppDependencies): Express {
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   const rateCards = deps.rateCards ?? new RateCardRepository();
   quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events) });
-  v1QuoteRoutes(host, { em: deps.em, rateCards, quotes: new V1QuoteService(deps.em, rateCards, deps.events) });
+  const v1Quotes = new V1QuoteService(deps.em, rateCards, deps.events);
+  v1QuoteRoutes(host, { em: deps.em, rateCards, quotes: v1Quotes });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
   paymentsRoutes(host, {
     em: deps.em,
@@ -158,6 +164,7 @@ export function createApp(deps: AppDependencies): Express {
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   developerRoutes(host);
   fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
+  graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 
   app.use('/v1', problemNotFound);

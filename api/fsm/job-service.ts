@@ -49,6 +49,29 @@ const FeedPosition = z.tuple([z.iso.datetime({ precision: 6 }), z.uuid()]);
 
 export const visibilityOf = (caller: Caller): JobVisibility => (caller.role === 'TECHNICIAN' ? { technicianId: caller.userId } : {});
 
+/**
+ * D11's move of one job inside the caller's tenant transaction `tx` (the REST PATCH and GraphQL's
+ * moveJob both run it): the sync clock first, the job locked as the caller may see it, the table
+ * judged, and the job, its histories and its events written. Returns the events, to dispatch after
+ * the commit (none for a repeated status).
+ */
+export async function moveJobWithin(tx: EntityManager, caller: Caller, id: string, body: PatchJobBody): Promise<EventEnvelope[]> {
+  await lockJobClock(tx);
+  const row = await lockJob(tx, id, visibilityOf(caller));
+  if (!row) throw jobNotFound();
+  if (body.completed_at !== undefined && body.status !== 'complete') throw validationFailed({ completed_at: 'Only with status complete.' });
+  const decision = decideJobTransition(row.job_status, body.status, row.crew_id !== null);
+  if (decision.kind === 'refused') throw invalidTransition(decision.reason);
+  if (decision.kind === 'unchanged') return [];
+  let signedOffAt: Date | null = null;
+  if (body.completed_at !== undefined) {
+    signedOffAt = new Date(body.completed_at);
+    if (signedOffAt.getTime() > Date.now() + SIGN_OFF_SKEW_MS) throw validationFailed({ completed_at: 'Must not be in the future (60 seconds of clock skew are allowed).' });
+    if (row.actual_start && signedOffAt < new Date(row.actual_start)) throw validationFailed({ completed_at: `Must not be before actual_start (${iso(row.actual_start)}).` });
+  }
+  return moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt });
+}
+
 /** D10-D11: the job interface. */
 export class JobService {
   constructor(
@@ -96,21 +119,8 @@ export class JobService {
   /** D11's table; a repeated status is 200 with nothing changed and no event. */
   async patch(caller: Caller, id: string, body: PatchJobBody): Promise<JobDetail> {
     const { job, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
-      await lockJobClock(tx);
-      const row = await lockJob(tx, id, visibilityOf(caller));
-      if (!row) throw jobNotFound();
-      if (body.completed_at !== undefined && body.status !== 'complete') throw validationFailed({ completed_at: 'Only with status complete.' });
-      const decision = decideJobTransition(row.job_status, body.status, row.crew_id !== null);
-      if (decision.kind === 'refused') throw invalidTransition(decision.reason);
-      if (decision.kind === 'unchanged') return { job: await this.detail(tx, caller, id), events: [] as EventEnvelope[] };
-      let signedOffAt: Date | null = null;
-      if (body.completed_at !== undefined) {
-        signedOffAt = new Date(body.completed_at);
-        if (signedOffAt.getTime() > Date.now() + SIGN_OFF_SKEW_MS) throw validationFailed({ completed_at: 'Must not be in the future (60 seconds of clock skew are allowed).' });
-        if (row.actual_start && signedOffAt < new Date(row.actual_start)) throw validationFailed({ completed_at: `Must not be before actual_start (${iso(row.actual_start)}).` });
-      }
-      const recorded = await moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt });
-      return { job: await this.detail(tx, caller, id), events: recorded };
+      const events = await moveJobWithin(tx, caller, id, body);
+      return { job: await this.detail(tx, caller, id), events };
     });
     await this.dispatch(events);
     return job;

@@ -1093,6 +1093,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/graphql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GraphiQL (outside production), every asset served by this deployment
+         * @description D17: an in-browser GraphQL IDE; put the bearer token in its Headers tab. Not served in production (there this path is 401 like any /v1/ path without a token).
+         */
+        get: operations["getGraphiql"];
+        put?: never;
+        /**
+         * GraphQL over quotes, work orders and customers, each query costed and drawn from the plan (D17)
+         * @description GraphQL over HTTP (`application/json` or `application/graphql-response+json`). The schema is `/v1/graphql/schema.graphql`; docs/graphql.md explains cost and limits. Every answer carries `extensions.cost` (requested and actual points, and the bucket). Refusals are GraphQL errors with `extensions.code`: `GRAPHQL_PARSE_FAILED`, `GRAPHQL_VALIDATION_FAILED`, `MAX_DEPTH_EXCEEDED`, `MAX_ALIASES_EXCEEDED`, `MAX_ROOT_FIELDS_EXCEEDED`, `MAX_COST_EXCEEDED`, `VARIABLES_TOO_LARGE`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, ….
+         */
+        post: operations["graphql"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/graphql/schema.graphql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The GraphQL schema as SDL
+         * @description The schema POST /v1/graphql serves, printed by graphql-js (for code generators and review).
+         */
+        get: operations["getGraphqlSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/graphql/graphiql/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GraphiQL's scripts and stylesheets (outside production)
+         * @description graphiql and React from the installed packages, and the page start-up script; nothing else of those packages.
+         */
+        get: operations["getGraphiqlAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "quote.approved": {
@@ -2622,6 +2686,45 @@ export interface components {
         };
         RejectChangeOrderRequest: {
             reason: string;
+        };
+        GraphQLResponse: {
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            errors?: ({
+                message: string;
+                extensions: {
+                    code: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+            extensions?: {
+                cost: {
+                    requestedQueryCost: number;
+                    actualQueryCost: number;
+                    throttleStatus: {
+                        maximumAvailable: number;
+                        currentlyAvailable: number;
+                        restoreRate: number;
+                    };
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        GraphQLRequest: {
+            query: string;
+            operationName?: string | null;
+            variables?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -12530,6 +12633,366 @@ export interface operations {
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
                      *       "errors": {
                      *         "reason": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGraphiql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *       <meta charset="utf-8">
+                     *       <title>Shade Office GraphQL</title>
+                     *       <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *       <link rel="icon" href="d
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    graphql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A GraphQL request: query, optional operationName and variables. One operation per request (no arrays). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "{ workOrders(first: 1) { nodes { id status } } }"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GraphQLRequest"];
+            };
+        };
+        responses: {
+            /** @description The result, with extensions.cost; errors carry extensions.code */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "workOrders": {
+                     *           "nodes": [
+                     *             {
+                     *               "id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *               "status": "DISPATCHED"
+                     *             }
+                     *           ],
+                     *           "pageInfo": {
+                     *             "hasNextPage": false,
+                     *             "endCursor": "WyIyMDI2LTExLTI0VDA5OjEyOjQ0LjEyMzQ1NloiLCI1YTFmM2M3ZS05YjJkLTRlNmYtYThjMC0xZDNlNWY3YTliMmMiXQ"
+                     *           }
+                     *         }
+                     *       },
+                     *       "extensions": {
+                     *         "cost": {
+                     *           "requestedQueryCost": 22,
+                     *           "actualQueryCost": 3,
+                     *           "throttleStatus": {
+                     *             "maximumAvailable": 40000,
+                     *             "currentlyAvailable": 39997,
+                     *             "restoreRate": 3333.33
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GraphQLResponse"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGraphqlSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SDL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example type Query {
+                     *       """Quotes, newest first (ADMIN, SALES)."""
+                     *       quotes(
+                     *         """At most 100; the cost assumes this many."""
+                     *         first: Int = 20
+                     *
+                     *         """The endCursor of the previous page."""
+                     *         after: Str
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGraphiqlAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JavaScript or CSS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (function () { */
+                    "application/javascript": string;
+                };
+            };
+            /** @description Not one of the page's assets */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "Not one of the page's assets",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "asset": "Invalid string: must match pattern /^[a-z0-9.-]{1,64}\\.(js|css)$/"
                      *       }
                      *     }
                      */

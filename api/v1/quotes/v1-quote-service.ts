@@ -45,20 +45,28 @@ export class V1QuoteService {
 
   /** `keep` runs last in the transaction of the write (D14: the Idempotency-Key's answer commits with it). */
   async create(caller: Caller, body: QuoteBody, keep?: KeepOutcome): Promise<QuoteOutcome> {
-    let event: EventEnvelope | undefined;
-    const outcome = await inTenant(this.em, caller.organizationId, async (tx) => {
-      const priced = await this.price(tx, caller, body);
-      const saved = await insertQuote(tx, { body: priced.request, priced: priced.result, revisionId: priced.revisionId, createdByUserId: caller.userId });
-      const createdAt = await setQuoteOrigin(tx, saved.id, { customerId: body.customerId, taxRegion: body.taxRegion });
-      const quote = presentV1Quote({ id: saved.id, quoteNumber: saved.quoteNumber, status: saved.status, revision: 1, createdAt, caller, body, priced });
-      await insertQuoteRevision(tx, { quoteId: saved.id, revision: 1, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
-      event = await recordQuoteCreated(tx, caller.organizationId, { quoteId: quote.id });
-      const outcome = { quote, engineMs: priced.engineMs };
-      await keep?.(tx, outcome);
-      return outcome;
+    const { event, ...outcome } = await inTenant(this.em, caller.organizationId, async (tx) => {
+      const created = await this.createWithin(tx, caller, body);
+      await keep?.(tx, { quote: created.quote, engineMs: created.engineMs });
+      return created;
     });
-    if (event) await this.events?.tryDispatch(event);
+    await this.events?.tryDispatch(event);
     return outcome;
+  }
+
+  /**
+   * The whole of a create inside the caller's tenant transaction `tx` (GraphQL's createQuote runs
+   * it in its own): the quote, its first revision and its `quote.created`, which the caller
+   * dispatches after the commit.
+   */
+  async createWithin(tx: EntityManager, caller: Caller, body: QuoteBody): Promise<QuoteOutcome & { event: EventEnvelope }> {
+    const priced = await this.price(tx, caller, body);
+    const saved = await insertQuote(tx, { body: priced.request, priced: priced.result, revisionId: priced.revisionId, createdByUserId: caller.userId });
+    const createdAt = await setQuoteOrigin(tx, saved.id, { customerId: body.customerId, taxRegion: body.taxRegion });
+    const quote = presentV1Quote({ id: saved.id, quoteNumber: saved.quoteNumber, status: saved.status, revision: 1, createdAt, caller, body, priced });
+    await insertQuoteRevision(tx, { quoteId: saved.id, revision: 1, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
+    const event = await recordQuoteCreated(tx, caller.organizationId, { quoteId: quote.id });
+    return { quote, engineMs: priced.engineMs, event };
   }
 
   /** D14: revision n+1 of a DRAFT or SENT quote, priced anew, with its own `quote.created`. */

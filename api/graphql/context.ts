@@ -1,0 +1,89 @@
+import DataLoader from 'dataloader';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Caller } from '../http/request-context';
+import type { CostMeter } from './cost';
+import type { RateCardRepository } from '../../db/rate-cards/repository';
+import type { EventEnvelope } from '../../db/events/catalogue';
+import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
+import { changeOrdersByJobIds, crewsByIds, materialDrawsByJobIds, timeEntriesByJobIds, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
+import type { ChangeOrderRow } from '../../db/fsm/field-writes';
+import {
+  customersByIds,
+  linesByQuoteIds,
+  peopleByIds,
+  quotesByCustomerIds,
+  quotesByIds,
+  workOrdersByIds,
+  workOrdersByQuoteIds,
+  type CustomerRecord,
+  type PersonRecord,
+  type QuoteLineRecord,
+  type QuoteRecord,
+  type WorkOrderRecord,
+} from '../../db/graphql/reads';
+
+/** What every resolver of one request sees: who asks, the tenant's transaction, its loaders. */
+export interface GraphQLContext {
+  caller: Caller;
+  /** The tenant's transaction the whole operation runs in (db/tenant-scope.ts). */
+  tx: EntityManager;
+  loaders: Loaders;
+  cost: CostMeter;
+  rateCards: RateCardRepository;
+  log: Logger;
+  /** D14's quote creation, run in this request's transaction. */
+  v1Quotes: V1QuoteService;
+  /** Events a mutation recorded, dispatched after the transaction commits (the outbox relay covers a failure). */
+  events: EventEnvelope[];
+}
+
+/** One loader of rows by id: the ids asked for in one tick, read in one statement. */
+function byId<R extends { id: string }>(read: (ids: readonly string[]) => Promise<R[]>): DataLoader<string, R | null> {
+  return new DataLoader(async (ids) => {
+    const rows = new Map((await read(ids)).map((row) => [row.id, row]));
+    return ids.map((id) => rows.get(id) ?? null);
+  });
+}
+
+/** One loader of children per parent id, per page size (`first`): each size asked is one statement per tick. */
+function childrenOf<R>(read: (parentIds: readonly string[], first: number) => Promise<R[]>, parentOf: (row: R) => string | null) {
+  const bySize = new Map<number, DataLoader<string, R[]>>();
+  return (first: number): DataLoader<string, R[]> => {
+    let loader = bySize.get(first);
+    if (!loader) {
+      loader = new DataLoader(async (parentIds) => {
+        const groups = new Map<string, R[]>();
+        for (const row of first > 0 ? await read(parentIds, first) : []) {
+          const parent = parentOf(row);
+          if (parent === null) continue;
+          groups.set(parent, [...(groups.get(parent) ?? []), row]);
+        }
+        return parentIds.map((id) => groups.get(id) ?? []);
+      });
+      bySize.set(first, loader);
+    }
+    return loader;
+  };
+}
+
+/**
+ * Per request (never shared: a cache across requests would cross transactions and tenants).
+ * Nested lists are batched: the lines of fifty quotes are one statement, not fifty.
+ */
+export function createLoaders(tx: EntityManager) {
+  return {
+    quote: byId<QuoteRecord>((ids) => quotesByIds(tx, ids)),
+    customer: byId<CustomerRecord>((ids) => customersByIds(tx, ids)),
+    workOrder: byId<WorkOrderRecord>((ids) => workOrdersByIds(tx, ids)),
+    person: byId<PersonRecord>((ids) => peopleByIds(tx, ids)),
+    linesOfQuote: childrenOf<QuoteLineRecord>((ids, first) => linesByQuoteIds(tx, ids, first), (row) => row.quote_id),
+    quotesOfCustomer: childrenOf<QuoteRecord>((ids, first) => quotesByCustomerIds(tx, ids, first), (row) => row.customer_id),
+    workOrdersOfQuote: childrenOf<WorkOrderRecord>((ids, first) => workOrdersByQuoteIds(tx, ids, first), (row) => row.quote_id),
+    crew: byId<CrewRecord>((ids) => crewsByIds(tx, ids)),
+    changeOrdersOfJob: childrenOf<ChangeOrderRow>((ids, first) => changeOrdersByJobIds(tx, ids, first), (row) => row.work_order_id),
+    timeEntriesOfJob: childrenOf<JobTimeEntryRow>((ids, first) => timeEntriesByJobIds(tx, ids, first), (row) => row.work_order_id),
+    materialDrawsOfJob: childrenOf<JobMaterialDrawRow>((ids, first) => materialDrawsByJobIds(tx, ids, first), (row) => row.work_order_id),
+  };
+}
+export type Loaders = ReturnType<typeof createLoaders>;
