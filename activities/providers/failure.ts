@@ -30,12 +30,20 @@ export function classifyStripeError(error: unknown): Error {
   return unavailable('payments', detail);
 }
 
+/**
+ * QuickBooks throttles per company and minute (500 requests; D18). intuit-oauth turns its 429 into
+ * RATE_LIMIT_EXCEEDED and drops the response's headers, Retry-After among them, so the retry
+ * waits out the window the limit is counted in.
+ */
+export const QUICKBOOKS_THROTTLE_WINDOW_SECONDS = 60;
+
 /** intuit-oauth's OAuthError: `code` is the HTTP status, a QBO fault code, or a word. */
 export function classifyQuickBooksError(error: unknown): Error {
   if (error instanceof ApplicationFailure) return error;
   const code = String((error as { code?: unknown })?.code ?? '');
   const message = `${code ? `${code}: ` : ''}${(error as Error)?.message ?? String(error)}`;
-  if (code === 'RATE_LIMIT_EXCEEDED' || code === '408' || code === 'NETWORK_ERROR' || code === 'TIMEOUT' || /^5\d\d$/.test(code) || code === '') return unavailable('accounting', message);
+  if (code === 'RATE_LIMIT_EXCEEDED' || code === '429') return unavailable('accounting', message, QUICKBOOKS_THROTTLE_WINDOW_SECONDS);
+  if (code === '408' || code === 'NETWORK_ERROR' || code === 'TIMEOUT' || /^5\d\d$/.test(code) || code === '') return unavailable('accounting', message);
   return refused('accounting', message);
 }
 
