@@ -71,6 +71,8 @@ beforeAll(async () => {
     // Issue 12: a crew's people must be active technicians of the tenant.
     foreman_id: tenant.users.tech!.id,
     member_ids: [],
+    // D13: an endpoint's events are names of its format's catalogue, or ["*"].
+    events: ['*'],
     customerId,
     pricebookId: tenant.id,
     sku: 'ROLLER-SCREEN',
