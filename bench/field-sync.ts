@@ -28,6 +28,8 @@ await withSelfContainedStack('bench_field_sync', async () => {
   const api = await startApi();
   try {
     const tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+    // D15: the largest plan, so the run measures the feed rather than the bucket running dry.
+    await owner.query(`update organizations set plan = 'enterprise' where id = $1`, [tenant.id]);
     const token = await api.tokenFor(tenant.users.admin!);
     // 10,000 jobs with a crew and a site each, written as the owner (the trigger gives each its feed position).
     const crew = await owner.query<{ id: string }>(`insert into crews (organization_id, name, foreman_user_id) values ($1, 'Bench crew', $2) returning id`, [tenant.id, tenant.users.tech!.id]);

@@ -5,6 +5,7 @@ import { insertRateCardRevision } from './rate-cards/revisions';
 import { SANDBOX_RATE_CARDS } from './rate-cards/sandbox-rate-cards';
 import { insertMissingProducts } from './catalogue/products';
 import { SANDBOX_PRODUCTS } from './catalogue/sandbox-products';
+import { CURRENT_VERSION } from './versions/versions';
 
 /**
  * D1: seeds the sandbox tenants (users, a first rate-card revision and, D11, two crews) idempotently, as the owner. Rows that exist are left exactly
@@ -26,9 +27,13 @@ export async function seedSandbox(ownerUrl: string): Promise<void> {
       if (card?.n === 0 && sandboxCard) {
         await orm.em.fork().transactional((tx) => insertRateCardRevision(tx, org.id, sandboxCard));
       }
-      // D14: the products of the catalogue; D15: the sandbox tenants are on the growth plan.
+      // D14: the products of the catalogue; D15: the sandbox tenants are on the growth plan; D16:
+      // pinned now to the current version (as their first request would, but before any request).
       await insertMissingProducts(orm.em.fork(), org.id, SANDBOX_PRODUCTS);
-      await conn.execute(`update organizations set plan = 'growth' where id = ? and plan <> 'growth'`, [org.id]);
+      await conn.execute(
+        `update organizations set plan = 'growth', api_version = coalesce(api_version, ?) where id = ? and (plan <> 'growth' or api_version is null)`,
+        [CURRENT_VERSION, org.id],
+      );
       for (const user of SANDBOX_USERS) {
         const [existing] = await conn.execute<{ id: string }[]>(
           `select id from users where organization_id = ? and lower(email) = lower(?)`,

@@ -27,6 +27,14 @@ export function fingerprintOf(req: Request): string {
   return createHash('sha256').update(`${req.method} ${req.baseUrl}${req.path}\n${canonical}`).digest('hex');
 }
 
+/**
+ * Keeps the answer with its key inside the transaction that writes what it answers, so that the
+ * write and the kept answer commit together or not at all (without a key it does nothing).
+ */
+export type Keep = (tx: EntityManager, answer: Answer) => Promise<void>;
+
+const stored = (answer: Answer) => ({ status: answer.status, body: JSON.stringify(answer.body), headers: answer.headers ?? {} });
+
 function send(res: Response, answer: Answer): void {
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   res.status(answer.status).json(answer.body);
@@ -38,12 +46,14 @@ function send(res: Response, answer: Answer): void {
  * another request with the key while it runs is 409 `idempotency-key-in-use`, with another body
  * 422 `idempotency-key-reused`, and with the same body, within 24 hours of the first, gets the
  * first answer again with `Idempotent-Replayed: true` and draws no token. A request that fails
- * keeps nothing: the key is released and the next attempt runs.
+ * keeps nothing: the key is released and the next attempt runs. `work` hands its answer to `keep`
+ * in the transaction of its write; a process that dies before that commit wrote nothing, and its
+ * key is claimed anew once its lease is over (db/idempotency/keys.ts).
  */
-export async function idempotent(em: EntityManager, req: Request, res: Response, work: () => Promise<Answer>): Promise<void> {
+export async function idempotent(em: EntityManager, req: Request, res: Response, work: (keep: Keep) => Promise<Answer>): Promise<void> {
   const key = req.get(IDEMPOTENCY_HEADER);
   if (key === undefined) {
-    send(res, await work());
+    send(res, await work(async () => undefined));
     return;
   }
   if (key.length === 0 || key.length > 255) {
@@ -69,15 +79,19 @@ export async function idempotent(em: EntityManager, req: Request, res: Response,
     res.status(claim.response.status).json(JSON.parse(claim.response.body));
     return;
   }
+  // Kept in the current version's shape; each replay is shaped for its caller's version.
+  let kept = false;
+  const keep: Keep = async (tx, answer) => {
+    await completeKey(tx, key, stored(answer));
+    kept = true;
+  };
   let answer: Answer;
   try {
-    answer = await work();
+    answer = await work(keep);
   } catch (error) {
     await inTenant(em, organizationId, (tx) => releaseKey(tx, key));
     throw error;
   }
-  // Kept in the current version's shape; each replay is shaped for its caller's version.
-  const body = JSON.stringify(answer.body);
-  await inTenant(em, organizationId, (tx) => completeKey(tx, key, { status: answer.status, body, headers: answer.headers ?? {} }));
+  if (!kept) await inTenant(em, organizationId, (tx) => completeKey(tx, key, stored(answer)));
   send(res, answer);
 }

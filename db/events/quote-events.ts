@@ -9,20 +9,10 @@ import { dollars, percentOf } from '../money';
 /**
  * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
  * commit with the change they describe. Their data is document 001 section 6.2's object (the
- * `events` format sends it as `data.object`; the `field` format as `data`). Money is integer
- * cents, as everywhere in the service (docs/webhooks.md).
+ * `events` format sends it as `data.object`; the `field` format as `data`). Money is as the
+ * document 001 interfaces answer it: a JSON number of dollars made from integer cents
+ * (db/money.ts), rates as numbers (docs/webhooks.md).
  */
-
-export interface QuoteTotals {
-  subtotal: number;
-  tax: number;
-  total: number;
-}
-
-const totalsOf = (subtotalCents: number): QuoteTotals => {
-  const tax = salesTaxCents(subtotalCents);
-  return { subtotal: subtotalCents, tax, total: subtotalCents + tax };
-};
 
 /** The proposal reference of a quote (D11: `Q-<quote number>`). */
 export const quoteReference = (quoteNumber: number) => `Q-${quoteNumber}`;
@@ -109,8 +99,9 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
   const quote = await frozenQuoteRow(em, invoice.quoteId);
   if (!quote?.frozen_calculation) throw new Error(`quote ${invoice.quoteId} has no frozen calculation`);
   const subtotal = invoice.source ? invoice.source.subtotalCents : quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
-  const totals = totalsOf(subtotal);
-  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and quote_id = ?`, [invoice.quoteId]);
+  // The invoice's own tax line (D7: an explicit 13 %, Ontario's HST, the region of an /api/ quote).
+  const tax = salesTaxCents(subtotal);
+  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and entity_type = 'invoice' and quote_id = ?`, [invoice.quoteId]);
   return recordEvent(em, organizationId, 'invoice.generated', {
     id: invoice.invoiceId,
     reference: quoteReference(quote.quote_number),
@@ -120,8 +111,8 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
     customerId: quote.customer_id,
     currency: 'CAD',
     status: 'open',
-    totals: { ...totals, total: invoice.totalCents ?? totals.total },
-    taxLines: [{ code: 'TAX', rate: (SALES_TAX_PERCENT / 100).toFixed(2), amount: totals.tax }],
+    totals: { subtotal: dollars(subtotal), taxTotal: dollars(tax), grandTotal: dollars(invoice.totalCents ?? subtotal + tax), currency: 'CAD' },
+    taxLines: [{ code: 'HST', rate: SALES_TAX_PERCENT / 100, amount: dollars(tax) }],
     // Parts are drawn against jobs (D11); a quote's invoice consumes none of them.
     partsConsumed: [],
     erpSync: { target: 'accounting', status: accounting ? accounting.status.toLowerCase() : 'not_connected' },

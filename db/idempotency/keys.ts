@@ -7,6 +7,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * that it is claimed anew. Every function runs in a tenant transaction (db/tenant-scope.ts).
  */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
+/**
+ * A key still `running` this long after its claim belongs to a process that died: its request's
+ * write and its answer commit together, so it wrote nothing, and the key is claimed anew.
+ */
+export const RUNNING_LEASE_SECONDS = 60;
 
 export interface StoredResponse {
   status: number;
@@ -29,8 +34,12 @@ interface KeyRow {
 
 /** Claims `key` for a request of this fingerprint, or says what holds it. */
 export async function claimKey(em: EntityManager, key: string, fingerprint: string): Promise<Claim> {
-  // An expired key is forgotten first, so the request runs anew.
-  await em.execute(`delete from idempotency_keys where key = ? and created_at < clock_timestamp() - make_interval(hours => ?)`, [key, IDEMPOTENCY_KEY_TTL_HOURS]);
+  // An expired key, or one whose lease ran out, is forgotten first, so the request runs anew.
+  await em.execute(
+    `delete from idempotency_keys where key = ?
+        and (created_at < clock_timestamp() - make_interval(hours => ?) or (state = 'running' and created_at < clock_timestamp() - make_interval(secs => ?)))`,
+    [key, IDEMPOTENCY_KEY_TTL_HOURS, RUNNING_LEASE_SECONDS],
+  );
   const inserted = await em.execute<{ key: string }[]>(
     `insert into idempotency_keys (organization_id, key, fingerprint, state) values (app_current_organization(), ?, ?, 'running')
      on conflict (organization_id, key) do nothing returning key`,

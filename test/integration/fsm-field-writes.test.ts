@@ -23,6 +23,7 @@ beforeAll(async () => {
   owner = ownerPool();
   api = await startApi();
   t = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES', tech: 'TECHNICIAN', tech2: 'TECHNICIAN', tech3: 'TECHNICIAN', retired: 'TECHNICIAN' });
+  await owner.query(`update organizations set plan = 'enterprise' where id = $1`, [t.id]);
   await giveRateCard(t.id, SANDBOX_RATE_CARD);
   for (const [name, user] of Object.entries(t.users)) tokens[name] = await api.tokenFor(user);
 });

@@ -26,6 +26,8 @@ beforeAll(async () => {
   appPool = new pg.Pool({ connectionString: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), max: 4 });
   api = await startApi();
   t = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN', tech2: 'TECHNICIAN' });
+  // D15: the pollers and writers send thousands of /v1/ requests; the enterprise bucket holds them.
+  await owner.query(`update organizations set plan = 'enterprise' where id = $1`, [t.id]);
   await giveRateCard(t.id, SANDBOX_RATE_CARD);
   for (const [name, user] of Object.entries(t.users)) tokens[name] = await api.tokenFor(user);
 });
@@ -103,7 +105,7 @@ describe('incremental sync under concurrency', () => {
           since = job.updated_at;
         }
         if (done && page.data.length === 0) return copy;
-        if (page.data.length === 0) await sleep(10);
+        await sleep(page.data.length === 0 ? 25 : 5);
       }
     }
     async function cursorPoller(): Promise<Map<string, Job>> {
@@ -116,7 +118,7 @@ describe('incremental sync under concurrency', () => {
         for (const job of page.data) copy.set(job.job_id, job);
         cursor = page.next_cursor ?? cursor;
         if (done && page.data.length === 0) return copy;
-        if (page.data.length === 0) await sleep(10);
+        await sleep(page.data.length === 0 ? 25 : 5);
       }
     }
 

@@ -125,6 +125,7 @@ describe('GET /api/v1/work-orders, paged', () => {
     } finally {
       // Out of the way of the tests after this one, which count this tenant's work orders.
       await owner.query('delete from work_order_history where work_order_id = $1', [early]);
+      await owner.query('delete from job_history where work_order_id = $1', [early]);
       await owner.query('delete from work_orders where id = $1', [early]);
     }
   });

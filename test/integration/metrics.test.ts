@@ -95,13 +95,18 @@ afterAll(async () => {
   await owner?.end();
 });
 
-async function approvedQuote(): Promise<{ quoteId: string; requestId: string }> {
+/** `finished`: the approval's workflow ended; a failed leg instead waits for its repair (D19), so then only its sync record is awaited. */
+async function approvedQuote(until: 'finished' | 'leg failed' = 'finished'): Promise<{ quoteId: string; requestId: string }> {
   const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer: { name: 'Rae Quinn', email: `rae-${randomUUID()}@example.test` } }) });
   expect(calc.status).toBe(200);
   const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
   const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
   expect(approved.status).toBe(200);
-  await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
+  if (until === 'finished') await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
+  else {
+    const status = async () => (await owner.query(`select status from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0]?.status as string | undefined;
+    for (let i = 0; i < 300 && (await status()) !== 'FAILED'; i++) await new Promise((r) => setTimeout(r, 100));
+  }
   return { quoteId, requestId: approved.headers.get('x-request-id')! };
 }
 
@@ -179,7 +184,7 @@ describe('the worker\'s /metrics, DeliveryStatus and log lines', () => {
 
   it('reads what the alerts watch: outbox lag, legs awaiting repair, disabled endpoints, sync runs\' lag; and counts refused provider calls', async () => {
     fake.faults.inject({ method: 'POST', path: '/v1/invoices', times: 5, action: faults.status(400) });
-    const { quoteId } = await approvedQuote();
+    const { quoteId } = await approvedQuote('leg failed');
     fake.faults.clear();
     expect((await owner.query(`select status from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0].status).toBe('FAILED');
     const failedLeg = logLines.find((l) => l.msg === 'provider leg failed: its sync record is FAILED and awaits a repair' && l.quote_id === quoteId);

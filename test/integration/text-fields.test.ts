@@ -5,6 +5,7 @@ import { createTenant, giveRateCard, ownerPool } from '../../scripts/harness/own
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import { example, stringPaths, withStringAt, type JsonSchema, type OpenApiDocument } from '../support/schema-examples';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import { NUL_COMPLAINT } from '../../api/http/validate';
 
 /**
@@ -36,11 +37,25 @@ beforeAll(async () => {
 
   const quote = (await (await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) })).json()) as { quote_id: string };
   const workOrder = (await (await api.request('/api/v1/work-orders', { method: 'POST', token, json: {} })).json()) as { id: string };
+  // D14: a catalogue and a customer for /v1/quotes, and a quote of it to revise.
+  for (const p of SANDBOX_PRODUCTS) {
+    await owner.query('insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code) values ($1, $2, $3, $4, $5, $6)', [
+      tenant.id, p.sku, p.name, p.fabricSkuCode, p.hardwareSkuCode, p.trimSkuCode ?? null,
+    ]);
+  }
+  const customerId = ((await owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'NUL check') returning id`, [tenant.id])).rows[0]!).id;
+  const v1Quote = (await (
+    await api.request('/v1/quotes', {
+      method: 'POST', token,
+      json: { customerId, currency: 'CAD', taxRegion: 'CA-ON', pricebookId: tenant.id, lines: [{ sku: 'ROLLER-SCREEN', quantity: 1, configuration: { finishedWidthIn: 40, finishedHeightIn: 50, controlSide: 'left', motorised: false } }] },
+    })
+  ).json()) as { id: string };
   const endpoint = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: 'https://hooks.invalid/a', events: ['*'] } })).json()) as { id: string };
   pathIds = {
     '/api/v1/quotes/{id}/checkout-session': quote.quote_id,
     '/api/v1/work-orders/{id}/status': workOrder.id,
     '/api/v1/webhook-endpoints/{id}': endpoint.id,
+    '/v1/quotes/{id}/revisions': v1Quote.id,
   };
   hints = {
     laborTierCode: 'STANDARD',
@@ -56,6 +71,13 @@ beforeAll(async () => {
     // Issue 12: a crew's people must be active technicians of the tenant.
     foreman_id: tenant.users.tech!.id,
     member_ids: [],
+    customerId,
+    pricebookId: tenant.id,
+    sku: 'ROLLER-SCREEN',
+    finishedWidthIn: 36,
+    finishedHeightIn: 48,
+    motorised: true,
+    motorSku: 'MTR-BATTERY',
   };
 });
 afterAll(async () => {

@@ -253,6 +253,40 @@ describe('Idempotency-Key (D14)', () => {
     expect((await post('/v1/quotes', body(), key)).headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('a key held by a running request is 409; one left running by a process that died is claimed again after its lease', async () => {
+    const { fingerprintOf } = await import('../../api/v1/idempotency');
+    const running = async (key: string, age: string) => {
+      // What the first request's claim leaves while it runs: its fingerprint, no answer yet.
+      const fingerprint = fingerprintOf({ method: 'POST', baseUrl: '', path: '/v1/quotes', body: body() } as never);
+      await owner.query(`insert into idempotency_keys (organization_id, key, fingerprint, state, created_at) values ($1, $2, $3, 'running', now() - $4::interval)`, [tenant.id, key, fingerprint, age]);
+    };
+    const busy = `busy-${Date.now()}`;
+    await running(busy, '1 second');
+    const before = await counts();
+    const inUse = await post('/v1/quotes', body(), busy);
+    expect(inUse.status).toBe(409);
+    expect((await inUse.json() as Json).type).toBe('idempotency-key-in-use');
+    expect(await counts()).toEqual(before);
+
+    const abandoned = `abandoned-${Date.now()}`;
+    await running(abandoned, '61 seconds');
+    const again = await post('/v1/quotes', body(), abandoned);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    // Its answer was kept with the quote it made.
+    const { rows } = await owner.query(`select state, response_status, response_body::jsonb->>'id' as id from idempotency_keys where organization_id = $1 and key = $2`, [tenant.id, abandoned]);
+    expect(rows).toEqual([{ state: 'done', response_status: 201, id: (await again.json() as Json).id }]);
+  });
+
+  it('POST /v1/customers takes a key too', async () => {
+    const key = `customer-${Date.now()}`;
+    const first = await post('/v1/customers', { name: 'Robin Keyed' }, key);
+    const second = await post('/v1/customers', { name: 'Robin Keyed' }, key);
+    expect([first.status, second.status, second.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+    expect((await second.json() as Json).id).toBe((await first.json() as Json).id);
+    expect((await post('/v1/customers', { name: 'Someone Else' }, key)).status).toBe(422);
+  });
+
   it('keys are per tenant, and a failed request keeps nothing', async () => {
     const other = await v1Tenant();
     const key = `shared-${Date.now()}`;

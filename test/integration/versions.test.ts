@@ -168,9 +168,10 @@ describe('Service-Version on requests and responses (D16)', () => {
 describe('webhook payloads (D16)', () => {
   it('an endpoint pinned to an old version receives the old shape; one registered now, the current', async () => {
     const t = await v1Tenant();
+    // D13: quote.created goes to endpoints of the events (or field) format; this one sends document 001 section 6.2's envelope.
     const register = async (version?: string) => {
       const res = await api.request('/api/v1/webhook-endpoints', {
-        method: 'POST', token: t.admin, json: { url: receiver.url, events: ['*'] }, headers: version ? { 'Service-Version': version } : {},
+        method: 'POST', token: t.admin, json: { url: receiver.url, format: 'events', events: ['quote.created'] }, headers: version ? { 'Service-Version': version } : {},
       });
       expect(res.status).toBe(201);
       return ((await res.json()) as { id: string }).id;
@@ -182,11 +183,13 @@ describe('webhook payloads (D16)', () => {
 
     const quote = (await (await postQuote(t)).json()) as { id: string; pricebookRevision: string };
     const received = await receiver.waitFor(2);
-    const bodies = received.map((r) => JSON.parse(r.body) as { event: string; data: Record<string, unknown> });
-    for (const body of bodies) expect(body).toMatchObject({ event: 'quote.created', data: { id: quote.id, revision: 1 } });
-    const withRevision = bodies.filter((b) => 'pricebookRevision' in b.data);
-    expect(withRevision).toHaveLength(1);
-    expect(withRevision[0]!.data.pricebookRevision).toBe(quote.pricebookRevision);
+    type Delivered = { type: string; apiVersion: string; data: { object: Record<string, unknown> } };
+    const bodies = received.map((r) => JSON.parse(r.body) as Delivered);
+    for (const body of bodies) expect(body).toMatchObject({ type: 'quote.created', data: { object: { id: quote.id, revision: 1 } } });
+    const byVersion = Object.fromEntries(bodies.map((b) => [b.apiVersion, b.data.object]));
+    expect(Object.keys(byVersion).sort()).toEqual(['2026-01-20', '2026-07-01']);
+    expect('pricebookRevision' in byVersion['2026-01-20']!).toBe(false);
+    expect(byVersion['2026-07-01']!.pricebookRevision).toBe(quote.pricebookRevision);
     // The event is stored once, in the current shape; each endpoint's attempt logged what it was sent.
     const logged = () =>
       owner.query<{ endpoint_id: string; request_body: string }>(
@@ -199,8 +202,8 @@ describe('webhook payloads (D16)', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       attempts = await logged();
     }
-    const sent = Object.fromEntries(attempts.rows.map((r) => [r.endpoint_id, JSON.parse(r.request_body) as { data: Record<string, unknown> }]));
-    expect('pricebookRevision' in sent[old]!.data).toBe(false);
-    expect(sent[now]!.data.pricebookRevision).toBe(quote.pricebookRevision);
+    const sent = Object.fromEntries(attempts.rows.map((r) => [r.endpoint_id, JSON.parse(r.request_body) as Delivered]));
+    expect('pricebookRevision' in sent[old]!.data.object).toBe(false);
+    expect(sent[now]!.data.object.pricebookRevision).toBe(quote.pricebookRevision);
   }, 60_000);
 });

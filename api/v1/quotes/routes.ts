@@ -9,8 +9,8 @@ import { addCustomer, listCustomers, UnknownCustomerCursorError } from '../../..
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
 import { validationFailed } from '../../http/errors';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
-import { idempotent } from '../idempotency';
-import type { V1QuoteService } from './v1-quote-service';
+import { idempotent, type Answer } from '../idempotency';
+import type { QuoteOutcome, V1QuoteService } from './v1-quote-service';
 import { Customer, CustomerBody, CustomerPage, IdempotencyHeaders, PageQuery, PricebookList, ProductPage, QuoteBody, V1Quote } from './schemas';
 import { V1_CUSTOMER_EXAMPLE, V1_PRICEBOOKS_EXAMPLE, V1_PRODUCT_PAGE_EXAMPLE, V1_QUOTE_EXAMPLE, V1_QUOTE_REQUEST_EXAMPLE } from './examples';
 
@@ -26,6 +26,7 @@ const QuoteHeaders = z.object({
 const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: PROBLEM_CONTENT_TYPE });
 
 const engineHeader = (ms: number) => ({ 'X-Engine-Latency-Ms': ms.toFixed(3) });
+const created = (outcome: QuoteOutcome): Answer => ({ status: 201, body: outcome.quote, headers: engineHeader(outcome.engineMs) });
 
 /** D14: the alternate `/v1/quotes` and the lists a client fills a quote in from (ADMIN, SALES). */
 export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes: V1QuoteService; rateCards: RateCardRepository }): void {
@@ -49,10 +50,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
       409: problem('idempotency-key-in-use: the first request with this key is still running'),
     },
     handler: async ({ req, res, caller, body }) => {
-      await idempotent(deps.em, req, res, async () => {
-        const outcome = await deps.quotes.create(caller, body);
-        return { status: 201, body: outcome.quote, headers: engineHeader(outcome.engineMs) };
-      });
+      await idempotent(deps.em, req, res, async (keep) => created(await deps.quotes.create(caller, body, (tx, outcome) => keep(tx, created(outcome)))));
     },
   });
 
@@ -91,10 +89,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
       409: problem('Not revisable (approved, rejected or expired), or idempotency-key-in-use'),
     },
     handler: async ({ req, res, caller, params, body }) => {
-      await idempotent(deps.em, req, res, async () => {
-        const outcome = await deps.quotes.revise(caller, params.id, body);
-        return { status: 201, body: outcome.quote, headers: engineHeader(outcome.engineMs) };
-      });
+      await idempotent(deps.em, req, res, async (keep) => created(await deps.quotes.revise(caller, params.id, body, (tx, outcome) => keep(tx, created(outcome)))));
     },
   });
 
@@ -156,10 +151,14 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
       200: { description: 'The tenant’s customer of that email', schema: Customer, example: V1_CUSTOMER_EXAMPLE },
     },
     handler: async ({ req, res, caller, body }) => {
-      await idempotent(deps.em, req, res, async () => {
-        const added = await inTenant(deps.em, caller.organizationId, (tx) => addCustomer(tx, body));
-        return { status: added.created ? 201 : 200, body: added.customer };
-      });
+      await idempotent(deps.em, req, res, (keep) =>
+        inTenant(deps.em, caller.organizationId, async (tx) => {
+          const added = await addCustomer(tx, body);
+          const answer: Answer = { status: added.created ? 201 : 200, body: added.customer };
+          await keep(tx, answer);
+          return answer;
+        }),
+      );
     },
   });
 

@@ -24,6 +24,8 @@ export interface QuoteOutcome {
   engineMs: number;
 }
 
+export type KeepOutcome = (tx: EntityManager, outcome: QuoteOutcome) => Promise<void>;
+
 const engineField = (field: string): string =>
   field
     .replace(/^lineItems\.(\d+)\.(fabricSkuCode|hardwareSkuCode|trimSkuCode)$/, 'lines.$1.sku')
@@ -41,8 +43,13 @@ export class V1QuoteService {
     private readonly events?: EventDispatcher,
   ) {}
 
-  async create(caller: Caller, body: QuoteBody): Promise<QuoteOutcome> {
-    const { event, ...outcome } = await inTenant(this.em, caller.organizationId, (tx) => this.createWithin(tx, caller, body));
+  /** `keep` runs last in the transaction of the write (D14: the Idempotency-Key's answer commits with it). */
+  async create(caller: Caller, body: QuoteBody, keep?: KeepOutcome): Promise<QuoteOutcome> {
+    const { event, ...outcome } = await inTenant(this.em, caller.organizationId, async (tx) => {
+      const created = await this.createWithin(tx, caller, body);
+      await keep?.(tx, { quote: created.quote, engineMs: created.engineMs });
+      return created;
+    });
     await this.events?.tryDispatch(event);
     return outcome;
   }
@@ -63,7 +70,7 @@ export class V1QuoteService {
   }
 
   /** D14: revision n+1 of a DRAFT or SENT quote, priced anew, with its own `quote.created`. */
-  async revise(caller: Caller, quoteId: string, body: QuoteBody): Promise<QuoteOutcome> {
+  async revise(caller: Caller, quoteId: string, body: QuoteBody, keep?: KeepOutcome): Promise<QuoteOutcome> {
     let event: EventEnvelope | undefined;
     const outcome = await inTenant(this.em, caller.organizationId, async (tx) => {
       const current = await lockQuoteForRevision(tx, quoteId);
@@ -75,7 +82,9 @@ export class V1QuoteService {
       const quote = presentV1Quote({ id: quoteId, quoteNumber: current.quoteNumber, status: current.status, revision, createdAt: current.createdAt, caller, body, priced });
       await insertQuoteRevision(tx, { quoteId, revision, rateCardRevisionId: priced.revisionId, createdByUserId: caller.userId, request: body, quote });
       event = await recordQuoteCreated(tx, caller.organizationId, { quoteId: quote.id });
-      return { quote, engineMs: priced.engineMs };
+      const outcome = { quote, engineMs: priced.engineMs };
+      await keep?.(tx, outcome);
+      return outcome;
     });
     if (event) await this.events?.tryDispatch(event);
     return outcome;
