@@ -12,6 +12,7 @@ import {
   customersByIds,
   linesByQuoteIds,
   peopleByIds,
+  revisionsByQuoteIds,
   quotesByCustomerIds,
   quotesByIds,
   workOrdersByIds,
@@ -20,6 +21,7 @@ import {
   type PersonRecord,
   type QuoteLineRecord,
   type QuoteRecord,
+  type QuoteRevisionRecord,
   type WorkOrderRecord,
 } from '../../db/graphql/reads';
 
@@ -77,6 +79,7 @@ export function createLoaders(tx: EntityManager) {
     customer: byId<CustomerRecord>((ids) => customersByIds(tx, ids)),
     workOrder: byId<WorkOrderRecord>((ids) => workOrdersByIds(tx, ids)),
     person: byId<PersonRecord>((ids) => peopleByIds(tx, ids)),
+    revisionsOfQuote: childrenOf<QuoteRevisionRecord>((ids, first) => revisionsByQuoteIds(tx, ids, first), (row) => row.quote_id),
     linesOfQuote: childrenOf<QuoteLineRecord>((ids, first) => linesByQuoteIds(tx, ids, first), (row) => row.quote_id),
     quotesOfCustomer: childrenOf<QuoteRecord>((ids, first) => quotesByCustomerIds(tx, ids, first), (row) => row.customer_id),
     workOrdersOfQuote: childrenOf<WorkOrderRecord>((ids, first) => workOrdersByQuoteIds(tx, ids, first), (row) => row.quote_id),

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { QUOTE_STATUSES, type QuoteStatus } from '../../db/quotes/quote-status';
 import { WORK_ORDER_STATUSES, type WorkOrderStatus } from '../../db/work-orders/status-table';
 import { ROLES } from '../../db/entities/user';
-import { customerPage, quotePage, workOrderPage, type CustomerRecord, type PersonRecord, type QuoteLineRecord, type QuoteRecord, type WorkOrderRecord } from '../../db/graphql/reads';
+import { customerPage, quotePage, workOrderPage, type CustomerRecord, type PersonRecord, type QuoteLineRecord, type QuoteRecord, type QuoteRevisionRecord, type WorkOrderRecord } from '../../db/graphql/reads';
 import type { PricedComponent, PricedLineItem, PricedQuote } from '../quotes/pricing/engine';
 import { OFFICE } from '../http/roles';
 import { forbidden } from '../http/errors';
@@ -135,6 +135,17 @@ const QuoteLine = new GraphQLObjectType<QuoteLineRecord, Context>({
   },
 });
 
+const QuoteRevision = new GraphQLObjectType<QuoteRevisionRecord, Context>({
+  name: 'QuoteRevision',
+  description: 'D14: one persisted revision of a quote (POST /v1/quotes makes revision 1, each POST /v1/quotes/{id}/revisions the next).',
+  fields: {
+    revision: { type: nonNull(GraphQLInt) },
+    createdAt: { type: nonNull(DateTime), resolve: (r) => iso(r.created_at) },
+    createdBy: { type: Person, resolve: (r, _args, ctx) => (r.created_by_user_id ? ctx.loaders.person.load(r.created_by_user_id) : null) },
+    pricebookRevision: { type: nonNull(DateTime), description: 'The rate-card revision that priced it.', resolve: (r) => iso(r.pricebook_revision) },
+  },
+});
+
 // Declared before use by the thunks below (types refer to each other).
 // eslint-disable-next-line prefer-const
 let Customer: GraphQLObjectType<CustomerRecord, Context>;
@@ -149,6 +160,8 @@ const Quote: GraphQLObjectType<QuoteRecord, Context> = new GraphQLObjectType<Quo
     number: { type: nonNull(GraphQLInt), resolve: (q) => q.quote_number },
     reference: { type: nonNull(GraphQLString), description: 'The proposal reference, `Q-<number>`.', resolve: (q) => `Q-${q.quote_number}` },
     status: { type: nonNull(QuoteStatusEnum) },
+    revision: { type: nonNull(GraphQLInt), description: 'D14: the revision the quote is at (1 until revised).' },
+    taxRegion: { type: GraphQLString, description: 'D14: the province or territory it was priced for (null for quotes made by /api/v1/quotes/calculate).', resolve: (q) => q.tax_region },
     laborTierCode: { type: nonNull(GraphQLString), resolve: (q) => q.labor_tier_code },
     totalAmountCents: { type: nonNull(Cents), resolve: (q) => q.total_amount_cents },
     totalCostCents: { type: nonNull(Cents), resolve: (q) => q.total_cost_cents },
@@ -167,6 +180,12 @@ const Quote: GraphQLObjectType<QuoteRecord, Context> = new GraphQLObjectType<Quo
       description: 'The lines in order (a quote has at most 200).',
       ...sized(50, 200),
       resolve: (q, args: { first?: number | null }, ctx) => ctx.loaders.linesOfQuote(sizeArg(args, 50, 200, 'lines')).load(q.id),
+    },
+    revisions: {
+      type: listOf(QuoteRevision),
+      description: 'D14: its revisions, oldest first (none for quotes made by /api/v1/quotes/calculate).',
+      ...sized(10, 50),
+      resolve: (q, args: { first?: number | null }, ctx) => ctx.loaders.revisionsOfQuote(sizeArg(args, 10, 50, 'revisions')).load(q.id),
     },
     workOrders: {
       type: listOf(WorkOrder),

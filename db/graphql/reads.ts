@@ -28,6 +28,9 @@ export interface QuoteRecord {
   rejected_at: Date | null;
   expired_at: Date | null;
   paid_at: Date | null;
+  /** D14: the revision the quote is at, and the tax region it was priced for (null for /api/ quotes). */
+  revision: number;
+  tax_region: string | null;
   /** created_at to the microsecond, for keyset cursors. */
   cursor_created_at: string;
 }
@@ -35,7 +38,7 @@ export interface QuoteRecord {
 /** A list of ids bound as one JSON array parameter (one statement, whatever its length). */
 const ID_LIST = 'array(select jsonb_array_elements_text(?::jsonb)::uuid)';
 
-const QUOTE_COLUMNS = `q.id, q.quote_number, q.status, q.customer_id, q.created_by_user_id, q.labor_tier_code, q.total_cost_cents::text as total_cost_cents,
+const QUOTE_COLUMNS = `q.id, q.quote_number, q.status, q.revision, q.tax_region, q.customer_id, q.created_by_user_id, q.labor_tier_code, q.total_cost_cents::text as total_cost_cents,
   q.total_amount_cents::text as total_amount_cents, q.margin_percent::text as margin_percent, q.applied_margin::text as applied_margin,
   q.created_at, q.sent_at, q.approved_at, q.rejected_at, q.expired_at, q.paid_at, ${cursorTimestamp('q.created_at')} as cursor_created_at`;
 
@@ -193,4 +196,26 @@ export interface PersonRecord {
 /** Users as other records name them: name, email and role, never a credential. */
 export function peopleByIds(em: EntityManager, ids: readonly string[]): Promise<PersonRecord[]> {
   return em.execute<PersonRecord[]>(`select id, full_name, email, role from users where id = any(${ID_LIST})`, [JSON.stringify(ids)]);
+}
+
+export interface QuoteRevisionRecord {
+  quote_id: string;
+  revision: number;
+  created_by_user_id: string | null;
+  created_at: Date;
+  /** The rate-card revision that priced it (D2's timestamp). */
+  pricebook_revision: Date;
+}
+
+/** D14: the first `limit` revisions of each quote, oldest first (quotes made by /api/ calculate have none). */
+export function revisionsByQuoteIds(em: EntityManager, quoteIds: readonly string[], limit: number): Promise<QuoteRevisionRecord[]> {
+  return em.execute<QuoteRevisionRecord[]>(
+    `select * from (
+       select r.quote_id, r.revision, r.created_by_user_id, r.created_at, c.revision as pricebook_revision,
+              row_number() over (partition by r.quote_id order by r.revision) as nth
+         from quote_revisions r join rate_card_revisions c on c.id = r.rate_card_revision_id
+        where r.quote_id = any(${ID_LIST})
+     ) ranked where nth <= ? order by quote_id, revision`,
+    [JSON.stringify(quoteIds), limit],
+  );
 }

@@ -308,7 +308,8 @@ describe('moveJob (D11: the same table, history and events as PATCH /v1/fsm/jobs
 });
 
 describe('createQuote (D14 with an idempotency key argument)', () => {
-  const CREATE = 'mutation C($input: CreateQuoteInput!, $key: String) { createQuote(input: $input, idempotencyKey: $key) { replayed quote { id status totalAmountCents customer { id } lines { position } } } }';
+  const CREATE =
+    'mutation C($input: CreateQuoteInput!, $key: String) { createQuote(input: $input, idempotencyKey: $key) { replayed quote { id status revision taxRegion totalAmountCents customer { id } lines { position } revisions(first: 1) { revision createdBy { role } } } } }';
   let input: Record<string, unknown>;
   beforeAll(async () => {
     const customerId = (await owner.query<{ id: string }>('select id from customers where organization_id = $1 order by created_at limit 1', [tenant.id])).rows[0]!.id;
@@ -322,8 +323,12 @@ describe('createQuote (D14 with an idempotency key argument)', () => {
     const before = await quoteCount();
     const first = await gql(tokens[who], CREATE, { input, key });
     expect(first.body.errors).toBeUndefined();
-    expect(first.body.data!.createQuote).toMatchObject({ replayed: false, quote: { status: 'DRAFT', customer: { id: input.customerId }, lines: [{ position: 0 }] } });
-    expect(first.body.extensions!.cost).toMatchObject({ requestedQueryCost: 50 + 1 + 1 + 50, actualQueryCost: 50 + 1 + 1 + 1 });
+    expect(first.body.data!.createQuote).toMatchObject({
+      replayed: false,
+      quote: { status: 'DRAFT', revision: 1, taxRegion: 'CA-ON', customer: { id: input.customerId }, lines: [{ position: 0 }], revisions: [{ revision: 1, createdBy: { role: who.toUpperCase() } }] },
+    });
+    // 50 + quote 1 + customer 1 + lines 50 + revisions 1 × (1 + createdBy 1); actual: one line, one revision.
+    expect(first.body.extensions!.cost).toMatchObject({ requestedQueryCost: 50 + 1 + 1 + 50 + 2, actualQueryCost: 50 + 1 + 1 + 1 + 2 });
     const again = await gql(tokens[who], CREATE, { input, key });
     expect(again.body.data!.createQuote).toEqual({ ...first.body.data!.createQuote, replayed: true });
     expect(await quoteCount()).toBe(before + 1);

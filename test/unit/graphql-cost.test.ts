@@ -50,6 +50,17 @@ describe('requested cost (docs/graphql.md worked examples)', () => {
     expect(cost('query Q($no: Boolean!) { workOrders(first: 5) { nodes { id quote @include(if: $no) { id } } } }', { no: false })).toBe(7);
   });
 
+  it('10. fifty jobs with their change orders and time entries (default sizes 10 and 20): 2 + 50 × (1 + 10 + 20) = 1,552', () => {
+    expect(cost('{ jobs(first: 50) { nodes { id changeOrders { sellCents } timeEntries { hours } } } }')).toBe(1552);
+  });
+
+  it('11. moveJob and createQuote cost one /v1/ request (50 points) plus their selection: 50 + 1 = 51', () => {
+    expect(cost('mutation { moveJob(id: "x", status: DISPATCHED) { id status crew { name } } }')).toBe(51);
+    expect(cost('mutation M($i: CreateQuoteInput!) { createQuote(input: $i) { replayed quote { id } } }', {
+      i: { customerId: 'c', currency: 'CAD', taxRegion: 'CA-ON', pricebookId: 'p', lines: [{ sku: 'S', quantity: 1, configuration: { finishedWidthIn: 1, finishedHeightIn: 1, controlSide: 'left' } }] },
+    })).toBe(51);
+  });
+
   it('introspection adds no points (the limits bound it)', () => {
     expect(cost('{ __schema { types { name fields { name } } } }')).toBe(0);
   });
