@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { drawTokens } from '../../db/plans/buckets';
-import { bucketLevel, returnTokens, type BucketLevel } from '../../db/graphql/plan-points';
+import { bucketLevel, returnTokens, type BucketLevel } from '../../db/plans/buckets';
 import { POINTS_PER_REQUEST, type PointsBucket, type ThrottleStatus } from './throttle';
 
 const points = (tokens: number) => Math.round(tokens * POINTS_PER_REQUEST * 100) / 100;
