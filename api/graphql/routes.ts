@@ -4,6 +4,7 @@ import { createHandler } from 'graphql-http';
 import { GraphQLError, printSchema } from 'graphql';
 import { route, type RouteHost } from '../http/route';
 import { notFound } from '../http/errors';
+import { MAX_REPORTED_FIELDS, NUL_COMPLAINT, nulPaths } from '../http/validate';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../v1/problem';
 import { schema } from './schema';
 import { createExecutor, type ExecutionDeps, type RequestScope } from './execute';
@@ -120,6 +121,13 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
       const body: unknown = req.body;
       if (Array.isArray(body)) {
         sendErrors(res, 400, [codedError('Send one operation per request; arrays of operations (batching) are not supported.', REFUSAL_CODES.batch)]);
+        return;
+      }
+      // PostgreSQL text cannot hold a NUL (issue 11): refused in the query, its name and every variable before anything runs.
+      const withNul = nulPaths(body, 'body');
+      if (withNul.length > 0) {
+        const fields = Object.fromEntries(withNul.slice(0, MAX_REPORTED_FIELDS).map((path) => [path, NUL_COMPLAINT]));
+        sendErrors(res, 400, [codedError(`Must not contain the NUL character (\\u0000): ${Object.keys(fields).join(', ')}.`, REFUSAL_CODES.badInput, { fields })]);
         return;
       }
       const size = oversizedVariables((body as { variables?: unknown } | undefined)?.variables);

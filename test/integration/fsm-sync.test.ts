@@ -84,6 +84,8 @@ describe('incremental sync under concurrency', () => {
         try {
           await client.query('begin');
           await client.query('select app_enter_tenant($1)', [t.id]);
+          // Every writer takes the tenant's sync clock before any job row (db/fsm/jobs.ts lockJobClock), as the API's do.
+          await client.query(`insert into job_sync_clock as c (organization_id) values (app_current_organization()) on conflict (organization_id) do update set last_sequence = c.last_sequence`);
           await client.query(`update work_orders set notes = $1 where id = $2`, [`slow ${round}`, ids[round]]);
           await sleep(150);
           await client.query('commit');

@@ -129,14 +129,21 @@ describe('NUL characters in text fields (issue 11)', () => {
       expect(paths.length).toBeGreaterThan(0);
       for (const path of paths) {
         const res = await send(withStringAt(valid, path, (s) => `${s.slice(0, 1)}\u0000${s.slice(1)}`));
-        // Section 7's envelope under /api/, D10's problem (`errors`) under /v1/.
-        const body = (await res.json()) as { error?: { code: string; details?: { fields: Record<string, string> } }; errors?: Record<string, string> };
-        answers.push({ field: `${operation.method} ${operation.path} ${path}`, status: res.status, complaint: body.error?.details?.fields[path] ?? body.errors?.[path] });
+        // Section 7's envelope under /api/, D10's problem (`errors`) under /v1/, and GraphQL's own
+        // errors (a request refused before execution: 400, BAD_USER_INPUT with the fields).
+        const body = (await res.json()) as {
+          error?: { code: string; details?: { fields: Record<string, string> } };
+          errors?: Record<string, string> | { extensions?: { code?: string; fields?: Record<string, string> } }[];
+        };
+        const graphql = Array.isArray(body.errors) ? body.errors[0]?.extensions : undefined;
+        if (graphql) expect(graphql.code).toBe('BAD_USER_INPUT');
+        const complaint = graphql ? graphql.fields?.[path] : body.error?.details?.fields[path] ?? (body.errors as Record<string, string> | undefined)?.[path];
+        answers.push({ field: `${operation.method} ${operation.path} ${path}`, status: res.status, complaint });
       }
     }
     expect(answers.length).toBeGreaterThanOrEqual(20);
     // All at once, so a failure lists every field that lets a NUL through.
-    expect(answers).toEqual(answers.map(({ field }) => ({ field, status: 422, complaint: NUL_COMPLAINT })));
+    expect(answers).toEqual(answers.map(({ field }) => ({ field, status: field.startsWith('POST /v1/graphql ') ? 400 : 422, complaint: NUL_COMPLAINT })));
   });
 
   it('are refused in keys and in query strings too', async () => {
@@ -146,5 +153,13 @@ describe('NUL characters in text fields (issue 11)', () => {
     const query = await api.request(`/api/v1/quotes?status=DRAFT%00`, { token });
     expect(query.status).toBe(422);
     expect(((await query.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields.status).toBe(NUL_COMPLAINT);
+  });
+
+  it('a NUL in a GraphQL variable is refused before execution, with its path', async () => {
+    const res = await api.request('/v1/graphql', { method: 'POST', token, json: { query: 'query ($first: Int) { workOrders(first: $first) { nodes { id } } }', variables: { first: 1, note: 'a\u0000b' } } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: { extensions: { code: string; fields: Record<string, string> } }[]; data?: unknown };
+    expect(body.errors[0]!.extensions).toEqual({ code: 'BAD_USER_INPUT', fields: { 'variables.note': NUL_COMPLAINT } });
+    expect(body.data).toBeUndefined();
   });
 });
