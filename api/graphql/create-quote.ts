@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { claimKey, completeKey } from '../../db/idempotency/keys';
+import { claimKey, completeKey, holdKeyForTransaction } from '../../db/idempotency/keys';
 import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
 import { QuoteBody } from '../v1/quotes/schemas';
@@ -13,8 +13,8 @@ import { withoutNulls } from './input';
  * GraphQL's createQuote: POST /v1/quotes (D14) with its Idempotency-Key as an argument, in the
  * request's tenant transaction. The same key with the same input, within 24 hours, answers the
  * quote the first call made (`replayed: true`) and makes nothing; with other input it is
- * IDEMPOTENCY_KEY_REUSED. A second call while the first is still running waits for the first to
- * commit (its claim row holds the key) and is then a replay. Keys are the tenant's, shared with
+ * IDEMPOTENCY_KEY_REUSED. A second call while the first is still running is IDEMPOTENCY_KEY_IN_USE
+ * at once (D14's 409): the first holds the key for its whole transaction. Keys are the tenant's, shared with
  * /v1/quotes; a GraphQL fingerprint never matches a REST one, so a key is used by one interface.
  * What is kept for a key is the quote's id: a replay answers that quote with whatever the new
  * selection asks of it.
@@ -30,6 +30,7 @@ export async function createQuote(ctx: GraphQLContext, quotes: V1QuoteService, i
   const body = parseOrThrow(QuoteBody, withoutNulls(input), 'input');
   if (idempotencyKey !== undefined && idempotencyKey !== null) {
     if (idempotencyKey.length === 0 || idempotencyKey.length > 255) throw validationFailed({ idempotencyKey: idempotencyKey.length === 0 ? 'Must not be empty' : 'At most 255 characters' });
+    if (!(await holdKeyForTransaction(ctx.tx, idempotencyKey))) throw idempotencyKeyInUse();
     const claim = await claimKey(ctx.tx, idempotencyKey, fingerprintOf(input));
     if (!claim.claimed) {
       if (claim.fingerprint !== fingerprintOf(input)) throw idempotencyKeyReused();

@@ -33,6 +33,20 @@ interface KeyRow {
 }
 
 /** Claims `key` for a request of this fingerprint, or says what holds it. */
+/**
+ * For a claim made inside a longer transaction (GraphQL's createQuote, whose claim row stays
+ * uncommitted until the whole request commits): holds the tenant's key for the rest of the
+ * transaction, or answers false at once when another transaction holds it, so a second request
+ * with the key answers "in use" (D14's 409) instead of waiting on the first one's row.
+ */
+export async function holdKeyForTransaction(em: EntityManager, key: string): Promise<boolean> {
+  const [row] = await em.execute<{ held: boolean }[]>(
+    `select pg_try_advisory_xact_lock(hashtextextended('idempotency:' || app_current_organization()::text || ':' || ?, 0)) as held`,
+    [key],
+  );
+  return row?.held === true;
+}
+
 export async function claimKey(em: EntityManager, key: string, fingerprint: string): Promise<Claim> {
   // An expired key, or one whose lease ran out, is forgotten first, so the request runs anew.
   await em.execute(

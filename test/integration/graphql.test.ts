@@ -353,6 +353,32 @@ describe('createQuote (D14 with an idempotency key argument)', () => {
   });
 });
 
+describe('createQuote while the same key is in use (D14)', () => {
+  it('answers IDEMPOTENCY_KEY_IN_USE at once and writes nothing; once the key is free the call runs', async () => {
+    const customerId = (await owner.query<{ id: string }>('select id from customers where organization_id = $1 order by created_at limit 1', [tenant.id])).rows[0]!.id;
+    const input = { customerId, currency: 'CAD', taxRegion: 'CA-ON', pricebookId: tenant.id, lines: [{ sku: 'ROLLER-SCREEN', quantity: 1, configuration: { finishedWidthIn: 40, finishedHeightIn: 50, controlSide: 'right' } }] };
+    const CREATE = 'mutation C($input: CreateQuoteInput!, $key: String) { createQuote(input: $input, idempotencyKey: $key) { replayed quote { id } } }';
+    const key = `gql-in-use-${Date.now()}`;
+    const before = (await owner.query('select count(*)::int as n from quotes where organization_id = $1', [tenant.id])).rows[0].n as number;
+    // Another request's transaction holds the key (db/idempotency/keys.ts holdKeyForTransaction).
+    const holder = await owner.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(hashtextextended('idempotency:' || $1 || ':' || $2, 0))`, [tenant.id, key]);
+      const busy = await gql(tokens.admin, CREATE, { input, key });
+      expect(codes(busy.body)).toEqual(['IDEMPOTENCY_KEY_IN_USE']);
+      expect((await owner.query('select count(*)::int as n from idempotency_keys where organization_id = $1 and key = $2', [tenant.id, key])).rows[0].n).toBe(0);
+    } finally {
+      await holder.query('rollback');
+      holder.release();
+    }
+    expect((await owner.query('select count(*)::int as n from quotes where organization_id = $1', [tenant.id])).rows[0].n).toBe(before);
+    const free = await gql(tokens.admin, CREATE, { input, key });
+    expect(free.body.errors).toBeUndefined();
+    expect(free.body.data!.createQuote).toMatchObject({ replayed: false });
+  });
+});
+
 describe('cursor connections', () => {
   it('first/after walks every work order once, in order', async () => {
     const seen: string[] = [];
