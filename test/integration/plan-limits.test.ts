@@ -114,7 +114,8 @@ describe('plan buckets (D15, document 001 section 8)', () => {
     await freeze(tenant.id, burst);
     const answers = await Promise.all(Array.from({ length: 2 * burst }, (_, i) => get(tenant.token, i % 2 === 0 ? api : second)));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(burst);
-    expect(answers.filter((a, i) => i % 2 === 1 && a.status === 429).length).toBeGreaterThan(0);
-    expect(answers.filter((a, i) => i % 2 === 0 && a.status === 429).length).toBeGreaterThan(0);
+    // Which process met the empty bucket first is a matter of timing; that both now meet it is not.
+    expect((await get(tenant.token, api)).status).toBe(429);
+    expect((await get(tenant.token, second)).status).toBe(429);
   });
 });
