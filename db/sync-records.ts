@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { providerKeysetWhere } from './keyset-filter';
 import { cursorTimestamp } from './cursor-timestamp';
 
 /**
@@ -85,19 +86,10 @@ export function syncRecordPage(
   em: EntityManager,
   query: { provider?: SyncProvider | undefined; after?: readonly [string, string] | undefined; limit: number },
 ): Promise<(SyncRecordRow & { cursor_updated_at: string })[]> {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  if (query.provider) {
-    conditions.push('provider = ?');
-    params.push(query.provider);
-  }
-  if (query.after) {
-    conditions.push('(updated_at, id) < (?::timestamptz, ?::uuid)');
-    params.push(...query.after);
-  }
+  const { where, params } = providerKeysetWhere('updated_at', query);
   return em.execute<(SyncRecordRow & { cursor_updated_at: string })[]>(
     `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at, ${cursorTimestamp('updated_at')} as cursor_updated_at
-       from sync_records ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+       from sync_records ${where}
       order by updated_at desc, id desc limit ?`,
     [...params, query.limit + 1],
   );

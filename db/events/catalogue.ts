@@ -1,4 +1,3 @@
-import { CURRENT_VERSION } from '../versions/versions';
 /**
  * Section 6.2 of document 000: every event of the core format. Adding an event is one line here
  * (and its data builder where the change happens); subscriptions (D6) validate against this list.
@@ -54,11 +53,6 @@ export function formatsCarrying(event: string): WebhookFormat[] {
   return WEBHOOK_FORMATS.filter((format) => FORMAT_CATALOGUES[format].includes(event));
 }
 
-/**
- * D16: the version an `events` endpoint pins at its registration, answered as the envelope's
- * `apiVersion` (document 001 section 6.2).
- */
-export const CURRENT_EVENTS_API_VERSION = CURRENT_VERSION;
 
 /** Document 000 section 6.1: the envelope every event is stored with in the outbox. */
 export interface EventEnvelope<D = Record<string, unknown>> {

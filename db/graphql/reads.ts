@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { QuoteLineRow } from '../quotes/quotes';
 import type { QuoteStatus } from '../quotes/quote-status';
 import type { WorkOrderStatus } from '../work-orders/status-table';
 import { cursorTimestamp } from '../cursor-timestamp';
@@ -76,20 +77,7 @@ export function quotesByCustomerIds(em: EntityManager, customerIds: readonly str
   );
 }
 
-export interface QuoteLineRecord {
-  quote_id: string;
-  position: number;
-  reference: string | null;
-  width_inches: string;
-  drop_inches: string;
-  quantity: number;
-  fabric_sku_code: string;
-  hardware_sku_code: string;
-  motor_sku_code: string | null;
-  trim_sku_code: string | null;
-  cost_cents: string;
-  price_cents: string;
-}
+export type QuoteLineRecord = QuoteLineRow & { quote_id: string };
 
 /** The first `limit` lines of each quote, in their order. */
 export function linesByQuoteIds(em: EntityManager, quoteIds: readonly string[], limit: number): Promise<QuoteLineRecord[]> {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { providerKeysetWhere } from '../keyset-filter';
 import { cursorTimestamp } from '../cursor-timestamp';
 import type { SyncProvider } from '../sync-records';
 
@@ -73,20 +74,11 @@ export function syncRunPage(
   em: EntityManager,
   query: { provider?: SyncProvider | undefined; after?: readonly [string, string] | undefined; limit: number },
 ): Promise<(SyncRunRow & { cursor_started_at: string })[]> {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  if (query.provider) {
-    conditions.push('provider = ?');
-    params.push(query.provider);
-  }
-  if (query.after) {
-    conditions.push('(started_at, id) < (?::timestamptz, ?::uuid)');
-    params.push(...query.after);
-  }
+  const { where, params } = providerKeysetWhere('started_at', query);
   return em.execute<(SyncRunRow & { cursor_started_at: string })[]>(
     `select id, provider, workflow_id, started_at, finished_at, seen, applied, watermark_before, watermark_after, error,
             ${cursorTimestamp('started_at')} as cursor_started_at
-       from provider_sync_runs ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+       from provider_sync_runs ${where}
       order by started_at desc, id desc limit ?`,
     [...params, query.limit + 1],
   );

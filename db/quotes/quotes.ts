@@ -207,7 +207,8 @@ interface DetailRow extends SummaryRow {
   calculation: unknown;
 }
 
-interface LineRow {
+/** A quote line as stored (`quote_lines`). */
+export interface QuoteLineRow {
   position: number;
   reference: string | null;
   width_inches: string;
@@ -236,7 +237,7 @@ export async function quoteDetail(em: EntityManager, id: string) {
     [id],
   );
   if (!row) return undefined;
-  const lines = await em.execute<LineRow[]>(
+  const lines = await em.execute<QuoteLineRow[]>(
     `select position, reference, width_inches::text as width_inches, drop_inches::text as drop_inches, quantity, fabric_sku_code, hardware_sku_code,
             motor_sku_code, trim_sku_code, cost_cents, price_cents
        from quote_lines where quote_id = ? order by position`,

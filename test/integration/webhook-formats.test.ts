@@ -14,8 +14,9 @@ import { startMailCatcher, type MailCatcher } from '../../scripts/infra/mail-cat
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { CURRENT_EVENTS_API_VERSION, type EventEnvelope, type OutboxEventName } from '../../db/events/catalogue';
+import { type EventEnvelope, type OutboxEventName } from '../../db/events/catalogue';
 import { recordEvent } from '../../db/events/outbox';
+import { CURRENT_VERSION } from '../../db/versions/versions';
 import { dollars, percentOf } from '../../db/money';
 import { inTenant } from '../../db/tenant-scope';
 import { smtpMailer, type Mailer } from '../../activities/email/mailer';
@@ -182,11 +183,11 @@ describe('registration: a format fixed at registration, with its own catalogue (
   it('defaults to core; field and events take the names of their catalogue; events pins the current version', async () => {
     const r = await receiver();
     const core = await register({ url: r.url, events: ['quote.approved'] });
-    expect(core).toMatchObject({ format: 'core', api_version: CURRENT_EVENTS_API_VERSION, events: ['quote.approved'] });
+    expect(core).toMatchObject({ format: 'core', api_version: CURRENT_VERSION, events: ['quote.approved'] });
     const field = await register({ url: r.url, format: 'field', events: ['job.dispatched', 'job.status_changed', 'job.completed', 'change_order.submitted', 'change_order.approved', 'change_order.rejected', 'quote.created', 'invoice.generated'] });
-    expect(field).toMatchObject({ format: 'field', api_version: CURRENT_EVENTS_API_VERSION });
+    expect(field).toMatchObject({ format: 'field', api_version: CURRENT_VERSION });
     const events = await register({ url: r.url, format: 'events', events: ['quote.created', 'invoice.generated'], description: 'CRM' });
-    expect(events).toMatchObject({ format: 'events', api_version: CURRENT_EVENTS_API_VERSION, description: 'CRM', status: 'enabled' });
+    expect(events).toMatchObject({ format: 'events', api_version: CURRENT_VERSION, description: 'CRM', status: 'enabled' });
     expect(events.secret).toMatch(/^whsec_/);
     const listed = WebhookEndpointList.parse(await (await api.request('/api/v1/webhook-endpoints', { token: admin })).json()).data;
     expect(listed.map((e) => [e.id, e.format])).toEqual([
@@ -291,7 +292,7 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
 
     // Events (document 001 section 6.2).
     const [gotEvents] = eventsReceiver.received;
-    const eventsBody = `{"id":"${envelope.id}","type":"quote.created","apiVersion":"${CURRENT_EVENTS_API_VERSION}","createdAt":"${envelope.created_at}","livemode":true,"data":{"object":${JSON.stringify(object)},"previousAttributes":null}}`;
+    const eventsBody = `{"id":"${envelope.id}","type":"quote.created","apiVersion":"${CURRENT_VERSION}","createdAt":"${envelope.created_at}","livemode":true,"data":{"object":${JSON.stringify(object)},"previousAttributes":null}}`;
     expect(gotEvents!.body).toBe(eventsBody);
     const eventsHeaders = headersOf(gotEvents!);
     expect(eventsHeaders).toEqual({
@@ -401,7 +402,7 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
     expect((await settled(envelope.id)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
     expect(fieldReceiver.received[0]!.body).toBe(`{"event":"invoice.generated","event_id":"${envelope.id}","occurred_at":"${envelope.created_at}","data":${JSON.stringify(object)}}`);
     expect(eventsReceiver.received[0]!.body).toBe(
-      `{"id":"${envelope.id}","type":"invoice.generated","apiVersion":"${CURRENT_EVENTS_API_VERSION}","createdAt":"${envelope.created_at}","livemode":true,"data":{"object":${JSON.stringify(object)},"previousAttributes":null}}`,
+      `{"id":"${envelope.id}","type":"invoice.generated","apiVersion":"${CURRENT_VERSION}","createdAt":"${envelope.created_at}","livemode":true,"data":{"object":${JSON.stringify(object)},"previousAttributes":null}}`,
     );
     expect(Stripe.webhooks.constructEvent(eventsReceiver.received[0]!.body, String(eventsReceiver.received[0]!.headers['service-signature']), events.secret)).toMatchObject({ type: 'invoice.generated' });
     expect(hmacVerifies(String(fieldReceiver.received[0]!.headers['x-service-signature']), fieldReceiver.received[0]!.body, field.secret)).toBe(true);
@@ -517,7 +518,7 @@ describe('the 24-hour schedules, the disabling and its email, 410 and replay (D1
     await failing.waitFor(11);
     const replayed = failing.received.slice(9).map((r) => JSON.parse(r.body) as { id: string; type: string; apiVersion: string });
     expect(replayed.map((r) => r.id).sort()).toEqual([second.id, third.id].sort());
-    for (const r of replayed) expect(r).toMatchObject({ type: 'quote.created', apiVersion: CURRENT_EVENTS_API_VERSION });
+    for (const r of replayed) expect(r).toMatchObject({ type: 'quote.created', apiVersion: CURRENT_VERSION });
     for (const id of [second.id, third.id]) expect((await settled(id)).map((d) => d.status)).toEqual(['failed', 'delivered']);
   }, 90_000);
 
