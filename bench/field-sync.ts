@@ -15,6 +15,7 @@
 import autocannon from 'autocannon';
 import { randomInt } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { printPeakMemory } from './support/peak-memory';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 10_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -102,6 +103,7 @@ await withSelfContainedStack('bench_field_sync', async () => {
       console.error('\nsome requests did not answer 2xx: the figures above are not trustworthy');
       process.exitCode = 1;
     }
+    printPeakMemory([{ role: 'API, with the pollers as load generator (one process)', pid: process.pid }]);
   } finally {
     await api.close();
     await owner.end();

@@ -16,6 +16,7 @@
 import autocannon from 'autocannon';
 import { randomInt } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { printPeakMemory } from './support/peak-memory';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -145,6 +146,7 @@ await withSelfContainedStack('bench_graphql', async () => {
       console.error('\nsome requests failed: the figures above are not trustworthy');
       process.exitCode = 1;
     }
+    printPeakMemory([{ role: 'API, with the load generator (one process)', pid: process.pid }]);
   } finally {
     clearInterval(refill);
     await api.close();

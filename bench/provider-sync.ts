@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { printPeakMemory } from './support/peak-memory';
 import { WORKFLOW_TYPES, type ProviderSyncWorkflow } from '../activities/temporal/contracts';
 
 const events = Number(process.env.BENCH_SYNC_EVENTS ?? 150);
@@ -65,6 +66,7 @@ await withSelfContainedStack('bench_provider_sync', async () => {
     console.log(`\npayments sync, one worker, Temporal at ${process.env.TEMPORAL_ADDRESS}\n`);
     console.log(`catch-up run: ${catchUp.seen} events read, ${catchUp.applied} applied in ${catchUp.ms.toFixed(0)} ms (${((catchUp.applied / catchUp.ms) * 1000).toFixed(0)} events/s, pages of 100)`);
     console.log(`idle run (nothing new): ${idle.ms.toFixed(0)} ms`);
+    printPeakMemory([{ role: 'API + worker + fakes (one process)', pid: process.pid }]);
   } finally {
     await api.close();
     await harness.close();

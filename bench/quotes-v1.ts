@@ -16,6 +16,7 @@
 import autocannon from 'autocannon';
 import { randomInt, randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { printPeakMemory } from './support/peak-memory';
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 1500);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -113,6 +114,7 @@ await withSelfContainedStack('bench_quotes_v1', async () => {
     for (const f of [me, fresh, replayed]) console.log(`${f.name.padEnd(42)} ${pad(f.rps.toFixed(0), 8)} ${pad(f.p50, 7)} ${pad(f.p99, 7)} ${pad(f.non2xx, 8)}`);
     console.log(`\nX-Engine-Latency-Ms (fresh keys, ${engineMs.length} answers): p50 ${engineMs.length ? percentile(engineMs, 50).toFixed(3) : 'n/a'} ms, p99 ${engineMs.length ? percentile(engineMs, 99).toFixed(3) : 'n/a'} ms`);
     console.log(`fresh-key p50 / auth/me p50: ${(fresh.p50 / me.p50).toFixed(1)}x; replayed p50 / auth/me p50: ${(replayed.p50 / me.p50).toFixed(1)}x`);
+    printPeakMemory([{ role: 'API, with the load generator (one process)', pid: process.pid }]);
   } finally {
     await api.close();
     await owner.end();
