@@ -20,11 +20,16 @@ async function gql(query: string) {
   const res = await api.request('/v1/graphql', { method: 'POST', token, json: { query } });
   return { res, body: (await res.json()) as { data?: unknown; errors?: { extensions: Record<string, unknown> }[]; extensions: { cost: Record<string, any> } } };
 }
-const setTokens = (tokens: number) =>
+/**
+ * `refillPausedSeconds`: the bucket's clock is set that far ahead, so nothing refills until then
+ * (the refill counts only time after updated_at). A test that needs an exact balance across
+ * several requests then does not depend on how fast a loaded machine sends them.
+ */
+const setTokens = (tokens: number, refillPausedSeconds = 0) =>
   owner.query(
-    `insert into plan_buckets (organization_id, tokens, allowed, updated_at) values ($1, $2, true, clock_timestamp())
-     on conflict (organization_id) do update set tokens = $2, updated_at = clock_timestamp()`,
-    [tenant.id, tokens],
+    `insert into plan_buckets (organization_id, tokens, allowed, updated_at) values ($1, $2, true, clock_timestamp() + make_interval(secs => $3))
+     on conflict (organization_id) do update set tokens = $2, updated_at = clock_timestamp() + make_interval(secs => $3)`,
+    [tenant.id, tokens, refillPausedSeconds],
   );
 
 beforeAll(async () => {
@@ -59,7 +64,8 @@ describe('the plan bucket (D15) pays for GraphQL (D17)', () => {
     const after = await api.request('/v1/graphql/schema.graphql', { token });
     expect(Number(after.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(198);
     // Drawn, not given back: five requests' worth of REST leaves less for GraphQL.
-    await setTokens(100.04);
+    // 100.04 tokens pay for the query alone; no refill while the five requests are sent.
+    await setTokens(100.04, 60);
     for (let i = 0; i < 5; i++) expect((await api.request('/v1/graphql/schema.graphql', { token })).status).toBe(200);
     const throttled = await gql(HALF_BUCKET);
     expect(throttled.body.errors?.[0]?.extensions.code).toBe('THROTTLED');
