@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import type { Timing } from '../activities/temporal/contracts';
 import type { FailureType } from '../activities/temporal/failure-types';
 
@@ -21,6 +21,17 @@ export function databaseProfile(timing: Timing): ActivityOptions {
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: seconds(1, timing), backoffCoefficient: 2, maximumInterval: seconds(30, timing), maximumAttempts: 10 },
   };
+}
+
+/**
+ * Issue 19: a short database step run as a local activity, inside the workflow task that needs it
+ * (an approval's plan, a failed leg's sync row), so it costs no activity task round trip through
+ * the server. Same timeout and retries as a database activity; like one, it runs at least once
+ * and its writes are idempotent upserts of the quote's sync rows.
+ */
+export function localDatabaseProfile(timing: Timing): LocalActivityOptions {
+  const { startToCloseTimeout, retry } = databaseProfile(timing);
+  return { startToCloseTimeout: startToCloseTimeout!, retry: retry! };
 }
 
 /**

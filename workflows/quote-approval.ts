@@ -6,11 +6,13 @@ import {
   defineUpdate,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
+import type { LegInput } from '../activities/approval';
 import type {
   ApprovalProgress,
   ApprovalProgressQuery,
@@ -25,7 +27,7 @@ import type {
   Timing,
 } from '../activities/temporal/contracts';
 import type { SEARCH_ATTRIBUTES } from '../activities/temporal/search-attributes';
-import { databaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
+import { databaseProfile, localDatabaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
 
 /** The contract's update and query (their names are part of the contract's types). */
 const retryLeg: RetryLegUpdate = defineUpdate<LegOutcome, [RetryLegInput], 'retryLeg'>('retryLeg');
@@ -33,6 +35,11 @@ const approvalProgress: ApprovalProgressQuery = defineQuery<ApprovalProgress, []
 const APPROVAL_STATE: keyof typeof SEARCH_ATTRIBUTES = 'ApprovalState';
 const ApprovalStateKey = defineSearchAttributeKey(APPROVAL_STATE, SearchAttributeType.KEYWORD);
 const LEG_PROVIDERS: readonly LegProvider[] = ['PAYMENTS', 'ACCOUNTING', 'CRM'];
+/**
+ * Issue 19, the lean approval: the plan and a failed leg's sync row are local activities, and each
+ * leg's one activity records its own SUCCEEDED row. Runs started before it keep their shape.
+ */
+export const LEAN_APPROVAL_PATCH = 'lean-approval-legs';
 
 /**
  * Sections 3.1 and 3.4, D7: after a quote is approved, each provider leg runs on its own (one
@@ -46,12 +53,15 @@ export const quoteApproval: QuoteApprovalWorkflow = async function quoteApproval
   if (!patched('d19-await-repair')) {
     const plan = await db.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
     const legs: Promise<LegOutcome>[] = plan.skipped.map((provider) => Promise.resolve<LegOutcome>({ provider, status: 'SKIPPED' }));
-    for (const provider of plan.run) legs.push(runLeg(provider, input, timing));
+    for (const provider of plan.run) legs.push(runLeg(provider, input, timing, false));
     return { legs: await Promise.all(legs) };
   }
-  const repairs = new LegRepairs(input, timing);
+  // Asked once, before the first command: asked again after a replay has caught up, it would say yes.
+  const lean = patched(LEAN_APPROVAL_PATCH);
+  const repairs = new LegRepairs(input, timing, lean);
   repairs.listen();
-  const plan = await db.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
+  const planner = lean ? proxyLocalActivities<Activities>(localDatabaseProfile(timing)) : db;
+  const plan = await planner.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
   return repairs.run(plan);
 };
 
@@ -71,6 +81,7 @@ class LegRepairs {
   constructor(
     private readonly input: QuoteApprovalInput,
     private readonly timing: Timing,
+    private readonly lean: boolean,
   ) {}
 
   listen(): void {
@@ -118,7 +129,7 @@ class LegRepairs {
   }
 
   private start(provider: LegProvider): Promise<LegOutcome> {
-    const leg = runLeg(provider, this.input, this.timing).then((outcome) => {
+    const leg = runLeg(provider, this.input, this.timing, this.lean).then((outcome) => {
       this.outcomes.set(provider, outcome);
       this.running.delete(provider);
       return outcome;
@@ -137,14 +148,13 @@ class LegRepairs {
  * (`quote-invoice-<quoteId>-<attempt>`), never the other legs and never a second event.
  */
 export const quoteInvoice: QuoteInvoiceWorkflow = async function quoteInvoice(input) {
-  return runLeg('PAYMENTS', input, input.timing ?? {});
+  return runLeg('PAYMENTS', input, input.timing ?? {}, patched(LEAN_APPROVAL_PATCH));
 };
 
 type Provider = LegProvider;
-type QuoteRef = { organizationId: string; quoteId: string };
 
 /** Each provider's write (one activity, every call keyed by quote and step), as a leg sees it. */
-const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Activities>>, ref: QuoteRef) => Promise<{ externalId: string; amountCents: number | null }>> = {
+const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Activities>>, ref: LegInput) => Promise<{ externalId: string; amountCents: number | null }>> = {
   PAYMENTS: async (acts, ref) => {
     const invoice = await acts.writePaymentsInvoice(ref);
     return { externalId: invoice.invoiceId, amountCents: invoice.totalCents };
@@ -156,18 +166,22 @@ const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Acti
   CRM: async (acts, ref) => ({ externalId: (await acts.upsertCrmOpportunity(ref)).opportunityId, amountCents: null }),
 };
 
-/** One leg: the provider write, then its sync record, SUCCEEDED or FAILED with the last error. */
-async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
-  const db = proxyActivities<Activities>(databaseProfile(timing));
+/**
+ * One leg: the provider write and its sync record, SUCCEEDED or FAILED with the last error. Lean
+ * (issue 19): one activity writes and records its success; a failure is recorded by a local
+ * activity. Before: the write, then an activity for the record either way.
+ */
+async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Timing, lean: boolean): Promise<LegOutcome> {
+  const records = lean ? proxyLocalActivities<Activities>(localDatabaseProfile(timing)) : proxyActivities<Activities>(databaseProfile(timing));
   const providerCalls = proxyActivities<Activities>(providerLegProfile(timing));
   const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
   try {
-    const written = await LEG_WRITES[provider](providerCalls, ref);
-    await db.recordSyncSucceeded({ ...ref, provider, externalId: written.externalId, amountCents: written.amountCents });
+    const written = await LEG_WRITES[provider](providerCalls, lean ? { ...ref, recordSync: true } : ref);
+    if (!lean) await records.recordSyncSucceeded({ ...ref, provider, externalId: written.externalId, amountCents: written.amountCents });
     return { provider, status: 'SUCCEEDED', externalId: written.externalId };
   } catch (error) {
     const message = failureMessage(error);
-    await db.recordSyncFailed({ ...ref, provider, lastError: message });
+    await records.recordSyncFailed({ ...ref, provider, lastError: message });
     return { provider, status: 'FAILED', error: message };
   }
 }

@@ -7,9 +7,10 @@ import { IntegrationConnections } from '../integrations/connection-store';
 import { ProviderCredentials, type IntegrationDependencies } from '../integrations';
 import type { OAuthProviders } from '../integrations/providers';
 import { SyncRecords } from '../sync-records';
-import type { SyncProvider } from '../../db/sync-records';
+import { beginSyncAttempt, type SyncProvider } from '../../db/sync-records';
+import { inTenant } from '../../db/tenant-scope';
 import { planApprovalLegs, type ConnectionState } from './plan';
-import { loadFrozenQuote, type FrozenQuote } from './frozen-quote';
+import { frozenQuoteIn, type FrozenQuote } from './frozen-quote';
 import { expireStaleQuotes } from './expire-quotes';
 import { writeInvoice } from '../payments/write-invoice';
 import { writeAccountingInvoice } from '../accounting/write-accounting-invoice';
@@ -23,6 +24,13 @@ interface QuoteRef {
   quoteId: string;
 }
 
+/**
+ * A leg's input. `recordSync` (issue 19, the lean approval): the activity records its own
+ * SUCCEEDED sync row after the provider write, so the workflow needs no second activity for it.
+ * Runs started before it pass no flag and record the row with `recordSyncSucceeded` themselves.
+ */
+export type LegInput = QuoteRef & { recordSync?: boolean };
+
 /** What a leg's provider write leaves behind, for its sync record. */
 export interface LegWrite {
   externalId: string;
@@ -34,9 +42,9 @@ const notConfigured = (provider: string) =>
 
 /**
  * The approval fan-out's activities (sections 3.1 and 3.4, D7). The three provider legs share one
- * shape (`leg`): the frozen quote (D3), one more attempt counted on the sync record, the provider
- * write with every call keyed by quote and step, and the provider's failures classified by one
- * rule (activities/providers/failure.ts).
+ * shape (`leg`): the frozen quote (D3) read and one more attempt counted on the sync record in one
+ * transaction, the provider write with every call keyed by quote and step, the provider's failures
+ * classified by one rule (activities/providers/failure.ts), and (issue 19) the SUCCEEDED sync row.
  */
 export function createApprovalActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined; integrations: IntegrationDependencies; providerSync?: ProviderSyncDependencies | undefined }) {
   const syncRecords = new SyncRecords(deps.em);
@@ -46,25 +54,49 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
   const connectionState = async (organizationId: string, provider: 'ACCOUNTING' | 'CRM'): Promise<ConnectionState> =>
     (await connections.schedule({ organizationId, provider })).status;
 
+  /** A leg's success on its sync row; for payments also `invoice.generated` (D13, same transaction) and the sync schedule. */
+  async function recordSucceeded(input: QuoteRef & { provider: SyncProvider } & LegWrite): Promise<void> {
+    await syncRecords.succeeded(input);
+    // D18: the tenant's first invoice makes its payments sync schedule (the platform's account
+    // has no consent to wait for); later ones find it. A Temporal hiccup here is only logged:
+    // the worker's start-up makes any schedule still missing.
+    if (input.provider === 'PAYMENTS' && deps.providerSync?.schedules) {
+      await deps.providerSync.schedules.ensure({ organizationId: input.organizationId, provider: 'PAYMENTS' }, 'first invoice').catch((error: unknown) =>
+        deps.logger.warn({ err: error instanceof Error ? error.message : String(error), organization_id: input.organizationId }, 'could not ensure the payments sync schedule'),
+      );
+    }
+  }
+
   async function leg<T>(
-    input: QuoteRef,
+    input: LegInput,
     provider: SyncProvider,
     classify: (error: unknown) => Error,
     write: (quote: FrozenQuote) => Promise<T>,
+    recorded: (written: T) => LegWrite,
   ): Promise<T> {
-    const quote = await loadFrozenQuote(deps.em, input.organizationId, input.quoteId);
+    const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
+    // The frozen quote is read and the attempt counted in one transaction.
+    const quote = await inTenant(deps.em, ref.organizationId, async (tx) => {
+      const frozen = await frozenQuoteIn(tx, ref.quoteId);
+      if (frozen) await beginSyncAttempt(tx, { ...ref, provider });
+      return frozen;
+    });
     if (!quote) throw ApplicationFailure.create({ message: `quote ${input.quoteId} has no frozen calculation`, type: FAILURE_TYPES.quoteNotApproved, nonRetryable: true });
-    await syncRecords.beginAttempt({ ...input, provider });
     const log = deps.logger.child({ activity: Context.current().info.activityType, quote_id: input.quoteId, provider, attempt: Context.current().info.attempt });
+    let written: T;
     try {
-      const written = await write(quote);
+      written = await write(quote);
       log.info('provider write succeeded');
-      return written;
     } catch (error) {
       const classified = classify(error);
       log.warn({ err: classified.message }, 'provider write failed');
       throw classified;
     }
+    // Issue 19: the leg records its own success. Should this fail (the database), the activity is
+    // retried: the provider replays each stored answer by idempotency key and the row is written
+    // again, so the guarantees are those of a write followed by a separate record.
+    if (input.recordSync) await recordSucceeded({ ...ref, provider, ...recorded(written) });
+    return written;
   }
 
   return {
@@ -80,50 +112,59 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
       ),
 
     /** The payments leg (D7): customer, one item per line, the tax line, a finalised net-14 invoice. */
-    writePaymentsInvoice: (input: QuoteRef) =>
-      leg(input, 'PAYMENTS', classifyStripeError, (quote) => {
-        const stripe = deps.payments;
-        if (!stripe) throw notConfigured('payments');
-        return writeInvoice(stripe, { ...quote, organizationId: input.organizationId }, (paymentsCustomerId) =>
-          rememberPaymentsCustomer(deps.em, input.organizationId, quote.customer!.id, paymentsCustomerId),
-        );
-      }),
+    writePaymentsInvoice: (input: LegInput) =>
+      leg(
+        input,
+        'PAYMENTS',
+        classifyStripeError,
+        (quote) => {
+          const stripe = deps.payments;
+          if (!stripe) throw notConfigured('payments');
+          return writeInvoice(stripe, { ...quote, organizationId: input.organizationId }, (paymentsCustomerId) =>
+            rememberPaymentsCustomer(deps.em, input.organizationId, quote.customer!.id, paymentsCustomerId),
+          );
+        },
+        (invoice) => ({ externalId: invoice.invoiceId, amountCents: invoice.totalCents }),
+      ),
 
     /** The accounting leg (D7): customer and invoice in the tenant's QuickBooks company, with a fresh token. */
-    writeAccountingInvoice: (input: QuoteRef) =>
-      leg(input, 'ACCOUNTING', classifyQuickBooksError, (quote) => {
-        const provider = providers.ACCOUNTING;
-        if (!provider) throw notConfigured('accounting');
-        return credentials.withFreshToken({ organizationId: input.organizationId, provider: 'ACCOUNTING' }, (session) =>
-          writeAccountingInvoice(provider.client({ accessToken: session.accessToken, realmId: session.externalAccountId }), {
-            realmId: session.externalAccountId,
-            baseUrl: session.instanceUrl ?? provider.apiBaseUrl,
-            quote,
-          }),
-        );
-      }),
+    writeAccountingInvoice: (input: LegInput) =>
+      leg(
+        input,
+        'ACCOUNTING',
+        classifyQuickBooksError,
+        (quote) => {
+          const provider = providers.ACCOUNTING;
+          if (!provider) throw notConfigured('accounting');
+          return credentials.withFreshToken({ organizationId: input.organizationId, provider: 'ACCOUNTING' }, (session) =>
+            writeAccountingInvoice(provider.client({ accessToken: session.accessToken, realmId: session.externalAccountId }), {
+              realmId: session.externalAccountId,
+              baseUrl: session.instanceUrl ?? provider.apiBaseUrl,
+              quote,
+            }),
+          );
+        },
+        (invoice) => ({ externalId: invoice.invoiceId, amountCents: invoice.totalCents }),
+      ),
 
     /** The CRM leg (D7): an Opportunity upserted by the quote's external id, with a fresh token. */
-    upsertCrmOpportunity: (input: QuoteRef) =>
-      leg(input, 'CRM', classifySalesforceError, (quote) => {
-        const provider = providers.CRM;
-        if (!provider) throw notConfigured('CRM');
-        return credentials.withFreshToken({ organizationId: input.organizationId, provider: 'CRM' }, (session) =>
-          upsertOpportunity(provider.connection({ accessToken: session.accessToken, instanceUrl: session.instanceUrl! }), quote),
-        );
-      }),
+    upsertCrmOpportunity: (input: LegInput) =>
+      leg(
+        input,
+        'CRM',
+        classifySalesforceError,
+        (quote) => {
+          const provider = providers.CRM;
+          if (!provider) throw notConfigured('CRM');
+          return credentials.withFreshToken({ organizationId: input.organizationId, provider: 'CRM' }, (session) =>
+            upsertOpportunity(provider.connection({ accessToken: session.accessToken, instanceUrl: session.instanceUrl! }), quote),
+          );
+        },
+        (opportunity) => ({ externalId: opportunity.opportunityId, amountCents: null }),
+      ),
 
-    recordSyncSucceeded: async (input: QuoteRef & { provider: SyncProvider } & LegWrite) => {
-      await syncRecords.succeeded(input);
-      // D18: the tenant's first invoice makes its payments sync schedule (the platform's account
-      // has no consent to wait for); later ones find it. A Temporal hiccup here is only logged:
-      // the worker's start-up makes any schedule still missing.
-      if (input.provider === 'PAYMENTS' && deps.providerSync?.schedules) {
-        await deps.providerSync.schedules.ensure({ organizationId: input.organizationId, provider: 'PAYMENTS' }, 'first invoice').catch((error: unknown) =>
-          deps.logger.warn({ err: error instanceof Error ? error.message : String(error), organization_id: input.organizationId }, 'could not ensure the payments sync schedule'),
-        );
-      }
-    },
+    /** Runs started before the lean approval record a leg's success as an activity of its own. */
+    recordSyncSucceeded: (input: QuoteRef & { provider: SyncProvider } & LegWrite) => recordSucceeded(input),
 
     recordSyncFailed: (input: QuoteRef & { provider: SyncProvider; lastError: string }) => syncRecords.failed(input),
 

@@ -71,7 +71,7 @@ afterAll(async () => {
 });
 
 describe('a worker killed mid fan-out', () => {
-  it('is replaced, and the approval still ends with exactly one invoice and a SUCCEEDED sync row', async () => {
+  it('is replaced, and the approval (lean: the leg records its own row) still ends with exactly one invoice and a SUCCEEDED sync row', async () => {
     const first = startWorkerProcess();
     const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
     const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) });
@@ -89,7 +89,11 @@ describe('a worker killed mid fan-out', () => {
     await new Promise((resolve) => first.once('exit', resolve));
 
     startWorkerProcess();
-    await client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
+    const approval = client.workflow.getHandle(approvalWorkflowId(quoteId));
+    await approval.result();
+    // Issue 19's lean shape: the plan a local activity, the leg one activity that records its own row.
+    const scheduled = ((await approval.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
+    expect(scheduled).toEqual(['writePaymentsInvoice']);
     expect(invoicesOf()).toHaveLength(1);
     expect(fake.requests.find('POST', '/v1/invoices/*/finalize').length).toBeGreaterThanOrEqual(2);
     const row = (await owner.query(`select status, attempts, external_id from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0];
