@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
-import { labourCostCents, priceFromCostAtMargin, priceQuote, type PricedQuote } from '../quotes/pricing/engine';
+import { labourCostCents, priceFromCostAtMargin, type PricedQuote } from '../quotes/pricing/engine';
+import { priceQuote } from '../quotes/pricing/fast-engine';
 import { UnknownLabourTierError } from '../quotes/pricing/errors';
 import type { CalculationLineItem } from '../quotes/pricing/request';
 import type { RateCardSnapshot } from '../../db/rate-cards/rate-card';

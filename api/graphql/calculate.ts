@@ -1,7 +1,8 @@
 import { DomainError, badRequest } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
 import { CalculateBody } from '../quotes/schemas';
-import { priceQuote, type PricedQuote } from '../quotes/pricing/engine';
+import type { PricedQuote } from '../quotes/pricing/engine';
+import { priceQuote } from '../quotes/pricing/fast-engine';
 import { PricingError } from '../quotes/pricing/errors';
 import type { GraphQLContext } from './context';
 import { withoutNulls } from './input';

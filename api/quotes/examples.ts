@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { priceQuote } from './pricing/engine';
+import { priceQuote } from './pricing/fast-engine';
 import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import type { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuotePage, QuoteSummary } from './schemas';

@@ -1,4 +1,4 @@
-import type { RequestHandler, Request } from 'express';
+import type { RequestHandler, Request, Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { pinTenantVersion } from '../../db/versions/pins';
@@ -33,6 +33,20 @@ export const announceVersion: RequestHandler = (req, res, next) => {
   };
   next();
 };
+
+/**
+ * Issue 19: answers a body with a serializer compiled from its schema, where no version change
+ * reshapes it (the current version); any older version goes through res.json and its chain above.
+ * The text is what res.json would send (test/unit/calculation-json.test.ts), with the same headers.
+ */
+export function sendSerialised<T>(req: Request, res: Response, body: T, stringify: (body: T) => string): void {
+  const version = req.serviceVersion;
+  if (version && version !== CURRENT_VERSION) {
+    res.json(body);
+    return;
+  }
+  res.type('application/json').send(stringify(body));
+}
 
 /**
  * D16, second step (after the bearer guard): a malformed, unknown, future or retired

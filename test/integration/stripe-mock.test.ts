@@ -6,7 +6,7 @@ import { createStripeClient } from '../../activities/payments/stripe-client';
 import { writeInvoice } from '../../activities/payments/write-invoice';
 import { readInvoiceView } from '../../api/payments/invoice-view';
 import { checkoutSessionParams } from '../../api/payments/payments-service';
-import { priceQuote } from '../../api/quotes/pricing/engine';
+import { priceQuote } from '../../api/quotes/pricing/fast-engine';
 import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { salesTaxCents } from '../../db/quotes/sales-tax';

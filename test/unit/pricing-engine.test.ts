@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { priceQuote } from '../../api/quotes/pricing/engine';
+import { priceQuote } from '../../api/quotes/pricing/fast-engine';
 import type { PricedQuote } from '../../api/quotes/pricing/engine';
 import {
   MarginBelowFloorError,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
-import { priceQuote } from '../../api/quotes/pricing/engine';
+import { priceQuote } from '../../api/quotes/pricing/fast-engine';
 import type { PricedQuote } from '../../api/quotes/pricing/engine';
 import { MarginBelowFloorError, MarginOverrideNotAuthorisedError } from '../../api/quotes/pricing/errors';
 import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';

@@ -47,7 +47,7 @@ export interface PriceQuoteInput {
 // products of the inputs are exact at 40 significant digits (a JSON double carries at most 17); the
 // non-terminating quotients (/ 144, / 12) are then far too close to exact for the 40-digit rounding
 // to move a value across a 4-place or whole-cent tie. The mode is that of every half-up rounding point.
-const Dec = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
+export const Dec = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
 
 /** Scale of every computed decimal string: inches, square feet, hours, quantities and margin_percent. */
 const SCALE = 4;
@@ -59,7 +59,7 @@ const ZERO = new Dec(0);
 const round4 = (d: Decimal): Decimal => d.toDecimalPlaces(SCALE, Decimal.ROUND_HALF_UP);
 const fixed4 = (d: Decimal): string => d.toFixed(SCALE, Decimal.ROUND_HALF_UP);
 /** An echoed rate-card or request value: exact, plain notation (never an exponent). */
-const plain = (d: Decimal): string => d.toFixed();
+export const plain = (d: Decimal): string => d.toFixed();
 
 /** Whole cents, half-up: the rounding point of every component's extended cost. */
 function centsHalfUp(amount: Decimal, field: string): number {
@@ -77,12 +77,12 @@ function safeCents(cents: Decimal | number, field: string): number {
  * 1 - margin as an exact fraction numerator / 10^scale. The price division is done in BigInt so
  * the ceiling is exact for any margin a JSON number can express (even 5e-324), not just to 40 digits.
  */
-interface Divisor {
+export interface Divisor {
   numerator: bigint;
   scale: bigint;
 }
 
-function divisorFor(margin: Decimal): Divisor {
+export function divisorFor(margin: Decimal): Divisor {
   const [whole = '0', fraction = ''] = plain(margin).split('.');
   const scale = 10n ** BigInt(fraction.length);
   const numerator = scale - BigInt(whole + fraction);
@@ -92,7 +92,7 @@ function divisorFor(margin: Decimal): Divisor {
 }
 
 /** price = cost / (1 - margin), rounded up to a whole cent so no line sells below the applied margin. */
-function priceFromCost(costCents: number, divisor: Divisor, field: string): number {
+export function priceFromCost(costCents: number, divisor: Divisor, field: string): number {
   const scaled = BigInt(costCents) * divisor.scale;
   const price = (scaled + divisor.numerator - 1n) / divisor.numerator;
   if (price > BigInt(Number.MAX_SAFE_INTEGER)) throw new UnpriceableInputError(field, 'the amount is too large to price exactly');
@@ -120,7 +120,13 @@ interface Context {
   unitCosts: Map<string, { value: Decimal; text: string }>;
 }
 
-export function priceQuote(input: PriceQuoteInput): PricedQuote {
+/**
+ * The reference engine: every value a decimal.js Decimal, written to read like docs/pricing.md.
+ * Production prices with the scaled-integer engine (fast-engine.ts), which the property test
+ * (test/unit/fast-engine-equivalence.test.ts) proves identical to this one field by field, and
+ * which hands every request it cannot price exactly, and every refusal, to this function.
+ */
+export function priceQuoteReference(input: PriceQuoteInput): PricedQuote {
   const { request, rateCard, overrideAuthorised } = input;
 
   const tier = rateCard.labourTiers.get(request.laborTierCode);
@@ -192,7 +198,7 @@ export function priceQuote(input: PriceQuoteInput): PricedQuote {
 }
 
 /** Spec 4.3 rules 1-3 and D2: omitted means the floor; below the floor needs an authorised override. */
-function resolveMargin(
+export function resolveMargin(
   request: CalculationRequest,
   floor: Decimal,
   overrideAuthorised: boolean,

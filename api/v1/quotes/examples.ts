@@ -1,4 +1,4 @@
-import { priceQuote } from '../../quotes/pricing/engine';
+import { priceQuote } from '../../quotes/pricing/fast-engine';
 import { buildRateCardSnapshot } from '../../../db/rate-cards/rate-card';
 import { SANDBOX_RATE_CARD } from '../../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../../db/catalogue/sandbox-products';
