@@ -85,7 +85,7 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
   const inOrg = <T>(work: (tx: EntityManager) => Promise<T>) => inTenant(deps.em, input.organizationId, work);
   const report: BatchReport = { endpoint: 'enabled', format: null, attempts: noAttempts(), delivered: 0, failed: 0, missed: 0, failedIds: [], retry: [], timedOut: 0, moreDue: false, idle: false, nextDueInMs: null };
 
-  report.failedIds.push(...(await inOrg((tx) => applyRetryDecisions(tx, input.decisions))));
+  if (input.decisions.length > 0) report.failedIds.push(...(await inOrg((tx) => applyRetryDecisions(tx, input.decisions))));
   report.failed = report.failedIds.length;
   const endpoint = await inOrg((tx) => endpointForBatch(tx, input.endpointId));
   if (!endpoint) return { ...report, endpoint: 'deleted' };

@@ -111,7 +111,9 @@ export async function recordBatchAttempts(em: EntityManager, token: string, atte
      select app_current_organization(), r.delivery_id, r.endpoint_id, r.event_id, r.event, r.attempt, r.outcome, r.response_status, r.error, r.duration_ms, r.response_excerpt,
             r.request_headers, r.request_body, r.response_headers
        from jsonb_to_recordset(?::jsonb) as r(delivery_id uuid, endpoint_id uuid, event_id uuid, event text, attempt int, outcome text, response_status int, error text,
-                                              duration_ms int, response_excerpt text, request_headers jsonb, request_body text, response_headers jsonb)`,
+                                              duration_ms int, response_excerpt text, request_headers jsonb, request_body text, response_headers jsonb)
+      -- A delivery deleted meanwhile (its endpoint deleted mid-batch) has nothing to log against.
+      where exists (select 1 from webhook_deliveries d where d.id = r.delivery_id)`,
     [JSON.stringify(rows)],
   );
   await em.execute(
@@ -175,12 +177,14 @@ export async function missPendingDeliveries(em: EntityManager, endpointId: strin
 
 /** When the endpoint's next pending delivery falls due (milliseconds from now, 0 if due), or null when none is pending. */
 export async function nextDueInMs(em: EntityManager, endpointId: string): Promise<number | null> {
+  // Null with no pending row (greatest() would turn the empty min's null into 0).
   const [row] = await em.execute<{ due_in_ms: number | null }[]>(
-    `select greatest(0, ceil(extract(epoch from (min(greatest(next_attempt_at, coalesce(claimed_until, next_attempt_at))) - clock_timestamp())) * 1000))::float8 as due_in_ms
+    `select ceil(extract(epoch from (min(greatest(next_attempt_at, coalesce(claimed_until, next_attempt_at))) - clock_timestamp())) * 1000)::float8 as due_in_ms
        from webhook_deliveries where endpoint_id = ? and status = 'pending' and next_attempt_at is not null`,
     [endpointId],
   );
-  return row?.due_in_ms ?? null;
+  const dueInMs = row?.due_in_ms;
+  return dueInMs === null || dueInMs === undefined ? null : Math.max(0, dueInMs);
 }
 
 /**
