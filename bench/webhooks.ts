@@ -1,64 +1,91 @@
 /**
- * Issue 5 benchmark, with D13's formats (a script, not a test). For each delivery format in one
- * run, BENCH_EVENTS (default 1000) real changes delivered by the delivery workflows to a fast
- * receiver on loopback: `core` from work orders dispatched through the API (work_order.dispatched),
- * `field` and `events` from quotes persisted through the API (quote.created), each format alone
- * on its own endpoint in turn. Prints, per format, sustained deliveries per second and the median
- * and p95 time from the event's commit (its envelope's created_at, stamped inside the committing
- * transaction; occurred_at and createdAt in the other formats) to its receipt, then the same
- * latencies for BENCH_PACED_EVENTS paced below capacity.
+ * Issue 19 benchmark of outbound webhooks (a script, not a test), one endpoint delivery workflow
+ * per endpoint (docs/webhook-delivery.md). Three phases on one stack, each on fresh endpoints:
+ *
+ * 1. Sustained: BENCH_EVENTS (default 5,000) `work_order.dispatched` events to one `core` endpoint
+ *    on a fast loopback receiver. The events are made quickly rather than through 5,000 HTTP
+ *    requests: committed in transactions of BENCH_CHUNK (default 100) with the API's own
+ *    `recordEvent` (real outbox rows), each then dispatched as the API's fast path does after its
+ *    commit (EventDispatcher: delivery rows, then the endpoint workflow woken), BENCH_CONCURRENCY
+ *    (16) at a time. Delivery goes the whole real way: the worker process's endpoint workflow,
+ *    its batch activities, signed POSTs, attempt logs. Prints deliveries per second from the
+ *    first commit to the last receipt.
+ * 2. Paced: BENCH_PACED_EVENTS (default 1,000) real work orders dispatched through the API
+ *    (PATCH .../status DISPATCHED) at BENCH_PACED_RATE (100) per second; prints the p50 and p95
+ *    from the event's commit (its envelope's created_at, stamped inside the committing
+ *    transaction) to its receipt.
+ * 3. A failing neighbour: phase 1 again with a second endpoint whose receiver accepts connections
+ *    and never answers (every attempt times out after its 8 s), both subscribed to every event.
+ *    Prints the healthy endpoint's deliveries per second and its share of phase 1's.
+ *
+ * Then PASS/FAIL per target of issue 19 (>= 200/s sustained, paced p50 < 100 ms, the healthy
+ * endpoint keeps >= 90 %) and the peak resident memory of this process (the API, its dispatcher
+ * and the receivers) and of the worker process.
  *
  *   npm run bench:webhooks
  *
- * Self-contained like `npm test`: its own PostgreSQL and Temporal (or DATABASE_URL /
- * TEMPORAL_ADDRESS), the API in this process, and the worker as its own process (worker/main.ts,
- * as deployed), production timing. The receiver is on 127.0.0.1, allowed by
- * OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK alone.
+ * Self-contained like `npm test`: its own PostgreSQL and Temporal development server (or
+ * DATABASE_URL / TEMPORAL_ADDRESS), the API in this process, the worker as its own process
+ * (worker/main.ts, as deployed), production timing. The receivers are on 127.0.0.1, allowed by
+ * OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK alone. The envelope id each receipt carries (the core
+ * `X-Service-Delivery` header) is counted to show every event arrived.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { printPeakMemory } from './support/peak-memory';
 
-const events = Number(process.env.BENCH_EVENTS ?? 1000);
-/** The second phase paces events below capacity, to see latency without a backlog. */
-const pacedRate = Number(process.env.BENCH_PACED_RATE ?? 20);
-const pacedEvents = Number(process.env.BENCH_PACED_EVENTS ?? 200);
+const events = Number(process.env.BENCH_EVENTS ?? 5000);
+const chunk = Number(process.env.BENCH_CHUNK ?? 100);
+const pacedRate = Number(process.env.BENCH_PACED_RATE ?? 100);
+const pacedEvents = Number(process.env.BENCH_PACED_EVENTS ?? 1000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const TARGET_PER_SECOND = 200;
+const TARGET_PACED_P50_MS = 100;
+const TARGET_SHARE = 0.9;
 const key = randomBytes(32).toString('base64');
 // Many clients, as in production: each request from its own address, so the broad limit of 300
-// per minute per address does not cut the run short (its counter is still paid every time).
-// These are only X-Forwarded-For values of the API's requests; nothing connects to them.
+// per minute per address does not cut the run short. Only X-Forwarded-For values: nothing connects to them.
 const client = () => ({ 'x-forwarded-for': `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}` });
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
-async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+async function inParallel<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
 }
 
-type Format = 'core' | 'field' | 'events';
-/** When the event was committed, as each format's envelope says it. */
-const committedAt: Record<Format, (body: Record<string, unknown>) => string> = {
-  core: (b) => b.created_at as string,
-  field: (b) => b.occurred_at as string,
-  events: (b) => b.createdAt as string,
-};
-/** The event id each format carries (a header, or the envelope's `id` for events). */
-const eventIdOf: Record<Format, (r: { headers: Record<string, unknown>; body: string }) => unknown> = {
-  core: (r) => r.headers['x-service-delivery'],
-  field: (r) => r.headers['x-service-event-id'],
-  events: (r) => (JSON.parse(r.body) as { id: string }).id,
-};
+/** A receiver on loopback that accepts every request and never answers (each attempt times out). */
+async function silentReceiver(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const server = createServer(() => {
+    requests += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 await withSelfContainedStack('bench_hooks', async () => {
   const { startApi } = await import('../scripts/harness/api-harness');
   const { ownerPool, sandboxUser } = await import('../scripts/harness/owner-db');
-  const { twoWindows } = await import('../scripts/harness/quote-requests');
   const { Client, Connection } = await import('@temporalio/client');
   const { spawn } = await import('node:child_process');
   const { createOrm } = await import('../db/orm');
   const { appDatabaseUrl } = await import('../db/database-urls');
+  const { inTenant } = await import('../db/tenant-scope');
+  const { recordEvent } = await import('../db/events/outbox');
   const { WebhookReceiver } = await import('../scripts/harness/webhook-receiver');
   const { EventDispatcher } = await import('../activities/events/dispatcher');
   const { createLogger } = await import('../activities/runtime/logger');
@@ -74,80 +101,121 @@ await withSelfContainedStack('bench_hooks', async () => {
   const temporalClient = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
   const dispatcher = new EventDispatcher(temporalClient, orm.em, { taskQueue, logger: createLogger('silent') });
   const api = await startApi({ events: dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' } });
-  const receivers: InstanceType<typeof WebhookReceiver>[] = [];
+  const closers: (() => Promise<void>)[] = [];
   try {
     const adminUser = await sandboxUser(owner, 'sandbox', 'admin@sandbox.test');
+    const organizationId = adminUser.organizationId;
     const admin = await api.tokenFor(adminUser);
 
-    /** One change of the kind the format's endpoint is subscribed to, through the API. */
-    const prepare = async (format: Format): Promise<string | null> => {
-      if (format !== 'core') return null;
-      const res = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: {}, headers: client() });
+    const receiver = async () => {
+      const r = await new WebhookReceiver().start();
+      closers.push(() => r.close());
+      return r;
+    };
+    const subscribe = async (url: string): Promise<string> => {
+      const res = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url, events: ['work_order.dispatched'] } });
+      if (res.status !== 201) throw new Error(`endpoint answered ${res.status}`);
       return ((await res.json()) as { id: string }).id;
     };
-    const change = async (format: Format, workOrderId: string | null) => {
-      const res =
-        format === 'core'
-          ? await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' }, headers: client() })
-          : await api.request('/api/v1/quotes/calculate', { method: 'POST', token: admin, json: twoWindows({ persist: true }), headers: client() });
-      if (res.status !== 200) throw new Error(`${format} change answered ${res.status}`);
+    const unsubscribe = async (id: string) => {
+      await api.request(`/api/v1/webhook-endpoints/${id}`, { method: 'DELETE', token: admin });
+    };
+    const distinct = (received: { headers: Record<string, unknown> }[]) => new Set(received.map((r) => r.headers['x-service-delivery'])).size;
+
+    /** Commits `count` events in chunks and dispatches each after its commit, as the API does; resolves when all are dispatched. */
+    const commitAndDispatch = async (count: number) => {
+      for (let done = 0; done < count; done += chunk) {
+        const size = Math.min(chunk, count - done);
+        const envelopes = await inTenant(orm.em, organizationId, async (tx) => {
+          const made = [];
+          for (let i = 0; i < size; i++) {
+            made.push(
+              await recordEvent(tx, organizationId, 'work_order.dispatched', {
+                work_order_id: randomUUID(),
+                status: 'DISPATCHED',
+                quote_id: null,
+                assigned_technician_id: null,
+                changed_by_user_id: adminUser.id,
+                changed_at: new Date().toISOString(),
+              }),
+            );
+          }
+          return made;
+        });
+        await inParallel(envelopes, concurrency, async (envelope) => {
+          await dispatcher.dispatch(envelope);
+        });
+      }
     };
 
-    const lines: string[] = [];
-    for (const format of ['core', 'field', 'events'] as const) {
-      const receiver = await new WebhookReceiver().start();
-      receivers.push(receiver);
-      const json = format === 'core' ? { url: receiver.url, events: ['work_order.dispatched'] } : { url: receiver.url, format, events: ['quote.created'] };
-      const endpoint = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json });
-      if (endpoint.status !== 201) throw new Error(`endpoint answered ${endpoint.status}`);
-      const endpointId = ((await endpoint.json()) as { id: string }).id;
-
-      const prepared: (string | null)[] = [];
-      await inBatches(Array.from({ length: events }, (_, i) => i), concurrency, async () => {
-        prepared.push(await prepare(format));
-      });
+    /** Phase 1 and 3: deliveries per second to `r`, first commit to its last receipt. */
+    const sustained = async (r: InstanceType<typeof WebhookReceiver>) => {
       const started = Date.now();
-      await inBatches(prepared, concurrency, (id) => change(format, id));
-      await receiver.waitFor(events, 600_000);
-      const finished = Math.max(...receiver.received.map((r) => r.at));
-      const latencyOf = (r: { at: number; body: string }) => r.at - Date.parse(committedAt[format](JSON.parse(r.body) as Record<string, unknown>));
-      const saturated = receiver.received.slice(0, events);
-      const latencies = saturated.map(latencyOf).sort((a, b) => a - b);
-      const unique = new Set(saturated.map(eventIdOf[format])).size;
+      await commitAndDispatch(events);
+      await r.waitFor(events, 900_000);
+      const finished = Math.max(...r.received.map((x) => x.at));
+      return { perSecond: events / ((finished - started) / 1000), distinct: distinct(r.received), received: r.received.length };
+    };
 
-      // Phase two: a steady pace below capacity.
-      const pacedPrepared: (string | null)[] = [];
-      for (let i = 0; i < pacedEvents; i++) pacedPrepared.push(await prepare(format));
-      const pacedStart = Date.now();
-      await Promise.all(
-        pacedPrepared.map(async (id, i) => {
-          await new Promise((r) => setTimeout(r, pacedStart + (i * 1000) / pacedRate - Date.now()));
-          await change(format, id);
-        }),
-      );
-      await receiver.waitFor(events + pacedEvents, 600_000);
-      const paced = receiver.received.slice(events).map(latencyOf).sort((a, b) => a - b);
-      // The next format runs alone.
-      await api.request(`/api/v1/webhook-endpoints/${endpointId}`, { method: 'DELETE', token: admin });
+    // ---- phase 1: sustained, one endpoint ----
+    const alone = await receiver();
+    const aloneId = await subscribe(alone.url);
+    const phase1 = await sustained(alone);
+    await unsubscribe(aloneId);
 
-      lines.push(
-        `${format.padEnd(7)} ${String(saturated.length).padStart(6)} ${String(unique).padStart(8)} ${(events / ((finished - started) / 1000)).toFixed(1).padStart(10)} ` +
-          `${String(percentile(latencies, 50)).padStart(8)} ${String(percentile(latencies, 95)).padStart(8)}   ${String(percentile(paced, 50)).padStart(8)} ${String(percentile(paced, 95)).padStart(8)}`,
-      );
-    }
-    console.log(`\n${events} events per format (core: work orders dispatched; field and events: quotes persisted; through the API, ${concurrency} at a time),`);
-    console.log(`one worker process, one endpoint on loopback per format, each format alone; then ${pacedEvents} more paced at ${pacedRate}/s (below capacity)\n`);
-    console.log('                                   saturated (commit -> receipt)   paced (commit -> receipt)');
-    console.log('format  deliv. distinct  per second   p50 ms   p95 ms     p50 ms   p95 ms');
-    for (const line of lines) console.log(line);
-    console.log('\n(per second: first change to last receipt; saturated p95 includes the backlog)');
+    // ---- phase 2: paced through the API ----
+    const pacedReceiver = await receiver();
+    const pacedId = await subscribe(pacedReceiver.url);
+    const workOrders: string[] = [];
+    await inParallel(Array.from({ length: pacedEvents }, (_, i) => i), concurrency, async () => {
+      const res = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: {}, headers: client() });
+      workOrders.push(((await res.json()) as { id: string }).id);
+    });
+    const pacedStart = Date.now() + 200;
+    await Promise.all(
+      workOrders.map(async (id, i) => {
+        await new Promise((resolve) => setTimeout(resolve, pacedStart + (i * 1000) / pacedRate - Date.now()));
+        const res = await api.request(`/api/v1/work-orders/${id}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' }, headers: client() });
+        if (res.status !== 200) throw new Error(`dispatch answered ${res.status}`);
+      }),
+    );
+    await pacedReceiver.waitFor(pacedEvents, 600_000);
+    const paced = pacedReceiver.received.map((r) => r.at - Date.parse((JSON.parse(r.body) as { created_at: string }).created_at)).sort((a, b) => a - b);
+    await unsubscribe(pacedId);
+
+    // ---- phase 3: the same load with a neighbour that never answers ----
+    const dead = await silentReceiver();
+    closers.push(dead.close);
+    const healthy = await receiver();
+    const healthyId = await subscribe(healthy.url);
+    const deadId = await subscribe(dead.url);
+    const phase3 = await sustained(healthy);
+    const deadRows = (await owner.query<{ status: string; n: number }>('select status, count(*)::int as n from webhook_deliveries where endpoint_id = $1 group by status', [deadId])).rows;
+    const share = phase3.perSecond / phase1.perSecond;
+
+    console.log(`\nissue 19: outbound webhooks, one delivery workflow per endpoint (one worker process, production timing)\n`);
+    console.log(`1. sustained: ${events} events committed in chunks of ${chunk}, dispatched ${concurrency} at a time, one core endpoint on loopback`);
+    console.log(`   ${phase1.received} receipts, ${phase1.distinct} distinct envelope ids, ${phase1.perSecond.toFixed(1)} deliveries/s   target >= ${TARGET_PER_SECOND}/s: ${verdict(phase1.perSecond >= TARGET_PER_SECOND)}`);
+    console.log(`2. paced: ${pacedEvents} work orders dispatched through the API at ${pacedRate}/s`);
+    console.log(
+      `   commit -> receipt p50 ${percentile(paced, 50)} ms, p95 ${percentile(paced, 95)} ms, max ${paced[paced.length - 1]} ms   target p50 < ${TARGET_PACED_P50_MS} ms: ${verdict(percentile(paced, 50) < TARGET_PACED_P50_MS)}`,
+    );
+    console.log(`3. with a second endpoint whose receiver never answers (8 s timeout on every attempt), both subscribed to all ${events} events`);
+    console.log(`   healthy: ${phase3.received} receipts, ${phase3.distinct} distinct, ${phase3.perSecond.toFixed(1)} deliveries/s = ${(share * 100).toFixed(1)} % of alone   target >= ${TARGET_SHARE * 100} %: ${verdict(share >= TARGET_SHARE)}`);
+    console.log(`   silent endpoint: ${dead.requests()} requests received in all; its deliveries now ${deadRows.map((r) => `${r.n} ${r.status}`).join(', ')} (held by its open breaker, not spent)`);
+    printPeakMemory([
+      { role: 'API (this process: the API, its dispatcher and the receivers)', pid: process.pid },
+      { role: 'worker', pid: worker.pid! },
+    ]);
+    await unsubscribe(healthyId);
+    await unsubscribe(deadId);
   } finally {
     await api.close();
     worker.kill('SIGTERM');
     await new Promise((resolve) => worker.once('exit', resolve));
     await connection.close();
     await orm.close(true);
-    for (const receiver of receivers) await receiver.close();
+    for (const close of closers) await close();
     await owner.end();
   }
 });

@@ -81,6 +81,18 @@ function observe(activityType: string, args: Record<string, unknown>, result: un
       if (outcome !== 'delivered' && outcome !== 'already_delivered') deps.logger.info({ outcome }, 'webhook delivery attempt did not deliver');
       return;
     }
+    case 'deliverWebhookBatch': {
+      // Issue 19: a batch reports its attempts by outcome and the deliveries it ended.
+      const report = result as { attempts?: Record<string, number>; delivered?: number; failed?: number; missed?: number; timedOut?: number; failedIds?: string[] } | undefined;
+      if (!report?.attempts) return;
+      for (const [outcome, count] of Object.entries(report.attempts)) if (count > 0) deps.metrics?.webhookAttempts.inc({ outcome }, count);
+      for (const outcome of ['delivered', 'failed', 'missed'] as const) if ((report[outcome] ?? 0) > 0) deps.metrics?.webhookDeliveries.inc({ outcome }, report[outcome]);
+      const notDelivered = (report.attempts.retryable_failure ?? 0) + (report.attempts.permanent_failure ?? 0);
+      if (notDelivered > 0) deps.logger.info({ not_delivered: notDelivered, timed_out: report.timedOut ?? 0 }, 'webhook delivery attempts did not deliver');
+      for (const deliveryId of report.failedIds ?? []) deps.logger.warn({ delivery_id: deliveryId, delivery_status: 'failed' }, 'webhook delivery failed');
+      if ((report.missed ?? 0) > 0) deps.logger.warn({ delivery_status: 'missed', count: report.missed }, 'webhook delivery missed: its endpoint is disabled');
+      return;
+    }
     case 'finishWebhookDelivery': {
       const status = typeof args.status === 'string' ? args.status : 'failed';
       deps.metrics?.webhookDeliveries.inc({ outcome: status });

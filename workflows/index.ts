@@ -6,5 +6,6 @@ export { quoteApproval, quoteInvoice } from './quote-approval';
 export { expireQuotes } from './expire-quotes';
 export { integrationTokenRefresh } from './integration-token-refresh';
 export { deliverWebhook } from './webhook-delivery';
+export { deliverEndpointWebhooks } from './webhook-endpoint-delivery';
 export { changeOrderInvoice } from './change-order-invoice';
 export { providerSync } from './provider-sync';

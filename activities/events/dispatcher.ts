@@ -3,14 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../../db/events/catalogue';
 import { markEventDispatched } from '../../db/events/outbox';
-import type { Timing } from '../temporal/contracts';
+import type { EndpointDeliveryLimits, Timing } from '../temporal/contracts';
 import { EventWorkflows } from '../temporal/event-workflows';
 import { WebhookWorkflows } from '../temporal/webhook-workflows';
 import { WebhookDeliveries } from '../webhooks/deliveries';
 
 /**
- * Starts the workflows an outbox event calls for (its own, and one webhook delivery per
- * subscribed endpoint), then marks the event dispatched. Used twice: by the API right after its
+ * Starts the workflows an outbox event calls for (its own, and wakes the delivery workflow of each
+ * subscribed endpoint once its delivery rows are committed), then marks the event dispatched. Used twice: by the API right after its
  * commit (the fast path) and by the worker's relay for whatever the fast path did not finish
  * (the API died, Temporal was down). Starting twice is harmless.
  */
@@ -21,7 +21,7 @@ export class EventDispatcher {
   constructor(
     client: Client,
     private readonly em: EntityManager,
-    private readonly options: { taskQueue: string; timing?: Timing; logger: Logger },
+    private readonly options: { taskQueue: string; timing?: Timing; logger: Logger; endpointLimits?: Partial<EndpointDeliveryLimits> },
   ) {
     this.workflows = new EventWorkflows(client, options);
     this.webhooks = new WebhookDeliveries(em, new WebhookWorkflows(client, options));

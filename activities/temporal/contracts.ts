@@ -24,6 +24,7 @@ export const WORKFLOW_TYPES = {
   expireQuotes: 'expireQuotes',
   integrationTokenRefresh: 'integrationTokenRefresh',
   deliverWebhook: 'deliverWebhook',
+  deliverEndpointWebhooks: 'deliverEndpointWebhooks',
   changeOrderInvoice: 'changeOrderInvoice',
   providerSync: 'providerSync',
 } as const;
@@ -108,6 +109,60 @@ export interface WebhookDeliveryInput {
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ status: 'delivered' | 'failed' | 'missed' }>;
 /** One delivery series of one event to one endpoint; a replay is the next series. */
 export const webhookWorkflowId = (eventId: string, endpointId: string, series: number) => `webhook-${eventId}-${endpointId}-${series}`;
+
+// ---- deliverEndpointWebhooks: section 6.3, D6, issue 19 (docs/webhook-delivery.md) ----
+/** The circuit breaker of one endpoint (workflows/webhook-breaker.ts has its table of transitions). */
+export type BreakerStateName = 'closed' | 'open' | 'half_open';
+export interface BreakerState {
+  state: BreakerStateName;
+  /** Retryable failures in a row with nothing delivered (closed). */
+  failures: number;
+  /** Workflow time the breaker opened (open). */
+  openedAt: number | null;
+  /** How long it stays open before a probe; doubles after a failed probe, up to the limit. */
+  coolDownMs: number;
+}
+export interface EndpointDeliveryLimits {
+  /** Deliveries claimed per batch activity. */
+  batchSize: number;
+  /** Requests to the endpoint in flight at once (the endpoint's limit). */
+  concurrency: number;
+  /** Batches (and waits) per run before continuing as new. */
+  batchesPerRun: number;
+  /** Retryable failures in a row, with nothing delivered, that open the breaker. */
+  failuresToOpen: number;
+  /** First cool-down of an open breaker, and its ceiling after failed probes (scaled by retryScale). */
+  coolDownMs: number;
+  maxCoolDownMs: number;
+  /** The longest wait without a look at the database (a wake-up lost in a crash costs at most this). */
+  idleCheckMs: number;
+}
+/** The schedule's decision after a retryable failure (workflows/webhook-schedules.ts), recorded by the next batch. */
+export type RetryDecision = { deliveryId: string; attempt: number; delayMs: number } | { deliveryId: string; attempt: number; exhausted: true };
+export interface EndpointDeliveryInput {
+  organizationId: string;
+  endpointId: string;
+  /** D13: the endpoint's format (fixed at registration): it sizes the batch activity's timeout. */
+  format: 'core' | 'field' | 'events';
+  timing?: Timing;
+  limits?: Partial<EndpointDeliveryLimits>;
+  /** Set by continue-as-new: the breaker and the decisions not yet recorded. */
+  carried?: { breaker: BreakerState; decisions: RetryDecision[] };
+}
+export type EndpointDeliveryWorkflow = (input: EndpointDeliveryInput) => Promise<{ ended: 'endpoint_deleted' }>;
+/** Wakes the endpoint's workflow: deliveries are due. It only wakes; the database says what is due. */
+export type DeliveriesDueSignal = SignalDefinition<[], 'deliveriesDue'>;
+export const DELIVERIES_DUE: DeliveriesDueSignal['name'] = 'deliveriesDue';
+/** What the workflow is doing, for an operator and the tests. */
+export interface EndpointDeliveryProgress {
+  breaker: BreakerState;
+  batches: number;
+  delivered: number;
+}
+export type EndpointDeliveryProgressQuery = QueryDefinition<EndpointDeliveryProgress, [], 'endpointDeliveryProgress'>;
+export const ENDPOINT_DELIVERY_PROGRESS: EndpointDeliveryProgressQuery['name'] = 'endpointDeliveryProgress';
+/** One delivery workflow per endpoint, ever running while the endpoint exists. */
+export const endpointDeliveryWorkflowId = (endpointId: string) => `webhook-endpoint-${endpointId}`;
 
 // ---- changeOrderInvoice: D12 ----
 export interface ChangeOrderInvoiceInput {

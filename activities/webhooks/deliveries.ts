@@ -1,11 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventEnvelope } from '../../db/events/catalogue';
+import { inTenant } from '../../db/tenant-scope';
+import { endpointsToWake } from '../../db/webhooks/batches';
 import { closeMissedDelivery, createDeliveriesForEvent, createReplayDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
 import type { WebhookWorkflows } from '../temporal/webhook-workflows';
 
 /**
  * Section 6 and D6 as a feature: the deliveries an event calls for (db/webhooks/deliveries.ts)
- * and the workflow that carries each (activities/temporal/webhook-workflows.ts).
+ * and the workflows that carry them (activities/temporal/webhook-workflows.ts): since issue 19,
+ * each endpoint's one delivery workflow, woken once the rows are committed.
  */
 export class WebhookDeliveries {
   constructor(
@@ -15,13 +18,16 @@ export class WebhookDeliveries {
 
   async fanOut(envelope: EventEnvelope): Promise<void> {
     const quoteId = (envelope.data as { quote_id?: unknown }).quote_id;
-    for (const delivery of await createDeliveriesForEvent(this.em, envelope)) await this.workflows.start(envelope.organization_id, delivery, { quoteId: typeof quoteId === 'string' ? quoteId : undefined });
+    const pending = await createDeliveriesForEvent(this.em, envelope);
+    // A row pending from before issue 19 (an event the relay dispatches late) keeps its own workflow.
+    for (const delivery of pending.filter((d) => d.legacy)) await this.workflows.start(envelope.organization_id, delivery, { quoteId: typeof quoteId === 'string' ? quoteId : undefined });
+    await this.wake(envelope.organization_id, pending.filter((d) => !d.legacy));
   }
 
   /** D6 replay: a new series of attempts of the same event (same envelope id) to the same endpoint. */
   async replay(organizationId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
     const next = await createReplayDelivery(this.em, organizationId, deliveryId);
-    if (next) await this.workflows.start(organizationId, next);
+    if (next) await this.wake(organizationId, [next]);
     return next;
   }
 
@@ -33,5 +39,16 @@ export class WebhookDeliveries {
       await this.replay(organizationId, delivery.id);
     }
     return missed.length;
+  }
+
+  /**
+   * After the rows are committed: signal (with start) the workflow of each endpoint that is idle,
+   * once per idle period rather than once per event (db/webhooks/batches.ts, endpointsToWake).
+   */
+  private async wake(organizationId: string, deliveries: readonly DeliveryRow[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    const formats = new Map(deliveries.map((d) => [d.endpoint_id, d.format]));
+    const woken = await inTenant(this.em, organizationId, (tx) => endpointsToWake(tx, [...formats.keys()]));
+    for (const endpointId of woken) await this.workflows.wake(organizationId, { endpointId, format: formats.get(endpointId)! });
   }
 }

@@ -15,6 +15,7 @@ import { Migration20261124090000V1Quotes } from './Migration20261124090000V1Quot
 import { Migration20261124100000ProviderSync } from './Migration20261124100000ProviderSync';
 import { Migration20261124110000OperationsMetrics } from './Migration20261124110000OperationsMetrics';
 import { Migration20261124120000WebhookFormats } from './Migration20261124120000WebhookFormats';
+import { Migration20261125190000WebhookEndpointDelivery } from './Migration20261125190000WebhookEndpointDelivery';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -38,4 +39,5 @@ export const migrations = [
   { name: 'Migration20261124100000ProviderSync', class: Migration20261124100000ProviderSync },
   { name: 'Migration20261124110000OperationsMetrics', class: Migration20261124110000OperationsMetrics },
   { name: 'Migration20261124120000WebhookFormats', class: Migration20261124120000WebhookFormats },
+  { name: 'Migration20261125190000WebhookEndpointDelivery', class: Migration20261125190000WebhookEndpointDelivery },
 ];

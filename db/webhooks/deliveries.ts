@@ -11,9 +11,11 @@ export interface DeliveryRow {
   series: number;
   /** The endpoint's format (D13), which picks the delivery's envelope, window and schedule. */
   format: WebhookFormat;
+  /** Pending from before issue 19: carried by its own `deliverWebhook` workflow, not by its endpoint's. */
+  legacy: boolean;
 }
 
-const RETURNING = `id, event_id, endpoint_id, series, (select format from webhook_endpoints e where e.id = endpoint_id) as format`;
+const RETURNING = `id, event_id, endpoint_id, series, (select format from webhook_endpoints e where e.id = endpoint_id) as format, next_attempt_at is null as legacy`;
 
 /**
  * The `webhook_deliveries` table (section 6, D6). Everything runs in the event's own tenant, so
@@ -45,7 +47,7 @@ export async function createDeliveriesForEvent(em: EntityManager, envelope: Even
 /** D6 replay: the next series of the same event (same envelope id) to the same endpoint. */
 export async function createReplayDelivery(em: EntityManager, organizationId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
   return inTenant(em, organizationId, async (tx) => {
-    const [source] = await tx.execute<(DeliveryRow & { event: string })[]>('select id, event_id, endpoint_id, series, event from webhook_deliveries where id = ?', [deliveryId]);
+    const [source] = await tx.execute<{ event_id: string; endpoint_id: string; event: string }[]>('select event_id, endpoint_id, event from webhook_deliveries where id = ?', [deliveryId]);
     if (!source) return undefined;
     const [created] = await tx.execute<DeliveryRow[]>(
       `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)

@@ -2,23 +2,22 @@ import type { temporal } from '@temporalio/proto';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startApi } from './api-harness';
 import { createTenant, ownerPool } from './owner-db';
-import { startTemporalHarness } from './temporal-harness';
 import { WebhookReceiver } from './webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { recordEvent } from '../../db/events/outbox';
 import { inTenant } from '../../db/tenant-scope';
-import type { OutboxEventName } from '../../db/events/catalogue';
-import { WORKFLOW_TYPES, webhookWorkflowId, type ExpireQuotesWorkflow, type RoundTripWorkflow } from '../../activities/temporal/contracts';
+import { DELIVERIES_DUE, WORKFLOW_TYPES, endpointDeliveryWorkflowId, type ExpireQuotesWorkflow, type RoundTripWorkflow } from '../../activities/temporal/contracts';
+import { EventDispatcher } from '../../activities/events/dispatcher';
+import { createLogger } from '../../activities/runtime/logger';
+import { startTemporalHarness, TEST_TIMING } from './temporal-harness';
 
 type History = temporal.api.history.v1.IHistory;
 
 /**
- * Runs the webhook delivery workflow through its real paths on a loopback receiver (one delivery
- * that fails once and is retried after its durable timer, one refused for good), and the expiry
- * and round-trip workflows once, and returns their histories. Used by scripts/record-histories.ts.
- * The receivers are on 127.0.0.1, allowed by OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK alone (D6: the
- * address guard stays on for every other address). D13's formats add a field delivery retried
- * on its own schedule and an events delivery whose 410 disables its endpoint.
+ * Runs the endpoint delivery workflow (issue 19) through its real paths on a loopback receiver,
+ * and the expiry and round-trip workflows once, and returns their histories. Used by
+ * scripts/record-histories.ts. The receivers are on 127.0.0.1, allowed by
+ * OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK alone (D6: the address guard stays on for every other address).
  */
 export async function recordWebhookAndScheduleHistories(): Promise<Record<string, History>> {
   const key = randomBytes(32).toString('base64');
@@ -26,66 +25,50 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
   const harness = await startTemporalHarness();
   await harness.startWorker({ webhooks: { cipher: new CredentialCipher(key), allowPrivateNetworks: false, allowLoopback: true } });
   const api = await startApi({ events: harness.dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' } });
-  const receiver = await new WebhookReceiver().start();
   try {
-    const tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
-    const admin = await api.tokenFor(tenant.users.admin!);
-    const endpoint = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: receiver.url, events: ['*'] } })).json()) as { id: string };
+    // Issue 19: new deliveries go to their endpoint's workflow; the per-delivery histories
+    // (webhook-delivery-*.json) were recorded before it and stay as recorded, replayed on every run.
+    const endpointRuns = await endpointWorkflowRuns();
 
-    const delivered = async (answers: { status: number }[]) => {
-      receiver.script(...answers);
-      const created = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { assignedTechnicianId: tenant.users.tech!.id } });
-      const workOrderId = ((await created.json()) as { id: string }).id;
-      await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
-      const [row] = (await owner.query(`select event_id from webhook_deliveries where endpoint_id = $1 order by created_at desc limit 1`, [endpoint.id])).rows as { event_id: string }[];
-      const handle = harness.client.workflow.getHandle(webhookWorkflowId(row!.event_id, endpoint.id, 0));
-      await handle.result();
-      return handle.fetchHistory();
-    };
-    const retried = await delivered([{ status: 503 }, { status: 200 }]);
-    const refused = await delivered([{ status: 400 }]);
-    // Issue 17: all five attempts fail; the delivery says `failed` in DeliveryStatus (the patched path).
-    const exhausted = await delivered(Array.from({ length: 5 }, () => ({ status: 503 })));
-    const disabled = await disabledWithNotice();
-    const field = await inFormat('field', 'job.status_changed', [{ status: 503 }, { status: 400 }, { status: 200 }]);
-    const gone = await inFormat('events', 'quote.created', [{ status: 410 }]);
-
-    /** D13: one event straight into the outbox (as the services record it) to a new endpoint of `format`, dispatched. */
-    async function inFormat(format: 'field' | 'events', event: OutboxEventName, answers: { status: number }[]) {
+    /**
+     * One endpoint's workflow through its paths: a batch of two deliveries, one answered 503 and
+     * retried after the schedule's wait (decision recorded by the next batch, durable timer), the
+     * idle wait woken by the next event's signal, continue-as-new after three turns, and the end
+     * once the endpoint is deleted. Returns the first run (ends continued as new) and the last.
+     */
+    async function endpointWorkflowRuns() {
       const other = await createTenant(owner, { admin: 'ADMIN' });
       const token = await api.tokenFor(other.users.admin!);
       const target = await new WebhookReceiver().start();
+      const dispatcher = new EventDispatcher(harness.client, harness.orm.em, { taskQueue: harness.taskQueue, timing: TEST_TIMING, logger: createLogger('silent'), endpointLimits: { batchesPerRun: 3 } });
       try {
-        target.script(...answers);
-        const created = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: target.url, format, events: [event] } })).json()) as { id: string };
-        const envelope = await inTenant(harness.orm.em, other.id, (tx) => recordEvent(tx, other.id, event, { id: randomUUID() }));
-        await harness.dispatcher.dispatch(envelope);
-        const handle = harness.client.workflow.getHandle(webhookWorkflowId(envelope.id, created.id, 0));
+        target.script({ status: 503 });
+        const created = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: target.url, events: ['work_order.dispatched'] } })).json()) as { id: string };
+        const send = async () => {
+          const envelope = await inTenant(harness.orm.em, other.id, (tx) => recordEvent(tx, other.id, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+          await dispatcher.dispatch(envelope);
+        };
+        await send();
+        await send();
+        await target.waitFor(3);
+        await send();
+        await target.waitFor(4);
+        const workflowId = endpointDeliveryWorkflowId(created.id);
+        const handle = harness.client.workflow.getHandle(workflowId);
+        await api.request(`/api/v1/webhook-endpoints/${created.id}`, { method: 'DELETE', token });
+        await handle.signal(DELIVERIES_DUE);
         await handle.result();
-        return handle.fetchHistory();
+        const last = await handle.fetchHistory();
+        // Back along the chain of runs (each names the run it continued) to the first.
+        let first = last;
+        for (;;) {
+          const previous = first.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+          if (!previous) break;
+          first = await harness.client.workflow.getHandle(workflowId, previous).fetchHistory();
+        }
+        return { first, last };
       } finally {
         await target.close();
-      }
-    }
-
-    /** D13: an attempt that disables its endpoint (72 hours of failures behind it), then the notice activity. */
-    async function disabledWithNotice() {
-      const failing = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
-      const token = await api.tokenFor(failing.users.admin!);
-      const down = await new WebhookReceiver().start();
-      try {
-        down.script(...Array.from({ length: 5 }, () => ({ status: 500 })));
-        const created = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: down.url, events: ['*'] } })).json()) as { id: string };
-        await owner.query(`update webhook_endpoints set failing_since = now() - interval '73 hours' where id = $1`, [created.id]);
-        const order = await api.request('/api/v1/work-orders', { method: 'POST', token, json: { assignedTechnicianId: failing.users.tech!.id } });
-        const orderId = ((await order.json()) as { id: string }).id;
-        await api.request(`/api/v1/work-orders/${orderId}/status`, { method: 'PATCH', token, json: { status: 'DISPATCHED' } });
-        const [row] = (await owner.query(`select event_id from webhook_deliveries where endpoint_id = $1`, [created.id])).rows as { event_id: string }[];
-        const handle = harness.client.workflow.getHandle(webhookWorkflowId(row!.event_id, created.id, 0));
-        await handle.result();
-        return handle.fetchHistory();
-      } finally {
-        await down.close();
       }
     }
 
@@ -94,17 +77,12 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
     const roundTripId = `record-round-trip-${randomUUID()}`;
     await harness.client.workflow.execute<RoundTripWorkflow>(WORKFLOW_TYPES.roundTrip, { taskQueue: harness.taskQueue, workflowId: roundTripId, args: [{ sentAt: '2026-11-23T00:00:00.000Z' }] });
     return {
-      'webhook-delivery-retried-then-delivered': retried,
-      'webhook-delivery-refused': refused,
-      'webhook-delivery-exhausted-status': exhausted,
-      'webhook-delivery-disabled-notice': disabled,
-      'webhook-delivery-field-retried-then-delivered': field,
-      'webhook-delivery-events-gone': gone,
+      'webhook-endpoint-retried-continued': endpointRuns.first,
+      'webhook-endpoint-deleted': endpointRuns.last,
       'expire-quotes': await harness.client.workflow.getHandle(expiryId).fetchHistory(),
       'round-trip': await harness.client.workflow.getHandle(roundTripId).fetchHistory(),
     };
   } finally {
-    await receiver.close();
     await api.close();
     await harness.close();
     await owner.end();

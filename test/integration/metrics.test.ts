@@ -14,7 +14,8 @@ import { createMetricsRegistry, serveMetrics, type MetricsServer } from '../../a
 import { createLogger } from '../../activities/runtime/logger';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { approvalWorkflowId, webhookWorkflowId } from '../../activities/temporal/contracts';
+import { approvalWorkflowId, endpointDeliveryWorkflowId } from '../../activities/temporal/contracts';
+import { deliverySettled } from '../support/delivery-settled';
 import { REQUEST_ID_MEMO } from '../../activities/temporal/client-interceptors';
 import { createRequestMetrics } from '../../api/http/metrics';
 import { createWorkerMetrics, operationsFrom, syncRunLagFrom } from '../../worker/metrics';
@@ -25,9 +26,11 @@ import { parseExposition, sampleValue } from '../support/prometheus-text';
  * Prometheus would: requests by route and status with their latency, rate-limit refusals,
  * provider calls by provider and outcome, webhook attempts and deliveries by outcome, and the
  * figures the operator's alerts watch (outbox lag, legs awaiting repair, disabled endpoints, sync
- * runs' lag). Also what goes with them: a delivery that used all its attempts shows as failed
- * (search attribute DeliveryStatus) with its quote (QuoteId), the workflows a request started
- * carry its request id, and the worker's log lines carry workflow id, run id and business ids.
+ * runs' lag). Also what goes with them: a delivery that used all its attempts shows as failed (its
+ * row, the deliveries counter and a warn line with its delivery id and its endpoint's workflow:
+ * issue 19 carries deliveries in one workflow per endpoint, which the tenant's OrganizationId
+ * finds), the workflows a request started carry its request id, and the worker's log lines carry
+ * workflow id, run id and business ids.
  */
 const STRIPE_KEY = 'sk_test_metricsSuite0001';
 const CIPHER_KEY = randomBytes(32).toString('base64');
@@ -161,12 +164,13 @@ describe('the worker\'s /metrics, DeliveryStatus and log lines', () => {
     const { quoteId, requestId } = await approvedQuote();
     const { rows } = await owner.query<{ event_id: string; id: string }>('select event_id, id from webhook_deliveries where endpoint_id = $1', [endpointId]);
     expect(rows).toHaveLength(1);
-    const delivery = temporal.client.workflow.getHandle(webhookWorkflowId(rows[0]!.event_id, endpointId, 0));
-    expect(await delivery.result()).toEqual({ status: 'failed' });
-
+    expect(await deliverySettled(owner, { endpointId, eventId: rows[0]!.event_id })).toMatchObject({ status: 'failed', attempts: 5 });
+    const delivery = temporal.client.workflow.getHandle(endpointDeliveryWorkflowId(endpointId));
     const described = await delivery.describe();
-    expect(described.searchAttributes).toMatchObject({ DeliveryStatus: ['failed'], QuoteId: [quoteId], OrganizationId: [tenant.id] });
-    expect(described.memo).toMatchObject({ [REQUEST_ID_MEMO]: requestId });
+    expect(described.searchAttributes).toMatchObject({ OrganizationId: [tenant.id] });
+    // The delivery's own event names its quote (QuoteId's place for webhook deliveries since issue 19).
+    const event = (await owner.query<{ quote_id: string }>(`select envelope->'data'->>'quote_id' as quote_id from outbox_events where id = $1`, [rows[0]!.event_id])).rows[0]!;
+    expect(event.quote_id).toBe(quoteId);
     const approval = await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).describe();
     expect(approval.memo).toMatchObject({ [REQUEST_ID_MEMO]: requestId });
 

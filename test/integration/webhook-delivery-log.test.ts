@@ -7,7 +7,7 @@ import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owne
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
-import { webhookWorkflowId } from '../../activities/temporal/contracts';
+import { deliverySettled } from '../support/delivery-settled';
 import { DeliveryAttemptList, WebhookDeliveryList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 
 /**
@@ -58,7 +58,7 @@ async function workOrder(cancel: boolean): Promise<void> {
       );
       const row = rows[index];
       if (row) {
-        await temporal.client.workflow.getHandle(webhookWorkflowId(row.event_id, endpointId, row.series)).result();
+        await deliverySettled(owner, { endpointId, eventId: row.event_id, series: row.series });
         break;
       }
       if (Date.now() > deadline) throw new Error('no delivery was created');

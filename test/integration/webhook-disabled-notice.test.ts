@@ -7,7 +7,7 @@ import { startTemporalHarness, type TemporalHarness } from '../../scripts/harnes
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { startMailCatcher, type MailCatcher } from '../../scripts/infra/mail-catcher';
 import { CredentialCipher } from '../../db/security/credential-cipher';
-import { webhookWorkflowId } from '../../activities/temporal/contracts';
+import { deliverySettled } from '../support/delivery-settled';
 import { smtpMailer, type Mailer } from '../../activities/email/mailer';
 import { sendEndpointDisabledNotice } from '../../activities/webhooks/disabled-notice';
 import { WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
@@ -73,7 +73,7 @@ async function dispatchAndSettle(endpointId: string): Promise<void> {
     );
     const row = rows[0];
     if (row && row.status === 'pending') {
-      await temporal.client.workflow.getHandle(webhookWorkflowId(row.event_id, endpointId, row.series)).result();
+      await deliverySettled(owner, { endpointId, eventId: row.event_id, series: row.series });
       return;
     }
     if (row) return; // missed at once: the endpoint was disabled

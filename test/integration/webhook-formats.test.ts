@@ -4,7 +4,6 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import Stripe from 'stripe';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
@@ -23,7 +22,8 @@ import { smtpMailer, type Mailer } from '../../activities/email/mailer';
 import { createStripeClient } from '../../activities/payments/stripe-client';
 import { EventDispatcher } from '../../activities/events/dispatcher';
 import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
-import { approvalWorkflowId, changeOrderInvoiceWorkflowId, webhookWorkflowId, type Timing } from '../../activities/temporal/contracts';
+import { approvalWorkflowId, changeOrderInvoiceWorkflowId, type Timing } from '../../activities/temporal/contracts';
+import { deliverySettled } from '../support/delivery-settled';
 import { createLogger } from '../../activities/runtime/logger';
 import type { WebhookDependencies } from '../../activities/webhooks';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
@@ -138,13 +138,8 @@ async function settled(eventId: string): Promise<{ endpoint_id: string; status: 
     [eventId],
   );
   for (const row of rows) {
-    // A delivery kept as missed at once (its endpoint disabled) has no workflow.
-    await temporal.client.workflow
-      .getHandle(webhookWorkflowId(eventId, row.endpoint_id, row.series))
-      .result()
-      .catch((error: unknown) => {
-        if (!(error instanceof WorkflowNotFoundError)) throw error;
-      });
+    // A delivery kept as missed at once (its endpoint disabled) is settled already.
+    await deliverySettled(owner, { endpointId: row.endpoint_id, eventId, series: row.series });
   }
   return (await owner.query('select endpoint_id, status, attempts from webhook_deliveries where event_id = $1 order by series', [eventId])).rows;
 }

@@ -7,7 +7,7 @@ import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owne
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
-import { webhookWorkflowId } from '../../activities/temporal/contracts';
+import { deliverySettled } from '../support/delivery-settled';
 import { DeliveryAttemptList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 import { recordEvent } from '../../db/events/outbox';
 import { inTenant } from '../../db/tenant-scope';
@@ -57,7 +57,7 @@ async function dispatchWorkOrder(t: Tenant = tenant, target = api): Promise<stri
 const deliveryOf = async (endpointId: string) => (await owner.query('select id, event_id, status, attempts, series from webhook_deliveries where endpoint_id = $1 order by created_at, series', [endpointId])).rows;
 const attemptsOf = async (endpointId: string, token = admin) => DeliveryAttemptList.parse(await (await api.request(`/api/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, { token })).json()).data;
 async function settled(endpointId: string, eventId: string, series = 0) {
-  await temporal.client.workflow.getHandle(webhookWorkflowId(eventId, endpointId, series)).result();
+  await deliverySettled(owner, { endpointId, eventId, series });
 }
 
 describe('delivery (section 6.3)', () => {
@@ -293,7 +293,7 @@ describe('private destinations (D6)', () => {
       const workOrderId = await dispatchWorkOrder(tenant, strict);
       const event = (await owner.query(`select id from outbox_events where envelope->'data'->>'work_order_id' = $1`, [workOrderId])).rows[0].id as string;
       // Endpoints of this tenant that the default worker serves also get the event; this one is refused.
-      await strictTemporal.client.workflow.getHandle(webhookWorkflowId(event, endpoint.id, 0)).result();
+      await deliverySettled(owner, { endpointId: endpoint.id, eventId: event });
       const attempts = (await owner.query('select outcome, error from webhook_delivery_attempts where endpoint_id = $1', [endpoint.id])).rows;
       expect(attempts).toHaveLength(1);
       expect(attempts[0].outcome).toBe('permanent_failure');

@@ -1,0 +1,233 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../../db/tenant-scope';
+import { signingSecrets } from '../../db/webhooks/endpoint-secrets';
+import { eventPayloadFor } from '../../db/versions/versions';
+import type { AttemptRecord } from '../../db/webhooks/attempts';
+import {
+  applyRetryDecisions,
+  claimDueDeliveries,
+  endpointForBatch,
+  markDeliveryIdle,
+  missPendingDeliveries,
+  nextDueInMs,
+  recordBatchAttempts,
+  releaseDeliveries,
+  type BatchOutcome,
+  type ClaimedDelivery,
+  type EndpointForBatch,
+  type RetryDecision,
+} from '../../db/webhooks/batches';
+import { clearEndpointFailing, disableGoneEndpoint, recordEndpointFailure } from '../../db/webhooks/endpoints';
+import { SANDBOX_TENANTS } from '../../db/sandbox';
+import type { WebhookFormat } from '../../db/events/catalogue';
+import { deliverOnce, type DeliveryAttemptResult } from './deliver';
+import { signPayload } from './signature';
+import { FORMAT_RULES, formatHeaders, renderBody } from './formats';
+import type { EndpointDisabled, WebhookDeliveryDeps } from './delivery-attempt';
+
+const SANDBOX_SUBDOMAINS: ReadonlySet<string> = new Set(SANDBOX_TENANTS.map((t) => t.subdomain));
+
+/** One batch of one endpoint (issue 19, docs/webhook-delivery.md). */
+export interface BatchInput {
+  organizationId: string;
+  endpointId: string;
+  /** The batch's claim token: the same for every retry of this batch activity. */
+  token: string;
+  /** How many due deliveries to claim (0: only record the decisions). */
+  claim: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Retryable failures in a row that stop the batch from starting more (the breaker's remaining budget). */
+  stopAfterFailures: number;
+  /** The schedule's decisions on the previous batch's retryable failures, recorded first. */
+  decisions: RetryDecision[];
+  /** Tests shorten the failure clock as they shorten the waits. */
+  clockScale?: number;
+}
+
+export interface BatchReport {
+  endpoint: 'enabled' | 'disabled' | 'deleted';
+  format: WebhookFormat | null;
+  /** Attempts made, by outcome (the worker's metrics count them). */
+  attempts: Record<DeliveryAttemptResult['outcome'], number>;
+  /** Deliveries that ended: delivered, failed (not retryable, or the schedule's attempts used up), missed (endpoint disabled). */
+  delivered: number;
+  failed: number;
+  missed: number;
+  /** The deliveries that ended failed in this batch (logged one by one). */
+  failedIds: string[];
+  /** Retryable failures awaiting the workflow's schedule decision. */
+  retry: { deliveryId: string; attempt: number }[];
+  timedOut: number;
+  /** This batch disabled the endpoint (410, or its failure clock): the workflow sends the one notice. */
+  disabled?: EndpointDisabled;
+  /** The batch was full: more may be due now. */
+  moreDue: boolean;
+  /** Nothing was due: the endpoint is marked idle, so the next event's dispatcher signals. */
+  idle: boolean;
+  /** When the next pending delivery falls due, in ms from now; null when none is pending. */
+  nextDueInMs: number | null;
+}
+
+export type BatchDeps = WebhookDeliveryDeps & { heartbeat?: () => void };
+
+const noAttempts = (): BatchReport['attempts'] => ({ delivered: 0, retryable_failure: 0, permanent_failure: 0 });
+
+/**
+ * One batch: record the previous batch's retry decisions, claim up to `claim` due deliveries,
+ * POST them `concurrency` at a time (each signed per format through the connect-time address
+ * guard, as one attempt always was), then record every attempt and the endpoint's failure clock
+ * in one transaction. A retryable failure is not rescheduled here: the workflow decides from the
+ * format's schedule and hands the decision to the next batch.
+ */
+export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): Promise<BatchReport> {
+  const now = deps.now ?? (() => new Date());
+  const inOrg = <T>(work: (tx: EntityManager) => Promise<T>) => inTenant(deps.em, input.organizationId, work);
+  const report: BatchReport = { endpoint: 'enabled', format: null, attempts: noAttempts(), delivered: 0, failed: 0, missed: 0, failedIds: [], retry: [], timedOut: 0, moreDue: false, idle: false, nextDueInMs: null };
+
+  if (input.decisions.length > 0) report.failedIds.push(...(await inOrg((tx) => applyRetryDecisions(tx, input.decisions))));
+  report.failed = report.failedIds.length;
+  const endpoint = await inOrg((tx) => endpointForBatch(tx, input.endpointId));
+  if (!endpoint) return { ...report, endpoint: 'deleted' };
+  report.format = endpoint.format;
+  if (endpoint.status !== 'enabled') {
+    // Kept as missed: re-enabling the endpoint replays them (D6); until then nothing is due.
+    report.missed = await inOrg(async (tx) => {
+      await markDeliveryIdle(tx, input.endpointId);
+      return missPendingDeliveries(tx, input.endpointId);
+    });
+    return { ...report, endpoint: 'disabled', idle: true };
+  }
+  if (input.claim <= 0) return { ...report, nextDueInMs: await inOrg((tx) => nextDueInMs(tx, input.endpointId)) };
+
+  const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(endpoint.format, input) };
+  let claimed = await inOrg((tx) => claimDueDeliveries(tx, claim));
+  if (claimed.length === 0) {
+    // Idle first, then one more look: a delivery committed after this look finds the endpoint
+    // idle and its dispatcher signals (db/webhooks/batches.ts, markDeliveryIdle).
+    await inOrg((tx) => markDeliveryIdle(tx, input.endpointId));
+    claimed = await inOrg(async (tx) => {
+      const found = await claimDueDeliveries(tx, claim);
+      if (found.length > 0) await markDeliveryIdle(tx, input.endpointId, false);
+      return found;
+    });
+    if (claimed.length === 0) return { ...report, idle: true, nextDueInMs: await inOrg((tx) => nextDueInMs(tx, input.endpointId)) };
+  }
+  report.moreDue = claimed.length >= input.claim;
+
+  const sent = await sendConcurrently(deps, endpoint, claimed, input);
+  const attempted = new Set(sent.map((s) => s.delivery.id));
+  const unattempted = claimed.filter((c) => !attempted.has(c.id)).map((c) => c.id);
+  // A batch stopped by its breaker budget leaves the rest due: the breaker decides when.
+  if (unattempted.length > 0) report.moreDue = true;
+
+  const records: (AttemptRecord & { ending: BatchOutcome['ending'] })[] = [];
+  for (const { delivery, result, body } of sent) {
+    report.attempts[result.outcome] += 1;
+    if (result.error?.startsWith('timeout')) report.timedOut += 1;
+    const ending: BatchOutcome['ending'] = result.outcome === 'delivered' ? 'delivered' : result.outcome === 'permanent_failure' ? 'failed' : 'retry';
+    if (ending === 'delivered') report.delivered += 1;
+    else if (ending === 'failed') {
+      report.failed += 1;
+      report.failedIds.push(delivery.id);
+    }
+    else report.retry.push({ deliveryId: delivery.id, attempt: delivery.attempt });
+    records.push({
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      eventId: delivery.event_id,
+      event: delivery.event,
+      attempt: delivery.attempt,
+      outcome: result.outcome,
+      responseStatus: result.status,
+      error: result.error ?? (result.status !== null && result.outcome !== 'delivered' ? `HTTP ${result.status}` : null),
+      durationMs: Math.round(result.durationMs),
+      responseExcerpt: result.responseExcerpt,
+      requestHeaders: result.requestHeaders ?? null,
+      requestBody: result.requestHeaders ? body : null,
+      responseHeaders: result.responseHeaders ?? null,
+      ending,
+    });
+  }
+
+  const rules = FORMAT_RULES[endpoint.format];
+  const disabledAt = await inOrg(async (tx) => {
+    await recordBatchAttempts(tx, input.token, records);
+    await releaseDeliveries(tx, input.token, unattempted);
+    // The endpoint's failure clock, as each attempt kept it (D6, D13): the batch's last word wins.
+    const at = now();
+    if (sent.some((s) => s.result.status === 410)) return disableGoneEndpoint(tx, endpoint.id, at);
+    const lastDelivered = lastIndexWhere(sent, (s) => s.result.outcome === 'delivered');
+    if (lastDelivered >= 0) await clearEndpointFailing(tx, endpoint.id);
+    if (lastDelivered === sent.length - 1) return undefined;
+    const failingFor = rules.disableAfterFailingMs * (input.clockScale ?? 1);
+    return recordEndpointFailure(tx, endpoint.id, at, new Date(at.getTime() - failingFor), rules.disabledReason);
+  });
+  if (disabledAt) report.disabled = { endpointId: endpoint.id, disabledAt: disabledAt.toISOString() };
+  if (!report.moreDue) report.nextDueInMs = await inOrg((tx) => nextDueInMs(tx, input.endpointId));
+  return report;
+}
+
+/** The lease of a claim: every round of the batch's window, plus room to record (a dead batch's rows wait this long for another). */
+function leaseSeconds(format: WebhookFormat, input: BatchInput): number {
+  const rounds = Math.ceil(input.claim / Math.max(1, input.concurrency));
+  return Math.ceil((FORMAT_RULES[format].responseWindowMs * rounds) / 1000) + 60;
+}
+
+function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i]!)) return i;
+  return -1;
+}
+
+interface Sent {
+  delivery: ClaimedDelivery;
+  result: DeliveryAttemptResult;
+  body: string;
+}
+
+/**
+ * POSTs the claimed deliveries, at most `concurrency` at once, in completion order. After
+ * `stopAfterFailures` retryable failures in a row (nothing delivered in between) no more are
+ * started: a dead receiver costs one round of its window, not the whole batch's.
+ */
+async function sendConcurrently(deps: BatchDeps, endpoint: EndpointForBatch, claimed: readonly ClaimedDelivery[], input: BatchInput): Promise<Sent[]> {
+  if (!deps.cipher) throw new Error('webhook secrets cannot be read: no credential encryption key is configured');
+  const now = deps.now ?? (() => new Date());
+  const rules = FORMAT_RULES[endpoint.format];
+  const secrets = signingSecrets(deps.cipher, endpoint, now());
+  const context = { apiVersion: endpoint.api_version, livemode: !SANDBOX_SUBDOMAINS.has(endpoint.subdomain) };
+  const timeoutMs = deps.timeoutMs ?? Math.max(1, Math.round(rules.responseWindowMs * (deps.responseWindowScale ?? 1)));
+  const sent: Sent[] = [];
+  let failuresInARow = 0;
+  let next = 0;
+  const beat = deps.heartbeat ? setInterval(deps.heartbeat, 1000) : undefined;
+  try {
+    const lane = async () => {
+      while (next < claimed.length && failuresInARow < input.stopAfterFailures) {
+        const delivery = claimed[next++]!;
+        // D16 (the endpoint's pinned version) and D13 (its format): the same bytes on every attempt.
+        const body = renderBody(endpoint.format, eventPayloadFor(endpoint.api_version, delivery.payload), context);
+        const signature = signPayload({ secrets, body, timestamp: Math.floor(now().getTime() / 1000) });
+        const result = await deliverOnce({
+          url: endpoint.url,
+          body,
+          headers: formatHeaders(endpoint.format, { id: delivery.event_id, event: delivery.event }, signature),
+          allowPrivateNetworks: deps.allowPrivateNetworks,
+          allowLoopback: deps.allowLoopback ?? false,
+          ...(deps.lookup ? { lookup: deps.lookup } : {}),
+          timeoutMs,
+        });
+        // Field and events retry any answer but a 2xx (and a 410, which disables the endpoint).
+        const retryAnswer = rules.retriesEveryFailure && result.outcome === 'permanent_failure' && result.status !== null && result.status !== 410;
+        const final: DeliveryAttemptResult = retryAnswer ? { ...result, outcome: 'retryable_failure' } : result;
+        if (final.outcome === 'delivered') failuresInARow = 0;
+        else if (final.outcome === 'retryable_failure') failuresInARow += 1;
+        sent.push({ delivery, result: final, body });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, lane));
+  } finally {
+    if (beat) clearInterval(beat);
+  }
+  return sent;
+}
