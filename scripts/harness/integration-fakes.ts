@@ -42,8 +42,11 @@ export async function startIntegrationFakes(options: { qbo?: QuickBooksFakeOptio
   };
 }
 
+/** Whatever sends requests to the API: the in-process harness, or a client of an API process. */
+export type ApiClient = Pick<ApiHarness, 'request'>;
+
 /** POST connect; answers the authorize URL (throwing unless 200). */
-export async function connectUrl(api: ApiHarness, token: string, slug: 'accounting' | 'crm'): Promise<string> {
+export async function connectUrl(api: ApiClient, token: string, slug: 'accounting' | 'crm'): Promise<string> {
   const res = await api.request(`/api/v1/integrations/${slug}/connect`, { method: 'POST', token });
   if (res.status !== 200) throw new Error(`connect ${slug} answered ${res.status} ${await res.text()}`);
   return ((await res.json()) as { authorize_url: string }).authorize_url;
@@ -57,13 +60,13 @@ export async function visitConsent(authorizeUrl: string): Promise<URL> {
 }
 
 /** The browser arriving back at our callback (the path and query of the redirect, on the test API). */
-export function followCallback(api: ApiHarness, location: URL): Promise<Response> {
+export function followCallback(api: ApiClient, location: URL): Promise<Response> {
   if (!new RegExp(`^${PUBLIC_BASE_URL}/api/v1/integrations/[^/]+/callback$`).test(`${location.origin}${location.pathname}`)) throw new Error(`redirected to ${location.origin}${location.pathname}, not our callback`);
   return api.request(`${location.pathname}${location.search}`);
 }
 
 /** The whole consent: connect, consent at the fake (after queueing the decision), callback. */
-export async function consent(api: ApiHarness, token: string, slug: 'accounting' | 'crm', queue?: () => void): Promise<Response> {
+export async function consent(api: ApiClient, token: string, slug: 'accounting' | 'crm', queue?: () => void): Promise<Response> {
   const url = await connectUrl(api, token, slug);
   queue?.();
   return followCallback(api, await visitConsent(url));

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { withDatabaseName } from '../../db/database-urls';
+import { dropDatabase, migrate } from '../../db/migrate';
+import { seedSandbox } from '../../db/seed';
+import { runCrashCampaign } from '../../scripts/harness/crash-campaign';
+
+/**
+ * Issue 19: the crash campaign in small (bench/crash-campaign.ts runs the big one). The worker
+ * process is SIGKILLed at least three times at seeded random moments and the API process once,
+ * while approvals and work-order moves go through the API; counted at the fakes and the
+ * receiver, nothing is made twice and nothing is lost. On a database of its own, so the worker's
+ * outbox relay sees only this campaign.
+ */
+const database = withDatabaseName(process.env.DATABASE_URL!, `shade_campaign_${randomBytes(4).toString('hex')}`);
+
+beforeAll(async () => {
+  await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
+  await seedSandbox(database);
+}, 120_000);
+afterAll(async () => {
+  await dropDatabase(database);
+});
+
+describe('a small crash campaign', () => {
+  it('6 approvals and 40 events through 3 worker kills and 1 API kill: no duplicate, no loss, at the providers and the receiver', async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 2 ** 31);
+    const report = await runCrashCampaign({
+      approvals: 6,
+      events: 40,
+      workerKills: 3,
+      apiKills: 1,
+      seed,
+      unitsPerSecond: 1.5,
+      concurrency: 4,
+      workerUptimeMs: [2_000, 6_000],
+      restartPauseMs: [200, 1_000],
+      settleDeadlineMs: 150_000,
+      databaseUrl: database,
+      // Workflows the API starts time out a lost leg after 6 s rather than production's 120 s.
+      retryScale: 0.05,
+    });
+    const summary = `seed ${seed}\n${report.lines.join('\n')}`;
+    expect({ settled: report.settled, duplicates: report.census.duplicates, losses: report.census.losses, summary }).toEqual({ settled: true, duplicates: 0, losses: 0, summary });
+    expect(report.kills.worker).toBeGreaterThanOrEqual(3);
+    expect(report.kills.api).toBe(1);
+    // Every object and event id was counted: 7 approvals (one clean) of three legs, 40 moves.
+    const found = Object.fromEntries(report.census.rows.map((r) => [r.what, [r.expected, r.found]]));
+    expect(found).toEqual({
+      'payments customers': [7, 7],
+      'payments invoices': [7, 7],
+      'payments invoice items': [21, 21],
+      'accounting customers': [7, 7],
+      'accounting invoices': [7, 7],
+      'CRM opportunities': [7, 7],
+      'event ids quote.approved': [7, 7],
+      'event ids work_order.dispatched': [20, 20],
+      'event ids work_order.completed': [20, 20],
+    });
+    expect(report.peakKiB.worker).toBeGreaterThan(0);
+    expect(report.peakKiB.api).toBeGreaterThan(0);
+  }, 360_000);
+});
