@@ -7,9 +7,10 @@ import { IntegrationConnections } from '../integrations/connection-store';
 import { ProviderCredentials, type IntegrationDependencies } from '../integrations';
 import type { OAuthProviders } from '../integrations/providers';
 import { SyncRecords } from '../sync-records';
-import { beginSyncAttempt, type SyncProvider } from '../../db/sync-records';
+import { beginSyncAttempt, syncSkipped, type SyncProvider } from '../../db/sync-records';
+import { refreshScheduleRow } from '../../db/integrations/connections';
 import { inTenant } from '../../db/tenant-scope';
-import { planApprovalLegs, type ConnectionState } from './plan';
+import { planApprovalLegs } from './plan';
 import { frozenQuoteIn, type FrozenQuote } from './frozen-quote';
 import { expireStaleQuotes } from './expire-quotes';
 import { writeInvoice } from '../payments/write-invoice';
@@ -51,8 +52,6 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
   const providers: OAuthProviders = deps.integrations.providers;
   const connections = new IntegrationConnections(deps.em, deps.integrations.cipher);
   const credentials = new ProviderCredentials(connections, providers);
-  const connectionState = async (organizationId: string, provider: 'ACCOUNTING' | 'CRM'): Promise<ConnectionState> =>
-    (await connections.schedule({ organizationId, provider })).status;
 
   /** A leg's success on its sync row; for payments also `invoice.generated` (D13, same transaction) and the sync schedule. */
   async function recordSucceeded(input: QuoteRef & { provider: SyncProvider } & LegWrite): Promise<void> {
@@ -101,14 +100,16 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
 
   return {
     planApprovalLegs: (input: QuoteRef) =>
-      planApprovalLegs(
-        {
-          syncRecords,
-          paymentsConfigured: Boolean(deps.payments),
-          providerConfigured: (provider) => Boolean(providers[provider]),
-          connection: (provider) => connectionState(input.organizationId, provider),
-        },
-        input,
+      inTenant(deps.em, input.organizationId, (tx) =>
+        planApprovalLegs(
+          {
+            paymentsConfigured: Boolean(deps.payments),
+            providerConfigured: (provider) => Boolean(providers[provider]),
+            connection: async (provider) => (await refreshScheduleRow(tx, provider))?.status ?? null,
+            skipped: (ref) => syncSkipped(tx, ref),
+          },
+          input,
+        ),
       ),
 
     /** The payments leg (D7): customer, one item per line, the tax line, a finalised net-14 invoice. */

@@ -1,4 +1,3 @@
-import type { SyncRecords } from '../sync-records';
 import type { SyncProvider } from '../../db/sync-records';
 
 export interface ApprovalPlan {
@@ -13,10 +12,17 @@ export type ConnectionState = 'CONNECTED' | 'ERROR' | 'EXPIRED' | 'DISCONNECTED'
  * SKIPPED row, with the reason, and is never called. Payments is the platform's own account (D9):
  * connected when the deployment holds its secret key. Accounting and CRM need the tenant's OAuth
  * connection; an EXPIRED one counts as not connected (issue 7). A connection in ERROR still holds
- * tokens and is tried (its refresh may have recovered).
+ * tokens and is tried (its refresh may have recovered). The caller runs it in one tenant
+ * transaction (issue 19: the reads and the SKIPPED rows together, inside the approval's first
+ * workflow task as a local activity).
  */
 export async function planApprovalLegs(
-  deps: { syncRecords: SyncRecords; paymentsConfigured: boolean; connection: (provider: 'ACCOUNTING' | 'CRM') => Promise<ConnectionState>; providerConfigured: (provider: 'ACCOUNTING' | 'CRM') => boolean },
+  deps: {
+    paymentsConfigured: boolean;
+    providerConfigured: (provider: 'ACCOUNTING' | 'CRM') => boolean;
+    connection: (provider: 'ACCOUNTING' | 'CRM') => Promise<ConnectionState>;
+    skipped: (ref: { quoteId: string; provider: SyncProvider; reason: string }) => Promise<void>;
+  },
   input: { organizationId: string; quoteId: string },
 ): Promise<ApprovalPlan> {
   const reasons: Partial<Record<SyncProvider, string>> = {};
@@ -35,7 +41,7 @@ export async function planApprovalLegs(
   for (const provider of ['PAYMENTS', 'ACCOUNTING', 'CRM'] as const) {
     const reason = reasons[provider];
     if (reason) {
-      await deps.syncRecords.skipped({ ...input, provider, reason });
+      await deps.skipped({ quoteId: input.quoteId, provider, reason });
       plan.skipped.push(provider);
     } else {
       plan.run.push(provider);
