@@ -108,25 +108,26 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
 
     const approved: ApprovedQuote[] = [];
     const expectedEvents: ExpectedEvent[] = [];
-    const customerFor = (i: number) => ({ name: `Crash Customer ${i}`, email: `crash-${runTag}-${i}@example.test` });
+    // Every other quote is made through D14's /v1/quotes with idempotency keys, the others by calculate.
     const approve = async (i: number) => {
-      const quote = await approveQuote(client, tokens, customerFor(i));
+      const customer = { name: `Crash Customer ${i}`, email: `crash-${runTag}-${i}@example.test` };
+      const quote = await approveQuote(client, tokens, customer, i % 2 === 0 ? 'calculate' : 'v1', `crash-${runTag}-${i}`);
       approved.push(quote);
       expectedEvents.push({ event: 'quote.approved', subject: quote.quoteId });
       return quote;
     };
 
-    // One clean approval first: what it makes must be what the census expects of every approval.
-    const clean = await approve(0);
-    await waitUntil(async () => unsettledQuotes([clean.quoteId], await approvalLegs(client, tokens.admin)).length === 0, 120_000, 'the clean approval to settle');
-    const cleanCensus = takeCensus([clean], holdingsOf(stripe, fakes, runTag), [], []);
-    if (cleanCensus.duplicates + cleanCensus.losses > 0) throw new Error(`one clean approval did not make what the census expects of it:\n${censusTable(cleanCensus).join('\n')}`);
-    log(`clean approval counted as expected; seed ${options.seed}; now under fire`);
+    // One clean approval of each kind first: what it makes must be what the census expects of every approval.
+    const clean = [await approve(0), await approve(1)];
+    await waitUntil(async () => unsettledQuotes(clean.map((q) => q.quoteId), await approvalLegs(client, tokens.admin)).length === 0, 120_000, 'the clean approvals to settle');
+    const cleanCensus = takeCensus(clean, holdingsOf(stripe, fakes, runTag), [], []);
+    if (cleanCensus.duplicates + cleanCensus.losses > 0) throw new Error(`a clean approval did not make what the census expects of it:\n${censusTable(cleanCensus).join('\n')}`);
+    log(`clean approvals counted as expected; seed ${options.seed}; now under fire`);
 
     const started = Date.now();
     const workOrders = Math.ceil(options.events / 2);
     const units = random.shuffled([
-      ...Array.from({ length: options.approvals }, (_, i) => async () => void (await approve(i + 1))),
+      ...Array.from({ length: options.approvals }, (_, i) => async () => void (await approve(i + 2))),
       ...Array.from({ length: workOrders }, (_, i) => async () => void expectedEvents.push(...(await moveWorkOrder(client, tokens, i === workOrders - 1 && options.events % 2 === 1 ? 1 : 2)))),
     ]);
     // The API dies once (or apiKills times) when this many units have finished.
@@ -138,7 +139,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
       while (apiKillsAt.length > 0 && finished >= apiKillsAt[0]!) {
         apiKillsAt.shift();
         await api.kill();
-        log(`API killed (${api.kills}) after ${finished} units`);
+        log(`API killed (${api.kills}) at ${((Date.now() - started) / 1000).toFixed(1)} s, after ${finished} units`);
         await sleep(random.between(...options.restartPauseMs));
         await api.start();
       }
@@ -170,7 +171,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
       );
     })().finally(() => (producing = false));
     await Promise.all([producers, killer]);
-    log(`all ${units.length} units sent; waiting for the legs and the deliveries to settle`);
+    log(`all ${units.length} units sent and ${worker.kills} worker kills made at ${((Date.now() - started) / 1000).toFixed(1)} s; waiting for the legs and the deliveries to settle`);
 
     const deliveries = () => deliveriesOf(receiver);
     const settled = await waitUntil(
@@ -196,13 +197,13 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     const peakKiB = { worker: worker.peakKiB(), api: api.peakKiB() };
     const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
     const lines = [
-      `${approved.length} approvals (${options.approvals} under fire and 1 clean), ${expectedEvents.length} events (${options.events} work-order moves and ${approved.length} quote.approved), seed ${options.seed}`,
+      `${approved.length} approvals (${options.approvals} under fire and 2 clean; every other one by /v1/quotes with idempotency keys), ${expectedEvents.length} events (${options.events} work-order moves and ${approved.length} quote.approved), seed ${options.seed}`,
       '',
       ...censusTable(census),
       '',
       `time under fire until settled: ${(elapsedMs / 1000).toFixed(1)} s${settled ? '' : ` (NOT settled within ${options.settleDeadlineMs / 1000} s after the last unit)`}`,
       `kills: worker ${worker.kills} (SIGKILL, restarted each time), API ${api.kills}`,
-      `requests sent again because the API was not there: ${client.resent}`,
+      `requests sent again because no API answered: ${client.resent}; idempotency keys a killed API held, waited out: ${client.waitedForKeys}`,
       `peak resident memory, API (largest of ${api.starts} processes): ${mib(peakKiB.api)}`,
       `peak resident memory, worker (largest of ${worker.starts} processes): ${mib(peakKiB.worker)}`,
     ];
