@@ -38,8 +38,8 @@ describe('a small crash campaign', () => {
       restartPauseMs: [200, 1_000],
       settleDeadlineMs: 150_000,
       databaseUrl: database,
-      // Workflows the API starts time out a lost leg after 6 s rather than production's 120 s.
-      retryScale: 0.05,
+      // Workflows the API starts time out a lost leg after 12 s rather than production's 120 s.
+      retryScale: 0.1,
       log: (line) => progress.push(line),
     });
     // What happened, shown when the count fails: CRASH_SEED=<seed> runs the same campaign again.
