@@ -7,6 +7,7 @@ import { WebhookReceiver } from './webhook-receiver';
 import { ServiceProcess } from './service-process';
 import { RetryingClient } from './retrying-client';
 import { SeededRandom } from './seeded-random';
+import { ProcessKiller } from './process-killer';
 import { approvalLegs, approveQuote, moveWorkOrder, unsettledQuotes, type CampaignTokens } from './crash-workload';
 import { censusTable, takeCensus, type ApprovedQuote, type Census, type ExpectedEvent, type ProviderHoldings, type ReceivedDelivery } from './crash-census';
 import { sandboxUser } from './owner-db';
@@ -62,7 +63,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runCrashCampaign(options: CrashCampaignOptions): Promise<CrashCampaignReport> {
   const log = options.log ?? (() => undefined);
-  const random = new SeededRandom(options.seed);
+  // One generator per concern, so each draws the same sequence for a seed whatever the timing.
+  const order = new SeededRandom(options.seed);
+  const workerMoments = new SeededRandom(options.seed + 1);
+  const apiPauses = new SeededRandom(options.seed + 2);
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL!;
   const runTag = randomBytes(4).toString('hex');
   const closers: (() => Promise<unknown>)[] = [];
@@ -108,76 +112,86 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
 
     const approved: ApprovedQuote[] = [];
     const expectedEvents: ExpectedEvent[] = [];
-    const customerFor = (i: number) => ({ name: `Crash Customer ${i}`, email: `crash-${runTag}-${i}@example.test` });
+    // Every other quote is made through D14's /v1/quotes with idempotency keys, the others by calculate.
     const approve = async (i: number) => {
-      const quote = await approveQuote(client, tokens, customerFor(i));
+      const customer = { name: `Crash Customer ${i}`, email: `crash-${runTag}-${i}@example.test` };
+      const quote = await approveQuote(client, tokens, customer, i % 2 === 0 ? 'calculate' : 'v1', `crash-${runTag}-${i}`);
       approved.push(quote);
       expectedEvents.push({ event: 'quote.approved', subject: quote.quoteId });
       return quote;
     };
 
-    // One clean approval first: what it makes must be what the census expects of every approval.
-    const clean = await approve(0);
-    await waitUntil(async () => unsettledQuotes([clean.quoteId], await approvalLegs(client, tokens.admin)).length === 0, 120_000, 'the clean approval to settle');
-    const cleanCensus = takeCensus([clean], holdingsOf(stripe, fakes, runTag), [], []);
-    if (cleanCensus.duplicates + cleanCensus.losses > 0) throw new Error(`one clean approval did not make what the census expects of it:\n${censusTable(cleanCensus).join('\n')}`);
-    log(`clean approval counted as expected; seed ${options.seed}; now under fire`);
+    // One clean approval of each kind first: what it makes must be what the census expects of every approval.
+    const clean = [await approve(0), await approve(1)];
+    await waitUntil(async () => unsettledQuotes(clean.map((q) => q.quoteId), await approvalLegs(client, tokens.admin)).length === 0, 120_000, 'the clean approvals to settle');
+    const cleanCensus = takeCensus(clean, holdingsOf(stripe, fakes, runTag), [], []);
+    if (cleanCensus.duplicates + cleanCensus.losses > 0) throw new Error(`a clean approval did not make what the census expects of it:\n${censusTable(cleanCensus).join('\n')}`);
+    log(`clean approvals counted as expected; seed ${options.seed}; now under fire`);
 
     const started = Date.now();
+    const at = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
     const workOrders = Math.ceil(options.events / 2);
-    const units = random.shuffled([
-      ...Array.from({ length: options.approvals }, (_, i) => async () => void (await approve(i + 1))),
+    const units = order.shuffled([
+      ...Array.from({ length: options.approvals }, (_, i) => async () => void (await approve(i + 2))),
       ...Array.from({ length: workOrders }, (_, i) => async () => void expectedEvents.push(...(await moveWorkOrder(client, tokens, i === workOrders - 1 && options.events % 2 === 1 ? 1 : 2)))),
     ]);
-    // The API dies once (or apiKills times) when this many units have finished.
-    const apiKillsAt = Array.from({ length: options.apiKills }, () => random.between(units.length * 0.2, units.length * 0.8)).sort((a, b) => a - b);
+    // The API dies once (or apiKills times), when a random share of the units have finished.
+    const apiKillsAt = Array.from({ length: options.apiKills }, () => order.between(units.length * 0.2, units.length * 0.8)).sort((a, b) => a - b);
     let finished = 0;
-    let producing = true;
     const onFinished = async () => {
       finished++;
       while (apiKillsAt.length > 0 && finished >= apiKillsAt[0]!) {
         apiKillsAt.shift();
         await api.kill();
-        log(`API killed (${api.kills}) after ${finished} units`);
-        await sleep(random.between(...options.restartPauseMs));
+        log(`API killed (${api.kills}) at ${at()}, after ${finished} units`);
+        await sleep(apiPauses.between(...options.restartPauseMs));
         await api.start();
       }
     };
-
-    const killer = (async () => {
-      while (producing || worker.kills < options.workerKills) {
-        await sleep(random.between(...options.workerUptimeMs));
-        if (!producing && worker.kills >= options.workerKills) break;
-        await worker.kill();
-        log(`worker killed (${worker.kills}) at ${((Date.now() - started) / 1000).toFixed(1)} s, ${finished}/${units.length} units sent`);
-        await sleep(random.between(...options.restartPauseMs));
-        await worker.start();
-      }
-    })();
-    const producers = (async () => {
-      let next = 0;
-      const gap = 1000 / options.unitsPerSecond;
-      await Promise.all(
-        Array.from({ length: options.concurrency }, async () => {
-          while (next < units.length) {
-            const unit = units[next++]!;
-            const due = started + next * gap;
-            if (due > Date.now()) await sleep(due - Date.now());
-            await unit();
-            await onFinished();
-          }
-        }),
-      );
-    })().finally(() => (producing = false));
-    await Promise.all([producers, killer]);
-    log(`all ${units.length} units sent; waiting for the legs and the deliveries to settle`);
+    const killer = new ProcessKiller(worker, workerMoments, {
+      uptimeMs: options.workerUptimeMs,
+      pauseMs: options.restartPauseMs,
+      atLeast: options.workerKills,
+      onKill: (kills) => log(`worker killed (${kills}) at ${at()}, ${finished}/${units.length} units done`),
+    });
+    const killing = killer.run();
+    // Awaited below; a start that fails meanwhile must not count as an unhandled rejection.
+    killing.catch(() => undefined);
+    const gap = 1000 / options.unitsPerSecond;
+    let next = 0;
+    const producing = Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (next < units.length) {
+          const unit = units[next++]!;
+          const due = started + next * gap;
+          if (due > Date.now()) await sleep(due - Date.now());
+          await unit();
+          await onFinished();
+        }
+      }),
+    );
+    // A unit that fails ends the campaign, but only once the killer has stopped starting workers.
+    try {
+      await producing;
+    } catch (error) {
+      killer.abort();
+      await killing;
+      throw error;
+    }
+    killer.finish();
+    await killing;
+    log(`all ${units.length} units done and ${worker.kills} worker kills made at ${at()}; waiting for the legs and the deliveries to settle`);
 
     const deliveries = () => deliveriesOf(receiver);
+    let outstanding = '';
     const settled = await waitUntil(
       async () => {
         const seen = new Set(deliveries().map((d) => `${d.event} ${d.subject}`));
         const eventsLeft = expectedEvents.filter((e) => !seen.has(`${e.event} ${e.subject}`)).length;
-        const quotesLeft = unsettledQuotes(approved.map((q) => q.quoteId), await approvalLegs(client, tokens.admin)).length;
+        const legs = await approvalLegs(client, tokens.admin);
+        const quotesLeft = unsettledQuotes(approved.map((q) => q.quoteId), legs).length;
+        const failed = legs.filter((l) => l.status === 'FAILED').map((l) => `${l.provider} of ${l.quoteId}: ${l.lastError}`);
+        outstanding = `${eventsLeft} events not received, ${quotesLeft} approvals with a leg not SUCCEEDED${failed.length > 0 ? `; FAILED legs: ${failed.join('; ')}` : ''}`;
         return eventsLeft === 0 && quotesLeft === 0;
       },
       options.settleDeadlineMs,
@@ -185,7 +199,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     ).then(
       () => true,
       (error: unknown) => {
-        log(String(error));
+        log(`${String(error)}: ${outstanding}`);
         return false;
       },
     );
@@ -196,13 +210,13 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     const peakKiB = { worker: worker.peakKiB(), api: api.peakKiB() };
     const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
     const lines = [
-      `${approved.length} approvals (${options.approvals} under fire and 1 clean), ${expectedEvents.length} events (${options.events} work-order moves and ${approved.length} quote.approved), seed ${options.seed}`,
+      `${approved.length} approvals (${options.approvals} under fire and 2 clean; every other one by /v1/quotes with idempotency keys), ${expectedEvents.length} events (${options.events} work-order moves and ${approved.length} quote.approved), seed ${options.seed}`,
       '',
       ...censusTable(census),
       '',
       `time under fire until settled: ${(elapsedMs / 1000).toFixed(1)} s${settled ? '' : ` (NOT settled within ${options.settleDeadlineMs / 1000} s after the last unit)`}`,
       `kills: worker ${worker.kills} (SIGKILL, restarted each time), API ${api.kills}`,
-      `requests sent again because the API was not there: ${client.resent}`,
+      `requests sent again because no API answered: ${client.resent}; idempotency keys a killed API held, waited out: ${client.waitedForKeys}`,
       `peak resident memory, API (largest of ${api.starts} processes): ${mib(peakKiB.api)}`,
       `peak resident memory, worker (largest of ${worker.starts} processes): ${mib(peakKiB.worker)}`,
     ];

@@ -15,33 +15,89 @@ export interface CampaignTokens {
   admin: string;
 }
 
+/** How a campaign's quote is made: section 4.3's calculate, or D14's `/v1/quotes` with idempotency keys. */
+export type QuotePath = 'calculate' | 'v1';
+
 /**
- * Prices and persists a quote for a customer of its own, then approves it. A calculate sent again
- * may leave an extra DRAFT quote behind: it is never approved, so no provider or receiver hears
- * of it. An approve sent again after its first answer was lost is a 409 (D3: approved exactly
- * once); the quote then reads APPROVED, which is the answer the first attempt would have given.
+ * Makes a quote for a customer of its own by `path`, then approves it.
+ *
+ * - `calculate` (`POST /api/v1/quotes/calculate`, persist) takes no idempotency key: one sent
+ *   again may leave an extra DRAFT quote behind, never approved, so no provider or receiver hears
+ *   of it.
+ * - `v1` (`POST /v1/customers`, `POST /v1/quotes`) takes one (D14): sent again with the same key it
+ *   answers the first answer; a key claimed by a killed API is `idempotency-key-in-use` until its
+ *   lease runs out, and then runs anew, so the client keeps sending it.
+ *
+ * An approve sent again after its first answer was lost is a 409 (D3: approved exactly once); the
+ * quote then reads APPROVED, which is the answer the first attempt would have given.
  */
-export async function approveQuote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }): Promise<ApprovedQuote> {
+export async function approveQuote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }, path: QuotePath, key: string): Promise<ApprovedQuote> {
+  const quote = path === 'calculate' ? await calculatedQuote(client, tokens, customer) : await v1Quote(client, tokens, customer, key);
+  const res = await client.request(`/api/v1/quotes/${quote.id}/approve`, { method: 'POST', token: tokens.sales });
+  if (res.status === 409) {
+    const detail = await client.json<{ status: string }>(`/api/v1/quotes/${quote.id}`, { token: tokens.sales });
+    if (detail.status !== 'APPROVED') throw new Error(`approve of ${quote.id} answered 409 and the quote is ${detail.status}`);
+  } else if (res.status !== 200) {
+    throw new Error(`approve of ${quote.id} answered ${res.status}: ${await res.text()}`);
+  }
+  return {
+    quoteId: quote.id,
+    quoteNumber: quote.number,
+    customerName: customer.name,
+    customerEmail: customer.email,
+    // One payments invoice item per quote line and the explicit tax line (activities/payments/write-invoice.ts).
+    invoiceItems: quote.lines + 1,
+  };
+}
+
+interface MadeQuote {
+  id: string;
+  number: number;
+  lines: number;
+}
+
+async function calculatedQuote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }): Promise<MadeQuote> {
   const priced = await client.json<{ quote_id: string; quote_number: number; line_items: unknown[] }>('/api/v1/quotes/calculate', {
     method: 'POST',
     token: tokens.sales,
     json: twoWindows({ persist: true, customer }),
   });
-  const res = await client.request(`/api/v1/quotes/${priced.quote_id}/approve`, { method: 'POST', token: tokens.sales });
-  if (res.status === 409) {
-    const quote = await client.json<{ status: string }>(`/api/v1/quotes/${priced.quote_id}`, { token: tokens.sales });
-    if (quote.status !== 'APPROVED') throw new Error(`approve of ${priced.quote_id} answered 409 and the quote is ${quote.status}`);
-  } else if (res.status !== 200) {
-    throw new Error(`approve of ${priced.quote_id} answered ${res.status}: ${await res.text()}`);
+  return { id: priced.quote_id, number: priced.quote_number, lines: priced.line_items.length };
+}
+
+async function v1Quote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }, key: string): Promise<MadeQuote> {
+  const made = await idempotentPost<{ id: string }>(client, tokens.sales, '/v1/customers', customer, `${key}-customer`);
+  const pricebooks = await client.json<{ data: { id: string }[] }>('/v1/pricebooks', { token: tokens.sales });
+  const quote = await idempotentPost<{ id: string; reference: string; lines: unknown[] }>(client, tokens.sales, '/v1/quotes', {
+    customerId: made.id,
+    currency: 'CAD',
+    taxRegion: 'CA-ON',
+    pricebookId: pricebooks.data[0]!.id,
+    lines: [
+      { sku: 'ROLLER-SCREEN', quantity: 2, configuration: { finishedWidthIn: 72.5, finishedHeightIn: 60, controlSide: 'left', motorised: true, motorSku: 'MTR-BATTERY' } },
+      { sku: 'ROLLER-BLACKOUT-HD-FASCIA', quantity: 1, configuration: { finishedWidthIn: 35.25, finishedHeightIn: 48, controlSide: 'right', motorised: false } },
+    ],
+  }, `${key}-quote`);
+  const number = /^Q-(\d+)$/.exec(quote.reference);
+  if (!number) throw new Error(`a /v1 quote reference ${quote.reference} is not Q-<number>`);
+  return { id: quote.id, number: Number(number[1]), lines: quote.lines.length };
+}
+
+/** A D14 POST with its key, sent again (same key, same body) until it is answered 200 or 201. */
+async function idempotentPost<T>(client: RetryingClient, token: string, path: string, json: unknown, key: string): Promise<T> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const res = await client.request(path, { method: 'POST', token, json, headers: { 'idempotency-key': key } });
+    if (res.status === 200 || res.status === 201) return (await res.json()) as T;
+    const body = await res.text();
+    // The first attempt's API died holding the key: it is free again once its lease runs out.
+    if (res.status === 409 && body.includes('idempotency-key-in-use') && Date.now() < deadline) {
+      client.waitedForKeys++;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      continue;
+    }
+    throw new Error(`POST ${path} answered ${res.status}: ${body}`);
   }
-  return {
-    quoteId: priced.quote_id,
-    quoteNumber: priced.quote_number,
-    customerName: customer.name,
-    customerEmail: customer.email,
-    // One payments invoice item per quote line and the explicit tax line (activities/payments/write-invoice.ts).
-    invoiceItems: priced.line_items.length + 1,
-  };
 }
 
 /**

@@ -15,6 +15,8 @@ export type RequestInitWithJson = RequestInit & { token?: string; json?: unknown
 export class RetryingClient {
   /** Requests sent again because the API was not there. */
   resent = 0;
+  /** Answers `idempotency-key-in-use` waited out (a key a killed API held; D14). */
+  waitedForKeys = 0;
 
   constructor(
     private readonly baseUrl: string,

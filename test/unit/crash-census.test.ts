@@ -70,6 +70,7 @@ describe('takeCensus', () => {
 
   it('counts an event of a kind the run never made as a duplicate', () => {
     const census = takeCensus([], exact([]), [], [{ eventId: 'e1', event: 'work_order.cancelled', subject: 'w7' }]);
-    expect(census.rows).toEqual([{ what: 'event ids work_order.cancelled', expected: 0, found: 1, duplicates: 1, losses: 0 }]);
+    expect(census.rows.at(-1)).toEqual({ what: 'event ids work_order.cancelled', expected: 0, found: 1, duplicates: 1, losses: 0 });
+    expect(census).toMatchObject({ duplicates: 1, losses: 0 });
   });
 });
