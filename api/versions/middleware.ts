@@ -37,7 +37,8 @@ export const announceVersion: RequestHandler = (req, res, next) => {
 /**
  * Issue 19: answers a body with a serializer compiled from its schema, where no version change
  * reshapes it (the current version); any older version goes through res.json and its chain above.
- * The text is what res.json would send (test/unit/calculation-json.test.ts), with the same headers.
+ * The text is what res.json would send (test/unit/calculation-json.test.ts), with its
+ * Content-Type; for POST answers only (no ETag, no HEAD).
  */
 export function sendSerialised<T>(req: Request, res: Response, body: T, stringify: (body: T) => string): void {
   const version = req.serviceVersion;
@@ -45,7 +46,11 @@ export function sendSerialised<T>(req: Request, res: Response, body: T, stringif
     res.json(body);
     return;
   }
-  res.type('application/json').send(stringify(body));
+  // res.send would also hash the text for an ETag, which a POST answer never uses.
+  const text = stringify(body);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 /**
