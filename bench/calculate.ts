@@ -7,7 +7,7 @@
  *    plus one user read), and the ratios;
  *  - PASS or FAIL against issue 19's targets, and the peak resident memory of the API process.
  *
- *   npm run bench:calculate        # BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ENGINE_RUNS,
+ *   npm run bench:calculate        # BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ENGINE_RUNS,
  *                                  # BENCH_API_CPU_PROF_DIR (profile the API: node --cpu-prof)
  *
  * Self-contained like `npm test`: its own PostgreSQL and Temporal (scripts/infra/self-contained.ts),
@@ -20,9 +20,11 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { SERVICE_NODE_ARGS, stopService } from '../scripts/infra/processes';
+import { projectRoot } from '../scripts/infra/paths';
 import { printPeakMemory } from './support/peak-memory';
 import { SANDBOX_PASSWORD } from '../db/sandbox';
 import { SANDBOX_RATE_CARD } from '../db/rate-cards/sandbox-rate-cards';
@@ -31,7 +33,8 @@ import { priceQuoteReference } from '../api/quotes/pricing/engine';
 import { priceQuote } from '../api/quotes/pricing/fast-engine';
 import type { CalculationRequest } from '../api/quotes/pricing/request';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const roundCount = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 500);
 
@@ -81,9 +84,24 @@ interface Figures {
   p50: number;
   p99: number;
   non2xx: number;
+  /** CPU time (user + system) per answered request: of the API process, and of this load generator. */
+  apiCpuMs: number;
+  clientCpuMs: number;
 }
 
-async function measure(base: string, name: string, token: string, options: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<Figures> {
+/** User + system CPU milliseconds a process has used so far (/proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // After "pid (comm) ", utime and stime are the 12th and 13th fields.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+async function measure(base: string, apiPid: number, name: string, token: string, options: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<Figures> {
+  const [apiBefore, clientBefore] = [cpuMsOf(apiPid), ownCpuMs()];
   const result = await autocannon({
     url: `${base}${options.path}`,
     method: options.method,
@@ -93,7 +111,33 @@ async function measure(base: string, name: string, token: string, options: { met
     ...(options.body ? { body: options.body } : {}),
     requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-forwarded-for': forwardedFor() } }) }],
   });
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+  const answered = Math.max(result.requests.total, 1);
+  return {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+    apiCpuMs: (cpuMsOf(apiPid) - apiBefore) / answered,
+    clientCpuMs: (ownCpuMs() - clientBefore) / answered,
+  };
+}
+
+/** Per endpoint, the median of each figure over the rounds; non-2xx answers summed. */
+function medianFigures(all: Figures[]): Figures {
+  const median = (pick: (f: Figures) => number) => {
+    const sorted = all.map(pick).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]!;
+  };
+  return {
+    name: all[0]!.name,
+    rps: median((f) => f.rps),
+    p50: median((f) => f.p50),
+    p99: median((f) => f.p99),
+    non2xx: all.reduce((n, f) => n + f.non2xx, 0),
+    apiCpuMs: median((f) => f.apiCpuMs),
+    clientCpuMs: median((f) => f.clientCpuMs),
+  };
 }
 
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
@@ -109,30 +153,42 @@ await withSelfContainedStack('bench_calculate', async () => {
   const base = `http://127.0.0.1:${port}`;
   // BENCH_API_CPU_PROF_DIR: a CPU profile of the API over the whole run, written when it stops.
   const profile = process.env.BENCH_API_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_API_CPU_PROF_DIR}`] : [];
-  const api = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(new URL('../api/main.ts', import.meta.url))], {
+  // Started as scripts/start.ts starts it (the same Node, tsx and the tracing preload).
+  const api = spawn(process.execPath, [...profile, ...SERVICE_NODE_ARGS, 'api/main.ts'], {
+    cwd: projectRoot,
     env: { ...process.env, PORT: String(port), TRUST_PROXY_HOPS: '1', METRICS_PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const exited = new Promise<void>((resolve) => api.once('exit', () => resolve()));
   try {
     const token = await loginWhenUp(base);
     // Warm-up so JIT compilation, pools and the rate-card cache are not in the figures.
-    await measure(base, 'warm-up', token, { method: 'POST', path: '/api/v1/quotes/calculate', body: JSON.stringify(manyLines) });
-    const baseline = await measure(base, 'GET /api/v1/auth/me', token, { method: 'GET', path: '/api/v1/auth/me' });
-    const one = await measure(base, 'calculate, 1 line', token, { method: 'POST', path: '/api/v1/quotes/calculate', body: JSON.stringify(calculateRequest(1)) });
-    const many = await measure(base, 'calculate, 200 lines', token, { method: 'POST', path: '/api/v1/quotes/calculate', body: JSON.stringify(manyLines) });
+    await measure(base, api.pid!, 'warm-up', token, { method: 'POST', path: '/api/v1/quotes/calculate', body: JSON.stringify(manyLines) });
+    // Rounds of the three, interleaved, so a change in the machine's load during the run weighs
+    // on all three alike; each figure is the median over the rounds.
+    const rounds: Figures[][] = [];
+    for (let round = 0; round < roundCount; round++) {
+      rounds.push([
+        await measure(base, api.pid!, 'GET /api/v1/auth/me', token, { method: 'GET', path: '/api/v1/auth/me' }),
+        await measure(base, api.pid!, 'calculate, 1 line', token, { method: 'POST', path: '/api/v1/quotes/calculate', body: JSON.stringify(calculateRequest(1)) }),
+        await measure(base, api.pid!, 'calculate, 200 lines', token, { method: 'POST', path: '/api/v1/quotes/calculate', body: JSON.stringify(manyLines) }),
+      ]);
+    }
+    const [baseline, one, many] = [0, 1, 2].map((i) => medianFigures(rounds.map((r) => r[i]!))) as [Figures, Figures, Figures];
 
     const pad = (s: string | number, n: number) => String(s).padStart(n);
     console.log(`\nengine alone, 200 lines, median of ${engineRuns} runs after ${engineRuns} warm-up runs`);
     console.log(`  reference (decimal.js)     ${referenceMs.toFixed(3)} ms`);
     console.log(`  production (scaled ints)   ${fastMs.toFixed(3)} ms   (${(referenceMs / fastMs).toFixed(1)}x faster)`);
-    console.log(`\n${connections} connections, ${seconds} s each, against the API at ${base} (its own process)\n`);
-    console.log(`${'endpoint'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('rps vs me', 11)}${pad('p50 vs me', 11)}${pad('non-2xx', 9)}`);
+    console.log(`\n${connections} connections, ${roundCount} interleaved rounds of ${seconds} s per endpoint (medians), against the API at ${base} (its own process)\n`);
+    console.log(
+      `${'endpoint'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('rps vs me', 11)}${pad('p50 vs me', 11)}${pad('non-2xx', 9)}${pad('API CPU ms/req', 16)}${pad('client CPU ms/req', 19)}`,
+    );
     for (const f of [baseline, one, many]) {
       console.log(
-        `${f.name.padEnd(24)}${pad(f.rps.toFixed(0), 10)}${pad(f.p50, 9)}${pad(f.p99, 9)}${pad((f.rps / baseline.rps).toFixed(2), 11)}${pad((f.p50 / Math.max(baseline.p50, 1)).toFixed(2), 11)}${pad(f.non2xx, 9)}`,
+        `${f.name.padEnd(24)}${pad(f.rps.toFixed(0), 10)}${pad(f.p50, 9)}${pad(f.p99, 9)}${pad((f.rps / baseline.rps).toFixed(2), 11)}${pad((f.p50 / Math.max(baseline.p50, 1)).toFixed(2), 11)}${pad(f.non2xx, 9)}${pad(f.apiCpuMs.toFixed(2), 16)}${pad(f.clientCpuMs.toFixed(2), 19)}`,
       );
     }
+    console.log('(CPU per request is little moved by other load on the machine; req/s is.)');
     console.log('\nissue 19 targets');
     console.log(`  ${verdict(fastMs <= TARGETS.engineMs)}  engine alone, 200 lines: ${fastMs.toFixed(3)} ms (at most ${TARGETS.engineMs} ms)`);
     console.log(`  ${verdict(referenceMs / fastMs >= TARGETS.engineSpeedUp)}  engine speed-up over the reference: ${(referenceMs / fastMs).toFixed(1)}x (at least ${TARGETS.engineSpeedUp}x)`);
@@ -144,8 +200,7 @@ await withSelfContainedStack('bench_calculate', async () => {
       process.exitCode = 1;
     }
   } finally {
-    api.kill('SIGTERM');
-    await exited;
+    await stopService(api);
   }
 });
 
