@@ -10,27 +10,43 @@ const pathKey = (path: readonly PropertyKey[], location: string) => (path.length
 /**
  * Dotted paths of every string, and every key, holding a NUL character. PostgreSQL text cannot
  * store one, so it is refused here, in front of every schema, rather than by the driver (a 500).
- * Iterative: JSON.parse accepts nesting far deeper than a recursive walk could follow.
+ * Iterative: JSON.parse accepts nesting far deeper than a recursive walk could follow. Each
+ * visited value records only its parent and key; a path is spelled out only for a finding, so a
+ * clean 200-line body costs no array per field (issue 19).
  */
 export function nulPaths(value: unknown, location: string): string[] {
   const found: string[] = [];
-  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value, path: [] }];
+  const stack: Visit[] = [{ value, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const { value: current, path } = stack.pop()!;
+    const visit = stack.pop()!;
+    const current = visit.value;
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) found.push(pathKey(path, location));
+      if (current.includes('\u0000')) found.push(pathKey(pathOf(visit), location));
     } else if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: [...path, i] });
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], parent: visit, key: i });
     } else if (current !== null && typeof current === 'object') {
       const keys = Object.keys(current);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
-        if (key.includes('\u0000')) found.push(pathKey([...path, key], location));
-        else stack.push({ value: (current as Record<string, unknown>)[key], path: [...path, key] });
+        if (key.includes('\u0000')) found.push(pathKey([...pathOf(visit), key], location));
+        else stack.push({ value: (current as Record<string, unknown>)[key], parent: visit, key });
       }
     }
   }
   return found;
+}
+
+interface Visit {
+  value: unknown;
+  /** Undefined for the root, whose path is empty. */
+  parent: Visit | undefined;
+  key: PropertyKey;
+}
+
+function pathOf(visit: Visit): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let at: Visit = visit; at.parent; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 export interface FieldComplaints {

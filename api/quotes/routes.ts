@@ -2,8 +2,7 @@ import { route, type RouteHost } from '../http/route';
 import { OFFICE } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
-import { stringifyCalculationResult } from './calculation-json';
-import { sendSerialised } from '../versions/middleware';
+import { sendJsonBytes } from '../versions/middleware';
 import { linkNext, PageHeaders } from '../http/pagination';
 import { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
 import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_DETAIL_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE } from './examples';
@@ -72,7 +71,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
       403: error('TECHNICIAN, or a margin override by a non-ADMIN'),
     },
     handler: async ({ req, res, caller, body }) => {
-      sendSerialised(req, res, await deps.quotes.calculate(caller, body), stringifyCalculationResult);
+      sendJsonBytes(req, res, await deps.quotes.calculate(caller, body));
     },
   });
 

@@ -35,17 +35,24 @@ export const announceVersion: RequestHandler = (req, res, next) => {
 };
 
 /**
- * Issue 19: answers a body with a serializer compiled from its schema, where no version change
- * reshapes it (the current version); any older version goes through res.json and its chain above.
- * The text is what res.json would send (test/unit/calculation-json.test.ts), with the same headers.
+ * Issue 19: res.json for a large POST answer, minus two costs res.send adds: a SHA-1 of the text
+ * for an ETag no POST answer uses, and, for a string body, a copy of the whole answer joined to
+ * the header text before writing. The same text as res.json (JSON.stringify, no spaces), as bytes
+ * written beside the headers. An older pinned version still goes through res.json and the chain
+ * above. (A serializer compiled by fast-json-stringify was measured and lost: its text is a rope
+ * of thousands of pieces, and flattening it for the socket costs more than JSON.stringify in
+ * all; docs/pricing.md section 11.)
  */
-export function sendSerialised<T>(req: Request, res: Response, body: T, stringify: (body: T) => string): void {
+export function sendJsonBytes(req: Request, res: Response, body: unknown): void {
   const version = req.serviceVersion;
   if (version && version !== CURRENT_VERSION) {
     res.json(body);
     return;
   }
-  res.type('application/json').send(stringify(body));
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', bytes.length);
+  res.end(bytes);
 }
 
 /**

@@ -64,6 +64,16 @@ describe('POST /api/v1/quotes/calculate: the six rules of 4.3', () => {
     expect(stored.rows[0]).toEqual({ override_reason: override.marginOverride.reason, floor_overridden: true, applied_margin: '0.2' });
   });
 
+  it('issue 19: the answer is the whole result as JSON text, with its type and length', async () => {
+    const res = await calculate('sales', twoWindows());
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const text = await res.text();
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    const expected = priceQuote({ request: twoWindows() as unknown as CalculateBody, rateCard: buildRateCardSnapshot({ revision: 'x', ...SANDBOX_RATE_CARD }), overrideAuthorised: false });
+    expect(text).toBe(JSON.stringify({ ...expected, quote_id: null, quote_number: null, status: null, persisted: false }));
+  });
+
   it('rule 5: every figure comes from the rate card; a client cost is not even accepted', async () => {
     const body = twoWindows();
     (body.lineItems as Record<string, unknown>[])[0]!.unitCostCents = 1;
