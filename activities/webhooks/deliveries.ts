@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventEnvelope } from '../../db/events/catalogue';
 import { inTenant } from '../../db/tenant-scope';
-import { endpointsToWake } from '../../db/webhooks/batches';
+import { endpointsToWake, markDeliveryIdle } from '../../db/webhooks/batches';
 import { closeMissedDelivery, createDeliveriesForEvent, createReplayDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
 import type { WebhookWorkflows } from '../temporal/webhook-workflows';
 
@@ -49,6 +49,14 @@ export class WebhookDeliveries {
     if (deliveries.length === 0) return;
     const formats = new Map(deliveries.map((d) => [d.endpoint_id, d.format]));
     const woken = await inTenant(this.em, organizationId, (tx) => endpointsToWake(tx, [...formats.keys()]));
-    for (const endpointId of woken) await this.workflows.wake(organizationId, { endpointId, format: formats.get(endpointId)! });
+    for (const endpointId of woken) {
+      try {
+        await this.workflows.wake(organizationId, { endpointId, format: formats.get(endpointId)! });
+      } catch (error) {
+        // Not signalled (Temporal down): idle again, so the relay's retry of this event signals.
+        await inTenant(this.em, organizationId, (tx) => markDeliveryIdle(tx, endpointId)).catch(() => undefined);
+        throw error;
+      }
+    }
   }
 }

@@ -87,32 +87,35 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
 
   if (input.decisions.length > 0) report.failedIds.push(...(await inOrg((tx) => applyRetryDecisions(tx, input.decisions))));
   report.failed = report.failedIds.length;
-  const endpoint = await inOrg((tx) => endpointForBatch(tx, input.endpointId));
+  // The endpoint and its due deliveries in one transaction (a disabled one's become missed).
+  const first = await inOrg(async (tx) => {
+    const found = await endpointForBatch(tx, input.endpointId);
+    if (!found) return { endpoint: undefined, claimed: [], missed: 0, dueInMs: null };
+    // Kept as missed: re-enabling the endpoint replays them (D6); until then nothing is due.
+    if (found.status !== 'enabled') {
+      await markDeliveryIdle(tx, input.endpointId);
+      return { endpoint: found, claimed: [], missed: await missPendingDeliveries(tx, input.endpointId), dueInMs: null };
+    }
+    if (input.claim <= 0) return { endpoint: found, claimed: [], missed: 0, dueInMs: await nextDueInMs(tx, input.endpointId) };
+    const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(found.format, input) };
+    let rows = await claimDueDeliveries(tx, claim);
+    if (rows.length > 0) return { endpoint: found, claimed: rows, missed: 0, dueInMs: null };
+    // Idle first, then one more look (a new statement: it sees every row committed before it). A
+    // delivery committed after that look finds the endpoint idle (its flip waits for this
+    // transaction's lock on the endpoint row), and its dispatcher signals (batches.ts, markDeliveryIdle).
+    await markDeliveryIdle(tx, input.endpointId);
+    rows = await claimDueDeliveries(tx, claim);
+    if (rows.length > 0) await markDeliveryIdle(tx, input.endpointId, false);
+    return { endpoint: found, claimed: rows, missed: 0, dueInMs: rows.length > 0 ? null : await nextDueInMs(tx, input.endpointId) };
+  });
+  const endpoint = first.endpoint;
   if (!endpoint) return { ...report, endpoint: 'deleted' };
   report.format = endpoint.format;
-  if (endpoint.status !== 'enabled') {
-    // Kept as missed: re-enabling the endpoint replays them (D6); until then nothing is due.
-    report.missed = await inOrg(async (tx) => {
-      await markDeliveryIdle(tx, input.endpointId);
-      return missPendingDeliveries(tx, input.endpointId);
-    });
-    return { ...report, endpoint: 'disabled', idle: true };
-  }
-  if (input.claim <= 0) return { ...report, nextDueInMs: await inOrg((tx) => nextDueInMs(tx, input.endpointId)) };
+  if (endpoint.status !== 'enabled') return { ...report, endpoint: 'disabled', missed: first.missed, idle: true };
+  if (input.claim <= 0) return { ...report, nextDueInMs: first.dueInMs };
 
-  const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(endpoint.format, input) };
-  let claimed = await inOrg((tx) => claimDueDeliveries(tx, claim));
-  if (claimed.length === 0) {
-    // Idle first, then one more look: a delivery committed after this look finds the endpoint
-    // idle and its dispatcher signals (db/webhooks/batches.ts, markDeliveryIdle).
-    await inOrg((tx) => markDeliveryIdle(tx, input.endpointId));
-    claimed = await inOrg(async (tx) => {
-      const found = await claimDueDeliveries(tx, claim);
-      if (found.length > 0) await markDeliveryIdle(tx, input.endpointId, false);
-      return found;
-    });
-    if (claimed.length === 0) return { ...report, idle: true, nextDueInMs: await inOrg((tx) => nextDueInMs(tx, input.endpointId)) };
-  }
+  const claimed = first.claimed;
+  if (claimed.length === 0) return { ...report, idle: true, nextDueInMs: first.dueInMs };
   report.moreDue = claimed.length >= input.claim;
 
   const sent = await sendConcurrently(deps, endpoint, claimed, input);
@@ -150,22 +153,26 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
     });
   }
 
-  const rules = FORMAT_RULES[endpoint.format];
-  const disabledAt = await inOrg(async (tx) => {
+  const recorded = await inOrg(async (tx) => {
     await recordBatchAttempts(tx, input.token, records);
     await releaseDeliveries(tx, input.token, unattempted);
-    // The endpoint's failure clock, as each attempt kept it (D6, D13): the batch's last word wins.
-    const at = now();
-    if (sent.some((s) => s.result.status === 410)) return disableGoneEndpoint(tx, endpoint.id, at);
-    const lastDelivered = lastIndexWhere(sent, (s) => s.result.outcome === 'delivered');
-    if (lastDelivered >= 0) await clearEndpointFailing(tx, endpoint.id);
-    if (lastDelivered === sent.length - 1) return undefined;
-    const failingFor = rules.disableAfterFailingMs * (input.clockScale ?? 1);
-    return recordEndpointFailure(tx, endpoint.id, at, new Date(at.getTime() - failingFor), rules.disabledReason);
+    const disabledAt = await keepFailureClock(tx, endpoint, sent, input.clockScale ?? 1, now());
+    return { disabledAt, dueInMs: report.moreDue ? null : await nextDueInMs(tx, input.endpointId) };
   });
-  if (disabledAt) report.disabled = { endpointId: endpoint.id, disabledAt: disabledAt.toISOString() };
-  if (!report.moreDue) report.nextDueInMs = await inOrg((tx) => nextDueInMs(tx, input.endpointId));
+  if (recorded.disabledAt) report.disabled = { endpointId: endpoint.id, disabledAt: recorded.disabledAt.toISOString() };
+  report.nextDueInMs = recorded.dueInMs;
   return report;
+}
+
+/** The endpoint's failure clock, as each attempt kept it (D6, D13): the batch's last word wins. Returns when this disabled it. */
+async function keepFailureClock(tx: EntityManager, endpoint: EndpointForBatch, sent: readonly Sent[], clockScale: number, at: Date): Promise<Date | undefined> {
+  if (sent.length === 0) return undefined;
+  if (sent.some((s) => s.result.status === 410)) return disableGoneEndpoint(tx, endpoint.id, at);
+  const lastDelivered = lastIndexWhere(sent, (s) => s.result.outcome === 'delivered');
+  if (lastDelivered >= 0) await clearEndpointFailing(tx, endpoint.id);
+  if (lastDelivered === sent.length - 1) return undefined;
+  const rules = FORMAT_RULES[endpoint.format];
+  return recordEndpointFailure(tx, endpoint.id, at, new Date(at.getTime() - rules.disableAfterFailingMs * clockScale), rules.disabledReason);
 }
 
 /** The lease of a claim: every round of the batch's window, plus room to record (a dead batch's rows wait this long for another). */
