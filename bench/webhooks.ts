@@ -5,11 +5,13 @@
  * 1. Sustained: BENCH_EVENTS (default 5,000) `work_order.dispatched` events to one `core` endpoint
  *    on a fast loopback receiver. The events are made quickly rather than through 5,000 HTTP
  *    requests: committed in transactions of BENCH_CHUNK (default 100) with the API's own
- *    `recordEvent` (real outbox rows), each then dispatched as the API's fast path does after its
- *    commit (EventDispatcher: delivery rows, then the endpoint workflow woken), BENCH_CONCURRENCY
- *    (16) at a time. Delivery goes the whole real way: the worker process's endpoint workflow,
- *    its batch activities, signed POSTs, attempt logs. Prints deliveries per second from the
- *    first commit to the last receipt.
+ *    `recordEvent` (real outbox rows), each chunk then dispatched after its commit as the worker's
+ *    outbox relay dispatches a leased batch (EventDispatcher.dispatchMany: the delivery rows of the
+ *    chunk in one transaction, then the endpoint's workflow woken, then the events marked
+ *    dispatched). Delivery goes the whole real way: the worker process's endpoint workflow, its
+ *    batch activities, signed POSTs, attempt logs. Prints deliveries per second from the first
+ *    commit to the last receipt, and when the last chunk was dispatched (how far the delivery
+ *    trails the events).
  * 2. Paced: BENCH_PACED_EVENTS (default 1,000) real work orders dispatched through the API
  *    (PATCH .../status DISPATCHED) at BENCH_PACED_RATE (100) per second; prints the p50 and p95
  *    from the event's commit (its envelope's created_at, stamped inside the committing
@@ -142,9 +144,7 @@ await withSelfContainedStack('bench_hooks', async () => {
           }
           return made;
         });
-        await inParallel(envelopes, concurrency, async (envelope) => {
-          await dispatcher.dispatch(envelope);
-        });
+        await dispatcher.dispatchMany(envelopes);
       }
     };
 
@@ -195,7 +195,7 @@ await withSelfContainedStack('bench_hooks', async () => {
     const share = phase3.perSecond / phase1.perSecond;
 
     console.log(`\nissue 19: outbound webhooks, one delivery workflow per endpoint (one worker process, production timing)\n`);
-    console.log(`1. sustained: ${events} events committed in chunks of ${chunk}, dispatched ${concurrency} at a time, one core endpoint on loopback`);
+    console.log(`1. sustained: ${events} events committed and dispatched in chunks of ${chunk}, one core endpoint on loopback`);
     console.log(`   ${phase1.received} receipts, ${phase1.distinct} distinct envelope ids, ${phase1.perSecond.toFixed(1)} deliveries/s   target >= ${TARGET_PER_SECOND}/s: ${verdict(phase1.perSecond >= TARGET_PER_SECOND)}`);
     console.log(`   (all committed and dispatched after ${phase1.dispatchedSeconds.toFixed(1)} s, last receipt after ${phase1.seconds.toFixed(1)} s)`);
     console.log(`2. paced: ${pacedEvents} work orders dispatched through the API at ${pacedRate}/s`);

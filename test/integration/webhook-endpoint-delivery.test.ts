@@ -126,6 +126,24 @@ describe('one workflow per endpoint', () => {
     await unsubscribe(endpointId);
   });
 
+  it('a batch of events dispatched at once (the relay\'s way) reaches every subscribed endpoint, and every event is marked dispatched', async () => {
+    const [a, b] = [await receiver(), await receiver()];
+    const [aId, bId] = [await subscribe(a.url), await subscribe(b.url)];
+    const envelopes = await inTenant(temporal.orm.em, tenant.id, async (tx) => {
+      const made = [];
+      for (let i = 0; i < 20; i++) made.push(await recordEvent(tx, tenant.id, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+      return made;
+    });
+    await temporal.dispatcher.dispatchMany(envelopes);
+    const { rows: undispatched } = await owner.query('select count(*)::int as n from outbox_events where id = any($1::uuid[]) and dispatched_at is null', [envelopes.map((e) => e.id)]);
+    expect(undispatched[0].n).toBe(0);
+    for (const [r, endpointId] of [[a, aId], [b, bId]] as const) {
+      expect((await allSettled(endpointId, 20)).every((row) => row.status === 'delivered')).toBe(true);
+      expect(new Set(r.received.map((got) => got.headers['x-service-delivery']))).toEqual(new Set(envelopes.map((e) => e.id)));
+      await unsubscribe(endpointId);
+    }
+  });
+
   it('retries keep the same envelope id, and stop at the schedule\'s limit (5 for core)', async () => {
     const r = (await receiver()).script(...Array.from({ length: MAX_DELIVERY_ATTEMPTS }, () => ({ status: 503 })));
     const endpointId = await subscribe(r.url);
