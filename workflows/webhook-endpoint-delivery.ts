@@ -23,6 +23,7 @@ export const ENDPOINT_DELIVERY_LIMITS: EndpointDeliveryLimits = {
   concurrency: 16,
   batchesPerRun: 500,
   drainMs: 10_000,
+  lingerMs: 250,
   failuresToOpen: 5,
   coolDownMs: 30_000,
   maxCoolDownMs: 300_000,
@@ -83,6 +84,7 @@ export const deliverEndpointWebhooks: EndpointDeliveryWorkflow = async function 
       concurrency: limits.concurrency,
       stopAfterFailures: allowance.stopAfterFailures,
       drainMs: breaker.state === 'closed' ? limits.drainMs : 0,
+      lingerMs: limits.lingerMs,
       decisions,
       clockScale: scale,
     });

@@ -45,6 +45,8 @@ export interface BatchInput {
   clockScale?: number;
   /** How long to go on with further rounds while every attempt delivers and work is due (0: one round). */
   drainMs?: number;
+  /** Within that, how long to keep looking for new work after a round before going idle. */
+  lingerMs?: number;
 }
 
 export interface BatchReport {
@@ -109,8 +111,17 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
     const stoppedEarly = await deliverRound(deps, input, endpoint, round.claimed, report, inOrg);
     report.moreDue = full || stoppedEarly;
     if (report.disabled || report.retry.length > 0 || stoppedEarly || Date.now() - started >= (input.drainMs ?? 0)) break;
-    round = await inOrg(claimRound);
+    // A busy endpoint's next event is usually moments away: look again for a little while
+    // (`lingerMs`) before going idle, which would cost a wake-up's round trip through Temporal.
+    round = await inOrg((tx) => claimDue(tx, input, { markIdle: false }));
+    const lingerUntil = Date.now() + (input.lingerMs ?? 0);
+    while (round.endpoint?.status === 'enabled' && round.claimed.length === 0 && Date.now() < lingerUntil) {
+      await new Promise((resolve) => setTimeout(resolve, LINGER_POLL_MS));
+      round = await inOrg((tx) => claimDue(tx, input, { markIdle: false }));
+    }
+    if (round.endpoint?.status === 'enabled' && round.claimed.length === 0) round = await inOrg(claimRound);
     if (!round.endpoint || round.endpoint.status !== 'enabled') {
+      report.missed += round.missed;
       report.moreDue = true; // the next batch finds out what became of the endpoint
       break;
     }
@@ -130,8 +141,11 @@ interface ClaimRound {
   dueInMs: number | null;
 }
 
-/** The endpoint and its due deliveries, in the caller's transaction. */
-async function claimDue(tx: EntityManager, input: BatchInput): Promise<ClaimRound> {
+/** How often a lingering batch looks for new work. */
+const LINGER_POLL_MS = 10;
+
+/** The endpoint and its due deliveries, in the caller's transaction; with nothing due, the endpoint is marked idle (unless `markIdle` is false). */
+async function claimDue(tx: EntityManager, input: BatchInput, options: { markIdle: boolean } = { markIdle: true }): Promise<ClaimRound> {
   const found = await endpointForBatch(tx, input.endpointId);
   if (!found) return { endpoint: undefined, claimed: [], missed: 0, dueInMs: null };
   // Kept as missed: re-enabling the endpoint replays them (D6); until then nothing is due.
@@ -142,7 +156,7 @@ async function claimDue(tx: EntityManager, input: BatchInput): Promise<ClaimRoun
   if (input.claim <= 0) return { endpoint: found, claimed: [], missed: 0, dueInMs: await nextDueInMs(tx, input.endpointId) };
   const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(found.format, input) };
   let rows = await claimDueDeliveries(tx, claim);
-  if (rows.length > 0) return { endpoint: found, claimed: rows, missed: 0, dueInMs: null };
+  if (rows.length > 0 || !options.markIdle) return { endpoint: found, claimed: rows, missed: 0, dueInMs: null };
   // Idle first, then one more look (a new statement: it sees every row committed before it). A
   // delivery committed after that look finds the endpoint idle (its flip waits for this
   // transaction's lock on the endpoint row), and its dispatcher signals (batches.ts, markDeliveryIdle).

@@ -118,7 +118,12 @@ describe('one workflow per endpoint', () => {
     expect(r.received.every((got) => /^t=\d+,v1=[0-9a-f]{64}$/.test(got.headers['x-service-signature'] as string))).toBe(true);
     const { rows: attempts } = await owner.query('select count(*)::int as n from webhook_delivery_attempts where endpoint_id = $1', [endpointId]);
     expect(attempts[0].n).toBe(count);
-    const progress = await progressOf(endpointId);
+    // The workflow hears of them when its batch activity returns (after its last round and a short linger).
+    let progress = await progressOf(endpointId);
+    for (let i = 0; i < 200 && progress.delivered < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      progress = await progressOf(endpointId);
+    }
     expect(progress.delivered).toBe(count);
     // One workflow, a handful of batches: not a workflow (nor a turn) per delivery.
     expect(progress.batches).toBeLessThan(count / 5);
