@@ -48,6 +48,15 @@ export class OutboxRelay {
     for (;;) {
       const leased = await leaseUndispatchedEvents(this.em, { batch: BATCH, leaseSeconds: LEASE_SECONDS, graceSeconds: RELAY_GRACE_SECONDS });
       if (leased.length === 0) return dispatched;
+      // The batch at once (issue 19: one transaction of deliveries, not one per event); if that
+      // fails, one by one, so that one event in trouble does not hold back the others.
+      try {
+        await this.dispatcher.dispatchMany(leased);
+        dispatched += leased.length;
+        continue;
+      } catch (error) {
+        this.logger.warn({ err: error, events: leased.length }, 'could not dispatch the batch at once; one by one');
+      }
       for (const envelope of leased) {
         try {
           await this.dispatcher.dispatch(envelope);

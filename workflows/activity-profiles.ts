@@ -99,14 +99,16 @@ export function longWebhookAttemptProfile(timing: Timing): ActivityOptions {
 
 /**
  * Issue 19: one batch of an endpoint's deliveries. Its requests have their format's window each
- * (8 s core, 10 s field, 300 s events), `rounds` of them at most; the activity heartbeats every
+ * (8 s core, 10 s field, 300 s events), `rounds` of them at most, after further rounds for up to
+ * `drainMs` while everything delivers; the activity heartbeats every
  * second while they are out, so a worker killed mid-batch is noticed in 15 seconds and the retry
  * takes the batch's rows back (at-least-once). Retried only for its own trouble (database,
  * worker), never for the receiver's answers, which the workflow schedules.
  */
-export function webhookBatchProfile(timing: Timing, batch: { responseWindowMs: number; rounds: number }): ActivityOptions {
+export function webhookBatchProfile(timing: Timing, batch: { responseWindowMs: number; rounds: number; drainMs: number }): ActivityOptions {
   return {
-    startToCloseTimeout: batch.responseWindowMs * Math.max(1, batch.rounds) + 60_000,
+    // Its last round may start just before `drainMs` runs out.
+    startToCloseTimeout: batch.drainMs + batch.responseWindowMs * Math.max(1, batch.rounds) + 60_000,
     heartbeatTimeout: '15 seconds',
     retry: { initialInterval: seconds(1, timing), backoffCoefficient: 2, maximumInterval: seconds(30, timing) },
   };

@@ -22,6 +22,8 @@ export const ENDPOINT_DELIVERY_LIMITS: EndpointDeliveryLimits = {
   batchSize: 100,
   concurrency: 16,
   batchesPerRun: 500,
+  drainMs: 10_000,
+  lingerMs: 250,
   failuresToOpen: 5,
   coolDownMs: 30_000,
   maxCoolDownMs: 300_000,
@@ -71,7 +73,9 @@ export const deliverEndpointWebhooks: EndpointDeliveryWorkflow = async function 
     if (cooling === 0) breaker = breakerAfter(breaker, 'cooled_down', { failures: 0, now: Date.now(), limits: breakerLimits });
 
     const allowance = batchAllowance(breaker, limits);
-    const batches = proxyActivities<Activities>(webhookBatchProfile(timing, { responseWindowMs: RESPONSE_WINDOW_MS[format], rounds: Math.ceil(allowance.claim / limits.concurrency) }));
+    const batches = proxyActivities<Activities>(
+      webhookBatchProfile(timing, { responseWindowMs: RESPONSE_WINDOW_MS[format], rounds: Math.ceil(allowance.claim / limits.concurrency), drainMs: limits.drainMs }),
+    );
     const report = await batches.deliverWebhookBatch({
       organizationId: input.organizationId,
       endpointId: input.endpointId,
@@ -79,6 +83,8 @@ export const deliverEndpointWebhooks: EndpointDeliveryWorkflow = async function 
       claim: allowance.claim,
       concurrency: limits.concurrency,
       stopAfterFailures: allowance.stopAfterFailures,
+      drainMs: breaker.state === 'closed' ? limits.drainMs : 0,
+      lingerMs: limits.lingerMs,
       decisions,
       clockScale: scale,
     });

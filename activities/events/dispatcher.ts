@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../../db/events/catalogue';
-import { markEventDispatched } from '../../db/events/outbox';
+import { markEventDispatched, markEventsDispatched } from '../../db/events/outbox';
 import type { EndpointDeliveryLimits, Timing } from '../temporal/contracts';
 import { EventWorkflows } from '../temporal/event-workflows';
 import { WebhookWorkflows } from '../temporal/webhook-workflows';
@@ -33,6 +33,21 @@ export class EventDispatcher {
     await this.webhooks.fanOut(envelope);
     await markEventDispatched(this.em, envelope.organization_id, envelope.id);
     return true;
+  }
+
+  /**
+   * Many events at once (the relay's leased batch, issue 19): each event's own workflows, then the
+   * deliveries of each tenant's events in one transaction, each endpoint woken once, then all
+   * marked dispatched. A failure leaves them all undispatched for a retry (starting twice is harmless).
+   */
+  async dispatchMany(envelopes: readonly EventEnvelope[]): Promise<void> {
+    const byTenant = new Map<string, EventEnvelope[]>();
+    for (const envelope of envelopes) byTenant.set(envelope.organization_id, [...(byTenant.get(envelope.organization_id) ?? []), envelope]);
+    for (const [organizationId, events] of byTenant) {
+      for (const envelope of events) await this.workflows.startFor(envelope);
+      await this.webhooks.fanOutMany(organizationId, events);
+      await markEventsDispatched(this.em, organizationId, events.map((e) => e.id));
+    }
   }
 
   /** For the API's fast path: never fails the request; the relay will retry. */

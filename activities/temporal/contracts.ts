@@ -129,6 +129,10 @@ export interface EndpointDeliveryLimits {
   concurrency: number;
   /** Batches (and waits) per run before continuing as new. */
   batchesPerRun: number;
+  /** How long one batch activity goes on with further rounds while every attempt delivers and work is due. */
+  drainMs: number;
+  /** Within it, how long the batch keeps looking for new work before the endpoint goes idle (a wake-up costs a round trip). */
+  lingerMs: number;
   /** Retryable failures in a row, with nothing delivered, that open the breaker. */
   failuresToOpen: number;
   /** First cool-down of an open breaker, and its ceiling after failed probes (scaled by retryScale). */

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventEnvelope } from '../../db/events/catalogue';
 import { inTenant } from '../../db/tenant-scope';
-import { endpointsToWake } from '../../db/webhooks/batches';
-import { closeMissedDelivery, createDeliveriesForEvent, createReplayDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
+import { endpointsToWake, markDeliveryIdle } from '../../db/webhooks/batches';
+import { closeMissedDelivery, createDeliveriesForEvents, createReplayDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
 import type { WebhookWorkflows } from '../temporal/webhook-workflows';
 
 /**
@@ -17,11 +17,18 @@ export class WebhookDeliveries {
   ) {}
 
   async fanOut(envelope: EventEnvelope): Promise<void> {
-    const quoteId = (envelope.data as { quote_id?: unknown }).quote_id;
-    const pending = await createDeliveriesForEvent(this.em, envelope);
+    await this.fanOutMany(envelope.organization_id, [envelope]);
+  }
+
+  /** Many events of one tenant: their deliveries in one transaction, each endpoint woken once. */
+  async fanOutMany(organizationId: string, envelopes: readonly EventEnvelope[]): Promise<void> {
+    const pending = await createDeliveriesForEvents(this.em, organizationId, envelopes);
     // A row pending from before issue 19 (an event the relay dispatches late) keeps its own workflow.
-    for (const delivery of pending.filter((d) => d.legacy)) await this.workflows.start(envelope.organization_id, delivery, { quoteId: typeof quoteId === 'string' ? quoteId : undefined });
-    await this.wake(envelope.organization_id, pending.filter((d) => !d.legacy));
+    for (const delivery of pending.filter((d) => d.legacy)) {
+      const quoteId = (envelopes.find((e) => e.id === delivery.event_id)?.data as { quote_id?: unknown } | undefined)?.quote_id;
+      await this.workflows.start(organizationId, delivery, { quoteId: typeof quoteId === 'string' ? quoteId : undefined });
+    }
+    await this.wake(organizationId, pending.filter((d) => !d.legacy));
   }
 
   /** D6 replay: a new series of attempts of the same event (same envelope id) to the same endpoint. */
@@ -49,6 +56,14 @@ export class WebhookDeliveries {
     if (deliveries.length === 0) return;
     const formats = new Map(deliveries.map((d) => [d.endpoint_id, d.format]));
     const woken = await inTenant(this.em, organizationId, (tx) => endpointsToWake(tx, [...formats.keys()]));
-    for (const endpointId of woken) await this.workflows.wake(organizationId, { endpointId, format: formats.get(endpointId)! });
+    for (const endpointId of woken) {
+      try {
+        await this.workflows.wake(organizationId, { endpointId, format: formats.get(endpointId)! });
+      } catch (error) {
+        // Not signalled (Temporal down): idle again, so the relay's retry of this event signals.
+        await inTenant(this.em, organizationId, (tx) => markDeliveryIdle(tx, endpointId)).catch(() => undefined);
+        throw error;
+      }
+    }
   }
 }

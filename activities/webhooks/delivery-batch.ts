@@ -43,6 +43,10 @@ export interface BatchInput {
   decisions: RetryDecision[];
   /** Tests shorten the failure clock as they shorten the waits. */
   clockScale?: number;
+  /** How long to go on with further rounds while every attempt delivers and work is due (0: one round). */
+  drainMs?: number;
+  /** Within that, how long to keep looking for new work after a round before going idle. */
+  lingerMs?: number;
 }
 
 export interface BatchReport {
@@ -77,49 +81,108 @@ const noAttempts = (): BatchReport['attempts'] => ({ delivered: 0, retryable_fai
  * One batch: record the previous batch's retry decisions, claim up to `claim` due deliveries,
  * POST them `concurrency` at a time (each signed per format through the connect-time address
  * guard, as one attempt always was), then record every attempt and the endpoint's failure clock
- * in one transaction. A retryable failure is not rescheduled here: the workflow decides from the
- * format's schedule and hands the decision to the next batch.
+ * in one transaction; then, while all goes well, the next round (`drainMs`). A retryable failure
+ * is not rescheduled here: the workflow decides from the format's schedule and hands the decision
+ * to the next batch.
  */
 export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): Promise<BatchReport> {
-  const now = deps.now ?? (() => new Date());
   const inOrg = <T>(work: (tx: EntityManager) => Promise<T>) => inTenant(deps.em, input.organizationId, work);
   const report: BatchReport = { endpoint: 'enabled', format: null, attempts: noAttempts(), delivered: 0, failed: 0, missed: 0, failedIds: [], retry: [], timedOut: 0, moreDue: false, idle: false, nextDueInMs: null };
 
   if (input.decisions.length > 0) report.failedIds.push(...(await inOrg((tx) => applyRetryDecisions(tx, input.decisions))));
   report.failed = report.failedIds.length;
-  const endpoint = await inOrg((tx) => endpointForBatch(tx, input.endpointId));
+  // The endpoint and its due deliveries in one transaction (a disabled one's become missed).
+  const claimRound = (tx: EntityManager) => claimDue(tx, input);
+  let round = await inOrg(claimRound);
+  const endpoint = round.endpoint;
   if (!endpoint) return { ...report, endpoint: 'deleted' };
   report.format = endpoint.format;
-  if (endpoint.status !== 'enabled') {
-    // Kept as missed: re-enabling the endpoint replays them (D6); until then nothing is due.
-    report.missed = await inOrg(async (tx) => {
-      await markDeliveryIdle(tx, input.endpointId);
-      return missPendingDeliveries(tx, input.endpointId);
-    });
-    return { ...report, endpoint: 'disabled', idle: true };
-  }
-  if (input.claim <= 0) return { ...report, nextDueInMs: await inOrg((tx) => nextDueInMs(tx, input.endpointId)) };
+  if (endpoint.status !== 'enabled') return { ...report, endpoint: 'disabled', missed: round.missed, idle: true };
+  if (input.claim <= 0) return { ...report, nextDueInMs: round.dueInMs };
+  if (round.claimed.length === 0) return { ...report, idle: true, nextDueInMs: round.dueInMs };
 
-  const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(endpoint.format, input) };
-  let claimed = await inOrg((tx) => claimDueDeliveries(tx, claim));
-  if (claimed.length === 0) {
-    // Idle first, then one more look: a delivery committed after this look finds the endpoint
-    // idle and its dispatcher signals (db/webhooks/batches.ts, markDeliveryIdle).
-    await inOrg((tx) => markDeliveryIdle(tx, input.endpointId));
-    claimed = await inOrg(async (tx) => {
-      const found = await claimDueDeliveries(tx, claim);
-      if (found.length > 0) await markDeliveryIdle(tx, input.endpointId, false);
-      return found;
-    });
-    if (claimed.length === 0) return { ...report, idle: true, nextDueInMs: await inOrg((tx) => nextDueInMs(tx, input.endpointId)) };
+  // Round after round while every attempt delivers and work is due, for up to `drainMs`: a busy
+  // endpoint's next deliveries go out as soon as the last are recorded, without a trip through
+  // the workflow. Any retryable failure (the schedule and the breaker are the workflow's), a
+  // disabling or the end of the time returns to the workflow.
+  const started = Date.now();
+  for (;;) {
+    const full = round.claimed.length >= input.claim;
+    const stoppedEarly = await deliverRound(deps, input, endpoint, round.claimed, report, inOrg);
+    report.moreDue = full || stoppedEarly;
+    if (report.disabled || report.retry.length > 0 || stoppedEarly || Date.now() - started >= (input.drainMs ?? 0)) break;
+    // A busy endpoint's next event is usually moments away: look again for a little while
+    // (`lingerMs`) before going idle, which would cost a wake-up's round trip through Temporal.
+    round = await inOrg((tx) => claimDue(tx, input, { markIdle: false }));
+    const lingerUntil = Date.now() + (input.lingerMs ?? 0);
+    while (round.endpoint?.status === 'enabled' && round.claimed.length === 0 && Date.now() < lingerUntil) {
+      await new Promise((resolve) => setTimeout(resolve, LINGER_POLL_MS));
+      round = await inOrg((tx) => claimDue(tx, input, { markIdle: false }));
+    }
+    if (round.endpoint?.status === 'enabled' && round.claimed.length === 0) round = await inOrg(claimRound);
+    if (!round.endpoint || round.endpoint.status !== 'enabled') {
+      report.missed += round.missed;
+      report.moreDue = true; // the next batch finds out what became of the endpoint
+      break;
+    }
+    if (round.claimed.length === 0) {
+      Object.assign(report, { moreDue: false, idle: true, nextDueInMs: round.dueInMs });
+      break;
+    }
   }
-  report.moreDue = claimed.length >= input.claim;
+  if (!report.moreDue && !report.idle) report.nextDueInMs = await inOrg((tx) => nextDueInMs(tx, input.endpointId));
+  return report;
+}
 
+interface ClaimRound {
+  endpoint: EndpointForBatch | undefined;
+  claimed: ClaimedDelivery[];
+  missed: number;
+  dueInMs: number | null;
+}
+
+/** How often a lingering batch looks for new work. */
+const LINGER_POLL_MS = 10;
+
+/** The endpoint and its due deliveries, in the caller's transaction; with nothing due, the endpoint is marked idle (unless `markIdle` is false). */
+async function claimDue(tx: EntityManager, input: BatchInput, options: { markIdle: boolean } = { markIdle: true }): Promise<ClaimRound> {
+  const found = await endpointForBatch(tx, input.endpointId);
+  if (!found) return { endpoint: undefined, claimed: [], missed: 0, dueInMs: null };
+  // Kept as missed: re-enabling the endpoint replays them (D6); until then nothing is due.
+  if (found.status !== 'enabled') {
+    await markDeliveryIdle(tx, input.endpointId);
+    return { endpoint: found, claimed: [], missed: await missPendingDeliveries(tx, input.endpointId), dueInMs: null };
+  }
+  if (input.claim <= 0) return { endpoint: found, claimed: [], missed: 0, dueInMs: await nextDueInMs(tx, input.endpointId) };
+  const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(found.format, input) };
+  let rows = await claimDueDeliveries(tx, claim);
+  if (rows.length > 0 || !options.markIdle) return { endpoint: found, claimed: rows, missed: 0, dueInMs: null };
+  // Idle first, then one more look (a new statement: it sees every row committed before it). A
+  // delivery committed after that look finds the endpoint idle (its flip waits for this
+  // transaction's lock on the endpoint row), and its dispatcher signals (batches.ts, markDeliveryIdle).
+  await markDeliveryIdle(tx, input.endpointId);
+  rows = await claimDueDeliveries(tx, claim);
+  if (rows.length > 0) await markDeliveryIdle(tx, input.endpointId, false);
+  return { endpoint: found, claimed: rows, missed: 0, dueInMs: rows.length > 0 ? null : await nextDueInMs(tx, input.endpointId) };
+}
+
+/**
+ * Sends one round's claimed deliveries and records them (attempts, rows, failure clock) in one
+ * transaction, adding to `report`. True when the breaker's budget stopped it before all were sent
+ * (the rest are released, due again).
+ */
+async function deliverRound(
+  deps: BatchDeps,
+  input: BatchInput,
+  endpoint: EndpointForBatch,
+  claimed: readonly ClaimedDelivery[],
+  report: BatchReport,
+  inOrg: <T>(work: (tx: EntityManager) => Promise<T>) => Promise<T>,
+): Promise<boolean> {
+  const now = deps.now ?? (() => new Date());
   const sent = await sendConcurrently(deps, endpoint, claimed, input);
   const attempted = new Set(sent.map((s) => s.delivery.id));
   const unattempted = claimed.filter((c) => !attempted.has(c.id)).map((c) => c.id);
-  // A batch stopped by its breaker budget leaves the rest due: the breaker decides when.
-  if (unattempted.length > 0) report.moreDue = true;
 
   const records: (AttemptRecord & { ending: BatchOutcome['ending'] })[] = [];
   for (const { delivery, result, body } of sent) {
@@ -130,8 +193,7 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
     else if (ending === 'failed') {
       report.failed += 1;
       report.failedIds.push(delivery.id);
-    }
-    else report.retry.push({ deliveryId: delivery.id, attempt: delivery.attempt });
+    } else report.retry.push({ deliveryId: delivery.id, attempt: delivery.attempt });
     records.push({
       deliveryId: delivery.id,
       endpointId: endpoint.id,
@@ -149,23 +211,24 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
       ending,
     });
   }
-
-  const rules = FORMAT_RULES[endpoint.format];
   const disabledAt = await inOrg(async (tx) => {
     await recordBatchAttempts(tx, input.token, records);
     await releaseDeliveries(tx, input.token, unattempted);
-    // The endpoint's failure clock, as each attempt kept it (D6, D13): the batch's last word wins.
-    const at = now();
-    if (sent.some((s) => s.result.status === 410)) return disableGoneEndpoint(tx, endpoint.id, at);
-    const lastDelivered = lastIndexWhere(sent, (s) => s.result.outcome === 'delivered');
-    if (lastDelivered >= 0) await clearEndpointFailing(tx, endpoint.id);
-    if (lastDelivered === sent.length - 1) return undefined;
-    const failingFor = rules.disableAfterFailingMs * (input.clockScale ?? 1);
-    return recordEndpointFailure(tx, endpoint.id, at, new Date(at.getTime() - failingFor), rules.disabledReason);
+    return keepFailureClock(tx, endpoint, sent, input.clockScale ?? 1, now());
   });
   if (disabledAt) report.disabled = { endpointId: endpoint.id, disabledAt: disabledAt.toISOString() };
-  if (!report.moreDue) report.nextDueInMs = await inOrg((tx) => nextDueInMs(tx, input.endpointId));
-  return report;
+  return unattempted.length > 0;
+}
+
+/** The endpoint's failure clock, as each attempt kept it (D6, D13): the batch's last word wins. Returns when this disabled it. */
+async function keepFailureClock(tx: EntityManager, endpoint: EndpointForBatch, sent: readonly Sent[], clockScale: number, at: Date): Promise<Date | undefined> {
+  if (sent.length === 0) return undefined;
+  if (sent.some((s) => s.result.status === 410)) return disableGoneEndpoint(tx, endpoint.id, at);
+  const lastDelivered = lastIndexWhere(sent, (s) => s.result.outcome === 'delivered');
+  if (lastDelivered >= 0) await clearEndpointFailing(tx, endpoint.id);
+  if (lastDelivered === sent.length - 1) return undefined;
+  const rules = FORMAT_RULES[endpoint.format];
+  return recordEndpointFailure(tx, endpoint.id, at, new Date(at.getTime() - rules.disableAfterFailingMs * clockScale), rules.disabledReason);
 }
 
 /** The lease of a claim: every round of the batch's window, plus room to record (a dead batch's rows wait this long for another). */

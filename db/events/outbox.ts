@@ -33,7 +33,13 @@ export async function recordEvent<D extends Record<string, unknown>>(
  * to the event's tenant: neither process may mark another tenant's events.
  */
 export async function markEventDispatched(em: EntityManager, organizationId: string, eventId: string): Promise<void> {
-  await inTenant(em, organizationId, (tx) => tx.execute('select outbox_mark_dispatched_in_tenant(array[?]::uuid[])', [eventId]));
+  await markEventsDispatched(em, organizationId, [eventId]);
+}
+
+/** The same for many events of one tenant, in one statement. */
+export async function markEventsDispatched(em: EntityManager, organizationId: string, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await inTenant(em, organizationId, (tx) => tx.execute('select outbox_mark_dispatched_in_tenant(array(select jsonb_array_elements_text(?::jsonb))::uuid[])', [JSON.stringify(eventIds)]));
 }
 
 /**

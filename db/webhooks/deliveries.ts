@@ -30,17 +30,28 @@ const RETURNING = `id, event_id, endpoint_id, series, (select format from webhoo
  * whose workflows are to be started.
  */
 export async function createDeliveriesForEvent(em: EntityManager, envelope: EventEnvelope): Promise<DeliveryRow[]> {
-  return inTenant(em, envelope.organization_id, async (tx) => {
+  return createDeliveriesForEvents(em, envelope.organization_id, [envelope]);
+}
+
+/**
+ * The same for many events of one tenant in one transaction (the relay's batches, issue 19):
+ * one insert for all of them, then their pending deliveries.
+ */
+export async function createDeliveriesForEvents(em: EntityManager, organizationId: string, envelopes: readonly EventEnvelope[]): Promise<DeliveryRow[]> {
+  if (envelopes.length === 0) return [];
+  const events = JSON.stringify(envelopes.map((e) => ({ event_id: e.id, event: e.event, formats: formatsCarrying(e.event) })));
+  return inTenant(em, organizationId, async (tx) => {
     await tx.execute(
       `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
-       select app_current_organization(), e.id, ?, ?, 0, case when e.status = 'enabled' then 'pending' else 'missed' end
-         from webhook_endpoints e
-        where (e.events @> array[?]::text[] or e.events @> array['*']::text[])
-          and e.format in (select jsonb_array_elements_text(?::jsonb))
+       select app_current_organization(), e.id, r.event_id, r.event, 0, case when e.status = 'enabled' then 'pending' else 'missed' end
+         from jsonb_to_recordset(?::jsonb) as r(event_id uuid, event text, formats jsonb)
+         join webhook_endpoints e
+           on (e.events @> array[r.event]::text[] or e.events @> array['*']::text[])
+          and e.format in (select jsonb_array_elements_text(r.formats))
        on conflict (event_id, endpoint_id, series) do nothing`,
-      [envelope.id, envelope.event, envelope.event, JSON.stringify(formatsCarrying(envelope.event))],
+      [events],
     );
-    return tx.execute<DeliveryRow[]>(`select ${RETURNING} from webhook_deliveries where event_id = ? and status = 'pending'`, [envelope.id]);
+    return tx.execute<DeliveryRow[]>(`select ${RETURNING} from webhook_deliveries where event_id in (select (jsonb_array_elements(?::jsonb)->>'event_id')::uuid) and status = 'pending'`, [events]);
   });
 }
 

@@ -118,12 +118,35 @@ describe('one workflow per endpoint', () => {
     expect(r.received.every((got) => /^t=\d+,v1=[0-9a-f]{64}$/.test(got.headers['x-service-signature'] as string))).toBe(true);
     const { rows: attempts } = await owner.query('select count(*)::int as n from webhook_delivery_attempts where endpoint_id = $1', [endpointId]);
     expect(attempts[0].n).toBe(count);
-    const progress = await progressOf(endpointId);
+    // The workflow hears of them when its batch activity returns (after its last round and a short linger).
+    let progress = await progressOf(endpointId);
+    for (let i = 0; i < 200 && progress.delivered < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      progress = await progressOf(endpointId);
+    }
     expect(progress.delivered).toBe(count);
     // One workflow, a handful of batches: not a workflow (nor a turn) per delivery.
     expect(progress.batches).toBeLessThan(count / 5);
     expect(progress.breaker.state).toBe('closed');
     await unsubscribe(endpointId);
+  });
+
+  it('a batch of events dispatched at once (the relay\'s way) reaches every subscribed endpoint, and every event is marked dispatched', async () => {
+    const [a, b] = [await receiver(), await receiver()];
+    const [aId, bId] = [await subscribe(a.url), await subscribe(b.url)];
+    const envelopes = await inTenant(temporal.orm.em, tenant.id, async (tx) => {
+      const made = [];
+      for (let i = 0; i < 20; i++) made.push(await recordEvent(tx, tenant.id, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+      return made;
+    });
+    await temporal.dispatcher.dispatchMany(envelopes);
+    const { rows: undispatched } = await owner.query('select count(*)::int as n from outbox_events where id = any($1::uuid[]) and dispatched_at is null', [envelopes.map((e) => e.id)]);
+    expect(undispatched[0].n).toBe(0);
+    for (const [r, endpointId] of [[a, aId], [b, bId]] as const) {
+      expect((await allSettled(endpointId, 20)).every((row) => row.status === 'delivered')).toBe(true);
+      expect(new Set(r.received.map((got) => got.headers['x-service-delivery']))).toEqual(new Set(envelopes.map((e) => e.id)));
+      await unsubscribe(endpointId);
+    }
   });
 
   it('retries keep the same envelope id, and stop at the schedule\'s limit (5 for core)', async () => {
