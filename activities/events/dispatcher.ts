@@ -59,4 +59,21 @@ export class EventDispatcher {
       return false;
     }
   }
+
+  /**
+   * The API's fast path for the events of one commit (a job move records two or three): dispatched
+   * together, so the last of them is not held back by the transactions of the ones before it
+   * (issue 19: commit-to-receipt). Never fails the request; the relay retries what is left.
+   */
+  async tryDispatchAll(envelopes: readonly EventEnvelope[]): Promise<boolean> {
+    if (envelopes.length === 0) return true;
+    if (envelopes.length === 1) return this.tryDispatch(envelopes[0]!);
+    try {
+      await this.dispatchMany(envelopes);
+      return true;
+    } catch (error) {
+      this.options.logger.warn({ err: error, event_ids: envelopes.map((e) => e.id) }, 'events not dispatched yet; the relay will retry');
+      return false;
+    }
+  }
 }

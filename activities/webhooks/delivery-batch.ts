@@ -108,7 +108,9 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
   const started = Date.now();
   for (;;) {
     const full = round.claimed.length >= input.claim;
-    const stoppedEarly = await deliverRound(deps, input, endpoint, round.claimed, report, inOrg);
+    // Each round signs and sends with the endpoint as its own claim read it: a secret rotated, an
+    // overlap ended or an address changed during a long drain applies from the next round on.
+    const stoppedEarly = await deliverRound(deps, input, round.endpoint ?? endpoint, round.claimed, report, inOrg);
     report.moreDue = full || stoppedEarly;
     if (report.disabled || report.retry.length > 0 || stoppedEarly || Date.now() - started >= (input.drainMs ?? 0)) break;
     // A busy endpoint's next event is usually moments away: look again for a little while

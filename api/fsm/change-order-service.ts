@@ -148,7 +148,7 @@ export class ChangeOrderService {
   }
 
   private async dispatch(events: EventEnvelope[]): Promise<void> {
-    for (const event of events) await this.events?.tryDispatch(event);
+    await this.events?.tryDispatchAll(events);
   }
 }
 

@@ -191,6 +191,6 @@ export class JobService {
 
   private async dispatch(events: EventEnvelope[]): Promise<void> {
     // After the commit (the outbox relay covers a failure here).
-    for (const event of events) await this.events?.tryDispatch(event);
+    await this.events?.tryDispatchAll(events);
   }
 }

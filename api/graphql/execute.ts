@@ -103,7 +103,7 @@ export function createExecutor(deps: ExecutionDeps) {
         return executed;
       });
       // Committed: deliver what the mutation recorded at once (D11's same events as the REST move).
-      for (const event of recorded) await deps.events?.tryDispatch(event);
+      await deps.events?.tryDispatchAll(recorded);
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error;
       result = error.result;

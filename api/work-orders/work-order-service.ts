@@ -129,7 +129,7 @@ export class WorkOrderService {
   async updateStatus(caller: Caller, id: string, body: UpdateWorkOrderStatusBody): Promise<{ id: string; status: WorkOrderStatus; unchanged: boolean }> {
     const { result, events } = await this.applyStatus(caller, id, body);
     // After the commit: deliver at once (the outbox relay covers a failure here).
-    for (const event of events) await this.events?.tryDispatch(event);
+    await this.events?.tryDispatchAll(events);
     return result;
   }
 
