@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
 import { WORKFLOW_TYPES, approvalWorkflowId, type RoundTripWorkflow } from '../activities/temporal/contracts';
-import { printPeakMemory } from './support/peak-memory';
+import { printPeakMemory } from '../scripts/infra/peak-memory';
 
 const approvals = Number(process.env.BENCH_APPROVALS ?? 60);
 /** Issue 19: approve-to-invoice p50 over the empty round trip's p50. */

@@ -25,7 +25,7 @@ import { createServer } from 'node:net';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
 import { SERVICE_NODE_ARGS, stopService } from '../scripts/infra/processes';
 import { projectRoot } from '../scripts/infra/paths';
-import { printPeakMemory } from './support/peak-memory';
+import { printPeakMemory } from '../scripts/infra/peak-memory';
 import { SANDBOX_PASSWORD } from '../db/sandbox';
 import { SANDBOX_RATE_CARD } from '../db/rate-cards/sandbox-rate-cards';
 import { buildRateCardSnapshot } from '../db/rate-cards/rate-card';

@@ -15,7 +15,7 @@
 import autocannon from 'autocannon';
 import { randomInt } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
-import { printPeakMemory } from './support/peak-memory';
+import { printPeakMemory } from '../scripts/infra/peak-memory';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 10_000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);

@@ -16,7 +16,7 @@
 import autocannon from 'autocannon';
 import { randomInt } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
-import { printPeakMemory } from './support/peak-memory';
+import { printPeakMemory } from '../scripts/infra/peak-memory';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
-import { printPeakMemory } from './support/peak-memory';
+import { printPeakMemory } from '../scripts/infra/peak-memory';
 import { WORKFLOW_TYPES, type ProviderSyncWorkflow } from '../activities/temporal/contracts';
 
 const events = Number(process.env.BENCH_SYNC_EVENTS ?? 150);

@@ -16,7 +16,7 @@
 import autocannon from 'autocannon';
 import { randomInt, randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
-import { printPeakMemory } from './support/peak-memory';
+import { printPeakMemory } from '../scripts/infra/peak-memory';
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 1500);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);

@@ -42,7 +42,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
-import { printPeakMemory } from './support/peak-memory';
+import { printPeakMemory } from '../scripts/infra/peak-memory';
 
 const events = Number(process.env.BENCH_EVENTS ?? 5000);
 /** Phase 3's backlog: long enough (about ten seconds a run) that one pause of a second is not a tenth of the figure. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../infra/paths';
 import { SERVICE_NODE_ARGS } from '../infra/processes';
-import { peakResidentKiB } from '../../bench/support/peak-memory';
+import { peakResidentKiB } from '../infra/peak-memory';
 
 export interface ServiceProcessOptions {
   /** What it hosts ("API", "worker"), for reports. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { peakMemoryLines, peakResidentKiB } from '../../bench/support/peak-memory';
+import { peakMemoryLines, peakResidentKiB } from '../../scripts/infra/peak-memory';
 
 // Issue 19: the benchmarks' peak-memory figures come from the kernel's high-water mark.
 describe('peak resident memory of a benchmark process', () => {
