@@ -21,10 +21,10 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
 import { SERVICE_NODE_ARGS, stopService } from '../scripts/infra/processes';
 import { projectRoot } from '../scripts/infra/paths';
+import { freePort } from '../scripts/infra/free-port';
 import { printPeakMemory } from '../scripts/infra/peak-memory';
 import { SANDBOX_PASSWORD } from '../db/sandbox';
 import { SANDBOX_RATE_CARD } from '../db/rate-cards/sandbox-rate-cards';
@@ -65,17 +65,6 @@ function engineMedianMs(price: () => unknown): number {
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Figures {

@@ -42,7 +42,11 @@ export class EventDispatcher {
    */
   async dispatchMany(envelopes: readonly EventEnvelope[]): Promise<void> {
     const byTenant = new Map<string, EventEnvelope[]>();
-    for (const envelope of envelopes) byTenant.set(envelope.organization_id, [...(byTenant.get(envelope.organization_id) ?? []), envelope]);
+    for (const envelope of envelopes) {
+      const events = byTenant.get(envelope.organization_id);
+      if (events) events.push(envelope);
+      else byTenant.set(envelope.organization_id, [envelope]);
+    }
     for (const [organizationId, events] of byTenant) {
       for (const envelope of events) await this.workflows.startFor(envelope);
       await this.webhooks.fanOutMany(organizationId, events);
@@ -67,7 +71,6 @@ export class EventDispatcher {
    */
   async tryDispatchAll(envelopes: readonly EventEnvelope[]): Promise<boolean> {
     if (envelopes.length === 0) return true;
-    if (envelopes.length === 1) return this.tryDispatch(envelopes[0]!);
     try {
       await this.dispatchMany(envelopes);
       return true;
