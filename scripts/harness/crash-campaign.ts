@@ -100,7 +100,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     const api = new ServiceProcess({
       role: 'API',
       entry: 'scripts/harness/api-process.ts',
-      env: { ...env, PORT: String(apiPort), TRUST_PROXY_HOPS: '1', ...(options.retryScale ? { HARNESS_RETRY_SCALE: String(options.retryScale) } : {}) },
+      env: { ...env, PORT: String(apiPort), METRICS_PORT: '0', TRUST_PROXY_HOPS: '1', ...(options.retryScale ? { HARNESS_RETRY_SCALE: String(options.retryScale) } : {}) },
       ready: (timeoutMs) => waitForPort(apiPort, '127.0.0.1', timeoutMs),
     });
     closers.push(() => api.stop(), () => worker.stop());

@@ -1,0 +1,78 @@
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import { EventDispatcher } from '../activities/events/dispatcher';
+import { InvoiceRunner } from '../activities/temporal/invoice-runner';
+import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
+import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
+import { createStripeClient } from '../activities/payments/stripe-client';
+import { createOrm } from '../db/orm';
+import { appDatabaseUrl } from '../db/database-urls';
+import { createApp } from './app';
+import { DRAIN_DEADLINE_MS, serve } from './http/server';
+import { createLogger } from '../activities/runtime/logger';
+import type { Timing } from '../activities/temporal/contracts';
+import { databasePassword, loadSettings } from '../activities/runtime/settings';
+import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
+import { activeTracing } from '../activities/runtime/tracing';
+import { clientInterceptors } from '../activities/temporal/client-interceptors';
+import { createRequestMetrics } from './http/metrics';
+
+export interface ApiProcessOptions {
+  /**
+   * The retry timing of the workflows this API starts. Production leaves it unset; the crash
+   * campaign's harness (scripts/harness/api-process.ts) shortens it, as the test harnesses do.
+   */
+  dispatchTiming?: Timing;
+  /** The address to listen on; unset: every interface, as deployed behind the proxy. */
+  host?: string;
+}
+
+/** The API process: settings, the application role's pools, the app, and a clean shutdown. */
+export async function startApiProcess(options: ApiProcessOptions = {}): Promise<void> {
+  const settings = loadSettings();
+  const logger = createLogger(settings.LOG_LEVEL);
+  const appUrl = appDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'api'));
+  const orm = await createOrm({ url: appUrl, poolMax: settings.DATABASE_POOL_MAX });
+  const limiterPool = new pg.Pool({ connectionString: appUrl, max: 5 });
+  limiterPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));
+
+  // Lazy: the API serves (health, reads, pricing) even while Temporal is unreachable; events
+  // committed meanwhile are started by the worker's outbox relay.
+  const temporalConnection = Connection.lazy({ address: settings.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection: temporalConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
+  const events = new EventDispatcher(temporal, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger, ...(options.dispatchTiming ? { timing: options.dispatchTiming } : {}) });
+
+  const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE });
+  // Reads (the invoice view) and the checkout page call the provider directly; invoice writes run
+  // in the worker's workflows.
+  const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
+
+  const syncSchedules = new ProviderSyncSchedules(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
+  const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger, syncSchedules });
+
+  // Issue 17: Prometheus metrics on their own port (docs/operations.md).
+  const metricsRegistry = createMetricsRegistry('api');
+  const metrics = createRequestMetrics(metricsRegistry);
+  const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, metrics, ...(payments ? { payments } : {}) });
+  const api = await serve(app, { port: settings.PORT, ...(options.host ? { host: options.host } : {}) });
+  const metricsServer = await serveMetrics(metricsRegistry, { host: settings.METRICS_HOST, port: settings.METRICS_PORT });
+  logger.info({ port: settings.PORT, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'api listening');
+
+  let stopping = false;
+  /**
+   * Drain, then close: no new connections, every request in flight finishes (an approval that
+   * commits is answered), and only then do the pools its handlers use go away.
+   */
+  async function shutdown(signal: string): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'api shutting down: finishing the requests in flight');
+    const { drained } = await api.stop(DRAIN_DEADLINE_MS);
+    if (!drained) logger.warn({ deadline_ms: DRAIN_DEADLINE_MS }, 'requests still running at the drain deadline were cut off');
+    await Promise.allSettled([orm.close(true), limiterPool.end(), temporalConnection.close(), metricsServer.close(), activeTracing()?.shutdown()]);
+    logger.info('api stopped');
+    process.exit(0);
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
