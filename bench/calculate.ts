@@ -4,7 +4,8 @@
  *    production scaled-integer engine (median of many runs after a warm-up), and their ratio;
  *  - requests per second and p50/p99 latency of POST /api/v1/quotes/calculate with 1 line and
  *    with 200 lines, beside GET /api/v1/auth/me (the smallest authenticated endpoint: token check
- *    plus one user read), and the ratios;
+ *    plus one user read), and the ratios, with the CPU milliseconds each request cost the API
+ *    process, the load generator, and the whole machine (every process and the kernel);
  *  - PASS or FAIL against issue 19's targets, and the peak resident memory of the API process.
  *
  *   npm run bench:calculate        # BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ENGINE_RUNS,
@@ -34,7 +35,8 @@ import { priceQuote } from '../api/quotes/pricing/fast-engine';
 import type { CalculationRequest } from '../api/quotes/pricing/request';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const roundCount = Number(process.env.BENCH_ROUNDS ?? 3);
+// Five rounds: /auth/me's rate alone moved by a fifth from one run to the next on this machine.
+const roundCount = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 500);
 
@@ -76,6 +78,11 @@ interface Figures {
   /** CPU time (user + system) per answered request: of the API process, and of this load generator. */
   apiCpuMs: number;
   clientCpuMs: number;
+  /**
+   * CPU time of the whole machine (every process and the kernel) per answered request: on two
+   * cores shared by the API, PostgreSQL and the load generator, this is what bounds req/s.
+   */
+  machineCpuMs: number;
 }
 
 /** User + system CPU milliseconds a process has used so far (/proc/<pid>/stat, in clock ticks of 10 ms). */
@@ -84,13 +91,19 @@ function cpuMsOf(pid: number): number {
   // After "pid (comm) ", utime and stime are the 12th and 13th fields.
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+/** Busy CPU milliseconds of the whole machine so far, over every core (/proc/stat, less idle and iowait). */
+function machineCpuMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number) as number[];
+  return (user! + nice! + system! + irq! + softirq! + steal!) * 10;
+}
 const ownCpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
 
 async function measure(base: string, apiPid: number, name: string, token: string, options: { method: 'GET' | 'POST'; path: string; body?: string }): Promise<Figures> {
-  const [apiBefore, clientBefore] = [cpuMsOf(apiPid), ownCpuMs()];
+  const [apiBefore, clientBefore, machineBefore] = [cpuMsOf(apiPid), ownCpuMs(), machineCpuMs()];
   const result = await autocannon({
     url: `${base}${options.path}`,
     method: options.method,
@@ -109,6 +122,7 @@ async function measure(base: string, apiPid: number, name: string, token: string
     non2xx: result.non2xx + result.errors,
     apiCpuMs: (cpuMsOf(apiPid) - apiBefore) / answered,
     clientCpuMs: (ownCpuMs() - clientBefore) / answered,
+    machineCpuMs: (machineCpuMs() - machineBefore) / answered,
   };
 }
 
@@ -126,6 +140,7 @@ function medianFigures(all: Figures[]): Figures {
     non2xx: all.reduce((n, f) => n + f.non2xx, 0),
     apiCpuMs: median((f) => f.apiCpuMs),
     clientCpuMs: median((f) => f.clientCpuMs),
+    machineCpuMs: median((f) => f.machineCpuMs),
   };
 }
 
@@ -170,11 +185,11 @@ await withSelfContainedStack('bench_calculate', async () => {
     console.log(`  production (scaled ints)   ${fastMs.toFixed(3)} ms   (${(referenceMs / fastMs).toFixed(1)}x faster)`);
     console.log(`\n${connections} connections, ${roundCount} interleaved rounds of ${seconds} s per endpoint (medians), against the API at ${base} (its own process)\n`);
     console.log(
-      `${'endpoint'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('rps vs me', 11)}${pad('p50 vs me', 11)}${pad('non-2xx', 9)}${pad('API CPU ms/req', 16)}${pad('client CPU ms/req', 19)}`,
+      `${'endpoint'.padEnd(24)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('rps vs me', 11)}${pad('p50 vs me', 11)}${pad('non-2xx', 9)}${pad('API CPU ms/req', 16)}${pad('client CPU ms/req', 19)}${pad('machine CPU ms/req', 20)}`,
     );
     for (const f of [baseline, one, many]) {
       console.log(
-        `${f.name.padEnd(24)}${pad(f.rps.toFixed(0), 10)}${pad(f.p50, 9)}${pad(f.p99, 9)}${pad((f.rps / baseline.rps).toFixed(2), 11)}${pad((f.p50 / Math.max(baseline.p50, 1)).toFixed(2), 11)}${pad(f.non2xx, 9)}${pad(f.apiCpuMs.toFixed(2), 16)}${pad(f.clientCpuMs.toFixed(2), 19)}`,
+        `${f.name.padEnd(24)}${pad(f.rps.toFixed(0), 10)}${pad(f.p50, 9)}${pad(f.p99, 9)}${pad((f.rps / baseline.rps).toFixed(2), 11)}${pad((f.p50 / Math.max(baseline.p50, 1)).toFixed(2), 11)}${pad(f.non2xx, 9)}${pad(f.apiCpuMs.toFixed(2), 16)}${pad(f.clientCpuMs.toFixed(2), 19)}${pad(f.machineCpuMs.toFixed(2), 20)}`,
       );
     }
     console.log('(CPU per request is little moved by other load on the machine; req/s is.)');

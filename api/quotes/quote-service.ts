@@ -7,7 +7,7 @@ import { priceQuote } from './pricing/fast-engine';
 import { PricingError } from './pricing/errors';
 import type { ApprovedQuote, CalculateBody, QuoteDetail, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
 import type { EventEnvelope } from '../../db/events/catalogue';
-import type { RateCardRepository } from '../../db/rate-cards/repository';
+import type { CurrentRateCard, RateCardRepository } from '../../db/rate-cards/repository';
 import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
 import { approvedQuoteForEvent, approveQuote, insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
 import { recordEvent } from '../../db/events/outbox';
@@ -15,6 +15,11 @@ import { recordQuoteCreated } from '../../db/events/quote-events';
 import type { EventDispatcher } from '../../activities/events/dispatcher';
 
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
+
+function withRateCard(card: CurrentRateCard | undefined): CurrentRateCard {
+  if (!card) throw badRequest('This workspace has no rate card yet.');
+  return card;
+}
 
 /** Quotes: pricing from the tenant's rate card (section 4.3), listing, and D3's send/reject. */
 export class QuoteService {
@@ -25,19 +30,15 @@ export class QuoteService {
   ) {}
 
   async calculate(caller: Caller, body: CalculateBody): Promise<CalculationResult> {
+    // Issue 19: pricing alone needs no transaction, only the current revision (one statement).
+    if (!body.persist) {
+      const card = withRateCard(await this.rateCards.currentOf(this.em, caller.organizationId));
+      return { ...this.price(caller, body, card), quote_id: null, quote_number: null, status: null, persisted: false };
+    }
     let created: EventEnvelope | undefined;
     const result = await inTenant(this.em, caller.organizationId, async (tx): Promise<CalculationResult> => {
-      const card = await this.rateCards.current(tx);
-      if (!card) throw badRequest('This workspace has no rate card yet.');
-      let priced: PricedQuote;
-      try {
-        // Rule 3: only an ADMIN may price below the floor, and only with a reason.
-        priced = priceQuote({ request: body, rateCard: card.snapshot, overrideAuthorised: caller.role === 'ADMIN' });
-      } catch (error) {
-        if (error instanceof PricingError) throw new DomainError(error.kind, error.message);
-        throw error;
-      }
-      if (!body.persist) return { ...priced, quote_id: null, quote_number: null, status: null, persisted: false };
+      const card = withRateCard(await this.rateCards.current(tx));
+      const priced = this.price(caller, body, card);
       const saved = await insertQuote(tx, { body, priced, revisionId: card.revisionId, createdByUserId: caller.userId });
       // D13: `quote.created`, committed with the quote (it reaches field and events endpoints only).
       created = await recordQuoteCreated(tx, caller.organizationId, { quoteId: saved.id });
@@ -45,6 +46,16 @@ export class QuoteService {
     });
     if (created) await this.events?.tryDispatch(created);
     return result;
+  }
+
+  private price(caller: Caller, body: CalculateBody, card: CurrentRateCard): PricedQuote {
+    try {
+      // Rule 3: only an ADMIN may price below the floor, and only with a reason.
+      return priceQuote({ request: body, rateCard: card.snapshot, overrideAuthorised: caller.role === 'ADMIN' });
+    } catch (error) {
+      if (error instanceof PricingError) throw new DomainError(error.kind, error.message);
+      throw error;
+    }
   }
 
   list(caller: Caller, query: QuoteListQuery): Promise<{ data: QuoteSummary[]; next_cursor: string | null }> {

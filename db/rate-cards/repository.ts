@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../tenant-scope';
 import { buildRateCardSnapshot, type RateCardLabourTier, type RateCardSku, type RateCardSnapshot } from './rate-card';
 
 interface RevisionRow {
@@ -37,6 +38,20 @@ export class RateCardRepository {
     const [latest] = await em.execute<{ id: string }[]>(`select id from rate_card_revisions order by revision desc limit 1`);
     if (!latest) return undefined;
     return { revisionId: latest.id, snapshot: await this.byId(em, latest.id) };
+  }
+
+  /**
+   * Issue 19: the tenant's current rate card, outside any transaction. Which revision is current is
+   * one statement (app_current_rate_card_revision selects the tenant for itself, under row-level
+   * security) instead of a transaction's four round trips; a revision this process has not cached
+   * yet is read in a tenant transaction, once.
+   */
+  async currentOf(em: EntityManager, organizationId: string): Promise<CurrentRateCard | undefined> {
+    const [row] = await em.getConnection().execute<{ id: string | null }[]>(`select app_current_rate_card_revision(?) as id`, [organizationId]);
+    const revisionId = row?.id;
+    if (!revisionId) return undefined;
+    const snapshot = this.cache.get(revisionId) ?? (await inTenant(em, organizationId, (tx) => this.byId(tx, revisionId)));
+    return { revisionId, snapshot };
   }
 
   async byId(em: EntityManager, revisionId: string): Promise<RateCardSnapshot> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { ownerPool, createTenant, type Tenant } from '../../scripts/harness/owner-db';
+import { ownerPool, createTenant, giveRateCard, type Tenant } from '../../scripts/harness/owner-db';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { appDatabaseUrl, workerDatabaseUrl } from '../../db/database-urls';
 import { APP_ROLE, WORKER_ROLE } from '../../db/migrations/rls';
 
@@ -182,5 +183,39 @@ describe('the tenant setting lives only as long as its transaction', () => {
         next.release();
       }
     }
+  });
+
+  it('app_current_rate_card_revision (issue 19) selects its tenant for its own statement only, reads under row-level security, and refuses inside a tenant transaction', async () => {
+    const c = await createTenant(owner, { admin: 'ADMIN' });
+    await giveRateCard(a.id, SANDBOX_RATE_CARD);
+    const latestOfA = await giveRateCard(a.id, SANDBOX_RATE_CARD);
+    const onlyOfB = await giveRateCard(b.id, SANDBOX_RATE_CARD);
+    const current = async (client: pg.PoolClient, tenant: string) => (await client.query(`select app_current_rate_card_revision($1) as id`, [tenant])).rows[0].id as string | null;
+
+    const client = await api.connect();
+    try {
+      // Each tenant's own latest revision; none for a tenant without a rate card.
+      expect(await current(client, a.id)).toBe(latestOfA);
+      expect(await current(client, b.id)).toBe(onlyOfB);
+      expect(await current(client, c.id)).toBeNull();
+      // The tenant it selected ended with its statement: nothing is selected, nothing is seen.
+      expect((await client.query('select app_current_organization() as org')).rows[0].org).toBeNull();
+      expect((await client.query('select count(*)::int as n from rate_card_revisions')).rows[0].n).toBe(0);
+
+      // Inside a transaction of tenant A, it refuses rather than switch the tenant to B.
+      await client.query('begin');
+      await client.query('select app_enter_tenant($1)', [a.id]);
+      await expect(current(client, b.id)).rejects.toThrow(/outside a tenant transaction/);
+      await client.query('rollback');
+      await client.query('begin');
+      await client.query('select app_enter_tenant($1)', [a.id]);
+      await expect(current(client, a.id)).rejects.toThrow(/outside a tenant transaction/);
+      await client.query('rollback');
+    } finally {
+      client.release();
+    }
+    // Only the API's role may call it.
+    const allowed = async (role: string) => (await owner.query<{ allowed: boolean }>(`select has_function_privilege($1, 'app_current_rate_card_revision(uuid)', 'execute') as allowed`, [role])).rows[0]!.allowed;
+    expect({ api: await allowed(APP_ROLE), worker: await allowed(WORKER_ROLE) }).toEqual({ api: true, worker: false });
   });
 });

@@ -109,6 +109,16 @@ describe('POST /api/v1/quotes/calculate: the six rules of 4.3', () => {
     expect(error.message).toContain('GOLD');
   });
 
+  it('a workspace without a rate card is a 400 saying so, persisted or not, and stores nothing', async () => {
+    const bare = await createTenant(owner, { sales: 'SALES' });
+    const token = await api.tokenFor(bare.users.sales!);
+    for (const persist of [false, true]) {
+      const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist }) });
+      expect(await refused(res, 400)).toMatchObject({ code: 'bad_request', message: 'This workspace has no rate card yet.' });
+    }
+    expect((await owner.query('select count(*)::int as n from quotes where organization_id = $1', [bare.id])).rows[0].n).toBe(0);
+  });
+
   it('a TECHNICIAN is refused with 403', async () => {
     expect((await refused(await calculate('tech', twoWindows()), 403)).code).toBe('forbidden');
   });
@@ -192,6 +202,10 @@ describe('persist: true', () => {
     await giveRateCard(tenant.id, dearer);
     const second = await ok(await calculate('sales', twoWindows({ persist: true })));
     expect(second.totals.amount_cents).toBeGreaterThan(first.totals.amount_cents);
+    // Issue 19: a calculate that is not persisted reads the current revision outside a transaction
+    // (one statement), and prices on the new card at once.
+    const unsaved = await ok(await calculate('sales', twoWindows()));
+    expect(unsaved.totals.amount_cents).toBe(second.totals.amount_cents);
     const revisions = await owner.query('select id, rate_card_revision_id, request, calculation from quotes where id = any($1) order by quote_number', [[first.quote_id, second.quote_id]]);
     expect(revisions.rows[0].rate_card_revision_id).not.toBe(revisions.rows[1].rate_card_revision_id);
     // Re-pricing the stored request on its stored revision reproduces the stored calculation.

@@ -173,7 +173,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     roles: OFFICE,
     responses: { 200: { description: 'The price books', schema: PricebookList, example: V1_PRICEBOOKS_EXAMPLE } },
     handler: async ({ res, caller }) => {
-      const card = await inTenant(deps.em, caller.organizationId, (tx) => deps.rateCards.current(tx));
+      const card = await deps.rateCards.currentOf(deps.em, caller.organizationId);
       res.json({ data: card ? [{ id: caller.organizationId, revision: new Date(card.snapshot.revision).toISOString(), currency: 'CAD' }] : [] });
     },
   });
