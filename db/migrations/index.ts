@@ -17,6 +17,7 @@ import { Migration20261124110000OperationsMetrics } from './Migration20261124110
 import { Migration20261124120000WebhookFormats } from './Migration20261124120000WebhookFormats';
 import { Migration20261125190000WebhookEndpointDelivery } from './Migration20261125190000WebhookEndpointDelivery';
 import { Migration20261126090000CurrentRateCard } from './Migration20261126090000CurrentRateCard';
+import { Migration20261126100000DeletableForeignKeyIndexes } from './Migration20261126100000DeletableForeignKeyIndexes';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -42,4 +43,5 @@ export const migrations = [
   { name: 'Migration20261124120000WebhookFormats', class: Migration20261124120000WebhookFormats },
   { name: 'Migration20261125190000WebhookEndpointDelivery', class: Migration20261125190000WebhookEndpointDelivery },
   { name: 'Migration20261126090000CurrentRateCard', class: Migration20261126090000CurrentRateCard },
+  { name: 'Migration20261126100000DeletableForeignKeyIndexes', class: Migration20261126100000DeletableForeignKeyIndexes },
 ];
