@@ -130,6 +130,26 @@ describe('the endpoint', () => {
     expect((await api.request('/v1/graphql/graphiql/graphiql.js')).status).toBe(404);
   });
 
+  it('serves no GraphiQL in production (D17): its page and assets are 401 without a token and 404 with one, and the endpoint still answers', async () => {
+    // Settings that production refuses are blanked; everything else is the suite's.
+    const production = await startApi({ graphqlBucket: bucket, env: { NODE_ENV: 'production', OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: '', OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: '', PROVIDER_SANDBOXES: '' } });
+    try {
+      expect(production.settings.NODE_ENV).toBe('production');
+      for (const path of ['/v1/graphql', '/v1/graphql/graphiql/graphiql.min.js', '/v1/graphql/graphiql/graphiql.min.css']) {
+        const anonymous = await production.request(path, { headers: { accept: 'text/html' } });
+        expect({ path, status: anonymous.status, type: anonymous.headers.get('content-type') }).toEqual({ path, status: 401, type: expect.stringMatching(/^application\/problem\+json/) });
+        const withToken = await production.request(path, { token: tokens.admin, headers: { accept: 'text/html' } });
+        expect({ path, status: withToken.status, type: withToken.headers.get('content-type') }).toEqual({ path, status: 404, type: expect.stringMatching(/^application\/problem\+json/) });
+        expect(await withToken.text()).not.toContain('GraphiQL.createFetcher');
+      }
+      const answered = await production.request('/v1/graphql', { method: 'POST', token: tokens.admin, json: { query: '{ workOrders(first: 1) { nodes { id } } }' } });
+      expect(answered.status).toBe(200);
+      expect(((await answered.json()) as { data: { workOrders: { nodes: unknown[] } } }).data.workOrders.nodes).toHaveLength(1);
+    } finally {
+      await production.close();
+    }
+  });
+
   it('answers extensions.cost on every result', async () => {
     const { status, body } = await gql(tokens.admin, '{ workOrders(first: 5) { nodes { id status } pageInfo { hasNextPage endCursor } } }');
     expect(status).toBe(200);
