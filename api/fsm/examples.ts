@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChangeOrder, Crew, Job, JobDetail, JobPage } from './schemas';
+import type { ChangeOrder, Crew, Job, JobDetail, JobHistoryPage, JobPage } from './schemas';
 
 export const JOB_EXAMPLE: z.input<typeof Job> = {
   job_id: '5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c',
@@ -18,6 +18,20 @@ export const JOB_EXAMPLE: z.input<typeof Job> = {
 };
 
 export const JOB_PAGE_EXAMPLE: z.input<typeof JobPage> = { data: [JOB_EXAMPLE], next_cursor: 'WyIyMDI2LTEyLTAzVDE2OjQ1OjAyLjEyMzQ1NloiLCI1YTFmM2M3ZS05YjJkLTRlNmYtYThjMC0xZDNlNWY3YTliMmMiXQ', has_more: false };
+
+const DISPATCHER_ID = '7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a';
+const TECHNICIAN_ID = '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e';
+
+export const JOB_HISTORY_EXAMPLE: z.input<typeof JobHistoryPage> = {
+  data: [
+    { kind: 'created', from_status: null, to_status: 'scheduled', detail: {}, changed_by: DISPATCHER_ID, changed_at: '2026-11-28T15:02:11.000Z' },
+    { kind: 'crew', from_status: null, to_status: null, detail: { from_crew_id: null, to_crew_id: '3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', foreman_user_id: TECHNICIAN_ID }, changed_by: DISPATCHER_ID, changed_at: '2026-12-02T09:30:00.000Z' },
+    { kind: 'status', from_status: 'scheduled', to_status: 'dispatched', detail: {}, changed_by: DISPATCHER_ID, changed_at: '2026-12-02T09:30:05.000Z' },
+    { kind: 'status', from_status: 'dispatched', to_status: 'in_progress', detail: { notes: 'On site, customer present' }, changed_by: TECHNICIAN_ID, changed_at: '2026-12-03T13:12:40.000Z' },
+  ],
+  next_cursor: 'WyI0Il0',
+  has_more: false,
+};
 
 export const CHANGE_ORDER_EXAMPLE: z.input<typeof ChangeOrder> = {
   change_order_id: '8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b',

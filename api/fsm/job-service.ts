@@ -10,8 +10,9 @@ import type { EventEnvelope } from '../../db/events/catalogue';
 import { jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
 import { decideJobTransition, TERMINAL_JOB_STATUSES } from '../../db/fsm/job-status-table';
 import { crewById, deactivatedMembers } from '../../db/fsm/crews';
+import { jobHistoryPage } from '../../db/fsm/job-history';
 import { insertMaterialDraw, insertTimeEntry, jobChangeOrders, jobMaterialDraws, jobTimeEntries, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
-import type { Job, JobDetail, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
+import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
 import { toChangeOrder } from './change-order-view';
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
@@ -46,6 +47,8 @@ export function toJob(row: JobRow): Job {
 
 /** Where a page of the feed ended: (updated_at to the microsecond, job_id). */
 const FeedPosition = z.tuple([z.iso.datetime({ precision: 6 }), z.uuid()]);
+/** A history page's position: the last entry's sequence (a bigint, as digits). */
+const HistoryPosition = z.tuple([z.string().regex(/^[1-9][0-9]{0,18}$/)]);
 
 export const visibilityOf = (caller: Caller): JobVisibility => (caller.role === 'TECHNICIAN' ? { technicianId: caller.userId } : {});
 
@@ -89,6 +92,34 @@ export class JobService {
       const hasMore = rows.length > query.limit;
       // A cursor even on the last page: a poller resumes from it and sees only later changes.
       return { data: page.map(toJob), next_cursor: last ? encodeCursor([last.updated_at, last.job_id]) : (query.cursor ?? null), has_more: hasMore };
+    });
+  }
+
+  /**
+   * D11: a job's append-only history, oldest first, so dispatch stays reconstructable from the
+   * interface (document 001 section 3): every status move with its notes, crew change, time
+   * entry, material draw and change-order step, with who and when. Visible as the job is (D10).
+   */
+  history(caller: Caller, id: string, query: JobHistoryQuery): Promise<{ data: JobHistoryEntry[]; next_cursor: string | null; has_more: boolean }> {
+    const after = query.cursor ? decodeCursor(query.cursor, HistoryPosition)[0] : undefined;
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      if (!(await jobById(tx, id, visibilityOf(caller)))) throw jobNotFound();
+      const rows = await jobHistoryPage(tx, id, { ...(after ? { afterSequence: after } : {}), limit: query.limit });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return {
+        data: page.map((row) => ({
+          kind: row.kind,
+          from_status: row.from_status,
+          to_status: row.to_status,
+          detail: row.detail,
+          changed_by: row.changed_by_user_id,
+          changed_at: iso(row.changed_at)!,
+        })),
+        // As the jobs feed: a cursor even on the last page, to resume from and see only later entries.
+        next_cursor: last ? encodeCursor([last.sequence]) : (query.cursor ?? null),
+        has_more: rows.length > query.limit,
+      };
     });
   }
 

@@ -5,9 +5,9 @@ import type { JobService } from './job-service';
 import type { CrewService } from './crew-service';
 import type { ChangeOrderService } from './change-order-service';
 import {
-  ApproveChangeOrderBody, AssignCrewBody, ChangeOrder, ChangeOrderBody, ChangeOrderIdParams, Crew, RejectChangeOrderBody, CrewBody, CrewIdParams, CrewList, CrewPatchBody, JobDetail, JobIdParams, JobListQuery, JobPage, MaterialDrawBody, PatchJobBody, TimeEntryBody,
+  ApproveChangeOrderBody, AssignCrewBody, ChangeOrder, ChangeOrderBody, ChangeOrderIdParams, Crew, RejectChangeOrderBody, CrewBody, CrewIdParams, CrewList, CrewPatchBody, JobDetail, JobHistoryPage, JobHistoryQuery, JobIdParams, JobListQuery, JobPage, MaterialDrawBody, PatchJobBody, TimeEntryBody,
 } from './schemas';
-import { CHANGE_ORDER_EXAMPLE, CREW_EXAMPLE, JOB_DETAIL_EXAMPLE, JOB_PAGE_EXAMPLE } from './examples';
+import { CHANGE_ORDER_EXAMPLE, CREW_EXAMPLE, JOB_DETAIL_EXAMPLE, JOB_HISTORY_EXAMPLE, JOB_PAGE_EXAMPLE } from './examples';
 
 const TAGS = ['Field sync'];
 const problem = (status: number, description: string, type?: Parameters<typeof problemExample>[3]) => ({
@@ -53,6 +53,28 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     responses: { 200: { description: 'The job', schema: JobDetail, example: JOB_DETAIL_EXAMPLE }, 404: JOB_NOT_FOUND },
     handler: async ({ res, caller, params }) => {
       res.json(await deps.jobs.get(caller, params.job_id));
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/v1/fsm/jobs/:job_id/history',
+    operationId: 'getJobHistory',
+    summary: 'A job\'s history, oldest first: every move, crew change, time entry, material draw and change-order step, with who and when',
+    description:
+      'Append-only (D11), so dispatch stays reconstructable. Page with `next_cursor`, which is given even on the last page: resume from it to see only later entries. ' +
+      '404 `job-not-found` as for the job itself (a TECHNICIAN sees only the jobs of their crews).',
+    tags: TAGS,
+    auth: 'bearer',
+    params: JobIdParams,
+    query: JobHistoryQuery,
+    responses: {
+      200: { description: 'A page of history entries', schema: JobHistoryPage, example: JOB_HISTORY_EXAMPLE },
+      400: problem(400, 'A cursor this history did not hand out', 'validation-failed'),
+      404: JOB_NOT_FOUND,
+    },
+    handler: async ({ res, caller, params, query }) => {
+      res.json(await deps.jobs.history(caller, params.job_id, query));
     },
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../db/fsm/job-status-table';
+import { JOB_HISTORY_KINDS } from '../../db/fsm/jobs';
 import { CalculateBody } from '../quotes/schemas';
 
 /** Document 001 sections 2 and 4, D10-D12: the field-sync interface's shapes, one source for validation, types and OpenAPI. */
@@ -44,6 +45,29 @@ export const Job = z
 export type Job = z.infer<typeof Job>;
 
 export const JobPage = z.strictObject({ data: z.array(Job), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id: 'JobPage' });
+
+export const JobHistoryQuery = z.strictObject({
+  cursor: z.string().max(512).optional().meta({ description: 'Opaque: the previous page\'s next_cursor.' }),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type JobHistoryQuery = z.output<typeof JobHistoryQuery>;
+
+export const JobHistoryEntry = z
+  .strictObject({
+    kind: z.enum(JOB_HISTORY_KINDS),
+    from_status: z.string().nullable().meta({ description: 'The status before the change: the job\'s for `status`, the change order\'s for `change_order`; null otherwise.' }),
+    to_status: z.string().nullable().meta({ description: 'The status after it: the job\'s for `created` and `status`, the change order\'s for `change_order`; null otherwise.' }),
+    detail: z.record(z.string(), z.unknown()).meta({ description: 'What changed besides the status: the crew, the time entry, the draw or the change order, by id.' }),
+    changed_by: z.uuid().meta({ description: 'The user who made the change.' }),
+    changed_at: Rfc3339,
+  })
+  .meta({ id: 'JobHistoryEntry' });
+
+export type JobHistoryEntry = z.infer<typeof JobHistoryEntry>;
+
+export const JobHistoryPage = z
+  .strictObject({ data: z.array(JobHistoryEntry), next_cursor: z.string().nullable(), has_more: z.boolean() })
+  .meta({ id: 'JobHistoryPage' });
 
 export const TimeEntry = z
   .strictObject({

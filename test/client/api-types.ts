@@ -929,6 +929,26 @@ export interface paths {
         patch: operations["updateJob"];
         trace?: never;
     };
+    "/v1/fsm/jobs/{job_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A job's history, oldest first: every move, crew change, time entry, material draw and change-order step, with who and when
+         * @description Append-only (D11), so dispatch stays reconstructable. Page with `next_cursor`, which is given even on the last page: resume from it to see only later entries. 404 `job-not-found` as for the job itself (a TECHNICIAN sees only the jobs of their crews).
+         */
+        get: operations["getJobHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fsm/jobs/{job_id}/crew": {
         parameters: {
             query?: never;
@@ -2589,6 +2609,33 @@ export interface components {
              * @description RFC 3339 timestamp
              */
             created_at: string;
+        };
+        JobHistoryPage: {
+            data: components["schemas"]["JobHistoryEntry"][];
+            next_cursor: string | null;
+            has_more: boolean;
+        };
+        JobHistoryEntry: {
+            /** @enum {string} */
+            kind: "created" | "status" | "crew" | "time_entry" | "material_draw" | "change_order";
+            /** @description The status before the change: the job's for `status`, the change order's for `change_order`; null otherwise. */
+            from_status: string | null;
+            /** @description The status after it: the job's for `created` and `status`, the change order's for `change_order`; null otherwise. */
+            to_status: string | null;
+            /** @description What changed besides the status: the crew, the time entry, the draw or the change order, by id. */
+            detail: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description The user who made the change.
+             */
+            changed_by: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            changed_at: string;
         };
         PatchJobRequest: {
             /** @enum {string} */
@@ -10933,6 +10980,189 @@ export interface operations {
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
                      *       "errors": {
                      *         "status": "Invalid option: expected one of \"scheduled\"|\"dispatched\"|\"in_progress\"|\"on_hold\"|\"complete\"|\"cancelled\""
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJobHistory: {
+        parameters: {
+            query?: {
+                /** @description Opaque: the previous page's next_cursor. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of history entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "kind": "created",
+                     *           "from_status": null,
+                     *           "to_status": "scheduled",
+                     *           "detail": {},
+                     *           "changed_by": "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a",
+                     *           "changed_at": "2026-11-28T15:02:11.000Z"
+                     *         },
+                     *         {
+                     *           "kind": "crew",
+                     *           "from_status": null,
+                     *           "to_status": null,
+                     *           "detail": {
+                     *             "from_crew_id": null,
+                     *             "to_crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *             "foreman_user_id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e"
+                     *           },
+                     *           "changed_by": "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a",
+                     *           "changed_at": "2026-12-02T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "kind": "status",
+                     *           "from_status": "scheduled",
+                     *           "to_status": "dispatched",
+                     *           "detail": {},
+                     *           "changed_by": "7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a",
+                     *           "changed_at": "2026-12-02T09:30:05.000Z"
+                     *         },
+                     *         {
+                     *           "kind": "status",
+                     *           "from_status": "dispatched",
+                     *           "to_status": "in_progress",
+                     *           "detail": {
+                     *             "notes": "On site, customer present"
+                     *           },
+                     *           "changed_by": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *           "changed_at": "2026-12-03T13:12:40.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "WyI0Il0",
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobHistoryPage"];
+                };
+            };
+            /** @description A cursor this history did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request is malformed.",
+                     *       "status": 400,
+                     *       "detail": "A cursor this history did not hand out",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "job-not-found",
+                     *       "title": "No such job.",
+                     *       "status": 404,
+                     *       "detail": "No such job in the tenant, or (a TECHNICIAN) not a job of their crews",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
                      *       }
                      *     }
                      */

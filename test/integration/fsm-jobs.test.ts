@@ -5,7 +5,7 @@ import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../script
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { JOB_STATUSES, JOB_TRANSITIONS, PROJECTION, decideJobTransition, type JobStatus } from '../../db/fsm/job-status-table';
 import { WORK_ORDER_STATUSES, decideTransition } from '../../db/work-orders/status-table';
-import { JobDetail, JobPage } from '../../api/fsm/schemas';
+import { JobDetail, JobHistoryPage, JobPage } from '../../api/fsm/schemas';
 import { appDatabaseUrl } from '../../db/database-urls';
 import type { Problem } from '../../api/v1/problem';
 
@@ -310,6 +310,62 @@ describe('reading jobs (D10, D11)', () => {
     }
     expect(pages).toBe(3);
     expect(new Set(seen).size).toBe(5);
+  });
+});
+
+describe('GET /v1/fsm/jobs/{id}/history: dispatch reconstructable (D11)', () => {
+  it('lists every change of a job oldest first, with who and when, pages and resumes by cursor, and shows a job only to those who see it', async () => {
+    const id = await newJob();
+    expect((await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' })).status).toBe(200);
+    expect((await call('PATCH', `/v1/fsm/jobs/${id}`, 'tech', { status: 'in_progress' })).status).toBe(200);
+    expect((await call('POST', `/v1/fsm/jobs/${id}/time-entries`, 'tech', { started_at: '2026-02-03T13:00:00Z', ended_at: '2026-02-03T15:00:00Z' })).status).toBe(201);
+
+    const read = async (who: string, query = '') => {
+      const res = await call('GET', `/v1/fsm/jobs/${id}/history${query}`, who);
+      expect(res.status).toBe(200);
+      return JobHistoryPage.parse(await res.json());
+    };
+    const all = await read('admin');
+    expect(all.data.map((e) => [e.kind, e.from_status, e.to_status, e.changed_by])).toEqual([
+      ['created', null, 'scheduled', a.users.admin!.id],
+      ['status', 'scheduled', 'dispatched', a.users.admin!.id],
+      ['status', 'dispatched', 'in_progress', a.users.tech!.id],
+      ['time_entry', null, null, a.users.tech!.id],
+    ]);
+    expect(all.data[3]!.detail).toMatchObject({ technician_id: a.users.tech!.id, started_at: '2026-02-03T13:00:00.000Z' });
+    const times = all.data.map((e) => Date.parse(e.changed_at));
+    expect([...times].sort((x, y) => x - y)).toEqual(times);
+    expect(all.has_more).toBe(false);
+    // The same as the database holds, entry for entry.
+    const stored = await owner.query('select kind from job_history where work_order_id = $1 order by sequence', [id]);
+    expect(stored.rows.map((r) => r.kind)).toEqual(all.data.map((e) => e.kind));
+
+    // Pages of two; the last page still hands out a cursor, and resuming from it shows only what came later.
+    const first = await read('admin', '?limit=2');
+    expect({ kinds: first.data.map((e) => e.kind), more: first.has_more }).toEqual({ kinds: ['created', 'status'], more: true });
+    const second = await read('admin', `?limit=2&cursor=${first.next_cursor}`);
+    expect({ kinds: second.data.map((e) => e.kind), more: second.has_more }).toEqual({ kinds: ['status', 'time_entry'], more: false });
+    expect(second.next_cursor).not.toBeNull();
+    const caughtUp = await read('admin', `?cursor=${second.next_cursor}`);
+    expect({ data: caughtUp.data, cursor: caughtUp.next_cursor }).toEqual({ data: [], cursor: second.next_cursor });
+    expect((await call('PATCH', `/v1/fsm/jobs/${id}`, 'tech', { status: 'on_hold' })).status).toBe(200);
+    const later = await read('admin', `?cursor=${second.next_cursor}`);
+    expect(later.data.map((e) => [e.kind, e.from_status, e.to_status])).toEqual([['status', 'in_progress', 'on_hold']]);
+
+    // Visible as the job is (D10): the crew's technician and SALES, not another crew's technician nor another tenant.
+    expect((await read('tech')).data).toHaveLength(5);
+    expect((await read('sales')).data).toHaveLength(5);
+    for (const who of ['tech2', 'bAdmin']) {
+      const hidden = await call('GET', `/v1/fsm/jobs/${id}/history`, who);
+      expect({ who, status: hidden.status, type: (await problemOf(hidden)).type }).toEqual({ who, status: 404, type: expect.stringContaining('job-not-found') });
+    }
+    // A cursor this history did not hand out (garbage, or the jobs feed's) is a 400 problem.
+    const feedCursor = ((await (await call('GET', '/v1/fsm/jobs?limit=1', 'admin')).json()) as { next_cursor: string }).next_cursor;
+    for (const cursor of ['not-a-cursor!', feedCursor, Buffer.from('["0"]').toString('base64url')]) {
+      const refused = await call('GET', `/v1/fsm/jobs/${id}/history?cursor=${encodeURIComponent(cursor)}`, 'admin');
+      expect({ cursor, status: refused.status }).toEqual({ cursor, status: 400 });
+      await problemOf(refused);
+    }
   });
 });
 
