@@ -30,14 +30,36 @@ export interface RolePasswords {
  */
 export async function migrate(ownerUrl: string, passwords: RolePasswords): Promise<void> {
   await ensureDatabase(ownerUrl);
-  const orm = await createOrm({ url: ownerUrl, poolMax: 2 });
+  await oneMigrationAtATime(ownerUrl, async () => {
+    const orm = await createOrm({ url: ownerUrl, poolMax: 2 });
+    try {
+      await orm.migrator.up();
+      const literal = (password: string) => `'${password.replaceAll("'", "''")}'`;
+      await orm.em.getConnection().execute(`alter role ${APP_ROLE} login password ${literal(passwords.api)}`);
+      await orm.em.getConnection().execute(`alter role ${WORKER_ROLE} login password ${literal(passwords.worker)}`);
+    } finally {
+      await orm.close(true);
+    }
+  });
+}
+
+/**
+ * Roles belong to the server, not to a database: two databases migrated at once (test files that
+ * each make a database of their own, on parallel Jest workers) update the same role rows, and one
+ * fails with "tuple concurrently updated". So migrations take turns, under an advisory lock held
+ * in the server's `postgres` database (an advisory lock is scoped to the database it is taken in).
+ */
+async function oneMigrationAtATime(ownerUrl: string, work: () => Promise<void>): Promise<void> {
+  const url = new URL(ownerUrl);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
   try {
-    await orm.migrator.up();
-    const literal = (password: string) => `'${password.replaceAll("'", "''")}'`;
-    await orm.em.getConnection().execute(`alter role ${APP_ROLE} login password ${literal(passwords.api)}`);
-    await orm.em.getConnection().execute(`alter role ${WORKER_ROLE} login password ${literal(passwords.worker)}`);
+    await client.query(`select pg_advisory_lock(hashtext('shade-office:migrate'))`);
+    await work();
   } finally {
-    await orm.close(true);
+    // Ending the session releases the lock, also when the work failed.
+    await client.end();
   }
 }
 
