@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import type { ApiHarness } from '../../scripts/harness/api-harness';
+import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
+import type { Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
-import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { consent, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { faults } from '../../scripts/sandboxes/faults';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
-import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { salesTaxCents } from '../../db/quotes/sales-tax';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 
@@ -22,28 +22,17 @@ let api: ApiHarness;
 let tenant: Tenant;
 let sales: string;
 
+let stack: ApprovalStack;
+
 beforeAll(async () => {
-  owner = ownerPool();
-  fakes = await startIntegrationFakes();
-  temporal = await startTemporalHarness();
-  api = await startApi({ events: temporal.dispatcher, env: fakes.env });
-  await temporal.startWorker({ integrations: workerIntegrations(api) });
-  tenant = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  sales = await api.tokenFor(tenant.users.sales!);
-  const admin = await api.tokenFor(tenant.users.admin!);
-  for (const slug of ['accounting', 'crm'] as const) expect((await consent(api, admin, slug)).status).toBe(200);
+  stack = await startApprovalStack();
+  ({ owner, fakes, temporal, api, tenant, sales } = stack);
 }, 120_000);
 afterEach(() => {
   fakes.qbo.faults.clear();
   fakes.sf.faults.clear();
 });
-afterAll(async () => {
-  await api.close();
-  await temporal.close();
-  await fakes.close();
-  await owner.end();
-});
+afterAll(() => stack.close());
 
 async function approvedQuote(customer = { name: 'Avery Brooks', email: `avery-${Date.now()}-${Math.random()}@example.test` }) {
   const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer }) });

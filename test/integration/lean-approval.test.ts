@@ -1,17 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import type { temporal as proto } from '@temporalio/proto';
-import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import type { ApiHarness } from '../../scripts/harness/api-harness';
+import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
+import type { Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
-import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
+import type { IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { createStripeClient } from '../../activities/payments/stripe-client';
 import { RETRY_LEG, WORKFLOW_TYPES, approvalWorkflowId, invoiceWorkflowId, type LegOutcome, type QuoteInvoiceWorkflow } from '../../activities/temporal/contracts';
-import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 /**
  * Issue 19, the lean approval: the plan is a local activity (a marker in the history, no activity
@@ -34,29 +33,19 @@ let api: ApiHarness;
 let tenant: Tenant;
 let sales: string;
 
+let stack: ApprovalStack;
+
 beforeAll(async () => {
-  owner = ownerPool();
-  fakes = await startIntegrationFakes();
   stripe = new StripeFake({ apiKeys: [KEY] });
   const started = await stripe.start();
   closeStripe = started.close;
-  const payments = createStripeClient({ secretKey: KEY, baseUrl: started.url });
-  temporal = await startTemporalHarness();
-  api = await startApi({ events: temporal.dispatcher, payments, env: { PAYMENTS_SECRET_KEY: KEY, ...fakes.env } });
-  await temporal.startWorker({ payments, integrations: workerIntegrations(api) });
-  tenant = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  sales = await api.tokenFor(tenant.users.sales!);
-  const admin = await api.tokenFor(tenant.users.admin!);
-  for (const slug of ['accounting', 'crm'] as const) expect((await consent(api, admin, slug)).status).toBe(200);
+  stack = await startApprovalStack({ payments: { secretKey: KEY, baseUrl: started.url } });
+  ({ owner, fakes, temporal, api, tenant, sales } = stack);
 }, 120_000);
 afterEach(() => stripe.faults.clear());
 afterAll(async () => {
-  await api.close();
-  await temporal.close();
-  await fakes.close();
+  await stack.close();
   await closeStripe();
-  await owner.end();
 });
 
 type History = proto.api.history.v1.IHistory;

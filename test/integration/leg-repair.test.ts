@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import type pg from 'pg';
-import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
-import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import type { ApiHarness } from '../../scripts/harness/api-harness';
+import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
+import type { Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
-import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
+import type { IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { faults } from '../../scripts/sandboxes/faults';
 import { projectRoot } from '../../scripts/infra/paths';
 import { RETRY_LEG, approvalWorkflowId, type LegOutcome } from '../../activities/temporal/contracts';
 import { ApprovalStateKey } from '../../activities/temporal/search-attributes';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
-import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 /**
  * D19: a failed leg does not end its approval. It waits (ApprovalState = awaiting_repair) for the
@@ -25,24 +25,13 @@ let api: ApiHarness;
 let tenant: Tenant;
 let sales: string;
 
+let stack: ApprovalStack;
+
 beforeAll(async () => {
-  owner = ownerPool();
-  fakes = await startIntegrationFakes();
-  temporal = await startTemporalHarness();
-  api = await startApi({ events: temporal.dispatcher, env: fakes.env });
-  await temporal.startWorker({ integrations: workerIntegrations(api) });
-  tenant = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  sales = await api.tokenFor(tenant.users.sales!);
-  const admin = await api.tokenFor(tenant.users.admin!);
-  for (const slug of ['accounting', 'crm'] as const) expect((await consent(api, admin, slug)).status).toBe(200);
+  stack = await startApprovalStack();
+  ({ owner, fakes, temporal, api, tenant, sales } = stack);
 }, 120_000);
-afterAll(async () => {
-  await api.close();
-  await temporal.close();
-  await fakes.close();
-  await owner.end();
-});
+afterAll(() => stack.close());
 
 /** `npm run ops -- ...` as an operator runs it, against this run's database and Temporal. */
 function ops(...args: string[]): Promise<{ code: number; out: string }> {

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { projectRoot } from '../../scripts/infra/paths';
+import { WorkerProcesses } from '../../scripts/harness/worker-processes';
 import { withDatabaseName, appDatabaseUrl } from '../../db/database-urls';
 import { dropDatabase, migrate } from '../../db/migrate';
 import { seedSandbox } from '../../db/seed';
@@ -36,17 +35,7 @@ let api: ApiHarness;
 let connection: Connection;
 let dispatcher: EventDispatcher;
 let receiver: WebhookReceiver;
-const children: ChildProcess[] = [];
-
-function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue, CREDENTIAL_ENCRYPTION_KEY: KEY, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'warn', NODE_OPTIONS: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  return child;
-}
+const workers = new WorkerProcesses(() => ({ DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue, CREDENTIAL_ENCRYPTION_KEY: KEY, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' }));
 
 beforeAll(async () => {
   await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
@@ -60,7 +49,7 @@ beforeAll(async () => {
   receiver = await new WebhookReceiver().start();
 }, 120_000);
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  workers.killAll();
   await receiver?.close();
   await api?.close();
   await orm?.close(true);
@@ -71,7 +60,7 @@ afterAll(async () => {
 
 describe('a worker killed mid-batch', () => {
   it('is replaced, and every delivery of the batch arrives (at-least-once), each recorded delivered', async () => {
-    const first = startWorkerProcess();
+    const first = workers.start();
     const adminUser = await sandboxUser(owner, 'sandbox', 'admin@sandbox.test');
     const admin = await api.tokenFor(adminUser);
     // Every answer takes 2 s: the first batch is still out when the worker dies.
@@ -89,9 +78,8 @@ describe('a worker killed mid-batch', () => {
     // The batch's requests have reached the receiver; none has been answered yet.
     await receiver.waitFor(5, 60_000);
     const before = (await owner.query(`select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and status = 'delivered'`, [endpointId])).rows[0].n as number;
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
-    startWorkerProcess();
+    await workers.crash(first);
+    workers.start();
 
     const deadline = Date.now() + 90_000;
     for (;;) {

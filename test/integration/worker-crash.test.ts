@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { projectRoot } from '../../scripts/infra/paths';
+import { WorkerProcesses } from '../../scripts/harness/worker-processes';
 import { withDatabaseName, appDatabaseUrl } from '../../db/database-urls';
 import { dropDatabase, migrate } from '../../db/migrate';
 import { seedSandbox } from '../../db/seed';
@@ -36,17 +35,7 @@ let fakeUrl: string;
 let closeFake: () => Promise<void>;
 let connection: Connection;
 let client: Client;
-const children: ChildProcess[] = [];
-
-function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue, PAYMENTS_SECRET_KEY: KEY, PAYMENTS_API_BASE_URL: fakeUrl, LOG_LEVEL: 'warn', NODE_OPTIONS: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  return child;
-}
+const workers = new WorkerProcesses(() => ({ DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue, PAYMENTS_SECRET_KEY: KEY, PAYMENTS_API_BASE_URL: fakeUrl }));
 
 beforeAll(async () => {
   await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
@@ -61,7 +50,7 @@ beforeAll(async () => {
   api = await startApi({ events, env: { DATABASE_URL: database } });
 }, 120_000);
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  workers.killAll();
   await api?.close();
   await orm?.close(true);
   await connection?.close();
@@ -72,7 +61,7 @@ afterAll(async () => {
 
 describe('a worker killed mid fan-out', () => {
   it('is replaced, and the approval (lean: the leg records its own row) still ends with exactly one invoice and a SUCCEEDED sync row', async () => {
-    const first = startWorkerProcess();
+    const first = workers.start();
     const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
     const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) });
     const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
@@ -85,10 +74,9 @@ describe('a worker killed mid fan-out', () => {
     expect(invoicesOf()[0]?.status).toBe('open');
     const before = await owner.query(`select status from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId]);
     expect(before.rows[0].status).toBe('PENDING');
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    await workers.crash(first);
 
-    startWorkerProcess();
+    workers.start();
     const approval = client.workflow.getHandle(approvalWorkflowId(quoteId));
     await approval.result();
     // Issue 19's lean shape: the plan a local activity, the leg one activity that records its own row.
@@ -104,8 +92,8 @@ describe('a worker killed mid fan-out', () => {
 
   it('D12: killed mid change-order invoice, the change order is still invoiced exactly once, and quote.approved is never fired again', async () => {
     // Whatever worker the test above left running stops first: the one started below is killed mid-leg.
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-    const first = startWorkerProcess();
+    workers.killAll();
+    const first = workers.start();
     const sales = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
     const admin = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'admin@sandbox.test'));
     const tech = await sandboxUser(owner, 'sandbox', 'tech@sandbox.test');
@@ -126,10 +114,9 @@ describe('a worker killed mid fan-out', () => {
     const invoicesOf = () => fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).change_order_id === changeOrder.change_order_id);
     for (let i = 0; i < 600 && invoicesOf()[0]?.status !== 'open'; i++) await new Promise((r) => setTimeout(r, 100));
     expect(invoicesOf()[0]?.status).toBe('open');
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    await workers.crash(first);
 
-    startWorkerProcess();
+    workers.start();
     const outcome = await client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrder.change_order_id)).result();
     expect(outcome).toMatchObject({ status: 'SUCCEEDED', externalId: invoicesOf()[0]!.id });
     expect(invoicesOf()).toHaveLength(1);
@@ -149,8 +136,7 @@ describe('a worker killed mid fan-out', () => {
     expect(fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === quoteId)).toHaveLength(2);
   }, 180_000);
   it('D18: a sync run killed mid-page resumes on the next worker without skipping or repeating an applied change', async () => {
-    const live = children.filter((c) => c.exitCode === null && c.signalCode === null);
-    const worker = live.at(-1) ?? startWorkerProcess();
+    const worker = workers.latestRunning() ?? workers.start();
     const organizationId = (await owner.query(`select id from organizations where subdomain = 'sandbox'`)).rows[0].id as string;
     const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));
     const quotes: { id: string; invoice: string }[] = [];
@@ -178,11 +164,10 @@ describe('a worker killed mid fan-out', () => {
     });
     for (let i = 0; i < 300 && fake.requests.find('GET', '/v1/events').length === listedBefore; i++) await new Promise((r) => setTimeout(r, 50));
     expect(fake.requests.find('GET', '/v1/events').length).toBeGreaterThan(listedBefore);
-    worker.kill('SIGKILL');
-    await new Promise((resolve) => worker.once('exit', resolve));
+    await workers.crash(worker);
     expect((await owner.query('select count(*)::int as n from quotes where id = any($1) and paid_at is not null', [quotes.map((q) => q.id)])).rows[0].n).toBe(0);
 
-    startWorkerProcess();
+    workers.start();
     const result = await run;
     expect(result).toMatchObject({ applied: 3, error: null });
     const row = (await owner.query('select applied, error, finished_at, watermark_after from provider_sync_runs where workflow_id = $1', [workflowId])).rows[0];

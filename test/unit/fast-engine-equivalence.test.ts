@@ -13,6 +13,7 @@ import { priceQuoteReference, type PriceQuoteInput } from '../../api/quotes/pric
 import { priceQuote, priceQuoteFast } from '../../api/quotes/pricing/fast-engine';
 import { buildRateCardSnapshot, type RateCardLabourTier, type RateCardSku, type SkuComponent, type SkuUnit } from '../../db/rate-cards/rate-card';
 import type { CalculationLineItem, CalculationRequest } from '../../api/quotes/pricing/request';
+import { EXAMPLE_SETTINGS, EXAMPLE_SKUS, EXAMPLE_TIERS } from '../../scripts/harness/worked-example-card';
 
 const RUNS = 100_000;
 const SEED = 19;
@@ -239,29 +240,11 @@ describe('fast pricing engine against the decimal.js reference (issue 19, D2)', 
   });
 
   it('prices the documented worked example on the fast path, and a card outside the bounds on the reference', () => {
-    const settings = {
-        marginFloor: '0.35',
-        fabricWasteFactor: '0.10',
-        labourBaseHoursPerUnit: '0.75',
-        labourHoursPerSquareFoot: '0.02',
-        labourMotorisationHours: '0.5',
-        tubeDeductionInches: '1.125',
-        hembarDeductionInches: '1.375',
-        fabricWidthDeductionInches: '1.5',
-      fabricDropAllowanceInches: '12',
-    };
-    const card = buildRateCardSnapshot({
-      revision: 'r',
-      settings,
-      skus: [
-        { code: 'FAB', component: 'fabric', description: 'Fabric', unit: 'sq_ft', unitCostCents: '437.5' },
-        { code: 'HW', component: 'hardware', description: 'Hardware', unit: 'linear_ft', unitCostCents: '725' },
-      ],
-      labourTiers: [{ code: 'PREMIUM', name: 'Premium installation', hourlyRateCents: 11500, multiplier: '1.25' }],
-    });
+    const settings = EXAMPLE_SETTINGS;
+    const card = buildRateCardSnapshot({ revision: 'r', settings, skus: EXAMPLE_SKUS, labourTiers: EXAMPLE_TIERS });
     const request: CalculationRequest = {
       laborTierCode: 'PREMIUM',
-      lineItems: [{ widthInches: 48.5, dropInches: 72, quantity: 2, fabricSkuCode: 'FAB', hardwareSkuCode: 'HW' }],
+      lineItems: [{ widthInches: 48.5, dropInches: 72, quantity: 2, fabricSkuCode: 'FAB-SCREEN-3', hardwareSkuCode: 'HW-ROLLER-STD' }],
     };
     const fast = priceQuoteFast({ request, rateCard: card, overrideAuthorised: false });
     expect(fast?.line_items[0]?.cut_list.tube_length_inches).toBe('47.3750');

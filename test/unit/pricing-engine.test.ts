@@ -12,37 +12,10 @@ import {
 } from '../../api/quotes/pricing/errors';
 import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
 import type { RateCardSettings, RateCardSku, RateCardSnapshot } from '../../db/rate-cards/rate-card';
+import { EXAMPLE_SETTINGS, EXAMPLE_SKUS, EXAMPLE_TIERS } from '../../scripts/harness/worked-example-card';
 import type { CalculationLineItem, CalculationRequest } from '../../api/quotes/pricing/request';
 import { SANDBOX_ALT_RATE_CARD, SANDBOX_RATE_CARD, SANDBOX_RATE_CARDS } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_TENANTS } from '../../db/sandbox';
-
-// The rate card of the worked example in docs/pricing.md section 9, copied here on purpose: the
-// sandbox data may be re-priced later, the documented example must not move.
-const EXAMPLE_SETTINGS: RateCardSettings = {
-  marginFloor: '0.35',
-  fabricWasteFactor: '0.10',
-  labourBaseHoursPerUnit: '0.75',
-  labourHoursPerSquareFoot: '0.02',
-  labourMotorisationHours: '0.5',
-  tubeDeductionInches: '1.125',
-  hembarDeductionInches: '1.375',
-  fabricWidthDeductionInches: '1.5',
-  fabricDropAllowanceInches: '12',
-};
-const EXAMPLE_SKUS: RateCardSku[] = [
-  { code: 'FAB-SCREEN-3', component: 'fabric', description: 'Solar screen fabric, 3% openness', unit: 'sq_ft', unitCostCents: '437.5' },
-  { code: 'FAB-BLACKOUT', component: 'fabric', description: 'Blackout fabric, vinyl-backed', unit: 'sq_ft', unitCostCents: '396.75' },
-  { code: 'HW-ROLLER-STD', component: 'hardware', description: 'Roller hardware, 1.5 in tube with brackets and clutch', unit: 'linear_ft', unitCostCents: '725' },
-  { code: 'HW-ROLLER-HD', component: 'hardware', description: 'Heavy-duty roller hardware, 2 in tube with brackets and clutch', unit: 'linear_ft', unitCostCents: '1087.5' },
-  { code: 'MTR-BATTERY', component: 'motor', description: 'Rechargeable battery motor with remote', unit: 'each', unitCostCents: '23900' },
-  { code: 'MTR-WIRED', component: 'motor', description: 'Hard-wired 120 V AC motor', unit: 'each', unitCostCents: '19850' },
-  { code: 'TRIM-CASSETTE', component: 'trim', description: 'Aluminium cassette valance', unit: 'linear_ft', unitCostCents: '1475' },
-  { code: 'TRIM-FASCIA', component: 'trim', description: 'Fascia cover, fabric-wrapped', unit: 'linear_ft', unitCostCents: '862.5' },
-];
-const EXAMPLE_TIERS = [
-  { code: 'STANDARD', name: 'Standard installation', hourlyRateCents: 8500, multiplier: '1' },
-  { code: 'PREMIUM', name: 'Premium installation', hourlyRateCents: 11500, multiplier: '1.25' },
-];
 
 function exampleRateCard(overrides: Partial<RateCardSettings> = {}, skus: RateCardSku[] = EXAMPLE_SKUS): RateCardSnapshot {
   return buildRateCardSnapshot({
