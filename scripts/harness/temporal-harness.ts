@@ -20,6 +20,14 @@ import type { ProviderSyncDependencies } from '../../activities/provider-sync';
 /** Retry intervals at 2 % of production's: a 2 s backoff becomes 40 ms. */
 export const TEST_TIMING = { retryScale: 0.02 };
 
+/**
+ * A provider sync schedule interval (D18) that never fires while a test runs. Temporal aligns an
+ * interval schedule's times to the epoch, so '15m' fires at every quarter hour of the wall clock
+ * and '1h' at every hour: a test that happens to run across one meets a scheduled run it did not
+ * start, which applies the test's changes first. 999,999 hours is the longest PROVIDER_SYNC_INTERVAL.
+ */
+export const SYNC_INTERVAL_NEVER_IN_A_TEST = '999999h';
+
 export interface TemporalHarness {
   taskQueue: string;
   client: Client;

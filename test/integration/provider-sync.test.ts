@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
-import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { startTemporalHarness, SYNC_INTERVAL_NEVER_IN_A_TEST, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
@@ -45,8 +45,8 @@ beforeAll(async () => {
   fakes = await startIntegrationFakes();
   temporal = await startTemporalHarness();
   const payments = createStripeClient({ secretKey: KEY, baseUrl: started.url });
-  // Runs are started by the tests themselves (never at once by a schedule), so each knows what ran.
-  schedules = new ProviderSyncSchedules(temporal.client, { taskQueue: temporal.taskQueue, interval: '1h', timing: TEST_TIMING, runAtOnce: false });
+  // Runs are started by the tests themselves (never by a schedule, at once or on the hour), so each knows what ran.
+  schedules = new ProviderSyncSchedules(temporal.client, { taskQueue: temporal.taskQueue, interval: SYNC_INTERVAL_NEVER_IN_A_TEST, timing: TEST_TIMING, runAtOnce: false });
   api = await startApi({
     events: temporal.dispatcher,
     payments,
