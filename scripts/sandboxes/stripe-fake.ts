@@ -1,4 +1,4 @@
-// A local Stripe API (v1 subset: customers, invoice items, invoices, Checkout Sessions, events)
+// A local Stripe API (v1 subset: customers, invoice items, invoices, credit notes, Checkout Sessions, events)
 // for tests. Point stripe-node at it with
 //   new Stripe(key, { host: '127.0.0.1', port, protocol: 'http' })
 // where `port` comes from the URL returned by start(). Each distinct test-mode secret key is its
@@ -8,6 +8,7 @@ import { randomAlnum } from './core/random';
 import type { FakeRequest, FakeResponse, StartedFake } from './core/http-fake';
 import type { FaultInjector, RequestLog } from './faults';
 import { completeSessionAsCustomer, renderSession } from './stripe/checkout';
+import { renderCreditNote } from './stripe/credit-notes';
 import { renderCustomer } from './stripe/customers';
 import { StripeApiError } from './stripe/errors';
 import { renderInvoice, renderInvoiceItem } from './stripe/invoice-render';
@@ -172,6 +173,11 @@ export class StripeFake {
       this.#accountsFor(apiKey).flatMap((a) => {
         const ctx = this.#ctx(a);
         return [...a.sessions.values()].map((s) => renderSession(ctx, s, ['line_items']));
+      }),
+    creditNotes: (apiKey?: string) =>
+      this.#accountsFor(apiKey).flatMap((a) => {
+        const ctx = this.#ctx(a);
+        return [...a.creditNotes.values()].map((cn) => renderCreditNote(ctx, cn));
       }),
     events: (apiKey?: string) => this.#accountsFor(apiKey).flatMap((a) => a.events.map(renderEvent)),
   };

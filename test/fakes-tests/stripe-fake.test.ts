@@ -1,5 +1,5 @@
 // The Stripe fake driven by the real stripe-node client: the approval flow (customer, invoice
-// items, send_invoice net-14 invoice, finalize, retrieve), Checkout Sessions, idempotency,
+// items, send_invoice net-14 invoice, finalize, retrieve), credit notes, Checkout Sessions, idempotency,
 // retries under injected faults, typed errors and webhook signatures.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
@@ -138,6 +138,115 @@ describe('stripe fake: quote approval invoice flow', () => {
       statusCode: 404,
       code: 'resource_missing',
     });
+  });
+});
+
+/** A finalized send_invoice invoice of the given line amounts (the fake's usual path). */
+async function openInvoice(stripe: Stripe, amounts: number[]): Promise<Stripe.Invoice> {
+  const customer = await stripe.customers.create({ email: `credit-${amounts.join('-')}@example.com` });
+  const draft = await stripe.invoices.create({ customer: customer.id, collection_method: 'send_invoice', days_until_due: 14 });
+  for (const amount of amounts) await stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, currency: 'cad', amount, description: `line ${amount}` });
+  return stripe.invoices.finalizeInvoice(draft.id);
+}
+const eventsOf = (objectId: string) => fake.inspect.events(KEY).filter((e) => (e.data.object as { id: string }).id === objectId);
+
+describe('stripe fake: credit notes', () => {
+  it('on an open invoice a credit note lowers amount_due (pre-payment), numbered after the invoice, listed by invoice', async () => {
+    const stripe = client();
+    const invoice = await openInvoice(stripe, [10_000, 1_300]);
+    const note = await stripe.creditNotes.create({
+      invoice: invoice.id,
+      reason: 'order_change',
+      memo: 'One shade less',
+      metadata: { change_order_id: 'co_1' },
+      lines: [
+        { type: 'custom_line_item', description: 'Shade removed', unit_amount: 2_000, quantity: 1 },
+        { type: 'custom_line_item', description: 'HST 13%', unit_amount: 260 },
+      ],
+    });
+    expect(note).toMatchObject({
+      object: 'credit_note',
+      invoice: invoice.id,
+      customer: invoice.customer,
+      number: `${invoice.number}-CN-01`,
+      amount: 2_260,
+      total: 2_260,
+      pre_payment_amount: 2_260,
+      post_payment_amount: 0,
+      out_of_band_amount: null,
+      type: 'pre_payment',
+      status: 'issued',
+      reason: 'order_change',
+      memo: 'One shade less',
+      metadata: { change_order_id: 'co_1' },
+    });
+    expect(note.id).toMatch(/^cn_/);
+    expect(note.lines.data.map((l) => [l.type, l.description, l.quantity, l.unit_amount, l.amount])).toEqual([
+      ['custom_line_item', 'Shade removed', 1, 2_000, 2_000],
+      ['custom_line_item', 'HST 13%', 1, 260, 260],
+    ]);
+    const after = await stripe.invoices.retrieve(invoice.id);
+    expect(after).toMatchObject({ status: 'open', total: 11_300, amount_due: 9_040, amount_remaining: 9_040, pre_payment_credit_notes_amount: 2_260, post_payment_credit_notes_amount: 0 });
+    expect(await stripe.creditNotes.retrieve(note.id)).toMatchObject({ id: note.id, amount: 2_260 });
+    expect((await stripe.creditNotes.list({ invoice: invoice.id })).data.map((n) => n.id)).toEqual([note.id]);
+    expect((await stripe.creditNotes.list({ invoice: (await openInvoice(stripe, [500])).id })).data).toEqual([]);
+    expect(eventsOf(note.id).map((e) => e.type)).toEqual(['credit_note.created']);
+    const updated = eventsOf(invoice.id).filter((e) => e.type === 'invoice.updated');
+    expect(updated.at(-1)!.data.previous_attributes).toEqual({ amount_due: 11_300, amount_remaining: 11_300, pre_payment_credit_notes_amount: 0 });
+    // A second one is numbered on, and paying the invoice then pays what is left.
+    const second = await stripe.creditNotes.create({ invoice: invoice.id, amount: 40 });
+    expect(second).toMatchObject({ number: `${invoice.number}-CN-02`, pre_payment_amount: 40 });
+    fake.payInvoiceAsCustomer(KEY, invoice.id);
+    expect(await stripe.invoices.retrieve(invoice.id)).toMatchObject({ status: 'paid', amount_due: 9_000, amount_paid: 9_000, amount_remaining: 0 });
+  });
+
+  it('an open invoice credited to nothing owed is closed as paid without a payment', async () => {
+    const stripe = client();
+    const invoice = await openInvoice(stripe, [4_000]);
+    await stripe.creditNotes.create({ invoice: invoice.id, lines: [{ type: 'custom_line_item', description: 'All of it', unit_amount: 4_000 }] });
+    expect(await stripe.invoices.retrieve(invoice.id)).toMatchObject({ status: 'paid', amount_due: 0, amount_paid: 0, amount_remaining: 0, attempted: false });
+    const types = eventsOf(invoice.id).map((e) => e.type);
+    expect(types).toContain('invoice.paid');
+    expect(types).not.toContain('invoice.payment_succeeded');
+  });
+
+  it('after payment the credit must be accounted for (out_of_band_amount), and never beyond what the invoice can still be credited', async () => {
+    const stripe = client();
+    const invoice = await openInvoice(stripe, [5_000]);
+    fake.payInvoiceAsCustomer(KEY, invoice.id);
+    await expect(stripe.creditNotes.create({ invoice: invoice.id, amount: 1_000 })).rejects.toMatchObject({ statusCode: 400, param: 'out_of_band_amount' });
+    const note = await stripe.creditNotes.create({ invoice: invoice.id, amount: 1_000, out_of_band_amount: 1_000 });
+    expect(note).toMatchObject({ pre_payment_amount: 0, post_payment_amount: 1_000, out_of_band_amount: 1_000, type: 'post_payment' });
+    expect(await stripe.invoices.retrieve(invoice.id)).toMatchObject({ status: 'paid', amount_paid: 5_000, amount_remaining: 0, post_payment_credit_notes_amount: 1_000 });
+    await expect(stripe.creditNotes.create({ invoice: invoice.id, amount: 4_001, out_of_band_amount: 4_001 })).rejects.toMatchObject({
+      statusCode: 400,
+      message: expect.stringContaining('can still be credited (4000 of its 5000)'),
+    });
+    // On an open invoice, out_of_band_amount is only for what goes beyond the amount remaining.
+    const open = await openInvoice(stripe, [3_000]);
+    await expect(stripe.creditNotes.create({ invoice: open.id, amount: 500, out_of_band_amount: 500 })).rejects.toMatchObject({ statusCode: 400, param: 'out_of_band_amount' });
+  });
+
+  it('refuses drafts, empty and malformed credit notes, and says so loudly for what it does not model', async () => {
+    const stripe = client();
+    const customer = await stripe.customers.create({ email: 'credit-draft@example.com' });
+    const draft = await stripe.invoices.create({ customer: customer.id, collection_method: 'send_invoice', days_until_due: 14 });
+    await stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, currency: 'cad', amount: 1_000 });
+    await expect(stripe.creditNotes.create({ invoice: draft.id, amount: 100 })).rejects.toMatchObject({ statusCode: 400, code: 'invoice_not_editable' });
+    const invoice = await stripe.invoices.finalizeInvoice(draft.id);
+    await expect(stripe.creditNotes.create({ invoice: invoice.id })).rejects.toMatchObject({ statusCode: 400, param: 'amount' });
+    await expect(stripe.creditNotes.create({ invoice: invoice.id, amount: 0 })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(stripe.creditNotes.create({ invoice: 'in_missing', amount: 100 })).rejects.toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'invoice' });
+    await expect(stripe.creditNotes.create({ invoice: invoice.id, lines: [{ type: 'custom_line_item', unit_amount: 100 }] })).rejects.toMatchObject({ param: 'lines[0][description]' });
+    await expect(stripe.creditNotes.create({ invoice: invoice.id, amount: 150, lines: [{ type: 'custom_line_item', description: 'x', unit_amount: 100 }] })).rejects.toMatchObject({ param: 'amount' });
+    await expect(stripe.creditNotes.create({ invoice: invoice.id, amount: 100, refund_amount: 100 })).rejects.toMatchObject({ message: expect.stringContaining('does not emulate parameter: refund_amount') });
+    await expect(stripe.creditNotes.create({ invoice: invoice.id, amount: 100, credit_amount: 100 })).rejects.toMatchObject({ message: expect.stringContaining('does not emulate parameter: credit_amount') });
+    expect((await stripe.invoices.retrieve(invoice.id)).pre_payment_credit_notes_amount).toBe(0);
+    // The same key replays the same credit note; nothing is credited twice.
+    const first = await stripe.creditNotes.create({ invoice: invoice.id, amount: 100 }, { idempotencyKey: 'credit-once' });
+    const replay = await stripe.creditNotes.create({ invoice: invoice.id, amount: 100 }, { idempotencyKey: 'credit-once' });
+    expect(replay.id).toBe(first.id);
+    expect((await stripe.invoices.retrieve(invoice.id)).amount_due).toBe(900);
   });
 });
 

@@ -86,9 +86,15 @@ export function invoiceItemsOf(ctx: StripeContext, inv: InvoiceRec): InvoiceItem
   return inv.items.map((id) => ctx.account.invoiceItems.get(id)).filter((x): x is InvoiceItemRec => x !== undefined);
 }
 
+/** A credit note issued before payment lowers amount_due (never below zero); one after it does not. */
 export function totals(ctx: StripeContext, inv: InvoiceRec): { subtotal: number; total: number; amountDue: number } {
   const subtotal = invoiceItemsOf(ctx, inv).reduce((sum, i) => sum + i.amount, 0);
-  return { subtotal, total: subtotal, amountDue: Math.max(0, subtotal) };
+  return { subtotal, total: subtotal, amountDue: Math.max(0, subtotal - inv.prePaymentCreditNotes) };
+}
+
+/** What is still owed: amount_due less what was paid (a paid invoice paid all of it); nothing once void. */
+export function amountRemaining(ctx: StripeContext, inv: InvoiceRec): number {
+  return inv.status === 'void' ? 0 : totals(ctx, inv).amountDue - inv.amountPaid;
 }
 
 const INLINE_LINES = 10;
@@ -109,7 +115,7 @@ export function renderInvoice(ctx: StripeContext, inv: InvoiceRec, expand: reado
     amount_due: amountDue,
     amount_overpaid: 0,
     amount_paid: inv.amountPaid,
-    amount_remaining: inv.status === 'void' ? 0 : amountDue - inv.amountPaid,
+    amount_remaining: amountRemaining(ctx, inv),
     amount_shipping: 0,
     application: null,
     attempt_count: 0,
@@ -163,8 +169,8 @@ export function renderInvoice(ctx: StripeContext, inv: InvoiceRec, expand: reado
     payment_settings: { default_mandate: null, payment_method_options: null, payment_method_types: null },
     period_end: inv.created,
     period_start: inv.created,
-    post_payment_credit_notes_amount: 0,
-    pre_payment_credit_notes_amount: 0,
+    post_payment_credit_notes_amount: inv.postPaymentCreditNotes,
+    pre_payment_credit_notes_amount: inv.prePaymentCreditNotes,
     receipt_number: null,
     rendering: null,
     shipping_cost: null,

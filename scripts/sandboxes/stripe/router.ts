@@ -10,6 +10,7 @@ import {
   createCustomer, customerSpecs, deleteCustomer, listCustomers, retrieveCustomer, searchCustomers, updateCustomer,
 } from './customers';
 import { StripeApiError, invalidRequest } from './errors';
+import { createCreditNote, creditNoteCreateSpec, creditNoteListSpec, listCreditNotes, retrieveCreditNote } from './credit-notes';
 import { decodeForm, fields, parseParams } from './form';
 import type { FormObject, ObjectSpec } from './form';
 import { createInvoiceItem, invoiceItemCreateSpec, invoiceItemListSpec, listInvoiceItems, retrieveInvoiceItem } from './invoice-items';
@@ -89,6 +90,9 @@ const routes: Route[] = [
   { method: 'POST', pattern: new RegExp(`^/v1/invoices/${ID}/pay$`), spec: invoicePaySpec, handler: (c, p, [id]) => payInvoice(c, id as string, p) },
   { method: 'POST', pattern: new RegExp(`^/v1/invoices/${ID}/void$`), spec: expandOnly, handler: (c, _p, [id]) => voidInvoice(c, id as string) },
   { method: 'POST', pattern: new RegExp(`^/v1/invoices/${ID}/send$`), spec: expandOnly, handler: (c, _p, [id]) => sendInvoice(c, id as string) },
+  { method: 'POST', pattern: /^\/v1\/credit_notes$/, spec: creditNoteCreateSpec, handler: (c, p) => createCreditNote(c, p) },
+  { method: 'GET', pattern: /^\/v1\/credit_notes$/, spec: creditNoteListSpec, handler: (c, p) => listCreditNotes(c, p) },
+  { method: 'GET', pattern: new RegExp(`^/v1/credit_notes/${ID}$`), spec: expandOnly, handler: (c, _p, [id]) => retrieveCreditNote(c, id as string) },
   { method: 'POST', pattern: /^\/v1\/checkout\/sessions$/, spec: sessionCreateSpec, handler: (c, p) => createSession(c, p) },
   { method: 'GET', pattern: /^\/v1\/checkout\/sessions$/, spec: sessionListSpec, handler: (c, p) => listSessions(c, p) },
   { method: 'GET', pattern: new RegExp(`^/v1/checkout/sessions/${ID}$`), spec: expandOnly, handler: (c, _p, [id]) => retrieveSession(c, id as string) },

@@ -108,6 +108,10 @@ export interface InvoiceRec {
   markedUncollectibleAt: number | null;
   paidOutOfBand: boolean;
   amountPaid: number;
+  /** What credit notes took off: before payment (lowering amount_due) and after it. */
+  prePaymentCreditNotes: number;
+  postPaymentCreditNotes: number;
+  creditNotes: number;
   hostedToken: string | null;
   /** Customer fields are frozen onto the invoice at finalization, as Stripe does. */
   customerSnapshot: { email: string | null; name: string | null; phone: string | null; address: AddressRec | null } | null;
@@ -145,6 +149,32 @@ export interface CheckoutSessionRec {
   completedEmail: string | null;
 }
 
+export interface CreditNoteLineRec {
+  id: string;
+  description: string;
+  quantity: number;
+  unitAmount: number;
+  amount: number;
+}
+
+export interface CreditNoteRec {
+  id: string;
+  seq: number;
+  created: number;
+  invoice: string;
+  customer: string;
+  currency: string;
+  number: string;
+  lines: CreditNoteLineRec[];
+  total: number;
+  prePaymentAmount: number;
+  postPaymentAmount: number;
+  outOfBandAmount: number;
+  memo: string | null;
+  reason: string | null;
+  metadata: Metadata;
+}
+
 export interface StoredIdempotent {
   method: string;
   path: string;
@@ -173,6 +203,7 @@ export class StripeAccount {
   readonly invoiceItems = new Map<string, InvoiceItemRec>();
   readonly invoices = new Map<string, InvoiceRec>();
   readonly sessions = new Map<string, CheckoutSessionRec>();
+  readonly creditNotes = new Map<string, CreditNoteRec>();
   readonly idempotency = new Map<string, StoredIdempotent>();
   readonly events: EventRec[] = [];
   #seq = 0;
