@@ -42,6 +42,15 @@ export async function lockSyncRecordByLocalId(em: EntityManager, ref: { provider
   return row;
 }
 
+/** The provider's id of the quote's own invoice, once its payments leg succeeded (a change order's credit lowers it, D12). */
+export async function quoteInvoiceId(em: EntityManager, quoteId: string): Promise<string | undefined> {
+  const [row] = await em.execute<{ external_id: string }[]>(
+    `select external_id from sync_records where provider = 'PAYMENTS' and entity_type = ? and quote_id = ? and status = 'SUCCEEDED' and external_id is not null`,
+    [ENTITY_TYPE.PAYMENTS, quoteId],
+  );
+  return row?.external_id;
+}
+
 export function syncSucceeded(em: EntityManager, ref: SyncRecordKey & { externalId: string; amountCents: number | null }): Promise<void> {
   return upsert(em, ref, `status = 'SUCCEEDED', external_id = ?, amount_cents = ?, last_error = null, synced_at = now()`, 'SUCCEEDED', 0, [ref.externalId, ref.amountCents]);
 }

@@ -4,12 +4,13 @@ import type { Logger } from 'pino';
 import type Stripe from 'stripe';
 import { inTenant } from '../../db/tenant-scope';
 import { CHANGE_ORDER_ENTITY, changeOrderForInvoice, changeOrderSync } from '../../db/fsm/change-orders';
-import { lockSyncRecordByLocalId } from '../../db/sync-records';
+import { lockSyncRecordByLocalId, quoteInvoiceId } from '../../db/sync-records';
 import { recordInvoiceGenerated } from '../../db/events/quote-events';
 import { rememberPaymentsCustomer } from '../../db/quotes/customers';
 import { salesTaxCents } from '../../db/quotes/sales-tax';
 import { loadFrozenQuote } from './frozen-quote';
 import { writeInvoice, type WrittenInvoice } from '../payments/write-invoice';
+import { writeCreditNote } from '../payments/write-credit-note';
 import { classifyStripeError } from '../providers/failure';
 import { FAILURE_TYPES } from '../temporal/failure-types';
 
@@ -21,7 +22,10 @@ export interface ChangeOrderRef {
 /**
  * D12: the payments leg of an approved change order: one more invoice for its delta (its sell),
  * net 14, with the 13 % tax line, every provider call keyed by the change order, recorded in the
- * sync log as the quote's PAYMENTS `change_order_invoice` record of that change order.
+ * sync log as the quote's PAYMENTS `change_order_invoice` record of that change order. A change
+ * order that takes work away (sell below zero) is a credit note on the quote's invoice instead
+ * (activities/payments/write-credit-note.ts); its record holds the credit note's id and minus its
+ * total, and no `invoice.generated` is fired for it.
  */
 export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined }) {
   return {
@@ -38,6 +42,24 @@ export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; lo
       const sell = Number(co.sell_cents);
       const log = deps.logger.child({ activity: Context.current().info.activityType, change_order_id: co.id, attempt: Context.current().info.attempt });
       try {
+        if (sell < 0) {
+          const invoiceId = await inTenant(deps.em, input.organizationId, (tx) => quoteInvoiceId(tx, co.quote_id));
+          // Retried: the approval's own payments leg may still be writing the invoice this credit lowers.
+          if (!invoiceId) throw ApplicationFailure.create({ message: `quote ${quote.quoteNumber} has no invoice yet for this credit to lower`, type: FAILURE_TYPES.providerUnavailable });
+          const credit = -sell;
+          const note = await writeCreditNote(stripe, {
+            organizationId: input.organizationId,
+            quoteId: quote.quoteId,
+            quoteNumber: quote.quoteNumber,
+            invoiceId,
+            changeOrder: { id: co.id, sequence: co.sequence, reason: co.reason },
+            creditCents: credit,
+            taxCents: salesTaxCents(credit),
+          });
+          log.info({ credit_note: note.creditNoteId, out_of_band_cents: note.outOfBandCents }, 'provider write succeeded');
+          // The workflow records what it is given: the credit note's id and minus its total.
+          return { invoiceId: note.creditNoteId, customerId: note.customerId, totalCents: -note.totalCents, number: note.number };
+        }
         const written = await writeInvoice(
           stripe,
           {
@@ -66,8 +88,9 @@ export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; lo
         const ref = { quoteId: co.quote_id, changeOrderId: co.id };
         const before = input.status === 'SUCCEEDED' ? await lockSyncRecordByLocalId(tx, { provider: 'PAYMENTS', entityType: CHANGE_ORDER_ENTITY, localId: co.id }) : undefined;
         await changeOrderSync(tx, ref, input.status === 'SUCCEEDED' ? { kind: 'succeeded', externalId: input.externalId, amountCents: input.amountCents } : { kind: 'failed', lastError: input.lastError });
-        // D13: the change order's invoice was finalised: `invoice.generated`, once per invoice.
-        if (input.status === 'SUCCEEDED' && !(before?.status === 'SUCCEEDED' && before.external_id === input.externalId)) {
+        // D13: the change order's invoice was finalised: `invoice.generated`, once per invoice (a
+        // credit note is not an invoice).
+        if (input.status === 'SUCCEEDED' && Number(co.sell_cents) > 0 && !(before?.status === 'SUCCEEDED' && before.external_id === input.externalId)) {
           await recordInvoiceGenerated(tx, input.organizationId, {
             quoteId: co.quote_id,
             invoiceId: input.externalId,

@@ -90,8 +90,9 @@ export class ChangeOrderService {
       await touchJobs(tx, { jobId: row.work_order_id });
       const view = toChangeOrder(approved, quoteNumber);
       const quote = await jobQuote(tx, row.work_order_id);
-      // Section 6.1 data; `invoice` says whether the payments leg runs (the quote is approved): the
-      // worker starts change-order-invoice-<id> from this event (activities/temporal/event-workflows.ts).
+      // Section 6.1 data; `invoice` says whether the payments leg runs (the quote is approved and the
+      // price changes: an invoice for more, a credit note for less, docs/decisions.md): the worker
+      // starts change-order-invoice-<id> from this event (activities/temporal/event-workflows.ts).
       const event = await recordEvent(tx, caller.organizationId, 'change_order.approved', {
         change_order_id: view.change_order_id,
         job_id: view.job_id,
@@ -103,7 +104,7 @@ export class ChangeOrderService {
         revised_contract_value: view.revised_contract_value,
         margin: view.margin,
         quote_id: quote?.quote_id ?? null,
-        invoice: quote?.quote_status === 'APPROVED' && Number(approved.sell_cents) > 0,
+        invoice: quote?.quote_status === 'APPROVED' && Number(approved.sell_cents) !== 0,
       });
       return { view, events: [event] };
     });

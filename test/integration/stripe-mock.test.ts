@@ -4,6 +4,7 @@ import type Stripe from 'stripe';
 import { startStripeMock } from '../../scripts/infra/stripe-mock';
 import { createStripeClient } from '../../activities/payments/stripe-client';
 import { writeInvoice } from '../../activities/payments/write-invoice';
+import { creditNoteKey, creditNoteParams, type CreditNoteRequest } from '../../activities/payments/write-credit-note';
 import { readInvoiceView } from '../../api/payments/invoice-view';
 import { checkoutSessionParams } from '../../api/payments/payments-service';
 import { priceQuote } from '../../api/quotes/pricing/fast-engine';
@@ -70,7 +71,26 @@ describe('payments calls against stripe-mock', () => {
     await expect(stripe.checkout.sessions.retrieve(session.id)).resolves.toBeTruthy();
   });
 
+  it('accepts the credit note of a change order for less (D12), before and after payment, and its lookup on the invoice', async () => {
+    const request: CreditNoteRequest = {
+      organizationId: randomUUID(),
+      quoteId: randomUUID(),
+      quoteNumber: 7,
+      invoiceId: 'in_123',
+      changeOrder: { id: randomUUID(), sequence: 2, reason: 'The customer keeps the old valance' },
+      creditCents: 17_250,
+      taxCents: salesTaxCents(17_250),
+    };
+    for (const outOfBand of [0, 19_493]) {
+      const note = await stripe.creditNotes.create(creditNoteParams(request, outOfBand), { idempotencyKey: creditNoteKey(request, outOfBand) });
+      expect(note.id).toMatch(/^cn_/);
+    }
+    const listed = await stripe.creditNotes.list({ invoice: 'in_123', limit: 100 });
+    expect(Array.isArray(listed.data)).toBe(true);
+  });
+
   it('refuses what Stripe would refuse (the mock is not a yes-machine)', async () => {
     await expect(stripe.invoices.create({ collection_method: 'send_invoice', days_until_due: 'fourteen' as unknown as number })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(stripe.creditNotes.create({ invoice: 'in_123', reason: 'shrinkage' as 'order_change', amount: 100 })).rejects.toMatchObject({ statusCode: 400 });
   });
 });
