@@ -7,6 +7,7 @@ import { fieldsOf, parseOrThrow } from './validate';
 import { ErrorEnvelopeSchema } from './common-schemas';
 import { errorExample } from './error-examples';
 import type { PublicRoutes } from './public-routes';
+import type { Acceptor } from './compiled-acceptor';
 import type { Caller } from './request-context';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemExample } from '../v1/problem';
 
@@ -45,6 +46,11 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends AnyObject 
   /** Roles allowed (403 for the others); omitted means any authenticated role. */
   roles?: readonly Role[];
   body?: B;
+  /**
+   * A compiled check that accepts exactly what `body` accepts, for bodies large enough that zod's
+   * walk shows (api/http/compiled-acceptor.ts); what it refuses is still worded by zod.
+   */
+  bodyAcceptor?: Acceptor;
   /** Required with a body: a realistic request body, checked against `body` when declared. */
   bodyExample?: B extends z.ZodType ? z.input<B> : never;
   query?: Q;
@@ -96,7 +102,7 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
     }
     const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
     const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined;
-    const body = spec.body ? parseOrThrow(spec.body, req.body, 'body') : undefined;
+    const body = spec.body ? parseOrThrow(spec.body, req.body, 'body', spec.bodyAcceptor) : undefined;
     await spec.handler({ req, res, body, query, params, caller: req.caller } as HandlerContext<B, Q, P, A>);
   });
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { validationFailed } from './errors';
+import type { Acceptor } from './compiled-acceptor';
 
 /** Section 7 reports the first complaint per field; past this many fields the rest are cut. */
 export const MAX_REPORTED_FIELDS = 50;
@@ -77,8 +78,10 @@ export function fieldsOf(error: z.ZodError | undefined, location: string, first:
   return { fields: Object.fromEntries([...fields].slice(0, MAX_REPORTED_FIELDS)), total: fields.size };
 }
 
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, location: string): z.output<S> {
+/** `accept`: a compiled check that takes exactly what `schema` takes (api/http/compiled-acceptor.ts). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, location: string, accept?: Acceptor): z.output<S> {
   const withNul = nulPaths(value, location);
+  if (accept && withNul.length === 0 && accept(value)) return value as z.output<S>;
   const result = schema.safeParse(value);
   if (result.success && withNul.length === 0) return result.data;
   const { fields, total } = fieldsOf(result.success ? undefined : result.error, location, withNul);

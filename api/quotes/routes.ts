@@ -4,7 +4,7 @@ import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
 import { sendJsonBytes } from '../versions/middleware';
 import { linkNext, PageHeaders } from '../http/pagination';
-import { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
+import { acceptCalculateBody, ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
 import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_DETAIL_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE } from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -64,6 +64,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     auth: 'bearer',
     roles: OFFICE,
     body: CalculateBody,
+    bodyAcceptor: acceptCalculateBody,
     bodyExample: CALCULATE_EXAMPLE,
     responses: {
       200: { description: 'Priced (and persisted when persist is true)', schema: CalculationResult, example: CALCULATION_RESULT_EXAMPLE },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
+import { compileAcceptor } from '../http/compiled-acceptor';
 import { QUOTE_STATUSES, type QuoteStatus } from '../../db/quotes/quote-status';
 
 /** Section 4.3 body of POST /api/v1/quotes/calculate (limits of section 8). */
@@ -29,6 +30,8 @@ export const CalculateBody = z
   })
   .meta({ id: 'CalculateRequest' });
 export type CalculateBody = z.output<typeof CalculateBody>;
+/** Issue 19: a 200-line body is checked by ajv first; zod words what it refuses (api/http/compiled-acceptor.ts). */
+export const acceptCalculateBody = compileAcceptor(CalculateBody);
 
 export type { QuoteStatus };
 
