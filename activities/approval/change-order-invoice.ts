@@ -38,20 +38,23 @@ export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; lo
       if (!quote) throw ApplicationFailure.create({ message: `quote ${co.quote_id} is not approved`, type: FAILURE_TYPES.quoteNotApproved, nonRetryable: true });
       const stripe = deps.payments;
       if (!stripe) throw ApplicationFailure.create({ message: 'payments provider not configured', type: FAILURE_TYPES.providerNotConfigured, nonRetryable: true });
-      await inTenant(deps.em, input.organizationId, (tx) => changeOrderSync(tx, { quoteId: co.quote_id, changeOrderId: co.id }, { kind: 'attempt' }));
       const sell = Number(co.sell_cents);
+      // A credit (sell below zero) lowers the quote's own invoice: its id is read with the attempt.
+      const quoteInvoice = await inTenant(deps.em, input.organizationId, async (tx) => {
+        await changeOrderSync(tx, { quoteId: co.quote_id, changeOrderId: co.id }, { kind: 'attempt' });
+        return sell < 0 ? quoteInvoiceId(tx, co.quote_id) : undefined;
+      });
       const log = deps.logger.child({ activity: Context.current().info.activityType, change_order_id: co.id, attempt: Context.current().info.attempt });
       try {
         if (sell < 0) {
-          const invoiceId = await inTenant(deps.em, input.organizationId, (tx) => quoteInvoiceId(tx, co.quote_id));
           // Retried: the approval's own payments leg may still be writing the invoice this credit lowers.
-          if (!invoiceId) throw ApplicationFailure.create({ message: `quote ${quote.quoteNumber} has no invoice yet for this credit to lower`, type: FAILURE_TYPES.providerUnavailable });
+          if (!quoteInvoice) throw ApplicationFailure.create({ message: `quote ${quote.quoteNumber} has no invoice yet for this credit to lower`, type: FAILURE_TYPES.providerUnavailable });
           const credit = -sell;
           const note = await writeCreditNote(stripe, {
             organizationId: input.organizationId,
             quoteId: quote.quoteId,
             quoteNumber: quote.quoteNumber,
-            invoiceId,
+            invoiceId: quoteInvoice,
             changeOrder: { id: co.id, sequence: co.sequence, reason: co.reason },
             creditCents: credit,
             taxCents: salesTaxCents(credit),

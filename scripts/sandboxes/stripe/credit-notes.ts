@@ -136,12 +136,12 @@ export function createCreditNote(ctx: StripeContext, p: Record<string, unknown>)
   }
   const total = amount ?? linesTotal;
   if (total <= 0) throw invalidRequest('The credit note total must be greater than zero.', { param: rawLines ? 'lines' : 'amount' });
-  const invoiceTotal = totals(ctx, inv).total;
+  const { total: invoiceTotal, amountDue } = totals(ctx, inv);
   const creditable = invoiceTotal - inv.prePaymentCreditNotes - inv.postPaymentCreditNotes;
   if (total > creditable) {
     throw invalidRequest(`The credit note total (${total}) exceeds what invoice ${inv.id} can still be credited (${creditable} of its ${invoiceTotal}).`, { param: rawLines ? 'lines' : 'amount' });
   }
-  const before = { amountDue: totals(ctx, inv).amountDue, remaining: amountRemaining(ctx, inv), pre: inv.prePaymentCreditNotes, post: inv.postPaymentCreditNotes };
+  const before = { amountDue, remaining: amountDue - inv.amountPaid, pre: inv.prePaymentCreditNotes, post: inv.postPaymentCreditNotes };
   const pre = inv.status === 'open' ? Math.min(total, before.remaining) : 0;
   const post = total - pre;
   const outOfBand = (p['out_of_band_amount'] as number | undefined) ?? 0;
