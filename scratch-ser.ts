@@ -1,5 +1,5 @@
-import { priceQuote } from './api/quotes/pricing/fast-engine';
-import { buildRateCardSnapshot } from './db/rate-cards/rate-card';
+import { priceQuote } from './domain/pricing/fast-engine';
+import { buildRateCardSnapshot } from './domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from './db/rate-cards/sandbox-rate-cards';
 const line = (i: number) => ({
   reference: `Window ${i + 1}`, widthInches: 24 + (i % 60) * 0.875, dropInches: 36 + (i % 40) * 1.5, quantity: 1 + (i % 4),

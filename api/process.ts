@@ -1,20 +1,20 @@
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
-import { EventDispatcher } from '../activities/events/dispatcher';
-import { InvoiceRunner } from '../activities/temporal/invoice-runner';
-import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
-import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
-import { createStripeClient } from '../activities/payments/stripe-client';
+import { EventDispatcher } from '../infra/events/dispatcher';
+import { InvoiceRunner } from '../infra/temporal/invoice-runner';
+import { IntegrationWorkflows } from '../infra/temporal/integration-workflows';
+import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
+import { createStripeClient } from '../infra/payments/stripe-client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
 import { createApp } from './app';
 import { DRAIN_DEADLINE_MS, serve } from './http/server';
-import { createLogger } from '../activities/runtime/logger';
-import type { Timing } from '../activities/temporal/contracts';
-import { databasePassword, loadSettings } from '../activities/runtime/settings';
-import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
-import { activeTracing } from '../activities/runtime/tracing';
-import { clientInterceptors } from '../activities/temporal/client-interceptors';
+import { createLogger } from '../infra/runtime/logger';
+import type { Timing } from '../infra/temporal/contracts';
+import { databasePassword, loadSettings } from '../infra/runtime/settings';
+import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
+import { activeTracing } from '../infra/runtime/tracing';
+import { clientInterceptors } from '../infra/temporal/client-interceptors';
 import { createRequestMetrics } from './http/metrics';
 
 export interface ApiProcessOptions {

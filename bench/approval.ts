@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
-import { WORKFLOW_TYPES, approvalWorkflowId, type RoundTripWorkflow } from '../activities/temporal/contracts';
+import { WORKFLOW_TYPES, approvalWorkflowId, type RoundTripWorkflow } from '../infra/temporal/contracts';
 import { printPeakMemory } from '../scripts/infra/peak-memory';
 
 const approvals = Number(process.env.BENCH_APPROVALS ?? 60);
@@ -32,9 +32,9 @@ await withSelfContainedStack('bench_approval', async () => {
   const { ownerPool, sandboxUser } = await import('../scripts/harness/owner-db');
   const { twoWindows } = await import('../scripts/harness/quote-requests');
   const { StripeFake } = await import('../scripts/sandboxes/stripe-fake');
-  const { createStripeClient } = await import('../activities/payments/stripe-client');
-  const { EventDispatcher } = await import('../activities/events/dispatcher');
-  const { createLogger } = await import('../activities/runtime/logger');
+  const { createStripeClient } = await import('../infra/payments/stripe-client');
+  const { EventDispatcher } = await import('../infra/events/dispatcher');
+  const { createLogger } = await import('../infra/runtime/logger');
   const { createOrm } = await import('../db/orm');
   const { appDatabaseUrl } = await import('../db/database-urls');
 

@@ -29,10 +29,10 @@ import { freePort } from '../scripts/infra/free-port';
 import { printPeakMemory } from '../scripts/infra/peak-memory';
 import { SANDBOX_PASSWORD } from '../db/sandbox';
 import { SANDBOX_RATE_CARD } from '../db/rate-cards/sandbox-rate-cards';
-import { buildRateCardSnapshot } from '../db/rate-cards/rate-card';
-import { priceQuoteReference } from '../api/quotes/pricing/engine';
-import { priceQuote } from '../api/quotes/pricing/fast-engine';
-import type { CalculationRequest } from '../api/quotes/pricing/request';
+import { buildRateCardSnapshot } from '../domain/pricing/rate-card';
+import { priceQuoteReference } from '../domain/pricing/engine';
+import { priceQuote } from '../domain/pricing/fast-engine';
+import type { CalculationRequest } from '../domain/pricing/request';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 // Five rounds: /auth/me's rate alone moved by a fifth from one run to the next on this machine.

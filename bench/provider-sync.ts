@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { withSelfContainedStack } from '../scripts/infra/self-contained';
 import { printPeakMemory } from '../scripts/infra/peak-memory';
-import { WORKFLOW_TYPES, type ProviderSyncWorkflow } from '../activities/temporal/contracts';
+import { WORKFLOW_TYPES, type ProviderSyncWorkflow } from '../infra/temporal/contracts';
 
 const events = Number(process.env.BENCH_SYNC_EVENTS ?? 150);
 const KEY = 'sk_test_benchProviderSync1';
@@ -22,9 +22,9 @@ await withSelfContainedStack('bench_provider_sync', async () => {
   const { twoWindows } = await import('../scripts/harness/quote-requests');
   const { startTemporalHarness } = await import('../scripts/harness/temporal-harness');
   const { StripeFake } = await import('../scripts/sandboxes/stripe-fake');
-  const { createStripeClient } = await import('../activities/payments/stripe-client');
-  const { EventDispatcher } = await import('../activities/events/dispatcher');
-  const { createLogger } = await import('../activities/runtime/logger');
+  const { createStripeClient } = await import('../infra/payments/stripe-client');
+  const { EventDispatcher } = await import('../infra/events/dispatcher');
+  const { createLogger } = await import('../infra/runtime/logger');
 
   const owner = ownerPool();
   const fake = new StripeFake({ apiKeys: [KEY] });

@@ -101,8 +101,8 @@ await withSelfContainedStack('bench_hooks', async () => {
   const { inTenant } = await import('../db/tenant-scope');
   const { recordEvent } = await import('../db/events/outbox');
   const { WebhookReceiver } = await import('../scripts/harness/webhook-receiver');
-  const { EventDispatcher } = await import('../activities/events/dispatcher');
-  const { createLogger } = await import('../activities/runtime/logger');
+  const { EventDispatcher } = await import('../infra/events/dispatcher');
+  const { createLogger } = await import('../infra/runtime/logger');
 
   const owner = ownerPool();
   const taskQueue = `bench-webhooks-${Date.now()}`;

@@ -5,7 +5,7 @@ import { insertRateCardRevision } from './rate-cards/revisions';
 import { SANDBOX_RATE_CARDS } from './rate-cards/sandbox-rate-cards';
 import { insertMissingProducts } from './catalogue/products';
 import { SANDBOX_PRODUCTS } from './catalogue/sandbox-products';
-import { CURRENT_VERSION } from './versions/versions';
+import { CURRENT_VERSION } from '../domain/versions/versions';
 
 /**
  * D1: seeds the sandbox tenants (users, a first rate-card revision and, D11, two crews) idempotently, as the owner. Rows that exist are left exactly

@@ -1,6 +1,6 @@
 import { loadDotEnv } from './infra/dotenv';
 import { say, step } from './infra/log';
-import { databasePassword, loadSettings } from '../activities/runtime/settings';
+import { databasePassword, loadSettings } from '../infra/runtime/settings';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 

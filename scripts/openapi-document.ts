@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { createApp } from '../api/app';
-import { createLogger } from '../activities/runtime/logger';
-import { loadSettings } from '../activities/runtime/settings';
+import { createLogger } from '../infra/runtime/logger';
+import { loadSettings } from '../infra/runtime/settings';
 import { buildDocument } from '../api/meta/openapi';
 import type { RouteHost } from '../api/http/route';
 

@@ -13,9 +13,9 @@
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { loadDotEnv } from './infra/dotenv';
-import { approvalWorkflowId, type LegOutcome, type LegProvider } from '../activities/temporal/contracts';
-import { RepairUnavailable, retryApprovalLeg } from '../activities/temporal/leg-repair';
-import { InvoiceRunner } from '../activities/temporal/invoice-runner';
+import { approvalWorkflowId, type LegOutcome, type LegProvider } from '../infra/temporal/contracts';
+import { RepairUnavailable, retryApprovalLeg } from '../infra/temporal/leg-repair';
+import { InvoiceRunner } from '../infra/temporal/invoice-runner';
 
 loadDotEnv();
 const env = (name: string) => (process.env[name] ? process.env[name] : undefined);

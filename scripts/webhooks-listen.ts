@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { loadDotEnv } from './infra/dotenv';
-import { verifySignature, WEBHOOK_HEADERS } from '../activities/webhooks/signature';
+import { verifySignature } from '../infra/webhooks/signature';
+import { WEBHOOK_HEADERS } from '../domain/webhooks/headers';
 import { SANDBOX_PASSWORD } from '../db/sandbox';
 
 /**

@@ -1,5 +1,5 @@
 import { Connection } from '@temporalio/client';
-import { loadSettings } from '../activities/runtime/settings';
+import { loadSettings } from '../infra/runtime/settings';
 
 /**
  * Container health check of the worker: healthy while Temporal sees at least one poller on our

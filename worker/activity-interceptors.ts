@@ -1,7 +1,7 @@
 import { ApplicationFailure, type Context } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptors, Next } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { runWithLogContext } from '../activities/runtime/log-context';
+import { runWithLogContext } from '../infra/runtime/log-context';
 import type { ProviderCallOutcome, WorkerMetrics } from './metrics';
 
 /** The activities that call a provider, and which provider (a token refresh says in its input). */

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { createActivities, type ActivityDependencies } from '../activities';
-import { activeTracing } from '../activities/runtime/tracing';
+import { activeTracing } from '../infra/runtime/tracing';
 import { installQuietRuntime } from './runtime';
 import { activityInterceptors } from './activity-interceptors';
 import type { WorkerMetrics } from './metrics';
@@ -29,7 +29,7 @@ export const OTEL_WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).re
 
 /**
  * The workflow interceptor modules of a worker: ours always, OpenTelemetry's when tracing is on
- * (activities/runtime/tracing.ts). The replay test replays with both.
+ * (infra/runtime/tracing.ts). The replay test replays with both.
  */
 export function workflowInterceptorModules(tracing: boolean): string[] {
   return tracing ? [WORKFLOW_INTERCEPTORS_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH] : [WORKFLOW_INTERCEPTORS_PATH];

@@ -1,25 +1,25 @@
 import { Client, Connection } from '@temporalio/client';
-import { smtpMailer } from '../activities/email/mailer';
+import { smtpMailer } from '../infra/email/mailer';
 import { createOrm } from '../db/orm';
 import { workerDatabaseUrl } from '../db/database-urls';
-import { createLogger } from '../activities/runtime/logger';
-import { databasePassword, loadSettings } from '../activities/runtime/settings';
-import { EventDispatcher } from '../activities/events/dispatcher';
-import { createStripeClient } from '../activities/payments/stripe-client';
+import { createLogger } from '../infra/runtime/logger';
+import { databasePassword, loadSettings } from '../infra/runtime/settings';
+import { EventDispatcher } from '../infra/events/dispatcher';
+import { createStripeClient } from '../infra/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
 import { createWorker } from './create-worker';
 import { OutboxRelay } from './outbox-relay';
 import { ensureSchedules } from './schedules';
-import { createOAuthProviders } from '../activities/integrations/providers';
-import { refreshTargets } from '../activities/integrations/connection-store';
+import { createOAuthProviders } from '../infra/integrations/providers';
+import { refreshTargets } from '../infra/integrations/connection-store';
 import { CredentialCipher } from '../db/security/credential-cipher';
-import { IntegrationWorkflows } from '../activities/temporal/integration-workflows';
-import { clientInterceptors } from '../activities/temporal/client-interceptors';
-import { createMetricsRegistry, serveMetrics } from '../activities/runtime/metrics';
-import { activeTracing } from '../activities/runtime/tracing';
+import { IntegrationWorkflows } from '../infra/temporal/integration-workflows';
+import { clientInterceptors } from '../infra/temporal/client-interceptors';
+import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
+import { activeTracing } from '../infra/runtime/tracing';
 import { installRuntime } from './runtime';
 import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, temporalRuntimeMetrics } from './metrics';
-import { ProviderSyncSchedules } from '../activities/temporal/provider-sync-schedules';
+import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { leaseUndispatchedEvents } from '../db/events/outbox';
-import type { EventDispatcher } from '../activities/events/dispatcher';
+import type { EventDispatcher } from '../infra/events/dispatcher';
 
 const BATCH = 50;
 const LEASE_SECONDS = 60;

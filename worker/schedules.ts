@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { QUOTE_EXPIRY_SCHEDULE_ID, WORKFLOW_TYPES, type ExpireQuotesWorkflow } from '../activities/temporal/contracts';
+import { QUOTE_EXPIRY_SCHEDULE_ID, WORKFLOW_TYPES, type ExpireQuotesWorkflow } from '../infra/temporal/contracts';
 
 export { QUOTE_EXPIRY_SCHEDULE_ID };
 

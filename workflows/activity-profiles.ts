@@ -1,8 +1,8 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
-import type { Timing } from '../activities/temporal/contracts';
-import type { FailureType } from '../activities/temporal/failure-types';
+import type { Timing } from '../infra/temporal/contracts';
+import type { FailureType } from '../infra/temporal/failure-types';
 
-/** Non-retryable failure types, spelt as activities/temporal/failure-types.ts spells them (checked by the compiler). */
+/** Non-retryable failure types, spelt as infra/temporal/failure-types.ts spells them (checked by the compiler). */
 const nonRetryable = (...types: FailureType[]): string[] => types;
 
 /**

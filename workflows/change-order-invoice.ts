@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ChangeOrderInvoiceWorkflow } from '../activities/temporal/contracts';
+import type { ChangeOrderInvoiceWorkflow } from '../infra/temporal/contracts';
 import { databaseProfile, providerLegProfile } from './activity-profiles';
 
 /**

@@ -1,6 +1,6 @@
 // Every workflow the worker registers. Deterministic code only: no Node built-ins, no I/O
 // (the layer rules of scripts/lint/dependency-rules.cjs enforce this in npm test), each
-// implementing its function type in activities/temporal/contracts.ts.
+// implementing its function type in infra/temporal/contracts.ts.
 export { roundTrip } from './round-trip';
 export { quoteApproval, quoteInvoice } from './quote-approval';
 export { expireQuotes } from './expire-quotes';

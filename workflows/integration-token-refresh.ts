@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ConnectionChange, ConnectionChangedSignal, TokenRefreshWorkflow } from '../activities/temporal/contracts';
-import type { FailureType } from '../activities/temporal/failure-types';
+import type { ConnectionChange, ConnectionChangedSignal, TokenRefreshWorkflow } from '../infra/temporal/contracts';
+import type { FailureType } from '../infra/temporal/failure-types';
 import { databaseProfile, oauthProfile, refreshRecoveryDelayMs } from './activity-profiles';
 
 /** The contract's signal (its name is part of ConnectionChangedSignal's type). */

@@ -21,7 +21,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  *   Temporal UI) rather than as a plain Completed, and is logged at warn.
  */
 
-/** The name is also in activities/temporal/search-attributes.ts (registered there); a unit test keeps them equal. */
+/** The name is also in infra/temporal/search-attributes.ts (registered there); a unit test keeps them equal. */
 export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
 /** Histories recorded before the attribute existed replay without the upsert. */
 export const DELIVERY_STATUS_PATCH = 'delivery-status-search-attribute';

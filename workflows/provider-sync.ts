@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ProviderSyncWorkflow } from '../activities/temporal/contracts';
+import type { ProviderSyncWorkflow } from '../infra/temporal/contracts';
 import { databaseProfile, providerSyncProfile } from './activity-profiles';
 
 const DEFAULT_PAGES_PER_RUN = 200;

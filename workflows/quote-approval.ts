@@ -25,8 +25,8 @@ import type {
   RetryLegInput,
   RetryLegUpdate,
   Timing,
-} from '../activities/temporal/contracts';
-import type { SEARCH_ATTRIBUTES } from '../activities/temporal/search-attributes';
+} from '../infra/temporal/contracts';
+import type { SEARCH_ATTRIBUTES } from '../infra/temporal/search-attributes';
 import { databaseProfile, localDatabaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
 
 /** The contract's update and query (their names are part of the contract's types). */

@@ -1,4 +1,4 @@
-import type { RoundTripInput, RoundTripWorkflow } from '../activities/temporal/contracts';
+import type { RoundTripInput, RoundTripWorkflow } from '../infra/temporal/contracts';
 
 /**
  * The smallest workflow there is: no activities, no timers. `npm start` runs it once to prove

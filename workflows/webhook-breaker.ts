@@ -9,7 +9,7 @@
 // (D6, D13), and then its pending deliveries become missed and re-enabling replays them.
 //
 // Pure and deterministic (it runs inside the workflow, with the workflow's clock passed in).
-import type { BreakerState, BreakerStateName, EndpointDeliveryLimits } from '../activities/temporal/contracts';
+import type { BreakerState, BreakerStateName, EndpointDeliveryLimits } from '../infra/temporal/contracts';
 
 /** What one batch (or the clock) tells the breaker. */
 export type BreakerEvent =

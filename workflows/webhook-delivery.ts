@@ -1,10 +1,10 @@
 import { patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { WebhookDeliveryWorkflow } from '../activities/temporal/contracts';
-import type { WebhookFormat } from '../activities/webhooks/formats';
+import type { WebhookDeliveryWorkflow } from '../infra/temporal/contracts';
+import type { WebhookFormat } from '../domain/webhooks/formats';
 import { databaseProfile, longWebhookAttemptProfile, mailProfile, webhookAttemptProfile } from './activity-profiles';
-import { nextAttempt } from './webhook-backoff';
-import { nextAttemptFor } from './webhook-schedules';
+import { nextAttempt } from '../domain/webhooks/backoff';
+import { nextAttemptFor } from '../domain/webhooks/schedules';
 
 /** D13's formats: histories recorded before them replay the core schedule they ran. */
 export const WEBHOOK_FORMATS_PATCH = 'webhook-delivery-formats';

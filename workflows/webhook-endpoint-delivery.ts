@@ -8,11 +8,11 @@ import type {
   EndpointDeliveryProgressQuery,
   EndpointDeliveryWorkflow,
   RetryDecision,
-} from '../activities/temporal/contracts';
-import type { WebhookFormat } from '../activities/webhooks/formats';
+} from '../infra/temporal/contracts';
+import type { WebhookFormat } from '../domain/webhooks/formats';
 import { mailProfile, webhookBatchProfile } from './activity-profiles';
 import { batchAllowance, batchEvent, breakerAfter, coolDownLeftMs, initialBreaker } from './webhook-breaker';
-import { nextAttemptFor } from './webhook-schedules';
+import { nextAttemptFor } from '../domain/webhooks/schedules';
 
 export const deliveriesDue = defineSignal<[]>('deliveriesDue' satisfies DeliveriesDueSignal['name']);
 export const endpointDeliveryProgress = defineQuery<EndpointDeliveryProgress>('endpointDeliveryProgress' satisfies EndpointDeliveryProgressQuery['name']);
@@ -30,7 +30,7 @@ export const ENDPOINT_DELIVERY_LIMITS: EndpointDeliveryLimits = {
   idleCheckMs: 300_000,
 };
 
-/** Each format's response window (activities/webhooks/formats.ts FORMAT_RULES, kept equal by a unit test): it sizes the batch's timeout. */
+/** Each format's response window (domain/webhooks/formats.ts FORMAT_RULES, kept equal by a unit test): it sizes the batch's timeout. */
 export const RESPONSE_WINDOW_MS: { readonly [F in WebhookFormat]: number } = { core: 8_000, field: 10_000, events: 300_000 };
 
 /**

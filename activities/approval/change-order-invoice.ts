@@ -7,12 +7,12 @@ import { CHANGE_ORDER_ENTITY, changeOrderForInvoice, changeOrderSync } from '../
 import { lockSyncRecordByLocalId, quoteInvoiceId } from '../../db/sync-records';
 import { recordInvoiceGenerated } from '../../db/events/quote-events';
 import { rememberPaymentsCustomer } from '../../db/quotes/customers';
-import { salesTaxCents } from '../../db/quotes/sales-tax';
+import { salesTaxCents } from '../../domain/tax/sales-tax';
 import { loadFrozenQuote } from './frozen-quote';
 import { writeInvoice, type WrittenInvoice } from '../payments/write-invoice';
 import { writeCreditNote } from '../payments/write-credit-note';
 import { classifyStripeError } from '../providers/failure';
-import { FAILURE_TYPES } from '../temporal/failure-types';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 
 export interface ChangeOrderRef {
   organizationId: string;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { frozenQuoteRow } from '../../db/quotes/quotes';
-import { salesTaxCents } from '../../db/quotes/sales-tax';
+import { salesTaxCents } from '../../domain/tax/sales-tax';
 
 export interface FrozenQuote {
   quoteId: string;

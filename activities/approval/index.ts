@@ -3,9 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type Stripe from 'stripe';
 import { rememberPaymentsCustomer } from '../../db/quotes/customers';
-import { IntegrationConnections } from '../integrations/connection-store';
+import { IntegrationConnections } from '../../infra/integrations/connection-store';
 import { ProviderCredentials, type IntegrationDependencies } from '../integrations';
-import type { OAuthProviders } from '../integrations/providers';
+import type { OAuthProviders } from '../../infra/integrations/providers';
 import { SyncRecords } from '../sync-records';
 import { beginSyncAttempt, syncSkipped, type SyncProvider } from '../../db/sync-records';
 import { refreshScheduleRow } from '../../db/integrations/connections';
@@ -17,7 +17,7 @@ import { writeInvoice } from '../payments/write-invoice';
 import { writeAccountingInvoice } from '../accounting/write-accounting-invoice';
 import { upsertOpportunity } from '../crm/upsert-opportunity';
 import { classifyQuickBooksError, classifySalesforceError, classifyStripeError } from '../providers/failure';
-import { FAILURE_TYPES } from '../temporal/failure-types';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 import type { ProviderSyncDependencies } from '../provider-sync';
 
 interface QuoteRef {

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ConnectionRef, IntegrationConnections, ProviderSession } from './connection-store';
-import type { OAuthProvider, OAuthProviders } from './providers';
-import { FAILURE_TYPES } from '../temporal/failure-types';
+import type { ConnectionRef, IntegrationConnections, ProviderSession } from '../../infra/integrations/connection-store';
+import type { OAuthProvider, OAuthProviders } from '../../infra/integrations/providers';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 
 /** Refresh first when the stored access token lapses this soon anyway. */
 const EXPIRY_MARGIN_MS = 60_000;

@@ -1,13 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { IntegrationConnections, CredentialsUnavailableError, type ConnectionRef } from './connection-store';
+import { IntegrationConnections, CredentialsUnavailableError, type ConnectionRef } from '../../infra/integrations/connection-store';
 import type { ConnectionStatus } from '../../db/integrations/connections';
-import { OAuthRefusal, type OAuthProviders } from './providers';
+import { OAuthRefusal, type OAuthProviders } from '../../infra/integrations/providers';
 import { CredentialDecryptionError, type CredentialCipher } from '../../db/security/credential-cipher';
 import { ProviderCredentials } from './fresh-token';
-import { refreshAt } from './refresh-schedule';
-import { FAILURE_TYPES } from '../temporal/failure-types';
+import { refreshAt } from '../../domain/integrations/refresh-schedule';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 
 export { ProviderCredentials } from './fresh-token';
 

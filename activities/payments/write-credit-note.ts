@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
+import { SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
 import { refused, unavailable } from '../providers/failure';
 
 export interface CreditNoteRequest {

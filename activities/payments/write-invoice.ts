@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { FrozenQuote } from '../approval/frozen-quote';
-import { SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
+import { SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
 
 export interface WrittenInvoice {
   invoiceId: string;

@@ -5,11 +5,11 @@ import type Stripe from 'stripe';
 import { inTenant } from '../../db/tenant-scope';
 import type { SyncProvider } from '../../db/sync-records';
 import { addToSyncRun, beginSyncRun, finishSyncRun, readWatermark, writeWatermark } from '../../db/provider-sync/provider-sync';
-import { IntegrationConnections } from '../integrations/connection-store';
+import { IntegrationConnections } from '../../infra/integrations/connection-store';
 import { ProviderCredentials, type IntegrationDependencies } from '../integrations';
 import { classifyQuickBooksError, classifySalesforceError, classifyStripeError } from '../providers/failure';
-import { FAILURE_TYPES } from '../temporal/failure-types';
-import type { ProviderSyncSchedules } from '../temporal/provider-sync-schedules';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
+import type { ProviderSyncSchedules } from '../../infra/temporal/provider-sync-schedules';
 import { accountingPage, crmPage, paymentsPage, SYNC_PAGE_SIZE, type Page } from './sources';
 
 /** What the sync activities need beyond the approval's: the schedules (to pause one) and the lookback. */

@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { markQuotePaid } from '../../db/payments/quote-payments';
 import { transitionQuote } from '../../db/quotes/quotes';
 import { quoteIsOurs, quoteOfExternalId } from '../../db/provider-sync/provider-sync';
-import { applyPaidEvent, ProviderEvent, readPaymentsEvent, SYNCED_PAYMENTS_EVENT_TYPES } from '../payments/payments-event';
+import { applyPaidEvent, ProviderEvent, readPaymentsEvent, SYNCED_PAYMENTS_EVENT_TYPES } from '../../infra/payments/payments-event';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../crm/upsert-opportunity';
-import { FAILURE_TYPES } from '../temporal/failure-types';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 
 /**
  * D18's three sources. Each `fetch` reads one page of the provider's changes after a watermark

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import Stripe from 'stripe';
-import { FAILURE_TYPES } from '../temporal/failure-types';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 
 /**
  * One rule for every provider (D7): a refusal is final, trouble is retried. Refusals become

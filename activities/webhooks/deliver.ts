@@ -1,5 +1,5 @@
 // One delivery attempt of an outbound event (spec 6.3, decision D6): a single POST, no retries
-// here (the workflow owns the schedule, workflows/webhook-backoff.ts), and a result that says whether to retry.
+// here (the workflow owns the schedule, domain/webhooks/backoff.ts), and a result that says whether to retry.
 //
 // node:http/node:https rather than fetch, because only they let us hook the resolution step of
 // the very connection being made: the `lookup` passed in the request options classifies every
@@ -13,8 +13,8 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { classifyAddress, defaultResolver, describeRefusal, isLoopbackHost, isPermittedAddress, urlHost } from './address-policy';
-import type { AddressClassification, Resolver } from './address-policy';
+import { classifyAddress, defaultResolver, describeRefusal, isLoopbackHost, isPermittedAddress, urlHost } from '../../infra/webhooks/address-policy';
+import type { AddressClassification, Resolver } from '../../infra/webhooks/address-policy';
 
 export type DeliveryOutcome = 'delivered' | 'retryable_failure' | 'permanent_failure';
 

@@ -7,11 +7,11 @@ import { deliveryForAttempt, recordDeliveryAttempt } from '../../db/webhooks/att
 import { finishDelivery } from '../../db/webhooks/deliveries';
 import { clearEndpointFailing, disableGoneEndpoint, recordEndpointFailure } from '../../db/webhooks/endpoints';
 import { SANDBOX_TENANTS } from '../../db/sandbox';
-import type { WebhookFormat } from '../../db/events/catalogue';
+import type { WebhookFormat } from '../../domain/events/catalogue';
 import { deliverOnce, type DeliveryAttemptResult } from './deliver';
-import { signPayload } from './signature';
-import { FORMAT_RULES, formatHeaders, renderBody } from './formats';
-import type { Resolver } from './address-policy';
+import { signPayload } from '../../infra/webhooks/signature';
+import { FORMAT_RULES, formatHeaders, renderBody } from '../../domain/webhooks/formats';
+import type { Resolver } from '../../infra/webhooks/address-policy';
 
 /** D6: a core endpoint whose every attempt has failed for this long is disabled (FORMAT_RULES has each format's). */
 export const DISABLE_AFTER_FAILING_MS = FORMAT_RULES.core.disableAfterFailingMs;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { signingSecrets } from '../../db/webhooks/endpoint-secrets';
-import { eventPayloadFor } from '../../db/versions/versions';
+import { eventPayloadFor } from '../../domain/versions/versions';
 import type { AttemptRecord } from '../../db/webhooks/attempts';
 import {
   applyRetryDecisions,
@@ -19,10 +19,10 @@ import {
 } from '../../db/webhooks/batches';
 import { clearEndpointFailing, disableGoneEndpoint, recordEndpointFailure } from '../../db/webhooks/endpoints';
 import { SANDBOX_TENANTS } from '../../db/sandbox';
-import type { WebhookFormat } from '../../db/events/catalogue';
+import type { WebhookFormat } from '../../domain/events/catalogue';
 import { deliverOnce, type DeliveryAttemptResult } from './deliver';
-import { signPayload } from './signature';
-import { FORMAT_RULES, formatHeaders, renderBody } from './formats';
+import { signPayload } from '../../infra/webhooks/signature';
+import { FORMAT_RULES, formatHeaders, renderBody } from '../../domain/webhooks/formats';
 import type { EndpointDisabled, WebhookDeliveryDeps } from './delivery-attempt';
 
 const SANDBOX_SUBDOMAINS: ReadonlySet<string> = new Set(SANDBOX_TENANTS.map((t) => t.subdomain));

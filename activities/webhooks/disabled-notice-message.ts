@@ -1,4 +1,4 @@
-import type { OutgoingMail } from '../email/mailer';
+import type { OutgoingMail } from '../../infra/email/mailer';
 import type { DisabledEndpointRow, FailedAttemptRow } from '../../db/webhooks/notices';
 
 export interface DisabledNoticeFacts {

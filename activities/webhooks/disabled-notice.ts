@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { inTenant } from '../../db/tenant-scope';
 import { currentOrganization, technicalContact } from '../../db/organizations';
 import { claimDisabledNotice, endpointForNotice, latestFailedAttempts } from '../../db/webhooks/notices';
-import type { Mailer } from '../email/mailer';
+import type { Mailer } from '../../infra/email/mailer';
 import { composeDisabledNotice, disabledNoticeMessageId } from './disabled-notice-message';
 
 export interface DisabledNoticeDeps {

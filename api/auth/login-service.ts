@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { inTenant, selectTenant } from '../../db/tenant-scope';
 import { recordLogin, resolveWorkspace, userByEmailForLogin, type LoginUserRow } from '../../db/users';
-import { invalidCredentials } from '../http/errors';
+import { invalidCredentials } from '../../domain/errors/errors';
 import { ACCESS_TOKEN_SECONDS, type TokenService } from './tokens';
 import type { LoginBody, LoginResult } from './schemas';
 

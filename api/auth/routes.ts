@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
-import { notFound } from '../http/errors';
+import { notFound } from '../../domain/errors/errors';
 import type { Limiter } from '../http/rate-limit';
 import { inTenant } from '../../db/tenant-scope';
 import { profileOf } from '../../db/users';

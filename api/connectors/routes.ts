@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteHost } from '../http/route';
-import type { Settings } from '../../activities/runtime/settings';
-import { CONNECTORS, PROVIDER_SLUGS, readinessOf } from '../../activities/integrations/connectors';
+import type { Settings } from '../../infra/runtime/settings';
+import { CONNECTORS, PROVIDER_SLUGS, readinessOf } from '../../infra/integrations/connectors';
 
 export const ConnectorStatus = z
   .strictObject({

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { EventName } from '../../db/events/catalogue';
+import type { EventName } from '../../domain/events/catalogue';
 import type { EVENT_SCHEMAS } from './schemas';
 import { SANDBOX_ADMIN_ID, SANDBOX_ORGANIZATION_ID } from '../auth/examples';
 import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, EXAMPLE_QUOTE_ID, EXAMPLE_QUOTE_NUMBER } from '../quotes/examples';

@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { EVENT_NAMES, type EventName } from '../../db/events/catalogue';
+import { EVENT_NAMES, type EventName } from '../../domain/events/catalogue';
 import { DeliveryHeaders, EVENT_SCHEMAS } from './schemas';
 import { EVENT_EXAMPLES } from './examples';
 

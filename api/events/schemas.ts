@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
-import type { EventName } from '../../db/events/catalogue';
+import type { EventName } from '../../domain/events/catalogue';
 
 /**
  * Section 6.1 and 6.2: the body of each outbound event, as receivers get it. The OpenAPI

@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { conflict, forbidden, jobNotFound, notFound, validationFailed } from '../http/errors';
+import { conflict, forbidden, jobNotFound, notFound, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
-import type { EventDispatcher } from '../../activities/events/dispatcher';
-import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventDispatcher } from '../../infra/events/dispatcher';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 import { recordEvent } from '../../db/events/outbox';
 import { lockJob, lockJobClock, recordJobHistory, touchJobs } from '../../db/fsm/jobs';
-import { TERMINAL_JOB_STATUSES } from '../../db/fsm/job-status-table';
+import { TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { approveChangeOrder, changeOrderById, insertChangeOrder, jobQuote, jobValueCents, rejectChangeOrder, tenantMarginFloor } from '../../db/fsm/change-orders';
 import type { ChangeOrderRow } from '../../db/fsm/field-writes';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
-import { PricingError } from '../quotes/pricing/errors';
-import { priceChangeOrder } from './change-order-pricing';
+import { PricingError } from '../../domain/pricing/errors';
+import { priceChangeOrder } from '../../domain/pricing/change-order-pricing';
 import { toChangeOrder } from './change-order-view';
 import { visibilityOf } from './job-service';
 import type { ApproveChangeOrderBody, ChangeOrder, ChangeOrderBody } from './schemas';
@@ -92,7 +92,7 @@ export class ChangeOrderService {
       const quote = await jobQuote(tx, row.work_order_id);
       // Section 6.1 data; `invoice` says whether the payments leg runs (the quote is approved and the
       // price changes: an invoice for more, a credit note for less, docs/decisions.md): the worker
-      // starts change-order-invoice-<id> from this event (activities/temporal/event-workflows.ts).
+      // starts change-order-invoice-<id> from this event (infra/temporal/event-workflows.ts).
       const event = await recordEvent(tx, caller.organizationId, 'change_order.approved', {
         change_order_id: view.change_order_id,
         job_id: view.job_id,

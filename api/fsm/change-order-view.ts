@@ -2,8 +2,8 @@ import Decimal from 'decimal.js';
 import type { ChangeOrderRow } from '../../db/fsm/field-writes';
 import type { ChangeOrder } from './schemas';
 
-// D12: money in the field interface is a JSON number of dollars, from integer cents (db/money.ts).
-import { dollars } from '../../db/money';
+// D12: money in the field interface is a JSON number of dollars, from integer cents (domain/money.ts).
+import { dollars } from '../../domain/money';
 
 export function toChangeOrder(row: ChangeOrderRow, quoteNumber: number | null): ChangeOrder {
   const previous = BigInt(row.previous_value_cents ?? '0');

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { notFound, validationFailed } from '../http/errors';
+import { notFound, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
 import { crewById, insertCrew, listCrews, notActiveTechnicians, updateCrew, type CrewRow } from '../../db/fsm/crews';
 import { lockJobClock } from '../../db/fsm/jobs';

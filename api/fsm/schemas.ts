@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_STATUSES } from '../../db/fsm/job-status-table';
+import { JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { JOB_HISTORY_KINDS } from '../../db/fsm/jobs';
 import { CalculateBody } from '../quotes/schemas';
 

@@ -1,9 +1,9 @@
-import { DomainError, badRequest } from '../http/errors';
+import { DomainError, badRequest } from '../../domain/errors/errors';
 import { parseOrThrow } from '../http/validate';
 import { CalculateBody } from '../quotes/schemas';
-import type { PricedQuote } from '../quotes/pricing/engine';
-import { priceQuote } from '../quotes/pricing/fast-engine';
-import { PricingError } from '../quotes/pricing/errors';
+import type { PricedQuote } from '../../domain/pricing/engine';
+import { priceQuote } from '../../domain/pricing/fast-engine';
+import { PricingError } from '../../domain/pricing/errors';
 import type { GraphQLContext } from './context';
 import { withoutNulls } from './input';
 

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Caller } from '../http/request-context';
 import type { CostMeter } from './cost';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
-import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
 import { changeOrdersByJobIds, crewsByIds, materialDrawsByJobIds, timeEntriesByJobIds, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
 import type { ChangeOrderRow } from '../../db/fsm/field-writes';

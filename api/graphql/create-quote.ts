@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { claimKey, completeKey, holdKeyForTransaction } from '../../db/idempotency/keys';
-import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../http/errors';
+import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../../domain/errors/errors';
 import { parseOrThrow } from '../http/validate';
 import { QuoteBody } from '../v1/quotes/schemas';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';

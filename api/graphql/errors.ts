@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { DomainError, type ErrorKind } from '../http/errors';
+import { DomainError, type ErrorKind } from '../../domain/errors/errors';
 
 /**
  * D17: every GraphQL error carries `extensions.code`. Domain errors thrown by the services a

@@ -8,9 +8,9 @@ import { createLoaders, type GraphQLContext } from './context';
 import { MAX_QUERY_COST, requestedCost } from './cost';
 import { clientError, codedError, REFUSAL_CODES } from './errors';
 import type { PointsBucket, ThrottleStatus } from './throttle';
-import type { EventDispatcher } from '../../activities/events/dispatcher';
+import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
-import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 
 /** What the HTTP layer knows of a request before it runs (graphql-http's `context`). */
 export type RequestScope = {

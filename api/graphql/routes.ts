@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { createHandler } from 'graphql-http';
 import { GraphQLError, printSchema } from 'graphql';
 import { route, type RouteHost } from '../http/route';
-import { notFound } from '../http/errors';
+import { notFound } from '../../domain/errors/errors';
 import { MAX_REPORTED_FIELDS, NUL_COMPLAINT, nulPaths } from '../http/validate';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../v1/problem';
 import { schema } from './schema';

@@ -16,27 +16,27 @@ import {
   type GraphQLNullableType,
 } from 'graphql';
 import { z } from 'zod';
-import { QUOTE_STATUSES, type QuoteStatus } from '../../db/quotes/quote-status';
-import { WORK_ORDER_STATUSES, type WorkOrderStatus } from '../../db/work-orders/status-table';
+import { QUOTE_STATUSES, type QuoteStatus } from '../../domain/quotes/quote-status';
+import { WORK_ORDER_STATUSES, type WorkOrderStatus } from '../../domain/work-orders/status-table';
 import { ROLES } from '../../db/entities/user';
 import { customerPage, quotePage, workOrderPage, type CustomerRecord, type PersonRecord, type QuoteLineRecord, type QuoteRecord, type QuoteRevisionRecord, type WorkOrderRecord } from '../../db/graphql/reads';
-import type { PricedComponent, PricedLineItem, PricedQuote } from '../quotes/pricing/engine';
+import type { PricedComponent, PricedLineItem, PricedQuote } from '../../domain/pricing/engine';
 import { OFFICE } from '../http/roles';
-import { forbidden } from '../http/errors';
+import { forbidden } from '../../domain/errors/errors';
 import type { GraphQLContext } from './context';
 import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, NAME_POSITION, pageOf, positionOf } from './connection';
 import { costs, meterResolvers, sizeOf, type FieldCost } from './cost';
 import { calculate } from './calculate';
 import { createQuote, type CreateQuotePayload } from './create-quote';
 import { POINTS_PER_REQUEST } from './throttle';
-import { JOB_STATUSES, type JobStatus } from '../../db/fsm/job-status-table';
+import { JOB_STATUSES, type JobStatus } from '../../domain/jobs/job-status-table';
 import { jobById, jobPage, type JobRow } from '../../db/fsm/jobs';
 import type { ChangeOrderRow } from '../../db/fsm/field-writes';
 import { crewPage, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
 import { moveJobWithin, toJob, visibilityOf } from '../fsm/job-service';
 import { PatchJobBody } from '../fsm/schemas';
 import { FIELD } from '../http/roles';
-import { jobNotFound } from '../http/errors';
+import { jobNotFound } from '../../domain/errors/errors';
 import { parseOrThrow } from '../http/validate';
 
 /**

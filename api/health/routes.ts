@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
-import type { Settings } from '../../activities/runtime/settings';
+import type { Settings } from '../../infra/runtime/settings';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
 import { errorExample } from '../http/error-examples';
-import { withDeadline } from '../../activities/runtime/deadline';
+import { withDeadline } from '../../infra/runtime/deadline';
 import { pingDatabase } from '../../db/health';
 
 const HEALTH_TIMEOUT_MS = 2000;

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { userForAuthentication } from '../../db/users';
 import type { TokenService } from '../auth/tokens';
-import { unauthenticated } from './errors';
+import { unauthenticated } from '../../domain/errors/errors';
 import type { PublicRoutes } from './public-routes';
 
 /**

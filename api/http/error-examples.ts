@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorEnvelope } from './errors';
+import type { ErrorCode, ErrorEnvelope } from '../../domain/errors/errors';
 
 /**
  * Examples of the section 7 envelope for the OpenAPI document: the code each status carries in

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { DomainError, RateLimitedError, type ErrorEnvelope } from './errors';
-import { ERROR_RESPONSES } from './error-kinds';
+import { DomainError, RateLimitedError, type ErrorEnvelope } from '../../domain/errors/errors';
+import { ERROR_RESPONSES } from '../../domain/errors/error-kinds';
 
 /** Router 404: the one error whose envelope has no `details` key at all (section 7). */
 export const notFoundHandler: RequestHandler = (req, res) => {

@@ -3,7 +3,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
  * The API's own metrics (issue 17), registered on the process registry
- * (activities/runtime/metrics.ts) and served apart from the API at METRICS_PORT `/metrics`:
+ * (infra/runtime/metrics.ts) and served apart from the API at METRICS_PORT `/metrics`:
  * requests by route and status, their latency, and the rate limit's refusals.
  */
 export interface RequestMetrics {

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { badRequest } from './errors';
+import { badRequest } from '../../domain/errors/errors';
 
 /**
  * Keyset paging for lists whose bodies the contract fixes as `{data: [...]}` with no room for a

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { RateLimitedError } from './errors';
+import { RateLimitedError } from '../../domain/errors/errors';
 import { clientAddressKey } from './client-address';
 
 export interface LimitPolicy {

@@ -2,7 +2,7 @@ import type { Express, Request, Response } from 'express';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Role } from '../../db/entities/user';
-import { forbidden, unauthenticated } from './errors';
+import { forbidden, unauthenticated } from '../../domain/errors/errors';
 import { fieldsOf, parseOrThrow } from './validate';
 import { ErrorEnvelopeSchema } from './common-schemas';
 import { errorExample } from './error-examples';

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
-import type { ErrorEnvelope } from './errors';
+import type { ErrorEnvelope } from '../../domain/errors/errors';
 
 /** Below docker compose's 10-second grace before SIGKILL, and `npm start`'s 15. */
 export const DRAIN_DEADLINE_MS = 8_000;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { validationFailed } from './errors';
+import { validationFailed } from '../../domain/errors/errors';
 import type { Acceptor } from './compiled-acceptor';
 
 /** Section 7 reports the first complaint per field; past this many fields the rest are cut. */

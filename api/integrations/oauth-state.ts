@@ -3,7 +3,7 @@ import { hkdfSync } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { consumeOAuthNonce, issueOAuthNonce } from '../../db/integrations/oauth-nonces';
-import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../activities/integrations/providers/oauth-provider';
+import { OAUTH_PROVIDERS, type OAuthProviderName } from '../../infra/integrations/providers/oauth-provider';
 
 /** Sections 5.9 and 8: the state is valid ten minutes. */
 export const STATE_TTL_SECONDS = 600;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
 import { CursorParam } from '../http/pagination';
-import { PROVIDER_SLUGS } from '../../activities/integrations/connectors';
+import { PROVIDER_SLUGS } from '../../infra/integrations/connectors';
 import { CONNECTION_STATUSES } from '../../db/integrations/connections';
 
 const ProviderName = z.enum(['PAYMENTS', 'ACCOUNTING', 'CRM']);

@@ -1,4 +1,4 @@
-import { CURRENT_VERSION } from '../../db/versions/versions';
+import { CURRENT_VERSION } from '../../domain/versions/versions';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 
 export function createRegistry(): OpenAPIRegistry {

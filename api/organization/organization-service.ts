@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { currentOrganization, setTechnicalContact, technicalContact } from '../../db/organizations';
-import { notFound } from '../http/errors';
+import { notFound } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
 import type { Organization, UpdateOrganizationBody } from './schemas';
 

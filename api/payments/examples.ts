@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { CheckoutBody, CheckoutSession, InvoiceView, PaymentsEvent } from './schemas';
 import { CALCULATION_RESULT_EXAMPLE, EXAMPLE_QUOTE_ID, EXAMPLE_QUOTE_NUMBER } from '../quotes/examples';
 import { SANDBOX_ORGANIZATION_ID } from '../auth/examples';
-import { SALES_TAX_LABEL, salesTaxCents } from '../../db/quotes/sales-tax';
+import { SALES_TAX_LABEL, salesTaxCents } from '../../domain/tax/sales-tax';
 
 /**
  * Examples for the OpenAPI document: the invoice and checkout of the example quote, in test

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
-import { providerFailed } from '../http/errors';
-import { SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
+import { providerFailed } from '../../domain/errors/errors';
+import { SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
 import type { InvoiceView } from './schemas';
 
 /**

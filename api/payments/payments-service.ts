@@ -2,11 +2,11 @@ import type Stripe from 'stripe';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { quoteForPayments, rememberCheckoutSession, type QuoteForPayments as QuoteRow } from '../../db/payments/quote-payments';
-import { badRequest, conflict, notFound, providerFailed, providerUnavailable } from '../http/errors';
+import { badRequest, conflict, notFound, providerFailed, providerUnavailable } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
-import type { InvoiceRunner } from '../../activities/temporal/invoice-runner';
-import { salesTaxCents, SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
-import type { PricedQuote } from '../quotes/pricing/engine';
+import type { InvoiceRunner } from '../../infra/temporal/invoice-runner';
+import { salesTaxCents, SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
+import type { PricedQuote } from '../../domain/pricing/engine';
 import { readInvoiceView } from './invoice-view';
 import type { CheckoutSession, InvoiceView } from './schemas';
 

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
-import { handlePaymentsEvent, ProviderEvent } from '../../activities/payments/payments-event';
-import { badRequest, providerUnavailable } from '../http/errors';
+import { handlePaymentsEvent, ProviderEvent } from '../../infra/payments/payments-event';
+import { badRequest, providerUnavailable } from '../../domain/errors/errors';
 
 /** Section 4.5's neutral name, then the provider's own (what it sends when nothing renames it). */
 export const SIGNATURE_HEADERS = ['payments-signature', 'stripe-signature'] as const;

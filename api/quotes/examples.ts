@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { priceQuote } from './pricing/fast-engine';
-import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
+import { priceQuote } from '../../domain/pricing/fast-engine';
+import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import type { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuotePage, QuoteSummary } from './schemas';
 import { SANDBOX_ADMIN_ID } from '../auth/examples';

@@ -1,18 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { DomainError, badRequest, conflict, notFound, validationFailed } from '../http/errors';
+import { DomainError, badRequest, conflict, notFound, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
-import type { PricedQuote } from './pricing/engine';
-import { priceQuote } from './pricing/fast-engine';
-import { PricingError } from './pricing/errors';
+import type { PricedQuote } from '../../domain/pricing/engine';
+import { priceQuote } from '../../domain/pricing/fast-engine';
+import { PricingError } from '../../domain/pricing/errors';
 import type { ApprovedQuote, CalculateBody, QuoteDetail, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
-import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { CurrentRateCard, RateCardRepository } from '../../db/rate-cards/repository';
-import { QUOTE_TRANSITIONS, type QuoteAction } from '../../db/quotes/quote-status';
+import { QUOTE_TRANSITIONS, type QuoteAction } from '../../domain/quotes/quote-status';
 import { approvedQuoteForEvent, approveQuote, insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
 import { recordEvent } from '../../db/events/outbox';
 import { recordQuoteCreated } from '../../db/events/quote-events';
-import type { EventDispatcher } from '../../activities/events/dispatcher';
+import type { EventDispatcher } from '../../infra/events/dispatcher';
 
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
 

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { claimKey, completeKey, releaseKey } from '../../db/idempotency/keys';
 import { drawTokens } from '../../db/plans/buckets';
-import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../http/errors';
+import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../../domain/errors/errors';
 import { answerDraw, peekFor } from './plan-limits';
 import { defersDraw, IDEMPOTENCY_HEADER } from './idempotency-paths';
 

@@ -2,7 +2,7 @@ import type { RequestHandler, Request, Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { drawTokens, peekTokens, type BucketState } from '../../db/plans/buckets';
-import { RateLimitedError } from '../http/errors';
+import { RateLimitedError } from '../../domain/errors/errors';
 import { defersDraw } from './idempotency-paths';
 
 /** Document 001 section 8's headers, on every `/v1/` answer of an authenticated caller (D15). */

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { asDomainError } from '../http/error-handler';
-import { RateLimitedError } from '../http/errors';
+import { RateLimitedError } from '../../domain/errors/errors';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_OF_KIND, type Problem } from './problem';
 
 export function sendProblem(res: Response, problem: Problem): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorKind } from '../http/errors';
+import type { ErrorKind } from '../../domain/errors/errors';
 
 /**
  * D10: errors under /v1/ are RFC 9457 problem details, `application/problem+json`, with one of

@@ -2,8 +2,8 @@ import type { RequestHandler, Request, Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { pinTenantVersion } from '../../db/versions/pins';
-import { checkVersion, CURRENT_VERSION, shapeFor } from '../../db/versions/versions';
-import { badRequest } from '../http/errors';
+import { checkVersion, CURRENT_VERSION, shapeFor } from '../../domain/versions/versions';
+import { badRequest } from '../../domain/errors/errors';
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteHost } from '../http/route';
-import { CURRENT_VERSION, RELEASES, supportedUntil } from '../../db/versions/versions';
+import { CURRENT_VERSION, RELEASES, supportedUntil } from '../../domain/versions/versions';
 
 export const VersionList = z
   .strictObject({

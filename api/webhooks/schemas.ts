@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
 import { CursorParam } from '../http/pagination';
-import { FORMAT_CATALOGUES, WEBHOOK_FORMATS, type WebhookFormat } from '../../db/events/catalogue';
+import { FORMAT_CATALOGUES, WEBHOOK_FORMATS, type WebhookFormat } from '../../domain/events/catalogue';
 
 const ALL_NAMES = [...new Set(Object.values(FORMAT_CATALOGUES).flat())];
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
 import { CursorParam } from '../http/pagination';
-import { WORK_ORDER_STATUSES } from '../../db/work-orders/status-table';
+import { WORK_ORDER_STATUSES } from '../../domain/work-orders/status-table';
 
 const CalendarDate = z.iso.date().meta({ description: 'YYYY-MM-DD' });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventEnvelope, OutboxEventName } from './catalogue';
+import type { EventEnvelope, OutboxEventName } from '../../domain/events/catalogue';
 import { inTenant } from '../tenant-scope';
 
 /**

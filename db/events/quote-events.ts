@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from './outbox';
-import type { EventEnvelope } from './catalogue';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 import { frozenQuoteRow } from '../quotes/quotes';
-import { SALES_TAX_PERCENT, salesTaxCents } from '../quotes/sales-tax';
-import { salesTaxLines } from '../tax/canadian-sales-tax';
-import { dollars, percentOf } from '../money';
+import { SALES_TAX_PERCENT, salesTaxCents } from '../../domain/tax/sales-tax';
+import { salesTaxLines } from '../../domain/tax/canadian-sales-tax';
+import { dollars, percentOf } from '../../domain/money';
 
 /**
  * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
  * commit with the change they describe. Their data is document 001 section 6.2's object (the
  * `events` format sends it as `data.object`; the `field` format as `data`). Money is as the
  * document 001 interfaces answer it: a JSON number of dollars made from integer cents
- * (db/money.ts), rates as numbers (docs/webhooks.md).
+ * (domain/money.ts), rates as numbers (docs/webhooks.md).
  */
 
 /** The proposal reference of a quote (D11: `Q-<quote number>`). */

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { cursorTimestamp } from '../cursor-timestamp';
 import { recordEvent } from '../events/outbox';
-import type { EventEnvelope } from '../events/catalogue';
-import { WORK_ORDER_TRANSITIONS, type WorkOrderStatus } from '../work-orders/status-table';
-import { PROJECTION, type JobStatus } from './job-status-table';
+import type { EventEnvelope } from '../../domain/events/catalogue';
+import { WORK_ORDER_TRANSITIONS, type WorkOrderStatus } from '../../domain/work-orders/status-table';
+import { PROJECTION, type JobStatus } from '../../domain/jobs/job-status-table';
 
 /**
  * Jobs (D11): the field view of the work orders, read and moved here with raw SQL inside the

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QuoteLineRow } from '../quotes/quotes';
-import type { QuoteStatus } from '../quotes/quote-status';
-import type { WorkOrderStatus } from '../work-orders/status-table';
+import type { QuoteStatus } from '../../domain/quotes/quote-status';
+import type { WorkOrderStatus } from '../../domain/work-orders/status-table';
 import { cursorTimestamp } from '../cursor-timestamp';
 
 /**

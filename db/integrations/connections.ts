@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 /**
  * The `integration_connections` table: each tenant's OAuth connection per provider. Tokens arrive
  * and leave here sealed (ciphertext and key id); sealing and opening them is the connection
- * store's (activities/integrations/connection-store.ts). Every function but `refreshTargetRows`
+ * store's (infra/integrations/connection-store.ts). Every function but `refreshTargetRows`
  * runs inside the connection's tenant transaction (db/tenant-scope.ts).
  */
 

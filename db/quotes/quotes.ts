@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { QUOTE_TRANSITIONS, type QuoteAction, type QuoteStatus } from './quote-status';
-import type { FrozenCalculation } from './frozen-calculation';
+import { QUOTE_TRANSITIONS, type QuoteAction, type QuoteStatus } from '../../domain/quotes/quote-status';
+import type { FrozenCalculation } from '../../domain/quotes/frozen-calculation';
 
 /**
  * The `quotes` table with its lines, numbers and customers. Every function runs inside a tenant
@@ -203,7 +203,7 @@ interface DetailRow extends SummaryRow {
   rejected_at: Date | null;
   expired_at: Date | null;
   paid_at: Date | null;
-  /** The engine's result as priced (api/quotes/pricing/engine.ts), kept as stored JSON. */
+  /** The engine's result as priced (domain/pricing/engine.ts), kept as stored JSON. */
   calculation: unknown;
 }
 

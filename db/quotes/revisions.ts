@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertQuoteLines, type NewQuote } from './quotes';
-import type { QuoteStatus } from './quote-status';
+import type { QuoteStatus } from '../../domain/quotes/quote-status';
 
 /**
  * D14: the revisions of a quote made through `/v1/quotes`. The quote itself is the one record of

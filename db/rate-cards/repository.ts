@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../tenant-scope';
-import { buildRateCardSnapshot, type RateCardLabourTier, type RateCardSku, type RateCardSnapshot } from './rate-card';
+import { buildRateCardSnapshot, type RateCardLabourTier, type RateCardSku, type RateCardSnapshot } from '../../domain/pricing/rate-card';
 
 interface RevisionRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { RateCardLabourTier, RateCardSettings, RateCardSku } from './rate-card';
+import type { RateCardLabourTier, RateCardSettings, RateCardSku } from '../../domain/pricing/rate-card';
 
 export interface RateCardContent {
   settings: RateCardSettings;

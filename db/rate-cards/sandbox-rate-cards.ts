@@ -6,7 +6,7 @@
  *
  * The floors must agree with SANDBOX_TENANTS in db/sandbox.ts (a unit test checks).
  */
-import type { RateCardLabourTier, RateCardSettings, RateCardSku } from './rate-card';
+import type { RateCardLabourTier, RateCardSettings, RateCardSku } from '../../domain/pricing/rate-card';
 
 export interface SandboxRateCard {
   subdomain: 'sandbox' | 'sandbox-alt';

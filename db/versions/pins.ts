@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { eventPayloadFor } from './versions';
+import { eventPayloadFor } from '../../domain/versions/versions';
 
 /**
  * D16: the dated version a tenant is pinned to: the current version at its first API request,

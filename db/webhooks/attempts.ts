@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WebhookFormat } from '../events/catalogue';
+import type { WebhookFormat } from '../../domain/events/catalogue';
 import { cursorTimestamp } from '../cursor-timestamp';
 import type { EndpointSecretsRow } from './endpoint-secrets';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { cursorTimestamp } from '../cursor-timestamp';
 import { inTenant } from '../tenant-scope';
-import { formatsCarrying, type EventEnvelope, type WebhookFormat } from '../events/catalogue';
+import { formatsCarrying, type EventEnvelope, type WebhookFormat } from '../../domain/events/catalogue';
 
 /** One delivery series of one event to one endpoint (D6); a replay is the next series. */
 export interface DeliveryRow {

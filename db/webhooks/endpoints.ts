@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WebhookFormat } from '../events/catalogue';
+import type { WebhookFormat } from '../../domain/events/catalogue';
 
 /**
  * The `webhook_endpoints` table (D6). Every function runs inside the tenant transaction of the

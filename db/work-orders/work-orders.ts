@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { cursorTimestamp } from '../cursor-timestamp';
-import type { WorkOrderStatus } from './status-table';
+import type { WorkOrderStatus } from '../../domain/work-orders/status-table';
 
 /**
  * The `work_orders` table and its append-only `work_order_history` (section 4.4, D4). Every

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { APPROVAL_PROGRESS, approvalWorkflowId, type ApprovalProgress } from '../../activities/temporal/contracts';
+import { APPROVAL_PROGRESS, approvalWorkflowId, type ApprovalProgress } from '../../infra/temporal/contracts';
 
 /**
  * D19: an approval with a failed leg no longer ends; it waits for `retryLeg`. Tests wait for its

@@ -3,7 +3,7 @@ import { startApi, type ApiHarness } from './api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from './owner-db';
 import { startTemporalHarness, type TemporalHarness } from './temporal-harness';
 import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from './integration-fakes';
-import { createStripeClient } from '../../activities/payments/stripe-client';
+import { createStripeClient } from '../../infra/payments/stripe-client';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 /**

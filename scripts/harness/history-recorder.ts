@@ -5,10 +5,10 @@ import { twoWindows } from './quote-requests';
 import { startTemporalHarness, TEST_TIMING } from './temporal-harness';
 import { StripeFake } from '../sandboxes/stripe-fake';
 import { faults } from '../sandboxes/faults';
-import { createStripeClient } from '../../activities/payments/stripe-client';
-import { approvalWorkflowId } from '../../activities/temporal/contracts';
-import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
-import { changeOrderInvoiceWorkflowId, invoiceWorkflowId, WORKFLOW_TYPES } from '../../activities/temporal/contracts';
+import { createStripeClient } from '../../infra/payments/stripe-client';
+import { approvalWorkflowId } from '../../infra/temporal/contracts';
+import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
+import { changeOrderInvoiceWorkflowId, invoiceWorkflowId, WORKFLOW_TYPES } from '../../infra/temporal/contracts';
 import { approvalSettled } from './approval-progress';
 import { consent, startIntegrationFakes, workerIntegrations } from './integration-fakes';
 

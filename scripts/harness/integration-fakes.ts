@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { QuickBooksFake, DEFAULT_QBO_CLIENT, type QuickBooksFakeOptions } from '../sandboxes/quickbooks-fake';
 import { SalesforceFake, DEFAULT_SF_APP, type SalesforceFakeOptions } from '../sandboxes/salesforce-fake';
 import type { ApiHarness } from './api-harness';
-import { createOAuthProviders } from '../../activities/integrations/providers';
+import { createOAuthProviders } from '../../infra/integrations/providers';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import type { IntegrationDependencies } from '../../activities/integrations';
 

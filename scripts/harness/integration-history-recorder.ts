@@ -6,8 +6,8 @@ import { startTemporalHarness } from './temporal-harness';
 import { consent, startIntegrationFakes, storedTokens, workerIntegrations } from './integration-fakes';
 import { faults } from '../sandboxes/faults';
 import { DEFAULT_QBO_CLIENT } from '../sandboxes/quickbooks-fake';
-import { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
-import { integrationRefreshWorkflowId } from '../../activities/temporal/contracts';
+import { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
+import { integrationRefreshWorkflowId } from '../../infra/temporal/contracts';
 
 type History = temporal.api.history.v1.IHistory;
 

@@ -7,13 +7,13 @@ import { createWorker } from '../../worker/create-worker';
 import { connectWorker } from '../../worker/temporal-connection';
 import { createOrm } from '../../db/orm';
 import { workerDatabaseUrl } from '../../db/database-urls';
-import { createLogger } from '../../activities/runtime/logger';
-import { EventDispatcher } from '../../activities/events/dispatcher';
+import { createLogger } from '../../infra/runtime/logger';
+import { EventDispatcher } from '../../infra/events/dispatcher';
 import { OutboxRelay } from '../../worker/outbox-relay';
 import type { IntegrationDependencies } from '../../activities/integrations';
 import type { WebhookDependencies } from '../../activities/webhooks';
-import type { Logger } from '../../activities/runtime/logger';
-import { clientInterceptors } from '../../activities/temporal/client-interceptors';
+import type { Logger } from '../../infra/runtime/logger';
+import { clientInterceptors } from '../../infra/temporal/client-interceptors';
 import type { WorkerMetrics } from '../../worker/metrics';
 import type { ProviderSyncDependencies } from '../../activities/provider-sync';
 

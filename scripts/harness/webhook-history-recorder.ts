@@ -6,9 +6,9 @@ import { WebhookReceiver } from './webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { recordEvent } from '../../db/events/outbox';
 import { inTenant } from '../../db/tenant-scope';
-import { DELIVERIES_DUE, WORKFLOW_TYPES, endpointDeliveryWorkflowId, type ExpireQuotesWorkflow, type RoundTripWorkflow } from '../../activities/temporal/contracts';
-import { EventDispatcher } from '../../activities/events/dispatcher';
-import { createLogger } from '../../activities/runtime/logger';
+import { DELIVERIES_DUE, WORKFLOW_TYPES, endpointDeliveryWorkflowId, type ExpireQuotesWorkflow, type RoundTripWorkflow } from '../../infra/temporal/contracts';
+import { EventDispatcher } from '../../infra/events/dispatcher';
+import { createLogger } from '../../infra/runtime/logger';
 import { startTemporalHarness, TEST_TIMING } from './temporal-harness';
 
 type History = temporal.api.history.v1.IHistory;

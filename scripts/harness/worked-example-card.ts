@@ -1,4 +1,4 @@
-import type { RateCardLabourTier, RateCardSettings, RateCardSku } from '../../db/rate-cards/rate-card';
+import type { RateCardLabourTier, RateCardSettings, RateCardSku } from '../../domain/pricing/rate-card';
 
 /**
  * The rate card of the worked example in docs/pricing.md section 9, written out here on purpose

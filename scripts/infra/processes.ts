@@ -19,7 +19,7 @@ export function startService(entry: string, env: NodeJS.ProcessEnv): ChildProces
 }
 
 /** How every service process of ours is started from source (docker-compose runs the compiled equivalent). */
-export const SERVICE_NODE_ARGS = ['--import', 'tsx', '--import', './activities/runtime/instrument.ts'] as const;
+export const SERVICE_NODE_ARGS = ['--import', 'tsx', '--import', './infra/runtime/instrument.ts'] as const;
 
 export function stopService(child: ChildProcess, graceMs = 15_000): Promise<void> {
   return new Promise((resolve) => {

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../../activities/temporal/contracts';
+import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../../infra/temporal/contracts';
 
 /** Runs the empty workflow once, proving that the server answers and a worker polls. */
 export async function runRoundTrip(options: { address: string; namespace: string; taskQueue: string }): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Settings } from '../../activities/runtime/settings';
+import type { Settings } from '../../infra/runtime/settings';
 import type { SandboxEndpoint } from '../sandboxes/sandboxes';
 
 export interface BannerInput {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ensureTemporalCli } from './temporal-cli';
 import { waitForPort } from './free-port';
-import { SEARCH_ATTRIBUTES } from '../../activities/temporal/search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../infra/temporal/search-attributes';
 
 export interface RunningTemporal {
   address: string;

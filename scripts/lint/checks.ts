@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /** The folders the checks read: the product, its tools and its tests. */
-export const CHECKED_FOLDERS = ['api', 'activities', 'workflows', 'worker', 'db', 'scripts', 'bench', 'test'] as const;
+export const CHECKED_FOLDERS = ['api', 'activities', 'infra', 'workflows', 'worker', 'db', 'domain', 'scripts', 'bench', 'test'] as const;
 
 export interface CheckResult {
   ok: boolean;

@@ -1,11 +1,15 @@
-// The layer rules of DEVELOPERS.md, written once and checked by dependency-cruiser on every
+// The layer rules of docs/architecture.md, written once and checked by dependency-cruiser on every
 // `npm test` (scripts/test.ts), so a wrong import fails the run instead of waiting for a review:
 //
-//   db/          imports nothing of ours
-//   activities/  imports db/ (never api/, workflows/, worker/)
-//   workflows/   imports only types from activities/ (and no Node built-ins, nothing that does I/O)
-//   api/         imports activities/ and db/ (never workflows/ or worker/)
-//   worker/      composes activities/, workflows/ and db/ (never api/)
+//   domain/      the rules of the business, pure: imports nothing of ours (every layer may import it)
+//   db/          SQL: imports domain/ only
+//   infra/       what the API and the worker share (settings, logging, Temporal clients, provider
+//                clients, the event dispatcher, email): imports db/ and domain/
+//   activities/  what Temporal runs as activities: imports infra/, db/ and domain/
+//   workflows/   values from domain/ and workflows/ only, types from activities/ and infra/;
+//                no Node built-ins, nothing that does I/O
+//   api/         HTTP: imports infra/, db/ and domain/ (never activities/, workflows/ or worker/)
+//   worker/      composes activities/, workflows/, infra/, db/ and domain/ (never api/)
 //   scripts/, bench/  may use the product, never test code
 //
 // test/unit/layer-rules.test.ts proves each rule fires on a deliberately wrong import.
@@ -13,25 +17,46 @@
 module.exports = {
   forbidden: [
     {
-      name: 'db-imports-nothing-of-ours',
-      comment: 'db/ is the bottom layer: the data and its rules.',
+      name: 'domain-imports-nothing-of-ours',
+      comment: 'domain/ holds the rules of the business as pure code that every layer, workflows included, imports.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { path: '^(api|activities|infra|workflows|worker|db|scripts|bench|test)/' },
+    },
+    {
+      name: 'domain-does-no-io',
+      comment: 'domain/ reads no clock, file or network: no Node built-ins, and only zod and decimal.js from npm.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'], pathNot: 'node_modules/(zod|decimal\\.js)/' },
+    },
+    {
+      name: 'db-imports-only-domain',
+      comment: 'db/ is SQL: it stores what domain/ decides and imports nothing else of ours.',
       severity: 'error',
       from: { path: '^db/' },
+      to: { path: '^(api|activities|infra|workflows|worker|scripts|bench|test)/' },
+    },
+    {
+      name: 'infra-imports-only-db-and-domain',
+      comment: 'infra/ is the I/O the API and the worker share; it never reaches up into activities/, api/, workflows/ or worker/.',
+      severity: 'error',
+      from: { path: '^infra/' },
       to: { path: '^(api|activities|workflows|worker|scripts|bench|test)/' },
     },
     {
-      name: 'activities-only-use-db',
-      comment: 'activities/ does the I/O on top of db/; it never reaches up into api/, workflows/ or worker/.',
+      name: 'activities-never-reach-up',
+      comment: 'activities/ does the I/O Temporal runs, on top of infra/, db/ and domain/; never api/, workflows/ or worker/.',
       severity: 'error',
       from: { path: '^activities/' },
       to: { path: '^(api|workflows|worker|scripts|bench|test)/' },
     },
     {
-      name: 'workflows-take-only-types-from-activities',
-      comment: 'Workflow code is deterministic and bundled on its own: types from activities/, values only from workflows/ itself.',
+      name: 'workflows-take-only-types-from-activities-and-infra',
+      comment: 'Workflow code is deterministic and bundled on its own: types from activities/ and infra/, values only from domain/ and workflows/.',
       severity: 'error',
       from: { path: '^workflows/' },
-      to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^(activities|infra)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'workflows-use-nothing-else-of-ours',
@@ -54,11 +79,11 @@ module.exports = {
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'], pathNot: 'node_modules/@temporalio/(workflow|common)/' },
     },
     {
-      name: 'api-never-uses-workflows-or-worker',
-      comment: 'The API starts workflows through activities/temporal (typed by the contracts), never by importing them.',
+      name: 'api-never-uses-activities-workflows-or-worker',
+      comment: 'The API starts workflows through infra/temporal (typed by the contracts), never by importing them, and runs no activity itself.',
       severity: 'error',
       from: { path: '^api/' },
-      to: { path: '^(workflows|worker|scripts|bench|test)/' },
+      to: { path: '^(activities|workflows|worker|scripts|bench|test)/' },
     },
     {
       name: 'worker-never-uses-api',
@@ -75,7 +100,7 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      from: { path: '^(api|activities|workflows|worker|db)/' },
+      from: { path: '^(api|activities|infra|workflows|worker|db|domain)/' },
       to: { circular: true },
     },
   ],

@@ -8,7 +8,7 @@ import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { consent, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { faults } from '../../scripts/sandboxes/faults';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
-import { salesTaxCents } from '../../db/quotes/sales-tax';
+import { salesTaxCents } from '../../domain/tax/sales-tax';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 
 /**

@@ -8,9 +8,9 @@ import { startPaymentsStack, type PaymentsStack } from '../support/payments-stac
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { ApprovedQuote } from '../../api/quotes/schemas';
-import { approvalWorkflowId } from '../../activities/temporal/contracts';
+import { approvalWorkflowId } from '../../infra/temporal/contracts';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
-import { salesTaxCents, SALES_TAX_LABEL } from '../../db/quotes/sales-tax';
+import { salesTaxCents, SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
 import { RELAY_GRACE_SECONDS } from '../../worker/outbox-relay';
 
 const KEY = 'sk_test_approvalSuite0001';

@@ -8,8 +8,8 @@ import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { SALES_TAX_LABEL, salesTaxCents } from '../../db/quotes/sales-tax';
-import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../activities/temporal/contracts';
+import { SALES_TAX_LABEL, salesTaxCents } from '../../domain/tax/sales-tax';
+import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
 
 /**
  * D12 for a change order that takes work away: its sell is below zero, and the payments leg is a

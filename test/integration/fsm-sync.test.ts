@@ -3,7 +3,7 @@ import pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { JOB_TRANSITIONS } from '../../db/fsm/job-status-table';
+import { JOB_TRANSITIONS } from '../../domain/jobs/job-status-table';
 import { Job, JobDetail, JobPage } from '../../api/fsm/schemas';
 import { appDatabaseUrl } from '../../db/database-urls';
 

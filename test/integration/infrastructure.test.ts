@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { route } from '../../api/http/route';
-import { SETTING_NAMES } from '../../activities/runtime/settings';
+import { SETTING_NAMES } from '../../infra/runtime/settings';
 import { ConnectorStatus } from '../../api/connectors/routes';
 import { RouteTable } from '../../api/meta/routes';
 

@@ -5,8 +5,8 @@ import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owne
 import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { consent, connectUrl, followCallback, startIntegrationFakes, visitConsent, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { DEFAULT_REALM_ID } from '../../scripts/sandboxes/quickbooks-fake';
-import { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
-import { integrationRefreshWorkflowId } from '../../activities/temporal/contracts';
+import { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
+import { integrationRefreshWorkflowId } from '../../infra/temporal/contracts';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { OAuthStates } from '../../api/integrations/oauth-state';
 import { ConnectResult, IntegrationList } from '../../api/integrations/schemas';

@@ -7,12 +7,12 @@ import { startTemporalHarness, type TemporalHarness } from '../../scripts/harnes
 import { consent, startIntegrationFakes, storedTokens, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { faults } from '../../scripts/sandboxes/faults';
 import { DEFAULT_QBO_CLIENT } from '../../scripts/sandboxes/quickbooks-fake';
-import { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
-import { integrationRefreshWorkflowId } from '../../activities/temporal/contracts';
+import { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
+import { integrationRefreshWorkflowId } from '../../infra/temporal/contracts';
 import { IntegrationList } from '../../api/integrations/schemas';
 import { ProviderCredentials } from '../../activities/integrations';
-import { IntegrationConnections } from '../../activities/integrations/connection-store';
-import type { QuickBooksOAuth } from '../../activities/integrations/providers';
+import { IntegrationConnections } from '../../infra/integrations/connection-store';
+import type { QuickBooksOAuth } from '../../infra/integrations/providers';
 
 /**
  * Token refresh as a durable workflow (issue 7), against the fakes with short token lifetimes:

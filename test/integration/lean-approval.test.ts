@@ -10,7 +10,7 @@ import type { IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { RETRY_LEG, WORKFLOW_TYPES, approvalWorkflowId, invoiceWorkflowId, type LegOutcome, type QuoteInvoiceWorkflow } from '../../activities/temporal/contracts';
+import { RETRY_LEG, WORKFLOW_TYPES, approvalWorkflowId, invoiceWorkflowId, type LegOutcome, type QuoteInvoiceWorkflow } from '../../infra/temporal/contracts';
 
 /**
  * Issue 19, the lean approval: the plan is a local activity (a marker in the history, no activity

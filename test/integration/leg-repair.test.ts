@@ -10,8 +10,8 @@ import type { IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { faults } from '../../scripts/sandboxes/faults';
 import { projectRoot } from '../../scripts/infra/paths';
-import { RETRY_LEG, approvalWorkflowId, type LegOutcome } from '../../activities/temporal/contracts';
-import { ApprovalStateKey } from '../../activities/temporal/search-attributes';
+import { RETRY_LEG, approvalWorkflowId, type LegOutcome } from '../../infra/temporal/contracts';
+import { ApprovalStateKey } from '../../infra/temporal/search-attributes';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 
 /**

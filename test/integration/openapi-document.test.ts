@@ -5,7 +5,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { EVENT_NAMES, type EventName } from '../../db/events/catalogue';
+import { EVENT_NAMES, type EventName } from '../../domain/events/catalogue';
 import { EVENT_SCHEMAS } from '../../api/events/schemas';
 import { TAGS } from '../../api/meta/openapi';
 

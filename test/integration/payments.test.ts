@@ -10,8 +10,8 @@ import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { CheckoutSession, InvoiceView } from '../../api/payments/schemas';
-import { salesTaxCents } from '../../db/quotes/sales-tax';
-import { signPayload } from '../../activities/webhooks/signature';
+import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { signPayload } from '../../infra/webhooks/signature';
 
 const KEY = 'sk_test_paymentsSuite0001';
 const WEBHOOK_SECRET = `whsec_${randomUUID().replaceAll('-', '')}`;

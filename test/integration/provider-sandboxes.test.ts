@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SANDBOX_PAYMENTS_KEY, sandboxesWanted, startSandboxes, type RunningSandboxes } from '../../scripts/sandboxes/sandboxes';
-import { createStripeClient } from '../../activities/payments/stripe-client';
+import { createStripeClient } from '../../infra/payments/stripe-client';
 
 const redirectUri = (provider: 'ACCOUNTING' | 'CRM') => `http://localhost:3000/api/v1/integrations/${provider.toLowerCase()}/callback`;
 const running: RunningSandboxes[] = [];

@@ -10,12 +10,12 @@ import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { signStripeEvent } from '../../scripts/sandboxes/stripe/webhooks';
-import { createStripeClient } from '../../activities/payments/stripe-client';
-import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
-import { IntegrationWorkflows } from '../../activities/temporal/integration-workflows';
-import { ProviderSyncSchedules } from '../../activities/temporal/provider-sync-schedules';
-import { WORKFLOW_TYPES, providerSyncScheduleId, type LegProvider, type ProviderSyncWorkflow } from '../../activities/temporal/contracts';
-import { OrganizationIdKey, ProviderKey } from '../../activities/temporal/search-attributes';
+import { createStripeClient } from '../../infra/payments/stripe-client';
+import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
+import { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
+import { ProviderSyncSchedules } from '../../infra/temporal/provider-sync-schedules';
+import { WORKFLOW_TYPES, providerSyncScheduleId, type LegProvider, type ProviderSyncWorkflow } from '../../infra/temporal/contracts';
+import { OrganizationIdKey, ProviderKey } from '../../infra/temporal/search-attributes';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 

@@ -12,7 +12,7 @@ import { projectRoot } from '../../scripts/infra/paths';
 import { SERVICE_NODE_ARGS } from '../../scripts/infra/processes';
 import { TokenService } from '../../api/auth/tokens';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { approvalWorkflowId, type QuoteApprovalWorkflow } from '../../activities/temporal/contracts';
+import { approvalWorkflowId, type QuoteApprovalWorkflow } from '../../infra/temporal/contracts';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { parseExposition, sampleValue } from '../support/prometheus-text';
 

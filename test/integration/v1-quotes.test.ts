@@ -4,7 +4,7 @@ import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
-import { CANADIAN_SALES_TAX } from '../../db/tax/canadian-sales-tax';
+import { CANADIAN_SALES_TAX } from '../../domain/tax/canadian-sales-tax';
 
 // D14: the alternate /v1/quotes, its lists, its idempotency keys; the same record as /api/.
 // Response bodies are checked field by field below.

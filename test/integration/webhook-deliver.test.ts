@@ -12,9 +12,10 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { createGuardedLookup, deliverOnce, RefusedAddressError } from '../../activities/webhooks/deliver';
 import type { DeliveryAttemptResult } from '../../activities/webhooks/deliver';
-import { checkUrlForRegistration, classifyAddress } from '../../activities/webhooks/address-policy';
-import type { Resolver } from '../../activities/webhooks/address-policy';
-import { WEBHOOK_HEADERS, signPayload, verifySignature } from '../../activities/webhooks/signature';
+import { checkUrlForRegistration, classifyAddress } from '../../infra/webhooks/address-policy';
+import type { Resolver } from '../../infra/webhooks/address-policy';
+import { signPayload, verifySignature } from '../../infra/webhooks/signature';
+import { WEBHOOK_HEADERS } from '../../domain/webhooks/headers';
 
 interface Received {
   method: string;

@@ -8,7 +8,7 @@ import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { startMailCatcher, type MailCatcher } from '../../scripts/infra/mail-catcher';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { deliverySettled } from '../support/delivery-settled';
-import { smtpMailer, type Mailer } from '../../activities/email/mailer';
+import { smtpMailer, type Mailer } from '../../infra/email/mailer';
 import { sendEndpointDisabledNotice } from '../../activities/webhooks/disabled-notice';
 import { WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 import { Organization } from '../../api/organization/schemas';

@@ -10,11 +10,11 @@ import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { recordEvent } from '../../db/events/outbox';
 import { inTenant } from '../../db/tenant-scope';
-import { EventDispatcher } from '../../activities/events/dispatcher';
-import { createLogger } from '../../activities/runtime/logger';
-import { ENDPOINT_DELIVERY_PROGRESS, endpointDeliveryWorkflowId, type EndpointDeliveryLimits, type EndpointDeliveryProgress } from '../../activities/temporal/contracts';
+import { EventDispatcher } from '../../infra/events/dispatcher';
+import { createLogger } from '../../infra/runtime/logger';
+import { ENDPOINT_DELIVERY_PROGRESS, endpointDeliveryWorkflowId, type EndpointDeliveryLimits, type EndpointDeliveryProgress } from '../../infra/temporal/contracts';
 import { ENDPOINT_DELIVERY_LIMITS } from '../../workflows/webhook-endpoint-delivery';
-import { MAX_DELIVERY_ATTEMPTS } from '../../workflows/webhook-backoff';
+import { MAX_DELIVERY_ATTEMPTS } from '../../domain/webhooks/backoff';
 
 /**
  * Issue 19: deliveries carried by one long-lived workflow per endpoint (docs/webhook-delivery.md).

@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../../scripts/infra/paths';
 import { freePort } from '../../scripts/infra/free-port';
-import { signPayload, WEBHOOK_HEADERS } from '../../activities/webhooks/signature';
+import { signPayload } from '../../infra/webhooks/signature';
+import { WEBHOOK_HEADERS } from '../../domain/webhooks/headers';
 
 const SECRET = 'whsec_listen_test_0123456789abcdef';
 let child: ChildProcess | undefined;

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
-import { WORK_ORDER_STATUSES, decideTransition, type WorkOrderStatus } from '../../db/work-orders/status-table';
+import { WORK_ORDER_STATUSES, decideTransition, type WorkOrderStatus } from '../../domain/work-orders/status-table';
 import { WorkOrderCreated, WorkOrderList, WorkOrderStatusResult } from '../../api/work-orders/schemas';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 

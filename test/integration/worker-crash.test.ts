@@ -8,16 +8,16 @@ import { withDatabaseName, appDatabaseUrl } from '../../db/database-urls';
 import { dropDatabase, migrate } from '../../db/migrate';
 import { seedSandbox } from '../../db/seed';
 import { createOrm } from '../../db/orm';
-import { createLogger } from '../../activities/runtime/logger';
-import { EventDispatcher } from '../../activities/events/dispatcher';
-import { WORKFLOW_TYPES, approvalWorkflowId, changeOrderInvoiceWorkflowId, type ProviderSyncWorkflow } from '../../activities/temporal/contracts';
+import { createLogger } from '../../infra/runtime/logger';
+import { EventDispatcher } from '../../infra/events/dispatcher';
+import { WORKFLOW_TYPES, approvalWorkflowId, changeOrderInvoiceWorkflowId, type ProviderSyncWorkflow } from '../../infra/temporal/contracts';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { sandboxUser } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import { SYNC_INTERVAL_NEVER_IN_A_TEST, TEST_TIMING } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { salesTaxCents } from '../../db/quotes/sales-tax';
+import { salesTaxCents } from '../../domain/tax/sales-tax';
 
 /**
  * The worker process (worker/main.ts, as `npm start` runs it) is killed in the middle of the

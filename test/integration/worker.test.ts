@@ -6,9 +6,9 @@ import { createWorker } from '../../worker/create-worker';
 import { connectWorker } from '../../worker/temporal-connection';
 import { createOrm } from '../../db/orm';
 import { workerDatabaseUrl } from '../../db/database-urls';
-import { createLogger } from '../../activities/runtime/logger';
+import { createLogger } from '../../infra/runtime/logger';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../../activities/temporal/contracts';
+import { WORKFLOW_TYPES, type RoundTripWorkflow } from '../../infra/temporal/contracts';
 
 /** The worker of worker/ against the real Temporal server of the test run. */
 let connection: Awaited<ReturnType<typeof connectWorker>>;

@@ -3,8 +3,8 @@ import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
-import { createStripeClient } from '../../activities/payments/stripe-client';
-import { InvoiceRunner } from '../../activities/temporal/invoice-runner';
+import { createStripeClient } from '../../infra/payments/stripe-client';
+import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 export interface PaymentsStack {

@@ -11,7 +11,7 @@ import { inTenant } from '../../db/tenant-scope';
 import { addToSyncRun, beginSyncRun, finishSyncRun, writeWatermark } from '../../db/provider-sync/provider-sync';
 import { workerOrm } from './worker-db';
 import { startMailCatcher } from '../../scripts/infra/mail-catcher';
-import { smtpMailer } from '../../activities/email/mailer';
+import { smtpMailer } from '../../infra/email/mailer';
 import { sendEndpointDisabledNotice } from '../../activities/webhooks/disabled-notice';
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { priceChangeOrder } from '../../api/fsm/change-order-pricing';
-import { dollars } from '../../db/money';
-import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
+import { priceChangeOrder } from '../../domain/pricing/change-order-pricing';
+import { dollars } from '../../domain/money';
+import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { salesTaxCents } from '../../db/quotes/sales-tax';
+import { salesTaxCents } from '../../domain/tax/sales-tax';
 
 // D12: the worked example of docs/pricing.md section 10, priced to the cent.
 const rateCard = buildRateCardSnapshot({

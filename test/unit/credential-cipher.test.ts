@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { CredentialCipher, CredentialDecryptionError } from '../../db/security/credential-cipher';
-import { loadSettings } from '../../activities/runtime/settings';
+import { loadSettings } from '../../infra/runtime/settings';
 
 /** Provider credentials at rest (issue 7, D8): AES-256-GCM under CREDENTIAL_ENCRYPTION_KEY with a key id. */
 const key = () => randomBytes(32).toString('base64');

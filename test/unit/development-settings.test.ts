@@ -1,7 +1,7 @@
 // Issue 18's settings: what development gets by default, and what production refuses (D6, D8).
 import { describe, expect, it } from '@jest/globals';
-import { loadSettings } from '../../activities/runtime/settings';
-import { CONNECTORS, readinessOf } from '../../activities/integrations/connectors';
+import { loadSettings } from '../../infra/runtime/settings';
+import { CONNECTORS, readinessOf } from '../../infra/integrations/connectors';
 
 const base = { DATABASE_URL: 'postgres://x@127.0.0.1/x', AUTH_TOKEN_SECRET: 'a'.repeat(32) };
 const production = { ...base, NODE_ENV: 'production', DATABASE_APP_PASSWORD: 'b'.repeat(20) };

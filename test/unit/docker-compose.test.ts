@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { projectRoot } from '../../scripts/infra/paths';
-import { SETTING_NAMES } from '../../activities/runtime/settings';
-import { SEARCH_ATTRIBUTES } from '../../activities/temporal/search-attributes';
-import { createMetricsRegistry } from '../../activities/runtime/metrics';
+import { SETTING_NAMES } from '../../infra/runtime/settings';
+import { SEARCH_ATTRIBUTES } from '../../infra/temporal/search-attributes';
+import { createMetricsRegistry } from '../../infra/runtime/metrics';
 import { createRequestMetrics } from '../../api/http/metrics';
 import { createWorkerMetrics } from '../../worker/metrics';
 
@@ -99,7 +99,7 @@ describe('docker-compose.yml', () => {
     }
     expect(services.migrate!.environment).toMatchObject({ DATABASE_APP_PASSWORD: expect.any(String), DATABASE_WORKER_PASSWORD: expect.any(String) });
     // The compiled image (scripts/container/Dockerfile): no tsx; the tracing preload first.
-    const preload = ['node', '--import', './scripts/container/extensionless.mjs', '--import', './dist/activities/runtime/instrument.js'];
+    const preload = ['node', '--import', './scripts/container/extensionless.mjs', '--import', './dist/infra/runtime/instrument.js'];
     expect(services.api!.command).toEqual([...preload, 'dist/api/main.js']);
     expect(services.worker!.command).toEqual([...preload, 'dist/worker/main.js']);
     expect(services.migrate!.command).toEqual(['node', '--import', './scripts/container/extensionless.mjs', 'dist/scripts/migrate.js']);

@@ -41,7 +41,7 @@ describe('scripts/container/Dockerfile', () => {
     const user = final.findIndex((l) => l.startsWith('USER '));
     expect(final[user]).toBe('USER node');
     expect(final.slice(user + 1).some((l) => /^(RUN|COPY|ADD) /.test(l))).toBe(false);
-    expect(final.at(-1)).toBe('CMD ["node", "--import", "./scripts/container/extensionless.mjs", "--import", "./dist/activities/runtime/instrument.js", "dist/api/main.js"]');
+    expect(final.at(-1)).toBe('CMD ["node", "--import", "./scripts/container/extensionless.mjs", "--import", "./dist/infra/runtime/instrument.js", "dist/api/main.js"]');
   });
 
   it('has a .dockerignore that keeps development data, secrets, node_modules and git out of the build', () => {
@@ -54,7 +54,7 @@ describe('scripts/container/Dockerfile', () => {
     try {
       execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'scripts/container/tsconfig.build.json', '--outDir', outDir], { cwd: projectRoot, stdio: 'pipe' });
       // As the build stage does: every non-TypeScript file of the product folders beside the code.
-      for (const folder of ['api', 'activities', 'db', 'worker', 'workflows']) {
+      for (const folder of ['api', 'activities', 'infra', 'db', 'domain', 'worker', 'workflows']) {
         const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]));
         for (const file of walk(join(projectRoot, folder)).filter((f) => !f.endsWith('.ts'))) cpSync(file, join(outDir, relative(projectRoot, file)));
       }
@@ -62,7 +62,7 @@ describe('scripts/container/Dockerfile', () => {
         const app = await import('${outDir}/api/app.js');
         const worker = await import('${outDir}/worker/create-worker.js');
         const { migrations } = await import('${outDir}/db/migrations/index.js');
-        await import('${outDir}/activities/runtime/instrument.js');
+        await import('${outDir}/infra/runtime/instrument.js');
         const { bundleWorkflowCode } = await import('@temporalio/worker');
         const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error(m) { console.error(m); } };
         const hook = (c) => ({ ...c, module: { ...c.module, rules: [...(c.module?.rules ?? []), { test: /\\.js$/, resolve: { fullySpecified: false } }] } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ERROR_KINDS, ERROR_CODES } from '../../api/http/errors';
-import { ERROR_RESPONSES } from '../../api/http/error-kinds';
+import { ERROR_KINDS, ERROR_CODES } from '../../domain/errors/errors';
+import { ERROR_RESPONSES } from '../../domain/errors/error-kinds';
 
 // Section 7 and D5: every kind of domain error, answered with its status and envelope code.
 const EXPECTED: Record<(typeof ERROR_KINDS)[number], [number, (typeof ERROR_CODES)[number]]> = {

@@ -9,10 +9,10 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { priceQuoteReference, type PriceQuoteInput } from '../../api/quotes/pricing/engine';
-import { priceQuote, priceQuoteFast } from '../../api/quotes/pricing/fast-engine';
-import { buildRateCardSnapshot, type RateCardLabourTier, type RateCardSku, type SkuComponent, type SkuUnit } from '../../db/rate-cards/rate-card';
-import type { CalculationLineItem, CalculationRequest } from '../../api/quotes/pricing/request';
+import { priceQuoteReference, type PriceQuoteInput } from '../../domain/pricing/engine';
+import { priceQuote, priceQuoteFast } from '../../domain/pricing/fast-engine';
+import { buildRateCardSnapshot, type RateCardLabourTier, type RateCardSku, type SkuComponent, type SkuUnit } from '../../domain/pricing/rate-card';
+import type { CalculationLineItem, CalculationRequest } from '../../domain/pricing/request';
 import { EXAMPLE_SETTINGS, EXAMPLE_SKUS, EXAMPLE_TIERS } from '../../scripts/harness/worked-example-card';
 
 const RUNS = 100_000;

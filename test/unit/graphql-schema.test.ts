@@ -4,7 +4,7 @@ import { GraphQLID, GraphQLList, GraphQLObjectType, GraphQLSchema, printSchema }
 import { meterResolvers } from '../../api/graphql/cost';
 import { schema } from '../../api/graphql/schema';
 import { CODE_OF_KIND } from '../../api/graphql/errors';
-import { ERROR_KINDS } from '../../api/http/errors';
+import { ERROR_KINDS } from '../../domain/errors/errors';
 
 describe('the GraphQL schema (D17)', () => {
   it('is the committed SDL: a change to the schema shows in review (npm run graphql:schema rewrites it)', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
 import { trace } from '@opentelemetry/api';
-import { createLogger } from '../../activities/runtime/logger';
-import { runWithLogContext } from '../../activities/runtime/log-context';
-import { activeTracing, serviceName, startTracing } from '../../activities/runtime/tracing';
-import { DeliveryStatusKey as RegisteredKey, SEARCH_ATTRIBUTES } from '../../activities/temporal/search-attributes';
+import { createLogger } from '../../infra/runtime/logger';
+import { runWithLogContext } from '../../infra/runtime/log-context';
+import { activeTracing, serviceName, startTracing } from '../../infra/runtime/tracing';
+import { DeliveryStatusKey as RegisteredKey, SEARCH_ATTRIBUTES } from '../../infra/temporal/search-attributes';
 import { DeliveryStatusKey } from '../../workflows/interceptors';
 import { PinoTemporalLogger } from '../../worker/temporal-logger';
 

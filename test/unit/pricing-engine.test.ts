@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { priceQuote } from '../../api/quotes/pricing/fast-engine';
-import type { PricedQuote } from '../../api/quotes/pricing/engine';
+import { priceQuote } from '../../domain/pricing/fast-engine';
+import type { PricedQuote } from '../../domain/pricing/engine';
 import {
   MarginBelowFloorError,
   MarginOverrideNotAuthorisedError,
@@ -9,11 +9,11 @@ import {
   UnknownLabourTierError,
   UnknownSkuError,
   UnpriceableInputError,
-} from '../../api/quotes/pricing/errors';
-import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
-import type { RateCardSettings, RateCardSku, RateCardSnapshot } from '../../db/rate-cards/rate-card';
+} from '../../domain/pricing/errors';
+import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
+import type { RateCardSettings, RateCardSku, RateCardSnapshot } from '../../domain/pricing/rate-card';
 import { EXAMPLE_SETTINGS, EXAMPLE_SKUS, EXAMPLE_TIERS } from '../../scripts/harness/worked-example-card';
-import type { CalculationLineItem, CalculationRequest } from '../../api/quotes/pricing/request';
+import type { CalculationLineItem, CalculationRequest } from '../../domain/pricing/request';
 import { SANDBOX_ALT_RATE_CARD, SANDBOX_RATE_CARD, SANDBOX_RATE_CARDS } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_TENANTS } from '../../db/sandbox';
 

@@ -5,12 +5,12 @@
 import { describe, expect, it } from '@jest/globals';
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
-import { priceQuote } from '../../api/quotes/pricing/fast-engine';
-import type { PricedQuote } from '../../api/quotes/pricing/engine';
-import { MarginBelowFloorError, MarginOverrideNotAuthorisedError } from '../../api/quotes/pricing/errors';
-import { buildRateCardSnapshot } from '../../db/rate-cards/rate-card';
-import type { RateCardLabourTier, RateCardSettings, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from '../../db/rate-cards/rate-card';
-import type { CalculationLineItem, CalculationRequest } from '../../api/quotes/pricing/request';
+import { priceQuote } from '../../domain/pricing/fast-engine';
+import type { PricedQuote } from '../../domain/pricing/engine';
+import { MarginBelowFloorError, MarginOverrideNotAuthorisedError } from '../../domain/pricing/errors';
+import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
+import type { RateCardLabourTier, RateCardSettings, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from '../../domain/pricing/rate-card';
+import type { CalculationLineItem, CalculationRequest } from '../../domain/pricing/request';
 
 const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP });
 // Enough digits for 1 - m to be exact even for m = 5e-324, the smallest double fast-check produces.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ERROR_KINDS } from '../../api/http/errors';
+import { ERROR_KINDS } from '../../domain/errors/errors';
 import { PROBLEM_OF_KIND, PROBLEM_TYPES, problemExample } from '../../api/v1/problem';
 
 // D10: every kind of domain error, answered under /v1/ with its status and problem type.

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ApplicationFailure } from '@temporalio/activity';
 import Stripe from 'stripe';
 import { classifyQuickBooksError, classifySalesforceError, classifyStripeError, QUICKBOOKS_THROTTLE_WINDOW_SECONDS } from '../../activities/providers/failure';
-import { FAILURE_TYPES } from '../../activities/temporal/failure-types';
+import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 
 // D7 and D18: a refusal is final, trouble is retried, and a provider's rate limit sets the wait.
 const failure = (error: Error) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { QUOTE_TRANSITIONS, canTransition, type QuoteAction } from '../../db/quotes/quote-status';
-import { QUOTE_STATUSES } from '../../db/quotes/quote-status';
+import { QUOTE_TRANSITIONS, canTransition, type QuoteAction } from '../../domain/quotes/quote-status';
+import { QUOTE_STATUSES } from '../../domain/quotes/quote-status';
 
 // Sections 3.1 and D3, written out by hand as the expected matrix: action -> states it moves from.
 const EXPECTED: Record<QuoteAction, Record<(typeof QUOTE_STATUSES)[number], string | null>> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_REFRESH_LEAD_MS, refreshAt, UNKNOWN_LIFETIME_REFRESH_MS } from '../../activities/integrations/refresh-schedule';
+import { MAX_REFRESH_LEAD_MS, refreshAt, UNKNOWN_LIFETIME_REFRESH_MS } from '../../domain/integrations/refresh-schedule';
 
 /** When the token refresh workflow refreshes (docs/decisions.md, Integrations: refresh lead time). */
 const NOW = Date.parse('2026-11-21T12:00:00Z');

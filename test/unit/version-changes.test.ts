@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { change20260701 } from '../../db/versions/changes/2026-07-01';
-import { change20260415 } from '../../db/versions/changes/2026-04-15';
-import { change20260120 } from '../../db/versions/changes/2026-01-20';
-import { checkVersion, CURRENT_VERSION, eventPayloadFor, RELEASES, shapeFor, supportedUntil } from '../../db/versions/versions';
+import { change20260701 } from '../../domain/versions/changes/2026-07-01';
+import { change20260415 } from '../../domain/versions/changes/2026-04-15';
+import { change20260120 } from '../../domain/versions/changes/2026-01-20';
+import { checkVersion, CURRENT_VERSION, eventPayloadFor, RELEASES, shapeFor, supportedUntil } from '../../domain/versions/versions';
 import { V1_QUOTE_EXAMPLE } from '../../api/v1/quotes/examples';
 import { V1Quote } from '../../api/v1/quotes/schemas';
 

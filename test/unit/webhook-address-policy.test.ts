@@ -2,8 +2,8 @@
 // registration-time URL check whose reasons become 400 messages.
 import { describe, expect, it } from '@jest/globals';
 import type { LookupAddress } from 'node:dns';
-import { checkUrlForRegistration, classifyAddress } from '../../activities/webhooks/address-policy';
-import type { AddressCategory, Resolver } from '../../activities/webhooks/address-policy';
+import { checkUrlForRegistration, classifyAddress } from '../../infra/webhooks/address-policy';
+import type { AddressCategory, Resolver } from '../../infra/webhooks/address-policy';
 
 // address -> null when public, else the category reported.
 const TABLE: ReadonlyArray<readonly [string, AddressCategory | null]> = [

@@ -1,6 +1,6 @@
-// Spec 6.3 rule 5: at most 5 attempts, 2^n seconds with jitter (±20 %, see workflows/webhook-backoff.ts).
+// Spec 6.3 rule 5: at most 5 attempts, 2^n seconds with jitter (±20 %, see domain/webhooks/backoff.ts).
 import { describe, expect, it } from '@jest/globals';
-import { BACKOFF_JITTER_RATIO, MAX_DELIVERY_ATTEMPTS, backoffDelayMs, nextAttempt } from '../../workflows/webhook-backoff';
+import { BACKOFF_JITTER_RATIO, MAX_DELIVERY_ATTEMPTS, backoffDelayMs, nextAttempt } from '../../domain/webhooks/backoff';
 
 /** mulberry32: a tiny seeded generator, standing in for the workflow's deterministic Math.random. */
 function seeded(seed: number): () => number {

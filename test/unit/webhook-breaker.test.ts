@@ -3,8 +3,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { BREAKER_TRANSITIONS, batchAllowance, batchEvent, breakerAfter, coolDownLeftMs, initialBreaker, type BreakerEvent } from '../../workflows/webhook-breaker';
 import { ENDPOINT_DELIVERY_LIMITS, RESPONSE_WINDOW_MS } from '../../workflows/webhook-endpoint-delivery';
-import { FORMAT_RULES } from '../../activities/webhooks/formats';
-import type { BreakerState, BreakerStateName } from '../../activities/temporal/contracts';
+import { FORMAT_RULES } from '../../domain/webhooks/formats';
+import type { BreakerState, BreakerStateName } from '../../infra/temporal/contracts';
 
 const limits = { failuresToOpen: 5, coolDownMs: 1_000, maxCoolDownMs: 4_000, batchSize: 100 };
 const at = (state: BreakerStateName, over: Partial<BreakerState> = {}): BreakerState => ({ state, failures: 0, openedAt: state === 'open' ? 0 : null, coolDownMs: limits.coolDownMs, ...over });

@@ -1,6 +1,6 @@
-// D13: what each format sends for one stored event (activities/webhooks/formats.ts), as bytes.
+// D13: what each format sends for one stored event (domain/webhooks/formats.ts), as bytes.
 import { describe, expect, it } from '@jest/globals';
-import { formatHeaders, renderBody } from '../../activities/webhooks/formats';
+import { formatHeaders, renderBody } from '../../domain/webhooks/formats';
 
 const stored = '{"event":"quote.created","id":"0b6f3c1e-9d4a-4f7e-8a2b-1c3d5e7f9a0b","organization_id":"5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6","created_at":"2026-11-24T12:00:00.123Z","data":{"id":"q","reference":"Q-7"}}';
 const live = { apiVersion: '2026-04-15', livemode: true };

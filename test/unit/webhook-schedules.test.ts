@@ -1,10 +1,10 @@
-// D13: each delivery format's schedule and rules, row by row (workflows/webhook-schedules.ts,
-// activities/webhooks/formats.ts), against documents 000 section 6.3 and 001 sections 6.1 and 6.2.
+// D13: each delivery format's schedule and rules, row by row (domain/webhooks/schedules.ts,
+// domain/webhooks/formats.ts), against documents 000 section 6.3 and 001 sections 6.1 and 6.2.
 import { describe, expect, it } from '@jest/globals';
-import { EVENTS_RETRY_WAITS_SECONDS, FIELD_RETRY_WAITS_SECONDS, LONG_SCHEDULE_JITTER_RATIO, nextAttemptFor, tableDelayMs } from '../../workflows/webhook-schedules';
-import { nextAttempt } from '../../workflows/webhook-backoff';
-import { FORMAT_RULES } from '../../activities/webhooks/formats';
-import { EVENTS_EVENT_NAMES, EVENT_NAMES, FIELD_EVENT_NAMES, FORMAT_CATALOGUES, formatsCarrying } from '../../db/events/catalogue';
+import { EVENTS_RETRY_WAITS_SECONDS, FIELD_RETRY_WAITS_SECONDS, LONG_SCHEDULE_JITTER_RATIO, nextAttemptFor, tableDelayMs } from '../../domain/webhooks/schedules';
+import { nextAttempt } from '../../domain/webhooks/backoff';
+import { FORMAT_RULES } from '../../domain/webhooks/formats';
+import { EVENTS_EVENT_NAMES, EVENT_NAMES, FIELD_EVENT_NAMES, FORMAT_CATALOGUES, formatsCarrying } from '../../domain/events/catalogue';
 
 const DAY = 24 * 3600;
 const seconds = (minutes: number) => minutes * 60;

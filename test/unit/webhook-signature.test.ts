@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
-import { generateEndpointSecret, signPayload, verifySignature } from '../../activities/webhooks/signature';
+import { generateEndpointSecret, signPayload, verifySignature } from '../../infra/webhooks/signature';
 
 const SECRET = 'whsec_test_current_0123456789abcdef';
 const OLD_SECRET = 'whsec_test_previous_fedcba9876543210';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { WORK_ORDER_STATUSES, decideTransition, type WorkOrderStatus } from '../../db/work-orders/status-table';
+import { WORK_ORDER_STATUSES, decideTransition, type WorkOrderStatus } from '../../domain/work-orders/status-table';
 
 // Section 3.2 written out by hand: the outcome of every one of the 16 (from, to) pairs.
 const EXPECTED: Record<WorkOrderStatus, Record<WorkOrderStatus, string>> = {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import * as workflows from '../../workflows';
-import { WORKFLOW_TYPES } from '../../activities/temporal/contracts';
+import { WORKFLOW_TYPES } from '../../infra/temporal/contracts';
 
-// Clients start workflows by the names in the contracts (activities/temporal/contracts.ts); the
+// Clients start workflows by the names in the contracts (infra/temporal/contracts.ts); the
 // worker registers whatever workflows/index.ts exports. The two lists must be the same, or a start
 // would name a workflow no worker knows.
 describe('workflow contracts', () => {

@@ -9,7 +9,7 @@ import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { WORKFLOWS_PATH, workflowInterceptorModules } from '../../worker/create-worker';
 import { installQuietRuntime } from '../../worker/runtime';
 import { projectRoot } from '../../scripts/infra/paths';
-import { WORKFLOW_TYPES } from '../../activities/temporal/contracts';
+import { WORKFLOW_TYPES } from '../../infra/temporal/contracts';
 
 /**
  * Determinism: recorded histories of real runs (test/histories, made by

@@ -1,5 +1,5 @@
-import { priceQuote } from '../../quotes/pricing/fast-engine';
-import { buildRateCardSnapshot } from '../../../db/rate-cards/rate-card';
+import { priceQuote } from '../../../domain/pricing/fast-engine';
+import { buildRateCardSnapshot } from '../../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../../db/catalogue/sandbox-products';
 import { SANDBOX_ADMIN_ID, SANDBOX_ORGANIZATION_ID } from '../../auth/examples';

@@ -7,7 +7,7 @@ import { inTenant } from '../../../db/tenant-scope';
 import { listProducts } from '../../../db/catalogue/products';
 import { addCustomer, listCustomers, UnknownCustomerCursorError } from '../../../db/quotes/customer-directory';
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
-import { validationFailed } from '../../http/errors';
+import { validationFailed } from '../../../domain/errors/errors';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
 import { idempotent, type Answer } from '../idempotency';
 import type { QuoteOutcome, V1QuoteService } from './v1-quote-service';

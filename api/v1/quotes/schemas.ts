@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from '../../http/common-schemas';
-import { TAX_REGIONS } from '../../../db/tax/canadian-sales-tax';
-import { QUOTE_STATUSES } from '../../../db/quotes/quote-status';
+import { TAX_REGIONS } from '../../../domain/tax/canadian-sales-tax';
+import { QUOTE_STATUSES } from '../../../domain/quotes/quote-status';
 
 /** D14: the body of `POST /v1/quotes` and of `POST /v1/quotes/{id}/revisions` (document 001 section 4). */
 const Configuration = z

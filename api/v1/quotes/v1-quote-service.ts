@@ -1,22 +1,22 @@
 import { performance } from 'node:perf_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../../db/tenant-scope';
-import { conflict, DomainError, notFound, validationFailed } from '../../http/errors';
+import { conflict, DomainError, notFound, validationFailed } from '../../../domain/errors/errors';
 import type { Caller } from '../../http/request-context';
-import type { PricedQuote } from '../../quotes/pricing/engine';
-import { priceQuote } from '../../quotes/pricing/fast-engine';
-import { PricingError } from '../../quotes/pricing/errors';
-import type { CalculationRequest } from '../../quotes/pricing/request';
+import type { PricedQuote } from '../../../domain/pricing/engine';
+import { priceQuote } from '../../../domain/pricing/fast-engine';
+import { PricingError } from '../../../domain/pricing/errors';
+import type { CalculationRequest } from '../../../domain/pricing/request';
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
-import type { RateCardSnapshot } from '../../../db/rate-cards/rate-card';
+import type { RateCardSnapshot } from '../../../domain/pricing/rate-card';
 import { insertQuote } from '../../../db/quotes/quotes';
 import { customerExists, insertQuoteRevision, latestRevision, lockQuoteForRevision, reviseQuote, setQuoteOrigin } from '../../../db/quotes/revisions';
 import { productsBySku } from '../../../db/catalogue/products';
-import { salesTaxLines } from '../../../db/tax/canadian-sales-tax';
+import { salesTaxLines } from '../../../domain/tax/canadian-sales-tax';
 import { recordQuoteCreated } from '../../../db/events/quote-events';
-import { dollars, percentOf } from '../../../db/money';
-import type { EventEnvelope } from '../../../db/events/catalogue';
-import type { EventDispatcher } from '../../../activities/events/dispatcher';
+import { dollars, percentOf } from '../../../domain/money';
+import type { EventEnvelope } from '../../../domain/events/catalogue';
+import type { EventDispatcher } from '../../../infra/events/dispatcher';
 import type { QuoteBody, V1Quote } from './schemas';
 
 /** The quote as answered, and the engine's own time (`X-Engine-Latency-Ms`, D14). */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 import { inTenant } from '../../db/tenant-scope';
 import { endpointsToWake, markDeliveryIdle } from '../../db/webhooks/batches';
 import { closeMissedDelivery, createDeliveriesForEvents, createReplayDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
@@ -7,7 +7,7 @@ import type { WebhookWorkflows } from '../temporal/webhook-workflows';
 
 /**
  * Section 6 and D6 as a feature: the deliveries an event calls for (db/webhooks/deliveries.ts)
- * and the workflows that carry them (activities/temporal/webhook-workflows.ts): since issue 19,
+ * and the workflows that carry them (infra/temporal/webhook-workflows.ts): since issue 19,
  * each endpoint's one delivery workflow, woken once the rows are committed.
  */
 export class WebhookDeliveries {

@@ -5,8 +5,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * (issue 17): the API's request id, and in an activity its workflow id, run id and the business
  * ids of its input. Set by api/http/request-scope.ts for a request and by the worker's activity
  * interceptor (worker/activity-interceptors.ts) for an activity; read by the logger's mixin
- * (activities/runtime/logger.ts) and by the Temporal client interceptor that passes the request id
- * on (activities/temporal/request-id-interceptor.ts).
+ * (infra/runtime/logger.ts) and by the Temporal client interceptor that passes the request id
+ * on (infra/temporal/request-id-interceptor.ts).
  */
 export interface LogContext {
   /** The API request this code serves (section 7's request_id), when it serves one. */

@@ -26,7 +26,7 @@ function withRequestId(input: WorkflowStartInput): WorkflowStartInput {
  * The interceptors of every Temporal client of ours (API and worker): the request id above, and
  * OpenTelemetry's, which opens a span for each start and passes its context in the workflow's
  * headers, so the workflow's and its activities' spans join the request's trace. Without a
- * tracer provider installed (activities/runtime/tracing.ts), its spans are no-ops.
+ * tracer provider installed (infra/runtime/tracing.ts), its spans are no-ops.
  */
 export function clientInterceptors(): ClientInterceptors {
   return { workflow: [new RequestIdClientInterceptor(), new OpenTelemetryWorkflowClientInterceptor()] };

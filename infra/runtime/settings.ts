@@ -79,7 +79,7 @@ export const settingsSchema = z.object({
   WORKER_METRICS_PORT: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(65535).default(9465)),
   METRICS_HOST: z.preprocess(blankAsUndefined, z.string().min(1).default('127.0.0.1')),
   // Issue 17: traces go to this OpenTelemetry collector (OTLP over HTTP, `<endpoint>/v1/traces`);
-  // unset, nothing is traced. Read by activities/runtime/instrument.ts before the process starts.
+  // unset, nothing is traced. Read by infra/runtime/instrument.ts before the process starts.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(blankAsUndefined, z.string().url().optional()),
   BUILD_COMMIT: optionalSecret,
   BUILD_REF: optionalSecret,

@@ -10,9 +10,9 @@
 import Decimal from 'decimal.js';
 import type { z } from 'zod';
 import type { CalculationLineItem, CalculationRequest } from './request';
-import type { CalculationResult } from '../schemas';
-import type { FrozenCalculation } from '../../../db/quotes/frozen-calculation';
-import type { RateCardLabourTier, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from '../../../db/rate-cards/rate-card';
+import type { CalculationResult } from './calculation-schemas';
+import type { FrozenCalculation } from '../quotes/frozen-calculation';
+import type { RateCardLabourTier, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from './rate-card';
 import {
   MarginBelowFloorError,
   MarginOverrideNotAuthorisedError,

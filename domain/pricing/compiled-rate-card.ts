@@ -9,7 +9,7 @@
  * the reference's 40-digit arithmetic free of rounding (section 11 has the arithmetic).
  */
 import type Decimal from 'decimal.js';
-import type { RateCardLabourTier, RateCardSnapshot, SkuComponent, SkuUnit } from '../../../db/rate-cards/rate-card';
+import type { RateCardLabourTier, RateCardSnapshot, SkuComponent, SkuUnit } from './rate-card';
 import { Dec, plain } from './engine';
 import { UNIT } from './scaled';
 

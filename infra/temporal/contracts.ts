@@ -141,7 +141,7 @@ export interface EndpointDeliveryLimits {
   /** The longest wait without a look at the database (a wake-up lost in a crash costs at most this). */
   idleCheckMs: number;
 }
-/** The schedule's decision after a retryable failure (workflows/webhook-schedules.ts), recorded by the next batch. */
+/** The schedule's decision after a retryable failure (domain/webhooks/schedules.ts), recorded by the next batch. */
 export type RetryDecision = { deliveryId: string; attempt: number; delayMs: number } | { deliveryId: string; attempt: number; exhausted: true };
 export interface EndpointDeliveryInput {
   organizationId: string;

@@ -8,8 +8,8 @@
 // Jitter: each wait is lengthened by a uniform [0, 10 %) of itself (never shortened, so the last
 // attempt is never before the 24 hours are over), spreading retries of many deliveries that failed
 // together. Runs inside the workflow (seeded Math.random), so it is pure and does no I/O.
-import type { WebhookFormat } from '../activities/webhooks/formats';
-import { nextAttempt, type NextAttempt, type RandomSource } from './webhook-backoff';
+import type { WebhookFormat } from './formats';
+import { nextAttempt, type NextAttempt, type RandomSource } from './backoff';
 
 const MINUTE = 60;
 

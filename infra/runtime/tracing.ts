@@ -14,12 +14,12 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
  * Issue 17: OpenTelemetry traces, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set (OTLP over
  * HTTP to `<endpoint>/v1/traces`), off (no tracer, no patched module) otherwise. A request's
  * span (HTTP instrumentation) is the parent of the workflow it starts (Temporal's client
- * interceptor, activities/temporal/client-interceptors.ts), whose spans and its activities'
+ * interceptor, infra/temporal/client-interceptors.ts), whose spans and its activities'
  * (Temporal's worker interceptors, worker/create-worker.ts) carry the same trace; inside an
  * activity, each provider call (HTTP: node:http for Stripe and QuickBooks' clients, undici for
  * fetch) and each PostgreSQL query (pg) is a child span.
  *
- * Started by activities/runtime/instrument.ts, which `node --import` loads before the process's
+ * Started by infra/runtime/instrument.ts, which `node --import` loads before the process's
  * own modules (the instrumentations patch modules as they are first loaded).
  */
 export interface Tracing {

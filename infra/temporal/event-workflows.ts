@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 import { WORKFLOW_TYPES, approvalWorkflowId, changeOrderInvoiceWorkflowId, type ChangeOrderInvoiceWorkflow, type QuoteApprovalWorkflow, type Timing } from './contracts';
 import { OrganizationIdKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
 

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { EventEnvelope } from '../../db/events/catalogue';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 import { markEventDispatched, markEventsDispatched } from '../../db/events/outbox';
 import type { EndpointDeliveryLimits, Timing } from '../temporal/contracts';
 import { EventWorkflows } from '../temporal/event-workflows';

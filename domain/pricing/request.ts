@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CalculateBody } from '../schemas';
+import type { CalculateBody } from './calculation-schemas';
 
 /**
  * The body of `POST /api/v1/quotes/calculate` (spec 4.3) after validation, as the engine reads

@@ -1,6 +1,6 @@
 /**
  * Domain errors and the section 7 envelope. Services and handlers throw DomainErrors that say
- * what went wrong (a kind), not how HTTP answers it; api/http/error-kinds.ts maps each kind to its
+ * what went wrong (a kind), not how HTTP answers it; domain/errors/error-kinds.ts maps each kind to its
  * status and envelope code, and api/http/error-handler.ts is the only place that answers them.
  */
 export const ERROR_CODES = [
@@ -13,7 +13,7 @@ export const ERROR_KINDS = [
   'bad_request', 'payload_too_large', 'unsupported_encoding', 'validation_failed', 'unauthenticated',
   'invalid_credentials', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'provider_failed',
   'provider_unavailable', 'internal',
-  // D10's problem types that /api/ never raises; the table still answers them (api/http/error-kinds.ts).
+  // D10's problem types that /api/ never raises; the table still answers them (domain/errors/error-kinds.ts).
   'job_not_found', 'invalid_transition', 'idempotency_key_reused', 'idempotency_key_in_use',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];

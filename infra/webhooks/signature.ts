@@ -8,12 +8,6 @@
 // which is how Stripe's parser treats repeated v1 entries as well.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const WEBHOOK_HEADERS = {
-  event: 'X-Service-Event',
-  delivery: 'X-Service-Delivery',
-  signature: 'X-Service-Signature',
-} as const;
-
 /** Spec 6.3 rule 2 and section 8: receivers reject timestamps more than 300 seconds away. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 

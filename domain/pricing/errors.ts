@@ -5,7 +5,7 @@
  * code or value because the spec's 400 envelope carries `details: null`: the message is all the
  * client gets.
  */
-import type { SkuComponent } from '../../../db/rate-cards/rate-card';
+import type { SkuComponent } from './rate-card';
 
 export type PricingErrorKind = 'bad_request' | 'forbidden';
 

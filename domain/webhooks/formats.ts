@@ -3,10 +3,10 @@
 // those bytes unchanged, the two others render their own envelope from it. Rendering is a pure
 // function of the stored event (and the endpoint's pinned version), so every attempt and replay
 // of one event to one endpoint carries the same bytes.
-import type { EventEnvelope, WebhookFormat } from '../../db/events/catalogue';
-import { WEBHOOK_HEADERS } from './signature';
+import type { EventEnvelope, WebhookFormat } from '../events/catalogue';
+import { WEBHOOK_HEADERS } from './headers';
 
-export type { WebhookFormat } from '../../db/events/catalogue';
+export type { WebhookFormat } from '../events/catalogue';
 
 export interface FormatRules {
   /** The receiver must answer 2xx within this many milliseconds; the request is aborted then. */

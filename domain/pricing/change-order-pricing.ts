@@ -1,9 +1,9 @@
 import Decimal from 'decimal.js';
-import { labourCostCents, priceFromCostAtMargin, type PricedQuote } from '../quotes/pricing/engine';
-import { priceQuote } from '../quotes/pricing/fast-engine';
-import { UnknownLabourTierError } from '../quotes/pricing/errors';
-import type { CalculationLineItem } from '../quotes/pricing/request';
-import type { RateCardSnapshot } from '../../db/rate-cards/rate-card';
+import { labourCostCents, priceFromCostAtMargin, type PricedQuote } from './engine';
+import { priceQuote } from './fast-engine';
+import { UnknownLabourTierError } from './errors';
+import type { CalculationLineItem } from './request';
+import type { RateCardSnapshot } from './rate-card';
 
 /**
  * D12: a change order priced by the same engine as quotes, on the job's quote's frozen rate-card
