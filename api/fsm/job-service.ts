@@ -14,8 +14,7 @@ import { jobHistoryPage } from '../../db/fsm/job-history';
 import { insertMaterialDraw, insertTimeEntry, jobChangeOrders, jobMaterialDraws, jobTimeEntries, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
 import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
 import { toChangeOrder } from './change-order-view';
-
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+import { iso } from '../../domain/timestamps';
 
 /** D11: clock skew allowed on a device's sign-off time. */
 export const SIGN_OFF_SKEW_MS = 60_000;

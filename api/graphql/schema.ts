@@ -38,6 +38,7 @@ import { PatchJobBody } from '../fsm/schemas';
 import { FIELD } from '../http/roles';
 import { jobNotFound } from '../../domain/errors/errors';
 import { parseOrThrow } from '../http/validate';
+import { iso } from '../../domain/timestamps';
 
 /**
  * D17's schema, written once in code: its types are the records of db/graphql/reads.ts and the
@@ -51,7 +52,6 @@ import { parseOrThrow } from '../http/validate';
 type Context = GraphQLContext;
 const nonNull = <T extends GraphQLNullableType>(type: T) => new GraphQLNonNull(type);
 const listOf = <T extends GraphQLNullableType>(type: T) => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type)));
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 const isUuid = (value: string) => z.uuid().safeParse(value).success;
 
 function requireOffice(context: Context): void {

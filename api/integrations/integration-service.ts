@@ -18,6 +18,7 @@ import type { OAuthProviders } from '../../infra/integrations/providers';
 import type { CallbackOutcome } from './callback-page';
 import type { CallbackQuery, IntegrationEntry, SyncListQuery, SyncRecord, SyncRun, SyncRunListQuery } from './schemas';
 import { withDeadline } from '../../infra/runtime/deadline';
+import { iso } from '../../domain/timestamps';
 
 export interface IntegrationServiceDeps {
   em: EntityManager;
@@ -93,7 +94,6 @@ export class IntegrationService {
       syncRunPage(tx, { provider: query.provider ? providerOfSlug(query.provider) : undefined, after, limit: query.limit }),
     );
     const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_started_at, row.id]);
-    const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
     return {
       data: page.map(({ cursor_started_at: _position, ...row }) => ({ ...row, started_at: iso(row.started_at)!, finished_at: iso(row.finished_at) })),
       next,

@@ -14,8 +14,8 @@ import { decideTransition, type WorkOrderStatus } from '../../domain/work-orders
 import { insertWorkOrder, recordWorkOrderNote, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
 import { userRoleAndActive } from '../../db/users';
+import { iso } from '../../domain/timestamps';
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 const dayAsTimestamp = (day: string | null) => (day ? `${day}T00:00:00.000Z` : null);
 
 function toWorkOrder(row: WorkOrderRow): WorkOrder {

@@ -16,6 +16,7 @@ import {
   type CredentialRow,
 } from '../../db/integrations/connections';
 import { OAuthRefusal, type ConnectedGrant, type OAuthProvider, type OAuthProviderName } from './providers/oauth-provider';
+import { iso } from '../../domain/timestamps';
 
 
 export interface ConnectionRef {
@@ -56,7 +57,6 @@ export interface RefreshSchedule {
   tokensObtainedAt: Date | null;
 }
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
 const USABLE = new Set<ConnectionStatus>(['CONNECTED', 'ERROR']);
 
