@@ -76,13 +76,13 @@ export interface AppDependencies {
   payments?: Stripe;
   /** Runs the payments leg alone for POST /quotes/{id}/invoice. */
   invoices?: InvoiceRunner;
-  /** Starts and wakes the token refresh workflow of each connection (issue 7). */
+  /** Starts and wakes the token refresh workflow of each connection. */
   integrationWorkflows?: IntegrationWorkflows;
   /** DNS for webhook URL checks at registration (tests inject answers). */
   resolver?: Resolver;
   /** Where GraphQL draws its points (D17 with D15): the tenant's plan bucket unless a test gives another. */
   graphqlBucket?: PointsBucket;
-  /** Prometheus counters of requests (issue 17), served at METRICS_PORT by api/main.ts. */
+  /** Prometheus counters of requests, served at METRICS_PORT by api/main.ts. */
   metrics?: RequestMetrics;
 }
 

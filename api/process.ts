@@ -50,7 +50,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   const syncSchedules = new ProviderSyncSchedules(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
   const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger, syncSchedules });
 
-  // Issue 17: Prometheus metrics on their own port (docs/operations.md).
+  // Prometheus metrics on their own port (docs/operations.md).
   const metricsRegistry = createMetricsRegistry('api');
   const metrics = createRequestMetrics(metricsRegistry);
   const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, metrics, ...(payments ? { payments } : {}) });

@@ -1,8 +1,8 @@
 /**
- * Issues 4 and 19 benchmark (a script, not a test): the time from the approve response to the
+ * Approval benchmark (a script, not a test): the time from the approve response to the
  * invoice finalised at the payments provider (a local fake), over BENCH_APPROVALS approvals
  * (default 60), beside the round trip of an empty workflow on the same Temporal server and the
- * same worker in the same run. Issue 19's target: approve-to-invoice p50 at most 2.5 times the
+ * same worker in the same run. The target: approve-to-invoice p50 at most 2.5 times the
  * empty round trip's p50 (printed as PASS or FAIL), and the peak resident memory of the API and
  * the worker processes.
  *
@@ -18,7 +18,7 @@ import { WORKFLOW_TYPES, approvalWorkflowId, type RoundTripWorkflow } from '../i
 import { printPeakMemory } from '../scripts/infra/peak-memory';
 
 const approvals = Number(process.env.BENCH_APPROVALS ?? 60);
-/** Issue 19: approve-to-invoice p50 over the empty round trip's p50. */
+/** Approve-to-invoice p50 over the empty round trip's p50. */
 const TARGET_RATIO = 2.5;
 const KEY = 'sk_test_benchApproval01';
 
@@ -98,7 +98,7 @@ await withSelfContainedStack('bench_approval', async () => {
     console.log(row('approve response -> invoice finalised at fake', approvalsMs));
     console.log(row('empty workflow round trip (same worker)', roundTripsMs));
     console.log(`${'ratio'.padEnd(46)}${ratio.toFixed(2).padStart(10)}${(percentile(approvalsMs, 95) / percentile(roundTripsMs, 95)).toFixed(2).padStart(10)}`);
-    console.log(`\ntarget (issue 19): p50 ratio at most ${TARGET_RATIO}: ${ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'} (${ratio.toFixed(2)})`);
+    console.log(`\ntarget: p50 ratio at most ${TARGET_RATIO}: ${ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'} (${ratio.toFixed(2)})`);
     printPeakMemory([
       { role: 'API (with the benchmark client and the payments fake)', pid: process.pid },
       { role: 'worker', pid: worker.pid! },

@@ -1,12 +1,12 @@
 /**
- * Issues 3 and 19 benchmark (a script, not a test). In one run it prints:
+ * Calculate benchmark (a script, not a test). In one run it prints:
  *  - the pricing engine alone on the 200-line request, the decimal.js reference and the
  *    production scaled-integer engine (median of many runs after a warm-up), and their ratio;
  *  - requests per second and p50/p99 latency of POST /api/v1/quotes/calculate with 1 line and
  *    with 200 lines, beside GET /api/v1/auth/me (the smallest authenticated endpoint: token check
  *    plus one user read), and the ratios, with the CPU milliseconds each request cost the API
  *    process, the load generator, and the whole machine (every process and the kernel);
- *  - PASS or FAIL against issue 19's targets, and the peak resident memory of the API process.
+ * - PASS or FAIL against the targets, and the peak resident memory of the API process.
  *
  *   npm run bench:calculate        # BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_ENGINE_RUNS,
  *                                  # BENCH_API_CPU_PROF_DIR (profile the API: node --cpu-prof)
@@ -40,7 +40,7 @@ const roundCount = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const engineRuns = Number(process.env.BENCH_ENGINE_RUNS ?? 500);
 
-/** Issue 19's targets. */
+/** The targets. */
 const TARGETS = { engineMs: 0.5, engineSpeedUp: 10, manyLinesVsMe: 0.5, oneLineVsMe: 0.9 };
 
 const line = (i: number) => ({

@@ -1,5 +1,5 @@
 /**
- * Issue 19's crash campaign (a script, not a test; docs/crash-campaign.md): CRASH_APPROVALS
+ * The crash campaign (a script, not a test; docs/crash-campaign.md): CRASH_APPROVALS
  * approvals (default 100) and CRASH_EVENTS webhook events (default 1,000 work-order moves, plus
  * each approval's quote.approved) through the API, while the worker process is SIGKILLed at
  * seeded random moments at least CRASH_WORKER_KILLS times (default 20) and started again, and

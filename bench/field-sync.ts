@@ -1,5 +1,5 @@
 /**
- * Issue 12 benchmark (a script, not a test): the field-sync feed (D11).
+ * Field-sync benchmark (a script, not a test): the field-sync feed (D11).
  *
  *   npm run bench:field-sync     (BENCH_JOBS, BENCH_SECONDS, BENCH_CONNECTIONS)
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 16 benchmark (a script, not a test): requests per second and p50/p99 latency of one
+ * GraphQL benchmark (a script, not a test): requests per second and p50/p99 latency of one
  * GraphQL query for 50 jobs with their nested lists (crew and foreman, site, change orders, time
  * entries, material draws), beside the REST calls that fetch the same (GET /v1/fsm/jobs, then each
  * job's detail: 51 requests) and GET /api/v1/auth/me (token check plus one user read), in one run.

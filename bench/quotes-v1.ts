@@ -1,5 +1,5 @@
 /**
- * Issue 14 benchmark (a script, not a test): requests per second and p50/p99 latency of
+ * `/v1/quotes` benchmark (a script, not a test): requests per second and p50/p99 latency of
  * POST /v1/quotes with 10 lines, once with a fresh Idempotency-Key per request (each one prices,
  * writes a quote, its revision, its quote.created and its key) and once replaying one key (a key
  * lookup and the stored answer), beside GET /api/v1/auth/me (token check and one user read) in the

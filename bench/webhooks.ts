@@ -1,5 +1,5 @@
 /**
- * Issue 19 benchmark of outbound webhooks (a script, not a test), one endpoint delivery workflow
+ * Benchmark of outbound webhooks (a script, not a test), one endpoint delivery workflow
  * per endpoint (docs/webhook-delivery.md). Three phases on one stack, each on fresh endpoints:
  *
  * 1. Sustained: BENCH_EVENTS (default 5,000) `work_order.dispatched` events to one `core` endpoint
@@ -26,7 +26,7 @@
  *
  * Before phase 1, BENCH_WARMUP (1,000) events go to a throwaway endpoint, unmeasured.
  *
- * Then PASS/FAIL per target of issue 19 (>= 200/s sustained, paced p50 < 100 ms, the healthy
+ * Then PASS/FAIL per delivery target (>= 200/s sustained, paced p50 < 100 ms, the healthy
  * endpoint keeps >= 90 %) and the peak resident memory of this process (the API, its dispatcher
  * and the receivers) and of the worker process.
  *

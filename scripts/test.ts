@@ -63,7 +63,7 @@ try {
     TEMPORAL_NAMESPACE: temporal.namespace,
     AUTH_TOKEN_SECRET: randomBytes(32).toString('base64url'),
     STRIPE_MOCK_BIN: stripeMock,
-    // Issue 17: processes the tests start serve /metrics on any free port, beside other runs.
+    // Processes the tests start serve /metrics on any free port, beside other runs.
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',

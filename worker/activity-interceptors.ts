@@ -27,7 +27,7 @@ function firstArgument(args: readonly unknown[]): Record<string, unknown> {
 }
 
 /**
- * Issue 17, around every activity:
+ * Around every activity:
  * - its log lines (our pino logger, through the log context's mixin) carry the workflow id, run
  *   id, activity type and attempt, and the business ids of its input;
  * - provider calls are counted by provider and outcome, webhook attempts and deliveries by outcome;
@@ -82,7 +82,7 @@ function observe(activityType: string, args: Record<string, unknown>, result: un
       return;
     }
     case 'deliverWebhookBatch': {
-      // Issue 19: a batch reports its attempts by outcome and the deliveries it ended.
+      // A batch reports its attempts by outcome and the deliveries it ended.
       const report = result as { attempts?: Record<string, number>; delivered?: number; failed?: number; missed?: number; timedOut?: number; failedIds?: string[] } | undefined;
       if (!report?.attempts) return;
       for (const [outcome, count] of Object.entries(report.attempts)) if (count > 0) deps.metrics?.webhookAttempts.inc({ outcome }, count);

@@ -15,7 +15,7 @@ export interface WorkerOptions {
   deps: ActivityDependencies;
   /** 0 in tests: every workflow task replays the history from the start (catches non-determinism). */
   maxCachedWorkflows?: number;
-  /** Counters of provider calls and webhook deliveries (issue 17), served by worker/main.ts. */
+  /** Counters of provider calls and webhook deliveries, served by worker/main.ts. */
   metrics?: WorkerMetrics;
 }
 

@@ -29,7 +29,7 @@ import { allTenantIds } from '../db/organizations';
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
 const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'worker')), poolMax: settings.DATABASE_POOL_MAX });
-// Issue 17: the SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
+// The SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
 const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
 installRuntime({ logger, prometheusBindAddress: runtimeMetrics });
 const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em), syncRunLag: syncRunLagFrom(orm.em) });

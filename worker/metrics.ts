@@ -26,7 +26,7 @@ export function syncRunLagFrom(em: EntityManager): SyncRunLagReader {
 export type ProviderCallOutcome = 'succeeded' | 'failed' | 'refused';
 
 /**
- * The worker's own metrics (issue 17), on the process registry: provider calls and webhook
+ * The worker's own metrics, on the process registry: provider calls and webhook
  * deliveries as they happen (counted by worker/activity-interceptors.ts), and, read at each
  * scrape, what the operator's alerts watch: the outbox's lag, legs awaiting repair, disabled
  * endpoints (db/operations-metrics.ts) and the sync runs' lag.

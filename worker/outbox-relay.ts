@@ -48,7 +48,7 @@ export class OutboxRelay {
     for (;;) {
       const leased = await leaseUndispatchedEvents(this.em, { batch: BATCH, leaseSeconds: LEASE_SECONDS, graceSeconds: RELAY_GRACE_SECONDS });
       if (leased.length === 0) return dispatched;
-      // The batch at once (issue 19: one transaction of deliveries, not one per event); if that
+      // The batch at once (one transaction of deliveries, not one per event); if that
       // fails, one by one, so that one event in trouble does not hold back the others.
       try {
         await this.dispatcher.dispatchMany(leased);

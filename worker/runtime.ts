@@ -5,7 +5,7 @@ import { PinoTemporalLogger } from './temporal-logger';
 let installed = false;
 
 export interface RuntimeOptions {
-  /** The SDK's log lines go through this pino logger (issue 17); the SDK's own format otherwise. */
+  /** The SDK's log lines go through this pino logger; the SDK's own format otherwise. */
   logger?: Logger;
   /**
    * `host:port` of the SDK runtime's own Prometheus metrics (task latencies, slots, polls, sticky

@@ -20,7 +20,7 @@ const RENAMED: Record<string, string> = {
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
 /**
- * Issue 17: the Temporal SDK's logger (worker, workflows' `log`, core) writes through our pino
+ * The Temporal SDK's logger (worker, workflows' `log`, core) writes through our pino
  * logger, as JSON lines like every other, with the workflow id, run id and our business ids
  * (workflows/interceptors.ts adds those) under our names. Installed by worker/runtime.ts.
  */

@@ -24,7 +24,7 @@ export function databaseProfile(timing: Timing): ActivityOptions {
 }
 
 /**
- * Issue 19: a short database step run as a local activity, inside the workflow task that needs it
+ * A short database step run as a local activity, inside the workflow task that needs it
  * (an approval's plan, a failed leg's sync row), so it costs no activity task round trip through
  * the server. Same timeout and retries as a database activity; like one, it runs at least once
  * and its writes are idempotent upserts of the quote's sync rows.
@@ -98,7 +98,7 @@ export function longWebhookAttemptProfile(timing: Timing): ActivityOptions {
 }
 
 /**
- * Issue 19: one batch of an endpoint's deliveries. Its requests have their format's window each
+ * One batch of an endpoint's deliveries. Its requests have their format's window each
  * (8 s core, 10 s field, 300 s events), `rounds` of them at most, after further rounds for up to
  * `drainMs` while everything delivers; the activity heartbeats every
  * second while they are out, so a worker killed mid-batch is noticed in 15 seconds and the retry

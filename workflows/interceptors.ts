@@ -12,7 +12,7 @@ import {
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /**
- * Issue 17, the worker's own workflow interceptors (worker/create-worker.ts loads this module
+ * The worker's own workflow interceptors (worker/create-worker.ts loads this module
  * beside the workflows; deterministic code only, like them):
  * - every workflow log line (the SDK's and ours) carries the business ids of the workflow's
  *   input and search attributes, and the id of the API request that started it (memo);

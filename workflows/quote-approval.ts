@@ -36,7 +36,7 @@ const APPROVAL_STATE: keyof typeof SEARCH_ATTRIBUTES = 'ApprovalState';
 const ApprovalStateKey = defineSearchAttributeKey(APPROVAL_STATE, SearchAttributeType.KEYWORD);
 const LEG_PROVIDERS: readonly LegProvider[] = ['PAYMENTS', 'ACCOUNTING', 'CRM'];
 /**
- * Issue 19, the lean approval: the plan and a failed leg's sync row are local activities, and each
+ * The lean approval: the plan and a failed leg's sync row are local activities, and each
  * leg's one activity records its own SUCCEEDED row. Runs started before it keep their shape.
  */
 export const LEAN_APPROVAL_PATCH = 'lean-approval-legs';
@@ -167,8 +167,8 @@ const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Acti
 };
 
 /**
- * One leg: the provider write and its sync record, SUCCEEDED or FAILED with the last error. Lean
- * (issue 19): one activity writes and records its success; a failure is recorded by a local
+ * One leg: the provider write and its sync record, SUCCEEDED or FAILED with the last error. Lean:
+ * one activity writes and records its success; a failure is recorded by a local
  * activity. Before: the write, then an activity for the record either way.
  */
 async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Timing, lean: boolean): Promise<LegOutcome> {

@@ -1,4 +1,4 @@
-// Issue 19: the circuit breaker of one endpoint's delivery workflow, as a table of transitions.
+// The circuit breaker of one endpoint's delivery workflow, as a table of transitions.
 //
 // A receiver that times out or fails every attempt would otherwise keep its endpoint's batches
 // busy for a response window per request. After `failuresToOpen` retryable failures in a row with

@@ -34,7 +34,7 @@ export const ENDPOINT_DELIVERY_LIMITS: EndpointDeliveryLimits = {
 export const RESPONSE_WINDOW_MS: { readonly [F in WebhookFormat]: number } = { core: 8_000, field: 10_000, events: 300_000 };
 
 /**
- * Issue 19 (docs/webhook-delivery.md): every delivery of one endpoint, id
+ * Every delivery of one endpoint (docs/webhook-delivery.md), id
  * `webhook-endpoint-<endpointId>`, started and woken by the dispatcher with signal-with-start.
  *
  * Each turn runs one batch activity: it records the schedule's decisions on the previous batch's

@@ -26,7 +26,7 @@ interface QuoteRef {
 }
 
 /**
- * A leg's input. `recordSync` (issue 19, the lean approval): the activity records its own
+ * A leg's input. `recordSync` (the lean approval): the activity records its own
  * SUCCEEDED sync row after the provider write, so the workflow needs no second activity for it.
  * Runs started before it pass no flag and record the row with `recordSyncSucceeded` themselves.
  */
@@ -45,7 +45,7 @@ const notConfigured = (provider: string) =>
  * The approval fan-out's activities (sections 3.1 and 3.4, D7). The three provider legs share one
  * shape (`leg`): the frozen quote (D3) read and one more attempt counted on the sync record in one
  * transaction, the provider write with every call keyed by quote and step, the provider's failures
- * classified by one rule (activities/providers/failure.ts), and (issue 19) the SUCCEEDED sync row.
+ * classified by one rule (activities/providers/failure.ts), and the SUCCEEDED sync row.
  */
 export function createApprovalActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined; integrations: IntegrationDependencies; providerSync?: ProviderSyncDependencies | undefined }) {
   const syncRecords = new SyncRecords(deps.em);
@@ -91,7 +91,7 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
       log.warn({ err: classified.message }, 'provider write failed');
       throw classified;
     }
-    // Issue 19: the leg records its own success. Should this fail (the database), the activity is
+    // The leg records its own success. Should this fail (the database), the activity is
     // retried: the provider replays each stored answer by idempotency key and the row is written
     // again, so the guarantees are those of a write followed by a separate record.
     if (input.recordSync) await recordSucceeded({ ...ref, provider, ...recorded(written) });

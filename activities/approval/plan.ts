@@ -11,9 +11,9 @@ export type ConnectionState = 'CONNECTED' | 'ERROR' | 'EXPIRED' | 'DISCONNECTED'
  * Which legs of the fan-out run (3.4): a provider that is not connected at approval gets a
  * SKIPPED row, with the reason, and is never called. Payments is the platform's own account (D9):
  * connected when the deployment holds its secret key. Accounting and CRM need the tenant's OAuth
- * connection; an EXPIRED one counts as not connected (issue 7). A connection in ERROR still holds
+ * connection; an EXPIRED one counts as not connected. A connection in ERROR still holds
  * tokens and is tried (its refresh may have recovered). The caller runs it in one tenant
- * transaction (issue 19: the reads and the SKIPPED rows together, inside the approval's first
+ * transaction (the reads and the SKIPPED rows together, inside the approval's first
  * workflow task as a local activity).
  */
 export async function planApprovalLegs(

@@ -7,7 +7,7 @@ import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 const EXPIRY_MARGIN_MS = 60_000;
 
 /**
- * Provider calls from activities always run with a fresh token (issue 7): a token about to lapse
+ * Provider calls from activities always run with a fresh token: a token about to lapse
  * is refreshed first, and a 401 from the provider refreshes once and retries the call once. The
  * refresh goes through the same locked path as the refresh workflow, so the two never race on a
  * rotating refresh token. Business outcomes are non-retryable failures: `ProviderNotConnected`

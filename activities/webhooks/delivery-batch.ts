@@ -27,7 +27,7 @@ import type { EndpointDisabled, WebhookDeliveryDeps } from './delivery-attempt';
 
 const SANDBOX_SUBDOMAINS: ReadonlySet<string> = new Set(SANDBOX_TENANTS.map((t) => t.subdomain));
 
-/** One batch of one endpoint (issue 19, docs/webhook-delivery.md). */
+/** One batch of one endpoint (docs/webhook-delivery.md). */
 export interface BatchInput {
   organizationId: string;
   endpointId: string;

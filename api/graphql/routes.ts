@@ -123,7 +123,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
         sendErrors(res, 400, [codedError('Send one operation per request; arrays of operations (batching) are not supported.', REFUSAL_CODES.batch)]);
         return;
       }
-      // PostgreSQL text cannot hold a NUL (issue 11): refused in the query, its name and every variable before anything runs.
+      // PostgreSQL text cannot hold a NUL: refused in the query, its name and every variable before anything runs.
       const withNul = nulPaths(body, 'body');
       if (withNul.length > 0) {
         const fields = Object.fromEntries(withNul.slice(0, MAX_REPORTED_FIELDS).map((path) => [path, NUL_COMPLAINT]));

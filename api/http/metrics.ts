@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
- * The API's own metrics (issue 17), registered on the process registry
+ * The API's own metrics, registered on the process registry
  * (infra/runtime/metrics.ts) and served apart from the API at METRICS_PORT `/metrics`:
  * requests by route and status, their latency, and the rate limit's refusals.
  */

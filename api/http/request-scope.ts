@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { runWithLogContext } from '../../infra/runtime/log-context';
 
 /**
- * Issue 17: whatever a request starts runs inside its scope, so the workflows it starts carry its
+ * Whatever a request starts runs inside its scope, so the workflows it starts carry its
  * request id (infra/temporal/request-id-interceptor.ts puts it in their memo). After
  * api/http/request-id.ts, which chose the id.
  */

@@ -13,7 +13,7 @@ const pathKey = (path: readonly PropertyKey[], location: string) => (path.length
  * store one, so it is refused here, in front of every schema, rather than by the driver (a 500).
  * Iterative: JSON.parse accepts nesting far deeper than a recursive walk could follow. Each
  * visited value records only its parent and key; a path is spelled out only for a finding, so a
- * clean 200-line body costs no array per field (issue 19).
+ * clean 200-line body costs no array per field.
  */
 export function nulPaths(value: unknown, location: string): string[] {
   const found: string[] = [];

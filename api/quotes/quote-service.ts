@@ -30,7 +30,7 @@ export class QuoteService {
   ) {}
 
   async calculate(caller: Caller, body: CalculateBody): Promise<CalculationResult> {
-    // Issue 19: pricing alone needs no transaction, only the current revision (one statement).
+    // Pricing alone needs no transaction, only the current revision (one statement).
     if (!body.persist) {
       const card = withRateCard(await this.rateCards.currentOf(this.em, caller.organizationId));
       return { ...this.price(caller, body, card), quote_id: null, quote_number: null, status: null, persisted: false };

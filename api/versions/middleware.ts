@@ -35,7 +35,7 @@ export const announceVersion: RequestHandler = (req, res, next) => {
 };
 
 /**
- * Issue 19: res.json for a large POST answer, minus two costs res.send adds: a SHA-1 of the text
+ * res.json for a large POST answer, minus two costs res.send adds: a SHA-1 of the text
  * for an ETag no POST answer uses, and, for a string body, a copy of the whole answer joined to
  * the header text before writing. The same text as res.json (JSON.stringify, no spaces), as bytes
  * written beside the headers. An older pinned version still goes through res.json and the chain

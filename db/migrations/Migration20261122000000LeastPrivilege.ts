@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { APP_ROLE, WORKER_ROLE } from './rls';
 
 /**
- * Issue 11, least privilege. Until now the API and the worker shared one role that could do
+ * Least privilege. Until now the API and the worker shared one role that could do
  * everything either of them needed, including the worker's cross-tenant doors.
  *
  * - The worker gets a role of its own; each role is granted exactly what its code uses.

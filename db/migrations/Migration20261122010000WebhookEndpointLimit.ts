@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { WEBHOOK_ENDPOINTS_PER_TENANT, WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT } from '../limits';
 
 /**
- * Issue 11: a bounded number of webhook endpoints per tenant, as a rule of the data. Inserts of
+ * A bounded number of webhook endpoints per tenant, as a rule of the data. Inserts of
  * one tenant take a transaction lock of that tenant first, so concurrent registrations are
  * counted one after the other and cannot pass the limit together.
  */

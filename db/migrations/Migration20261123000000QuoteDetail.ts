@@ -3,7 +3,7 @@ import { APP_ROLE } from './rls';
 
 /**
  * GET /api/v1/quotes/{id} answers a quote with its lines, so the API now reads `quote_lines`
- * (until then it only wrote them). Least privilege (issue 11): exactly that grant, nothing else.
+ * (until then it only wrote them). Least privilege: exactly that grant, nothing else.
  */
 export class Migration20261123000000QuoteDetail extends Migration {
   override async up(): Promise<void> {

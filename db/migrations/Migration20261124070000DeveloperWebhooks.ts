@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { APP_ROLE, WORKER_ROLE } from './rls';
 
 /**
- * Issue 15 (D13), the email and deliveries-page parts:
+ * D13, the email and deliveries-page parts:
  * - the tenant's technical contact (`GET/PATCH /api/v1/organization`): a column the API may
  *   change (and nothing else of the row), and one security-definer door that answers the
  *   effective contact of the tenant selected (the setting, else the first ADMIN's email), so the

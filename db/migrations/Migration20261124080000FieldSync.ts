@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { APPEND_ONLY, WORKER_ROLE, tenantTableSql } from './rls';
 
 /**
- * Issue 12, the field-sync jobs of document 001 (D10-D12).
+ * The field-sync jobs of document 001 (D10-D12).
  *
  * - A job is the field view of a work order (D11): `work_orders.job_status` is the one status,
  *   and the section 3.2 `status` is kept as its projection by a trigger (a write of either keeps

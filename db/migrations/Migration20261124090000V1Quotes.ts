@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { APP_ROLE, tenantTableSql } from './rls';
 
 /**
- * Issue 14: the alternate `/v1/quotes` (D14), plan limits (D15) and dated versions (D16).
+ * The alternate `/v1/quotes` (D14), plan limits (D15) and dated versions (D16).
  * - `catalogue_products`: a tenant's products, each bundling a fabric, a hardware and optionally
  *   a trim SKU of its rate card (D14); the API only reads them (the seed writes them).
  * - quotes get the revision they are at and the tax region they were priced for; every revision
@@ -72,7 +72,7 @@ export class Migration20261124090000V1Quotes extends Migration {
     )`);
     for (const sql of tenantTableSql('plan_buckets', 'select, insert, update')) this.addSql(sql);
 
-    // D16. (Issue 15's formats migration adds the same column: whichever runs second must skip it.)
+    // D16. (The formats migration adds the same column: whichever runs second must skip it.)
     this.addSql(`alter table webhook_endpoints add column if not exists api_version text null check (api_version is null or api_version ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$')`);
   }
 }

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { WORKER_ROLE } from './rls';
 
 /**
- * Issue 17: what an operator's alerts need, counted across tenants through one more
+ * What an operator's alerts need, counted across tenants through one more
  * security-definer door that belongs to the worker alone (its `/metrics`). It answers counts and
  * ages per tenant, never a row's contents: events not yet dispatched (the outbox's lag), provider
  * legs that failed and await a repair, and webhook endpoints disabled after failing (D13); and a

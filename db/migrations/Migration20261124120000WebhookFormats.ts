@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { WORKER_ROLE } from './rls';
 
 /**
- * Issue 15 (D13), the formats part:
+ * D13, the formats part:
  * - an endpoint's `format` (`core`, `field`, `events`), fixed at registration (the PATCH of D6
  *   does not accept it), and the version an `events` endpoint pins
  *   at registration (D16), answered as its envelope's `apiVersion`;

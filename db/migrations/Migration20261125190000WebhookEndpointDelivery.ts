@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 19: one long-lived delivery workflow per endpoint (docs/webhook-delivery.md).
+ * One long-lived delivery workflow per endpoint (docs/webhook-delivery.md).
  * - `next_attempt_at`: when a pending delivery is due next; the endpoint's workflow claims due rows
  *   in batches. Null marks a delivery carried by its own per-delivery workflow (the rows pending
  *   before this migration, whose `deliverWebhook` runs go on and finish): the endpoint workflow

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { APP_ROLE } from './rls';
 
 /**
- * Issue 19: a calculate that is not persisted reads only which rate card revision is current, and
+ * A calculate that is not persisted reads only which rate card revision is current, and
  * that read cost four round trips (begin, app_enter_tenant, the select, commit). This function
  * does it as one statement in its own implicit transaction: it selects the tenant exactly as
  * app_enter_tenant does (transaction-locally, stamped), so the select under it still sees only

@@ -41,7 +41,7 @@ export class RateCardRepository {
   }
 
   /**
-   * Issue 19: the tenant's current rate card, outside any transaction. Which revision is current is
+   * The tenant's current rate card, outside any transaction. Which revision is current is
    * one statement (app_current_rate_card_revision selects the tenant for itself, under row-level
    * security) instead of a transaction's four round trips; a revision this process has not cached
    * yet is read in a tenant transaction, once.

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * Provider credentials at rest (issue 7, D8's CREDENTIAL_ENCRYPTION_KEY): AES-256-GCM, a fresh
+ * Provider credentials at rest (D8's CREDENTIAL_ENCRYPTION_KEY): AES-256-GCM, a fresh
  * 96-bit IV per value, and associated data naming what the value is (tenant, provider, field) so
  * a ciphertext copied onto another row or field does not decrypt.
  *

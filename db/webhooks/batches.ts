@@ -4,11 +4,11 @@ import type { EndpointSecretsRow } from './endpoint-secrets';
 import type { AttemptRecord } from './attempts';
 
 /**
- * Issue 19: an endpoint's deliveries taken in batches by its one delivery workflow
+ * An endpoint's deliveries taken in batches by its one delivery workflow
  * (docs/webhook-delivery.md). Every function runs inside the endpoint's tenant transaction.
  *
  * A pending delivery with a `next_attempt_at` belongs to its endpoint's workflow; one without is
- * carried by its own `deliverWebhook` workflow (started before issue 19) and is never claimed here.
+ * carried by its own `deliverWebhook` workflow (a legacy per-delivery run) and is never claimed here.
  */
 
 /** The endpoint as a batch needs it: address, format, version pin, secrets and tenant. */

@@ -11,7 +11,7 @@ export interface DeliveryRow {
   series: number;
   /** The endpoint's format (D13), which picks the delivery's envelope, window and schedule. */
   format: WebhookFormat;
-  /** Pending from before issue 19: carried by its own `deliverWebhook` workflow, not by its endpoint's. */
+  /** Pending from the legacy per-delivery workflows: carried by its own `deliverWebhook` workflow, not by its endpoint's. */
   legacy: boolean;
 }
 
@@ -34,7 +34,7 @@ export async function createDeliveriesForEvent(em: EntityManager, envelope: Even
 }
 
 /**
- * The same for many events of one tenant in one transaction (the relay's batches, issue 19):
+ * The same for many events of one tenant in one transaction (the relay's batches):
  * one insert for all of them, then their pending deliveries.
  */
 export async function createDeliveriesForEvents(em: EntityManager, organizationId: string, envelopes: readonly EventEnvelope[]): Promise<DeliveryRow[]> {

@@ -1,5 +1,5 @@
 /**
- * D2, issue 19: the production pricing engine. Same contract and same answers as the decimal.js
+ * D2: the production pricing engine. Same contract and same answers as the decimal.js
  * reference (engine.ts), computed in scaled integers: inches, square feet, hours and quantities
  * as integer ten-thousandths, rate-card values as integers over their own power of ten, compiled
  * once per revision (compiled-rate-card.ts). Each rounding point R1-R9 of docs/pricing.md is one

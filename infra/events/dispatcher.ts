@@ -36,7 +36,7 @@ export class EventDispatcher {
   }
 
   /**
-   * Many events at once (the relay's leased batch, issue 19): each event's own workflows, then the
+   * Many events at once (the relay's leased batch): each event's own workflows, then the
    * deliveries of each tenant's events in one transaction, each endpoint woken once, then all
    * marked dispatched. A failure leaves them all undispatched for a retry (starting twice is harmless).
    */
@@ -67,7 +67,7 @@ export class EventDispatcher {
   /**
    * The API's fast path for the events of one commit (a job move records two or three): dispatched
    * together, so the last of them is not held back by the transactions of the ones before it
-   * (issue 19: commit-to-receipt). Never fails the request; the relay retries what is left.
+   * (commit-to-receipt). Never fails the request; the relay retries what is left.
    */
   async tryDispatchAll(envelopes: readonly EventEnvelope[]): Promise<boolean> {
     if (envelopes.length === 0) return true;

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * What the code running now is doing, for every log line it writes and every workflow it starts
- * (issue 17): the API's request id, and in an activity its workflow id, run id and the business
+ * What the code running now is doing, for every log line it writes and every workflow it starts:
+ * the API's request id, and in an activity its workflow id, run id and the business
  * ids of its input. Set by api/http/request-scope.ts for a request and by the worker's activity
  * interceptor (worker/activity-interceptors.ts) for an activity; read by the logger's mixin
  * (infra/runtime/logger.ts) and by the Temporal client interceptor that passes the request id

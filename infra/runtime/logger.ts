@@ -20,7 +20,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       redact: { paths: REDACT, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      // Issue 17: inside an activity, every line carries its workflow id, run id and business ids
+      // Inside an activity, every line carries its workflow id, run id and business ids
       // (infra/runtime/log-context.ts), except those the logger's own bindings already give.
       mixin: (_merge, _level, logger) => {
         const fields = currentLogContext()?.fields;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /**
- * Prometheus metrics of one process (issue 17): a registry with the Node.js process metrics
+ * Prometheus metrics of one process: a registry with the Node.js process metrics
  * (heap, event-loop lag, GC) and whatever the API (api/http/metrics.ts) or the worker
  * (worker/metrics.ts) registers on it. All our metric names start with `shade_`.
  */

@@ -72,13 +72,13 @@ export const settingsSchema = z.object({
   SMTP_URL: z.preprocess(blankAsUndefined, z.string().url().refine((v) => /^smtps?:\/\//.test(v), 'must be an smtp:// or smtps:// URL').optional()),
   MAIL_FROM: z.preprocess(blankAsUndefined, z.string().min(3).default('Shade Office <no-reply@shade-office.invalid>')),
   SEED_SANDBOX: flag(true),
-  // Issue 17: Prometheus `/metrics` of the API and of the worker, each on a port of its own (0:
+  // Prometheus `/metrics` of the API and of the worker, each on a port of its own (0:
   // any free one), on METRICS_HOST: loopback unless the deployment's Prometheus must reach it
   // (docker-compose: 0.0.0.0 inside the stack's network, never published).
   METRICS_PORT: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(65535).default(9464)),
   WORKER_METRICS_PORT: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(65535).default(9465)),
   METRICS_HOST: z.preprocess(blankAsUndefined, z.string().min(1).default('127.0.0.1')),
-  // Issue 17: traces go to this OpenTelemetry collector (OTLP over HTTP, `<endpoint>/v1/traces`);
+  // Traces go to this OpenTelemetry collector (OTLP over HTTP, `<endpoint>/v1/traces`);
   // unset, nothing is traced. Read by infra/runtime/instrument.ts before the process starts.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(blankAsUndefined, z.string().url().optional()),
   BUILD_COMMIT: optionalSecret,

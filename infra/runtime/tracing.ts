@@ -11,7 +11,7 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 /**
- * Issue 17: OpenTelemetry traces, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set (OTLP over
+ * OpenTelemetry traces, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set (OTLP over
  * HTTP to `<endpoint>/v1/traces`), off (no tracer, no patched module) otherwise. A request's
  * span (HTTP instrumentation) is the parent of the workflow it starts (Temporal's client
  * interceptor, infra/temporal/client-interceptors.ts), whose spans and its activities'

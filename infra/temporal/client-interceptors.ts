@@ -2,11 +2,11 @@ import type { ClientInterceptors, Next, WorkflowClientInterceptor, WorkflowStart
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { currentLogContext } from '../runtime/log-context';
 
-/** The memo key of the API request that started a workflow (issue 17); shown in the Temporal UI. */
+/** The memo key of the API request that started a workflow; shown in the Temporal UI. */
 export const REQUEST_ID_MEMO = 'request_id';
 
 /**
- * Issue 17: a workflow started while serving an API request carries that request's id in its
+ * A workflow started while serving an API request carries that request's id in its
  * memo, so an operator goes from a request's log line to its workflow (`request_id` in the
  * Temporal UI), and the workflow's own log lines carry it (workflows/interceptors.ts).
  */

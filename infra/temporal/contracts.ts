@@ -75,7 +75,7 @@ export const invoiceWorkflowId = (quoteId: string) => `quote-invoice-${quoteId}`
 export type ExpireQuotesWorkflow = (input?: Record<string, never>) => Promise<{ expired: number }>;
 export const QUOTE_EXPIRY_SCHEDULE_ID = 'quote-expiry';
 
-// ---- integrationTokenRefresh: one per connection (issue 7) ----
+// ---- integrationTokenRefresh: one per connection ----
 export type RefreshedProvider = 'ACCOUNTING' | 'CRM';
 export interface TokenRefreshInput {
   organizationId: string;
@@ -110,7 +110,7 @@ export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{
 /** One delivery series of one event to one endpoint; a replay is the next series. */
 export const webhookWorkflowId = (eventId: string, endpointId: string, series: number) => `webhook-${eventId}-${endpointId}-${series}`;
 
-// ---- deliverEndpointWebhooks: section 6.3, D6, issue 19 (docs/webhook-delivery.md) ----
+// ---- deliverEndpointWebhooks: section 6.3, D6 (docs/webhook-delivery.md) ----
 /** The circuit breaker of one endpoint (workflows/webhook-breaker.ts has its table of transitions). */
 export type BreakerStateName = 'closed' | 'open' | 'half_open';
 export interface BreakerState {

@@ -10,7 +10,7 @@ export const SEARCH_ATTRIBUTES = {
   QuoteNumber: 'Int',
   QuoteId: 'Keyword',
   Provider: 'Keyword',
-  // Issue 17: how a webhook delivery ended (delivered, failed, missed), set by the delivery
+  // How a webhook delivery ended (delivered, failed, missed), set by the delivery
   // workflow's interceptor (workflows/interceptors.ts); `pending` from its start.
   DeliveryStatus: 'Keyword',
   // D19: `awaiting_repair` while a failed leg waits for `retryLeg`; then `completed` or `repair_window_closed`.

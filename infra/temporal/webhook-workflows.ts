@@ -4,7 +4,7 @@ import { DELIVERIES_DUE, WORKFLOW_TYPES, endpointDeliveryWorkflowId, webhookWork
 import { DeliveryStatusKey, OrganizationIdKey, QuoteIdKey } from './search-attributes';
 
 /**
- * Issue 19: wakes (signal-with-start) the one delivery workflow of an endpoint, id
+ * Wakes (signal-with-start) the one delivery workflow of an endpoint, id
  * `webhook-endpoint-<endpointId>`. Before it, each delivery series had its own workflow
  * (`start`, kept for rows pending from then).
  */
@@ -26,7 +26,7 @@ export class WebhookWorkflows {
     });
   }
 
-  /** `event.quoteId`: the quote the event is about, when it is about one (issue 17: findable by QuoteId). */
+  /** `event.quoteId`: the quote the event is about, when it is about one (findable by QuoteId). */
   async start(
     organizationId: string,
     delivery: { id: string; event_id: string; endpoint_id: string; series: number; format?: 'core' | 'field' | 'events' },

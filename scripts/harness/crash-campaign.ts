@@ -15,7 +15,7 @@ import { TokenService } from '../../api/auth/tokens';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 
 /**
- * Issue 19's crash campaign (docs/crash-campaign.md): approvals and webhook events through the
+ * The crash campaign (docs/crash-campaign.md): approvals and webhook events through the
  * API while the worker process is SIGKILLed at seeded random moments and started again, and the
  * API process once; then, once everything has settled, a count at the providers' fakes and the
  * webhook receiver of duplicates and losses. bench/crash-campaign.ts runs the big one, the suite

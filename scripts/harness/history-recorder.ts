@@ -83,7 +83,7 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     await sync.result();
     return {
       'provider-sync-payments': await sync.fetchHistory(),
-      // D19: refused, awaiting repair, repaired by the invoice endpoint's retryLeg update. Issue 19's
+      // D19: refused, awaiting repair, repaired by the invoice endpoint's retryLeg update. The
       // lean shape (local activities, legs that record their own row) has names of its own: the
       // files of the shape before it stay as they were recorded and keep replaying.
       'quote-approval-lean-payments-repaired': await approval.fetchHistory(),

@@ -35,7 +35,7 @@ export interface TemporalHarness {
   dispatcher: EventDispatcher;
   relay: OutboxRelay;
   /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
-  /** `metrics` and `logger` (issue 17): the worker's counters, and a logger to read its lines (silent otherwise). */
+  /** `metrics` and `logger`: the worker's counters, and a logger to read its lines (silent otherwise). */
   startWorker(deps?: {
     payments?: Stripe;
     integrations?: IntegrationDependencies;
@@ -58,7 +58,7 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
   // As the worker's role: the relay, the dispatcher and the activities here are the worker's.
   const orm = await createOrm({ url: workerDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_WORKER_PASSWORD!), poolMax: 5 });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  // With the interceptors of api/main.ts and worker/main.ts: a start carries the request id (issue 17).
+  // With the interceptors of api/main.ts and worker/main.ts: a start carries the request id.
   const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', interceptors: clientInterceptors() });
   const logger = createLogger('silent');
   const dispatcher = new EventDispatcher(client, orm.em, { taskQueue, timing: TEST_TIMING, logger });

@@ -14,7 +14,7 @@ import { startTemporalHarness, TEST_TIMING } from './temporal-harness';
 type History = temporal.api.history.v1.IHistory;
 
 /**
- * Runs the endpoint delivery workflow (issue 19) through its real paths on a loopback receiver,
+ * Runs the endpoint delivery workflow through its real paths on a loopback receiver,
  * and the expiry and round-trip workflows once, and returns their histories. Used by
  * scripts/record-histories.ts. The receivers are on 127.0.0.1, allowed by
  * OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK alone (D6: the address guard stays on for every other address).
@@ -26,7 +26,7 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
   await harness.startWorker({ webhooks: { cipher: new CredentialCipher(key), allowPrivateNetworks: false, allowLoopback: true } });
   const api = await startApi({ events: harness.dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' } });
   try {
-    // Issue 19: new deliveries go to their endpoint's workflow; the per-delivery histories
+    // New deliveries go to their endpoint's workflow; the per-delivery histories
     // (webhook-delivery-*.json) were recorded before it and stay as recorded, replayed on every run.
     const endpointRuns = await endpointWorkflowRuns();
 

@@ -1,5 +1,5 @@
 /**
- * Issue 19: every benchmark prints the peak resident memory of the API and the worker processes.
+ * Every benchmark prints the peak resident memory of the API and the worker processes.
  * Linux keeps each process's high-water mark of resident memory (VmHWM in /proc/<pid>/status),
  * so one read at the end gives the peak over the whole run, however short the spike was.
  */

@@ -12,7 +12,7 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv = pr
 
 /**
  * Starts a long-running TypeScript entry point on this same Node (24) with tsx, and with the
- * tracing preload (issue 17: it does nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
+ * tracing preload (it does nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
  */
 export function startService(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [...SERVICE_NODE_ARGS, entry], { cwd: projectRoot, stdio: 'inherit', env });

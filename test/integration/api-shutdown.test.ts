@@ -12,7 +12,7 @@ import { projectRoot } from '../../scripts/infra/paths';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 /**
- * Issue 11: stopping the API dropped requests in flight (approvals committed without a reply).
+ * Stopping the API must not drop requests in flight (an approval would commit without a reply).
  * It drains: no new connections, every request in flight finishes, then the pools close.
  */
 let owner: pg.Pool;

@@ -129,7 +129,7 @@ describe('login rate limit (section 8)', () => {
     expect((await login({ subdomain: target.subdomain, email: other.email, password: other.password })).status).toBe(200);
   });
 
-  // Issue 18 (docs/decisions.md): failures are what is counted; a success clears them.
+  // docs/decisions.md: failures are what is counted; a success clears them.
   it('never refuses someone who keeps logging in successfully', async () => {
     const t = await createTenant(owner, { person: 'SALES' });
     const person = t.users.person!;
@@ -187,8 +187,8 @@ describe('bearer tokens (section 5)', () => {
     expect((await api.request('/api/v1/auth/me', { token: await api.tokenFor(admin) })).status).toBe(200);
   });
 
-  // Issue 11: correctly signed tokens whose claims are not ours were a 500 (non-UUID org or sub)
-  // or accepted (no exp).
+  // Correctly signed tokens whose claims are not ours are refused: neither a 500 (non-UUID org or
+  // sub) nor accepted (no exp).
   it('refuses signed tokens with a non-UUID org or sub, without exp, or with an unknown role, with 401', async () => {
     const t = await createTenant(owner, { admin: 'ADMIN' });
     const admin = t.users.admin!;

@@ -6,7 +6,7 @@ import { seedSandbox } from '../../db/seed';
 import { runCrashCampaign } from '../../scripts/harness/crash-campaign';
 
 /**
- * Issue 19: the crash campaign in small (bench/crash-campaign.ts runs the big one). The worker
+ * The crash campaign in small (bench/crash-campaign.ts runs the big one). The worker
  * process is SIGKILLed at least three times at seeded random moments and the API process once,
  * while approvals and work-order moves go through the API; counted at the fakes and the
  * receiver, nothing is made twice and nothing is lost. On a database of its own, so the worker's

@@ -6,7 +6,7 @@ import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { ChangeOrder, Crew, CrewList, JobDetail } from '../../api/fsm/schemas';
 import type { Problem } from '../../api/v1/problem';
 
-// Issue 12: crews, crew assignment, time entries, material draws and change orders (D11, D12), and
+// Crews, crew assignment, time entries, material draws and change orders (D11, D12), and
 // their bad input: each a clear problem, nothing written.
 let owner: pg.Pool;
 let api: ApiHarness;

@@ -9,7 +9,7 @@ import { JobDetail, JobHistoryPage, JobPage } from '../../api/fsm/schemas';
 import { appDatabaseUrl } from '../../db/database-urls';
 import type { Problem } from '../../api/v1/problem';
 
-// Issue 12: the /v1/fsm/ jobs (D10, D11), and the /api/ work orders they project to.
+// The /v1/fsm/ jobs (D10, D11), and the /api/ work orders they project to.
 let owner: pg.Pool;
 let api: ApiHarness;
 let a: Tenant;

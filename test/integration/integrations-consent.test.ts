@@ -210,7 +210,7 @@ describe('the callback refuses what it cannot trust (400 pages)', () => {
   });
 });
 
-// Issue 11: a NUL character reached the database (a 500 page) once the state was valid.
+// PostgreSQL text cannot hold a NUL: let through once the state is valid, it reaches the database as a 500 page.
 it('a NUL character in any callback parameter answers a 400 page, and spends no state', async () => {
   for (const name of ['realmId', 'code', 'error_description']) {
     const location = await visitConsent(await connectUrl(api, admin, 'accounting'));

@@ -15,7 +15,7 @@ import { IntegrationConnections } from '../../infra/integrations/connection-stor
 import type { QuickBooksOAuth } from '../../infra/integrations/providers';
 
 /**
- * Token refresh as a durable workflow (issue 7), against the fakes with short token lifetimes:
+ * Token refresh as a durable workflow, against the fakes with short token lifetimes:
  * QuickBooks access tokens live two seconds and its refresh tokens rotate on every refresh;
  * the Salesforce org rotates refresh tokens too. Real Temporal, real PostgreSQL.
  */

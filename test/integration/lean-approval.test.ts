@@ -13,7 +13,7 @@ import { faults } from '../../scripts/sandboxes/faults';
 import { RETRY_LEG, WORKFLOW_TYPES, approvalWorkflowId, invoiceWorkflowId, type LegOutcome, type QuoteInvoiceWorkflow } from '../../infra/temporal/contracts';
 
 /**
- * Issue 19, the lean approval: the plan is a local activity (a marker in the history, no activity
+ * The lean approval: the plan is a local activity (a marker in the history, no activity
  * task), each leg is one activity task that records its own SUCCEEDED sync row, and a failed leg's
  * row is written by a local activity. Read from the workflow's history through the Temporal client.
  * Before it, one approval with three legs took seven activity tasks (the plan, three writes, three
@@ -73,7 +73,7 @@ const invoicesAtStripe = (quoteId: string) => stripe.inspect.invoices(KEY).filte
 const invoiceGenerated = async (quoteId: string) =>
   (await owner.query(`select count(*)::int as n from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1`, [quoteId])).rows[0].n as number;
 
-describe('issue 19: the lean approval', () => {
+describe('the lean approval', () => {
   it('three legs: one activity task per leg, each recording its own row; the plan is a local activity', async () => {
     const { quoteId, progress } = await approve();
     expect(progress.state).toBe('completed');

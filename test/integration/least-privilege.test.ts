@@ -6,7 +6,7 @@ import { appDatabaseUrl, workerDatabaseUrl } from '../../db/database-urls';
 import { APP_ROLE, WORKER_ROLE } from '../../db/migrations/rls';
 
 /**
- * Issue 11, least privilege: the API and the worker connect as roles of their own, each granted
+ * Least privilege: the API and the worker connect as roles of their own, each granted
  * only what its code uses, and the tenant setting cannot outlive its transaction on a pooled
  * connection.
  */
@@ -62,7 +62,7 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   webhook_delivery_attempts: { api: ['SELECT'], worker: ['INSERT', 'SELECT'] },
   // D13: the one notice per disabling, claimed and kept by the worker.
   webhook_endpoint_notices: { api: [], worker: ['INSERT', 'SELECT'] },
-  // Issue 12 (D11, D12): the field-sync jobs. The worker reads a change order to invoice it.
+  // D11, D12: the field-sync jobs. The worker reads a change order to invoice it.
   crews: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   crew_members: { api: ['DELETE', 'INSERT', 'SELECT'], worker: [] },
   sites: { api: ['INSERT', 'SELECT'], worker: [] },
@@ -87,7 +87,7 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   'outbox_mark_dispatched_in_tenant(uuid[])': ['api', 'worker'],
   // D13: the effective technical contact (the worker addresses the notice without reading users).
   'organization_technical_contact()': ['api', 'worker'],
-  // Issue 17: counts for the worker's /metrics (the operator's alerts), across tenants.
+  // Counts for the worker's /metrics (the operator's alerts), across tenants.
   'operations_metrics()': ['worker'],
   'sync_run_lag()': ['worker'],
 };
@@ -185,7 +185,7 @@ describe('the tenant setting lives only as long as its transaction', () => {
     }
   });
 
-  it('app_current_rate_card_revision (issue 19) selects its tenant for its own statement only, reads under row-level security, and refuses inside a tenant transaction', async () => {
+  it('app_current_rate_card_revision selects its tenant for its own statement only, reads under row-level security, and refuses inside a tenant transaction', async () => {
     const c = await createTenant(owner, { admin: 'ADMIN' });
     await giveRateCard(a.id, SANDBOX_RATE_CARD);
     const latestOfA = await giveRateCard(a.id, SANDBOX_RATE_CARD);

@@ -7,7 +7,7 @@ import { LoginService, type PasswordHasher } from '../../api/auth/login-service'
 
 /**
  * Section 4.2: wrong password, unknown email, unknown workspace and disabled account are
- * rejected "with the same timing". Issue 11 measured an unknown workspace 2.5 ms faster (its user
+ * rejected "with the same timing". An outside probe measured an unknown workspace 2.5 ms faster (its user
  * lookup was skipped). Here the four are timed through HTTP, interleaved in random order, over
  * 240 rounds, and the medians of their per-round differences compared; a fifth, control case
  * costs exactly 1 ms more, to show the comparison would see that.

@@ -22,13 +22,13 @@ import { createWorkerMetrics, operationsFrom, syncRunLagFrom } from '../../worke
 import { parseExposition, sampleValue } from '../support/prometheus-text';
 
 /**
- * Issue 17: Prometheus metrics of the API and the worker, read from their `/metrics` as
+ * Prometheus metrics of the API and the worker, read from their `/metrics` as
  * Prometheus would: requests by route and status with their latency, rate-limit refusals,
  * provider calls by provider and outcome, webhook attempts and deliveries by outcome, and the
  * figures the operator's alerts watch (outbox lag, legs awaiting repair, disabled endpoints, sync
  * runs' lag). Also what goes with them: a delivery that used all its attempts shows as failed (its
  * row, the deliveries counter and a warn line with its delivery id and its endpoint's workflow:
- * issue 19 carries deliveries in one workflow per endpoint, which the tenant's OrganizationId
+ * deliveries are carried by one workflow per endpoint, which the tenant's OrganizationId
  * finds), the workflows a request started carry its request id, and the worker's log lines carry
  * workflow id, run id and business ids.
  */
@@ -168,7 +168,7 @@ describe('the worker\'s /metrics, DeliveryStatus and log lines', () => {
     const delivery = temporal.client.workflow.getHandle(endpointDeliveryWorkflowId(endpointId));
     const described = await delivery.describe();
     expect(described.searchAttributes).toMatchObject({ OrganizationId: [tenant.id] });
-    // The delivery's own event names its quote (QuoteId's place for webhook deliveries since issue 19).
+    // The delivery's own event names its quote (a delivery workflow carries a whole endpoint, so its QuoteId cannot).
     const event = (await owner.query<{ quote_id: string }>(`select envelope->'data'->>'quote_id' as quote_id from outbox_events where id = $1`, [rows[0]!.event_id])).rows[0]!;
     expect(event.quote_id).toBe(quoteId);
     const approval = await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).describe();

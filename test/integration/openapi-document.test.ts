@@ -47,7 +47,7 @@ afterAll(async () => {
 const operations = (group: Record<string, Record<string, Operation>>) =>
   Object.entries(group).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
-describe("Redocly's recommended ruleset (issue 18)", () => {
+describe("Redocly's recommended ruleset", () => {
   it('reports no error and no warning on /openapi.json', async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: text, absoluteRef: 'http://127.0.0.1/openapi.json', config });

@@ -204,8 +204,8 @@ describe('POST /api/v1/integrations/payments/webhook', () => {
     expect(await paidAt(quote.quote_id)).toBeNull();
   });
 
-  // Issue 11: a signed body of null, or a paid_at that is no unix time, was a 500 on every
-  // redelivery, so the provider retried it for days.
+  // A signed body of null, or a paid_at that is no unix time, must not be a 500: the provider
+  // redelivers what answered a 500, for days.
   it('400 for a signed body that is not a provider event; never a 500', async () => {
     const bodies = ['null', '[]', '42', '"evt"', 'true', '{}', '{"id":7,"type":"invoice.paid"}', '{"id":"evt_1","type":null}', JSON.stringify({ id: 'evt_\u0000', type: 'invoice.paid' }), JSON.stringify({ id: `evt_${'x'.repeat(5000)}`, type: 'invoice.paid' }), JSON.stringify({ id: `evt_${randomUUID()}`, type: 'invoice.paid\u0000' })];
     for (const body of bodies) {

@@ -64,7 +64,7 @@ describe('POST /api/v1/quotes/calculate: the six rules of 4.3', () => {
     expect(stored.rows[0]).toEqual({ override_reason: override.marginOverride.reason, floor_overridden: true, applied_margin: '0.2' });
   });
 
-  it('issue 19: the answer is the whole result as JSON text, with its type and length', async () => {
+  it('the answer is the whole result as JSON text, with its type and length', async () => {
     const res = await calculate('sales', twoWindows());
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -202,7 +202,7 @@ describe('persist: true', () => {
     await giveRateCard(tenant.id, dearer);
     const second = await ok(await calculate('sales', twoWindows({ persist: true })));
     expect(second.totals.amount_cents).toBeGreaterThan(first.totals.amount_cents);
-    // Issue 19: a calculate that is not persisted reads the current revision outside a transaction
+    // A calculate that is not persisted reads the current revision outside a transaction
     // (one statement), and prices on the new card at once.
     const unsaved = await ok(await calculate('sales', twoWindows()));
     expect(unsaved.totals.amount_cents).toBe(second.totals.amount_cents);

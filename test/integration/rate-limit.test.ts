@@ -99,7 +99,7 @@ describe('broad rate limit (section 8)', () => {
   });
 });
 
-describe('client addresses behind no proxy and behind ours (section 8, issue 11)', () => {
+describe('client addresses behind no proxy and behind ours (section 8)', () => {
   it("by default (npm start) trusts no proxy: 1,000 requests each with a new X-Forwarded-For are one client, and leave no counters behind", async () => {
     const direct = await startApi({ env: { TRUST_PROXY_HOPS: '' } });
     try {

@@ -12,7 +12,7 @@ import { dropDatabase } from '../../db/migrate';
 import { curlSites, readmeBlocks, readmeScript } from '../support/readme-script';
 
 /**
- * Issue 18: the README works when pasted. `npm start`'s launcher (scripts/start.ts) brings up the
+ * The README works when pasted. `npm start`'s launcher (scripts/start.ts) brings up the
  * stack as on a fresh clone, in development and without any provider key (so with its provider
  * sandboxes), on the suite's PostgreSQL server and Temporal; then every shell block of the README
  * runs in order in one bash, as written (only its fixed ports are swapped for the test stack's),
@@ -24,7 +24,7 @@ let stack: ChildProcess | undefined;
 let output = '';
 let api = '';
 let port = 0;
-// Issue 17: docs/operations.md reads both processes' /metrics at npm start's ports (swapped here).
+// docs/operations.md reads both processes' /metrics at npm start's ports (swapped here).
 let metricsPort = 0;
 let workerMetricsPort = 0;
 

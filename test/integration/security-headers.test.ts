@@ -5,7 +5,7 @@ import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owne
 import { launchBrowser } from '../support/browser';
 import { DOCS_ASSETS } from '../../api/meta/routes';
 
-/** Issue 11: headers of every response (helmet, api/http/security-headers.ts) and the /docs inventory. */
+/** Headers of every response (helmet, api/http/security-headers.ts) and the /docs inventory. */
 let owner: pg.Pool;
 let api: ApiHarness;
 let tenant: Tenant;

@@ -77,7 +77,7 @@ describe('npm start (scripts/start.ts)', () => {
     });
     expect(login.status).toBe(200);
 
-    // Issue 11: a crashed worker is restarted (with backoff, and said so), not the end of the stack.
+    // A crashed worker is restarted (with backoff, and said so), not the end of the stack.
     const worker = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' })
       .split('\n')
       .find((line) => line.includes('worker/main.ts'));

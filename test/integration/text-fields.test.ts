@@ -9,7 +9,7 @@ import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import { NUL_COMPLAINT } from '../../api/http/validate';
 
 /**
- * Issue 11: a NUL character in any text field was a 500 from the database driver. Every string
+ * A NUL character in a text field is a 500 from the database driver unless refused first. Every string
  * field of every JSON request body in the OpenAPI document (the route table's own schemas) is
  * sent, one at a time, in an otherwise valid body, holding a NUL: each is a 422 naming its path.
  */
@@ -68,7 +68,7 @@ beforeAll(async () => {
     persist: true,
     quoteId: quote.quote_id,
     assignedTechnicianId: tenant.users.tech!.id,
-    // Issue 12: a crew's people must be active technicians of the tenant.
+    // A crew's people must be active technicians of the tenant.
     foreman_id: tenant.users.tech!.id,
     member_ids: [],
     // D13: an endpoint's events are names of its format's catalogue, or ["*"].
@@ -110,7 +110,7 @@ function withHints(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key in hints ? hints[key] : withHints(v)]));
 }
 
-describe('NUL characters in text fields (issue 11)', () => {
+describe('NUL characters in text fields', () => {
   it('are refused with 422 and the dotted path in every string field of every request body', async () => {
     const operations = bodyOperations();
     // Section 4's bodies at least: login, calculate, work orders (2), checkout, webhook endpoints (2).

@@ -17,7 +17,7 @@ import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { parseExposition, sampleValue } from '../support/prometheus-text';
 
 /**
- * Issue 17, end to end as deployed: the API and the worker run as their own processes, started
+ * End to end as deployed: the API and the worker run as their own processes, started
  * the way `npm start` starts them (the tracing preload first), with OTEL_EXPORTER_OTLP_ENDPOINT
  * pointing at a local OTLP receiver (an OpenTelemetry collector's endpoint, on loopback). One
  * approval, with all three providers connected (local fakes), makes one trace: the HTTP request,

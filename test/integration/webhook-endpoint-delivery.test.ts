@@ -17,7 +17,7 @@ import { ENDPOINT_DELIVERY_LIMITS } from '../../workflows/webhook-endpoint-deliv
 import { MAX_DELIVERY_ATTEMPTS } from '../../domain/webhooks/backoff';
 
 /**
- * Issue 19: deliveries carried by one long-lived workflow per endpoint (docs/webhook-delivery.md).
+ * Deliveries carried by one long-lived workflow per endpoint (docs/webhook-delivery.md).
  * Many events to one endpoint in batches; a dead neighbour whose breaker is open costs the healthy
  * endpoint nothing; retries keep the envelope id and stop at the schedule's limit; continue-as-new
  * carries the breaker and the retry decisions. (A worker killed mid-batch: webhook-worker-crash.)

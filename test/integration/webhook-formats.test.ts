@@ -173,7 +173,7 @@ function headersOf(got: Received): Record<string, string> {
 
 const mailTo = async (address: string) => (await catcher.messages()).filter((m) => m.to.some((to) => to.address === address));
 /**
- * The mails to `address` about `endpointId`, once at least one has come: since issue 19 the
+ * The mails to `address` about `endpointId`, once at least one has come: the
  * endpoint's workflow sends the notice after the batch that disabled it has recorded its attempt.
  */
 async function mailsAbout(address: string, endpointId: string, timeoutMs = 10_000) {

@@ -18,7 +18,7 @@ import { TEST_TIMING } from '../../scripts/harness/temporal-harness';
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 
 /**
- * Issue 19, at-least-once across a crash: the worker process (worker/main.ts, as deployed) is
+ * At-least-once across a crash: the worker process (worker/main.ts, as deployed) is
  * SIGKILLed while a batch of an endpoint's deliveries is out, and a new worker takes over. The
  * batch activity stops heartbeating, Temporal retries it on the new worker, and the retry takes
  * its claimed rows back (same claim token): every event arrives, none is lost (some may arrive

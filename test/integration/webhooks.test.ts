@@ -306,7 +306,7 @@ describe('private destinations (D6)', () => {
   });
 });
 
-// Issue 11: a tenant registers a bounded number of endpoints (docs/webhooks.md).
+// A tenant registers a bounded number of endpoints (docs/webhooks.md).
 describe('webhook endpoints per workspace', () => {
   it(`at most ${WEBHOOK_ENDPOINTS_PER_TENANT}: the next is a 422, even when raced; deleting one makes room; other workspaces are unaffected`, async () => {
     const t = await createTenant(owner, { admin: 'ADMIN' });

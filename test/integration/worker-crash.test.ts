@@ -87,7 +87,7 @@ describe('a worker killed mid fan-out', () => {
     workers.start();
     const approval = client.workflow.getHandle(approvalWorkflowId(quoteId));
     await approval.result();
-    // Issue 19's lean shape: the plan a local activity, the leg one activity that records its own row.
+    // The lean shape: the plan a local activity, the leg one activity that records its own row.
     const scheduled = ((await approval.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
     expect(scheduled).toEqual(['writePaymentsInvoice']);
     expect(invoicesOf()).toHaveLength(1);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * Issue 19: a delivery is carried by its endpoint's long-lived workflow, which never finishes per
+ * A delivery is carried by its endpoint's long-lived workflow, which never finishes per
  * delivery; a test waits instead for the delivery row to leave `pending` (delivered, failed or
  * missed), which the batch records in the same transaction as the attempt that ended it.
  */

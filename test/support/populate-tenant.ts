@@ -20,7 +20,7 @@ import { sendEndpointDisabledNotice } from '../../activities/webhooks/disabled-n
  * tenant table arrives, add what fills it here.
  */
 export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox' | 'sandbox-alt'): Promise<void> {
-  // Integrations: a provider fake to connect to (issue 7).
+  // Integrations: a provider fake to connect to.
   const fakes = await startIntegrationFakes();
   const receiver = await new WebhookReceiver().start();
   const api = await startApi({ env: { ...fakes.env, OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' } });
@@ -59,7 +59,7 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     // Approval (without a worker here) and the sync row its fan-out writes for an unconnected provider.
     const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
     if (approved.status !== 200) throw new Error(`populating ${subdomain}: approve answered ${approved.status} ${await approved.text()}`);
-    // Issue 12: the job's time, material and a change order (crews, sites, the sync clock and job history come with the work order).
+    // The job's time, material and a change order (crews, sites, the sync clock and job history come with the work order).
     const field = async (path: string, json: unknown, expected: number) => {
       const answer = await api.request(path, { method: 'POST', token: admin, json });
       if (answer.status !== expected) throw new Error(`populating ${subdomain}: ${path} answered ${answer.status} ${await answer.text()}`);

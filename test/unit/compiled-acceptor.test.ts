@@ -6,7 +6,7 @@ import { compileAcceptor } from '../../api/http/compiled-acceptor';
 import { z } from 'zod';
 
 /**
- * Issue 19: the calculate body is checked by ajv first (api/http/compiled-acceptor.ts), and a body
+ * The calculate body is checked by ajv first (api/http/compiled-acceptor.ts), and a body
  * it accepts skips zod. That is only sound if ajv accepts exactly what zod accepts, with the same
  * result: compared here over random bodies near every bound of the schema.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { censusTable, countPerKey, takeCensus, type ApprovedQuote, type ProviderHoldings } from '../../scripts/harness/crash-census';
 
-/** Issue 19: the crash campaign's counting rules (docs/crash-campaign.md), on made-up holdings. */
+/** The crash campaign's counting rules (docs/crash-campaign.md), on made-up holdings. */
 const quote = (n: number): ApprovedQuote => ({ quoteId: `q${n}`, quoteNumber: 1000 + n, customerName: `C${n}`, customerEmail: `c${n}@example.test`, invoiceItems: 3 });
 const exact = (quotes: ApprovedQuote[]): ProviderHoldings => ({
   stripeCustomerEmails: quotes.map((q) => q.customerEmail),

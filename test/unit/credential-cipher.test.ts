@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { CredentialCipher, CredentialDecryptionError } from '../../db/security/credential-cipher';
 import { loadSettings } from '../../infra/runtime/settings';
 
-/** Provider credentials at rest (issue 7, D8): AES-256-GCM under CREDENTIAL_ENCRYPTION_KEY with a key id. */
+/** Provider credentials at rest (D8): AES-256-GCM under CREDENTIAL_ENCRYPTION_KEY with a key id. */
 const key = () => randomBytes(32).toString('base64');
 const CONTEXT = 'integration_connections/org-1/ACCOUNTING/refresh_token';
 

@@ -1,4 +1,4 @@
-// Issue 18's settings: what development gets by default, and what production refuses (D6, D8).
+// The settings: what development gets by default, and what production refuses (D6, D8).
 import { describe, expect, it } from '@jest/globals';
 import { loadSettings } from '../../infra/runtime/settings';
 import { CONNECTORS, readinessOf } from '../../infra/integrations/connectors';

@@ -44,7 +44,7 @@ const exported = new Set([apiRegistry, workerRegistry].flatMap((registry) => reg
 const shadeMetrics = (expr: string) => [...expr.matchAll(/\bshade_[a-z_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''));
 
 describe('docker-compose.yml', () => {
-  // Issue 17: the whole production stack, each service checked and restarted.
+  // The whole production stack, each service checked and restarted.
   it('has every service the stack needs, each with a health check and a restart policy', () => {
     for (const name of ['postgres', 'temporal-schema', 'temporal', 'temporal-setup', 'temporal-ui', 'migrate', 'api', 'proxy', 'worker', 'otel-collector', 'jaeger', 'prometheus', 'grafana']) {
       expect({ name, present: Boolean(services[name]) }).toEqual({ name, present: true });
@@ -90,7 +90,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('passes every setting the code reads (D8) to the API and the worker, each only its own database password', () => {
-    // Issue 11, least privilege: a process never holds the other's database credentials.
+    // Least privilege: a process never holds the other's database credentials.
     const otherPassword = { api: 'DATABASE_WORKER_PASSWORD', worker: 'DATABASE_APP_PASSWORD' } as const;
     for (const name of ['api', 'worker'] as const) {
       const env = services[name]!.environment ?? {};
@@ -105,7 +105,7 @@ describe('docker-compose.yml', () => {
     expect(services.migrate!.command).toEqual(['node', '--import', './scripts/container/extensionless.mjs', 'dist/scripts/migrate.js']);
   });
 
-  // Issue 17: traces to the collector, metrics to Prometheus, none of it public.
+  // Traces to the collector, metrics to Prometheus, none of it public.
   it('sends traces to the collector and lets Prometheus, and only it, scrape both processes\' /metrics', () => {
     for (const name of ['api', 'worker']) {
       expect(services[name]!.environment).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: expect.stringContaining('http://otel-collector:4318'), METRICS_HOST: '0.0.0.0', METRICS_PORT: '9464', WORKER_METRICS_PORT: '9465' });
@@ -152,7 +152,7 @@ describe('docker-compose.yml', () => {
     for (const name of ['api', 'worker']) expect(services[name]!.depends_on?.migrate?.condition).toBe('service_completed_successfully');
   });
 
-  // Issue 11: only an address written by a proxy the deployment runs may count (section 8), and
+  // Only an address written by a proxy the deployment runs may count (section 8), and
   // transport is HTTPS (section 1).
   it('puts one real reverse proxy in front of the API: TLS ends there, only its ports are published, and the API trusts exactly that hop', () => {
     const proxy = services.proxy!;

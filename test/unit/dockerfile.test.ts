@@ -26,7 +26,7 @@ describe('scripts/container/Dockerfile', () => {
     }
   });
 
-  // Issue 17: compiled, production dependencies only, not root.
+  // Compiled, production dependencies only, not root.
   it('builds in one stage (tsc to dist/) and runs from another with production dependencies only, as a non-root user', () => {
     expect(stages).toHaveLength(2);
     expect(stages[0]![0]).toMatch(/^FROM node:24-[\w-]+ AS build$/);

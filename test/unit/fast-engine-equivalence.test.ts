@@ -1,5 +1,5 @@
 /**
- * Issue 19: the scaled-integer engine (fast-engine.ts) answers exactly what the decimal.js
+ * The scaled-integer engine (fast-engine.ts) answers exactly what the decimal.js
  * reference (engine.ts) answers, to the last character of every field, and refuses exactly what
  * it refuses (same class, message and fields). 100,000 seeded random requests on random rate
  * cards: every SKU mix (motor and trim or not, every unit for every component), widths and drops
@@ -191,7 +191,7 @@ function sameOutcome(a: Outcome, b: Outcome): boolean {
   return 'refused' in b && a.refused === b.refused && a.message === b.message && a.fields === b.fields;
 }
 
-describe('fast pricing engine against the decimal.js reference (issue 19, D2)', () => {
+describe('fast pricing engine against the decimal.js reference (D2)', () => {
   it('answers and refuses exactly as the reference on 100,000 random requests, and prices realistic ones on the fast path', () => {
     const seen = { fastPriced: 0, referencePriced: 0, refused: new Map<string, number>() };
     // Refusals are compared by class, message and fields; capturing their stacks (source-mapped

@@ -8,7 +8,7 @@ import { DeliveryStatusKey as RegisteredKey, SEARCH_ATTRIBUTES } from '../../inf
 import { DeliveryStatusKey } from '../../workflows/interceptors';
 import { PinoTemporalLogger } from '../../worker/temporal-logger';
 
-/** Issue 17: the pieces of logs and traces that need no server. */
+/** The pieces of logs and traces that need no server. */
 function captured() {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger('trace', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString())), done()) }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { peakMemoryLines, peakResidentKiB } from '../../scripts/infra/peak-memory';
 
-// Issue 19: the benchmarks' peak-memory figures come from the kernel's high-water mark.
+// The benchmarks' peak-memory figures come from the kernel's high-water mark.
 describe('peak resident memory of a benchmark process', () => {
   it('reads this process\'s high-water mark, at least its current resident set', () => {
     const peak = peakResidentKiB(process.pid);

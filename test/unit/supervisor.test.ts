@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Supervisor } from '../../scripts/infra/supervisor';
 
 /**
- * Issue 11: a crash of the worker stopped the whole `npm start` stack. The launcher's supervisor
+ * A crash of the worker must not stop the whole `npm start` stack. The launcher's supervisor
  * restarts a crashed process with backoff and says so, and gives up only on repeated crashes.
  * Real child processes: each run appends a line to a file, and crashes while told to.
  */

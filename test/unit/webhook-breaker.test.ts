@@ -1,4 +1,4 @@
-// Issue 19: the circuit breaker of an endpoint's delivery workflow (workflows/webhook-breaker.ts),
+// The circuit breaker of an endpoint's delivery workflow (workflows/webhook-breaker.ts),
 // every transition of its table, and what it lets a batch do in each state.
 import { describe, expect, it } from '@jest/globals';
 import { BREAKER_TRANSITIONS, batchAllowance, batchEvent, breakerAfter, coolDownLeftMs, initialBreaker, type BreakerEvent } from '../../workflows/webhook-breaker';

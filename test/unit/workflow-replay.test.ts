@@ -15,7 +15,7 @@ import { WORKFLOW_TYPES } from '../../infra/temporal/contracts';
  * Determinism: recorded histories of real runs (test/histories, made by
  * `npm run record-histories`) replay against today's workflow code. A change that would make
  * running workflows take another path fails here. They replay as the worker runs them, with its
- * workflow interceptors (ours, and OpenTelemetry's as when tracing is on: issue 17).
+ * workflow interceptors (ours, and OpenTelemetry's as when tracing is on).
  */
 const folder = join(projectRoot, 'test', 'histories');
 const files = readdirSync(folder).filter((f) => f.endsWith('.json'));
