@@ -9,7 +9,8 @@ describe('iso', () => {
     expect(iso('2026-11-26 10:30:00.123+01')).toBe('2026-11-26T09:30:00.123Z');
   });
 
-  it('keeps null as null', () => {
+  it('writes an absent timestamp as null', () => {
     expect(iso(null)).toBeNull();
+    expect(iso(undefined)).toBeNull();
   });
 });
