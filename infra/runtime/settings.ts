@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * D8: every setting the processes read, validated once at start-up. The README lists each one
- * with its default; test/unit/docker-compose.test.ts checks that docker-compose.yml passes each
+ * with its default; test/tooling/docker-compose.test.ts checks that docker-compose.yml passes each
  * one to the API and the worker. Empty strings count as unset (a blank line in .env).
  */
 const blankAsUndefined = (value: unknown) => (value === '' ? undefined : value);

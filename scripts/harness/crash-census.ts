@@ -1,7 +1,7 @@
 /**
  * The crash campaign's count (docs/crash-campaign.md), made only from what the outside world
  * holds: the providers' fakes and the webhook receiver, never our own database. Pure functions
- * over plain lists, so the counting rules are tested on their own (test/unit/crash-census.test.ts).
+ * over plain lists, so the counting rules are tested on their own (test/tooling/crash-census.test.ts).
  */
 
 /** One approved quote, as the campaign's client saw it, and what one clean approval of it makes. */

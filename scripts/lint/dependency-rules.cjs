@@ -12,7 +12,7 @@
 //   worker/      composes activities/, workflows/, infra/, db/ and domain/ (never api/)
 //   scripts/, bench/  may use the product, never test code
 //
-// test/unit/layer-rules.test.ts proves each rule fires on a deliberately wrong import.
+// test/tooling/layer-rules.test.ts proves each rule fires on a deliberately wrong import.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../scripts/infra/embedded-postgres';
-import { freePort } from '../../scripts/infra/free-port';
-import { dataDir } from '../../scripts/infra/paths';
+import { startEmbeddedPostgres } from '../../../scripts/infra/embedded-postgres';
+import { freePort } from '../../../scripts/infra/free-port';
+import { dataDir } from '../../../scripts/infra/paths';
 
 /** The default database of `npm start` when DATABASE_URL is unset: it keeps yesterday's data. */
 const folder = join(dataDir, `embedded-test-pg-${process.pid}`);

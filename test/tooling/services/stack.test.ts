@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../../scripts/infra/free-port';
-import { projectRoot } from '../../scripts/infra/paths';
-import { withDatabaseName } from '../../db/database-urls';
-import { dropDatabase } from '../../db/migrate';
-import { SANDBOX_PASSWORD } from '../../db/sandbox';
+import { freePort } from '../../../scripts/infra/free-port';
+import { projectRoot } from '../../../scripts/infra/paths';
+import { withDatabaseName } from '../../../db/database-urls';
+import { dropDatabase } from '../../../db/migrate';
+import { SANDBOX_PASSWORD } from '../../../db/sandbox';
 
 /**
  * `npm start`'s launcher (scripts/start.ts) end to end, on the suite's PostgreSQL server and
