@@ -3,8 +3,6 @@ import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
 import { migrations } from './migrations';
 
-export type Orm = MikroORM;
-
 export interface OrmOptions {
   url: string;
   poolMax?: number;

@@ -13,9 +13,6 @@ import { signPayload } from '../../infra/webhooks/signature';
 import { FORMAT_RULES, formatHeaders, renderBody } from '../../domain/webhooks/formats';
 import type { Resolver } from '../../infra/webhooks/address-policy';
 
-/** D6: a core endpoint whose every attempt has failed for this long is disabled (FORMAT_RULES has each format's). */
-export const DISABLE_AFTER_FAILING_MS = FORMAT_RULES.core.disableAfterFailingMs;
-
 const SANDBOX_SUBDOMAINS: ReadonlySet<string> = new Set(SANDBOX_TENANTS.map((t) => t.subdomain));
 
 /** One attempt's input: `clockScale` (tests) shortens the failure clock as the workflow's timing shortens its waits. */

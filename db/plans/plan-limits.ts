@@ -17,6 +17,3 @@ export const PLAN_LIMITS: { readonly [P in Plan]: PlanLimit } = {
   growth: { requestsPerMinute: 4000, burst: 800, routes: 16 },
   enterprise: { requestsPerMinute: 10000, burst: 2500, routes: 64 },
 };
-
-/** A tenant without a choice is on starter (D15). */
-export const DEFAULT_PLAN: Plan = 'starter';

@@ -28,7 +28,6 @@ import {
 export type PricedQuote = Omit<z.output<typeof CalculationResult>, 'quote_id' | 'quote_number' | 'status' | 'persisted'>;
 export type PricedLineItem = PricedQuote['line_items'][number];
 export type PricedComponent = PricedLineItem['components'][number];
-export type PricedCutList = PricedLineItem['cut_list'];
 
 /** What approval freezes (D3) is read back by the invoicing legs as a FrozenCalculation. */
 type Assert<T extends true> = T;

@@ -14,8 +14,6 @@ export interface TaxComponent {
   rate: string;
 }
 
-export const TAX_RATES_EFFECTIVE = '2025-04-01';
-
 export const CANADIAN_SALES_TAX: Readonly<Record<string, readonly TaxComponent[]>> = {
   'CA-AB': [{ code: 'GST', rate: '0.05' }],
   'CA-BC': [{ code: 'GST', rate: '0.05' }, { code: 'PST', rate: '0.07' }],

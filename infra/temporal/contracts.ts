@@ -28,7 +28,6 @@ export const WORKFLOW_TYPES = {
   changeOrderInvoice: 'changeOrderInvoice',
   providerSync: 'providerSync',
 } as const;
-export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
 
 // ---- roundTrip: the smallest workflow (start-up probe, benchmark baseline) ----
 export interface RoundTripInput {
