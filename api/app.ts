@@ -12,7 +12,8 @@ import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { problemErrorHandler, problemNotFound } from './v1/problem-handler';
-import { planLimits } from './v1/plan-limits';
+import { meterUnrouted, PlanMeter } from './http/plan-meter';
+import { IdempotencyKeys } from './http/idempotency';
 import { announceVersion, registrationVersion, resolveVersion } from './versions/middleware';
 import { versionRoutes } from './versions/routes';
 import { inTenant } from '../db/tenant-scope';
@@ -103,7 +104,9 @@ export function createApp(deps: AppDependencies): Express {
 
   const tokens = new TokenService(deps.settings.AUTH_TOKEN_SECRET);
   const login = new LoginService(deps.em, tokens, deps.hasher ?? defaultHasher);
-  const host: RouteHost = { app, registry: createRegistry(), publicRoutes: new PublicRoutes() };
+  // D15 and D14: what routes declaring `metering` and `idempotency` draw from and keep keys in (api/http/route.ts).
+  const meter = new PlanMeter(deps.em);
+  const host: RouteHost = { app, registry: createRegistry(), publicRoutes: new PublicRoutes(), meter, idempotencyKeys: new IdempotencyKeys(deps.em) };
   registerEventWebhooks(host.registry);
   // Provider tokens and webhook secrets are sealed with the same key (D8).
   const cipher = CredentialCipher.fromSettings(deps.settings);
@@ -123,8 +126,6 @@ export function createApp(deps: AppDependencies): Express {
   // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401.
   app.use('/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
   app.use(['/api/v1', '/v1'], resolveVersion(deps.em));
-  // D15: the tenant's plan bucket, shared by every process, on every /v1/ path.
-  app.use('/v1', planLimits(deps.em));
 
   healthRoutes(host, deps);
   versionRoutes(host);
@@ -167,7 +168,7 @@ export function createApp(deps: AppDependencies): Express {
   graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 
-  app.use('/v1', problemNotFound);
+  app.use('/v1', meterUnrouted(meter), problemNotFound);
   app.use('/v1', problemErrorHandler);
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
-import { claimKey, completeKey, holdKeyForTransaction } from '../../db/idempotency/keys';
-import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../../domain/errors/errors';
+import { onceWithin, checkKey, type Answer } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { QuoteBody } from '../v1/quotes/schemas';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
@@ -11,36 +8,40 @@ import { withoutNulls } from './input';
 
 /**
  * GraphQL's createQuote: POST /v1/quotes (D14) with its Idempotency-Key as an argument, in the
- * request's tenant transaction. The same key with the same input, within 24 hours, answers the
- * quote the first call made (`replayed: true`) and makes nothing; with other input it is
- * IDEMPOTENCY_KEY_REUSED. A second call while the first is still running is IDEMPOTENCY_KEY_IN_USE
- * at once (D14's 409): the first holds the key for its whole transaction. Keys are the tenant's, shared with
- * /v1/quotes; a GraphQL fingerprint never matches a REST one, so a key is used by one interface.
- * What is kept for a key is the quote's id: a replay answers that quote with whatever the new
- * selection asks of it.
+ * request's tenant transaction, following D14's one protocol (api/http/idempotency.ts). The same
+ * key with the same input, within 24 hours, answers the quote the first call made
+ * (`replayed: true`) and makes nothing; with other input it is IDEMPOTENCY_KEY_REUSED; while the
+ * first call runs, IDEMPOTENCY_KEY_IN_USE at once (D14's 409). The key is claimed in the
+ * operation's transaction, so a failed operation keeps nothing. Keys are the tenant's, shared with
+ * /v1/quotes; a GraphQL fingerprint never matches a REST one (its operation differs), so a key is
+ * used by one interface. What is kept for a key is the quote's id: a replay answers that quote with
+ * whatever the new selection asks of it.
  */
 export interface CreateQuotePayload {
   quote: QuoteRecord | null;
   replayed: boolean;
 }
 
-const fingerprintOf = (input: unknown) => createHash('sha256').update(`graphql createQuote\n${canonicalize(input ?? null) ?? 'null'}`).digest('hex');
+/** The operation a createQuote fingerprint names (domain/idempotency). */
+const OPERATION = 'graphql createQuote';
 
 export async function createQuote(ctx: GraphQLContext, quotes: V1QuoteService, input: Record<string, unknown>, idempotencyKey: string | null | undefined): Promise<CreateQuotePayload> {
   const body = parseOrThrow(QuoteBody, withoutNulls(input), 'input');
-  if (idempotencyKey !== undefined && idempotencyKey !== null) {
-    if (idempotencyKey.length === 0 || idempotencyKey.length > 255) throw validationFailed({ idempotencyKey: idempotencyKey.length === 0 ? 'Must not be empty' : 'At most 255 characters' });
-    if (!(await holdKeyForTransaction(ctx.tx, idempotencyKey))) throw idempotencyKeyInUse();
-    const claim = await claimKey(ctx.tx, idempotencyKey, fingerprintOf(input));
-    if (!claim.claimed) {
-      if (claim.fingerprint !== fingerprintOf(input)) throw idempotencyKeyReused();
-      if (claim.state === 'running') throw idempotencyKeyInUse();
-      const { quote_id: quoteId } = JSON.parse(claim.response.body) as { quote_id: string };
-      return { quote: await ctx.loaders.quote.load(quoteId), replayed: true };
-    }
+  const create = async (): Promise<Answer> => {
+    const created = await quotes.createWithin(ctx.tx, ctx.caller, body);
+    ctx.events.push(created.event);
+    return { status: 200, body: { quote_id: created.quote.id } };
+  };
+  if (idempotencyKey === undefined || idempotencyKey === null) {
+    const { body: made } = await create();
+    return { quote: await ctx.loaders.quote.load((made as KeptQuote).quote_id), replayed: false };
   }
-  const created = await quotes.createWithin(ctx.tx, ctx.caller, body);
-  ctx.events.push(created.event);
-  if (idempotencyKey) await completeKey(ctx.tx, idempotencyKey, { status: 200, body: JSON.stringify({ quote_id: created.quote.id }), headers: {} });
-  return { quote: await ctx.loaders.quote.load(created.quote.id), replayed: false };
+  checkKey(idempotencyKey, 'idempotencyKey');
+  const outcome = await onceWithin(ctx.tx, { key: idempotencyKey, request: { operation: OPERATION, payload: input } }, create);
+  return { quote: await ctx.loaders.quote.load((outcome.answer.body as KeptQuote).quote_id), replayed: outcome.replayed };
+}
+
+/** What a createQuote key keeps. */
+interface KeptQuote {
+  quote_id: string;
 }

@@ -115,6 +115,8 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
       '`VARIABLES_TOO_LARGE`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, ….',
     tags: ['graphql'],
     auth: 'bearer',
+    // D17: the operation's cost in points, drawn by the executor once costed (api/graphql/execute.ts).
+    metering: 'points',
     rawBody: { description: 'A GraphQL request: query, optional operationName and variables. One operation per request (no arrays).', schema: GraphQLRequestBody, example: { query: '{ workOrders(first: 1) { nodes { id status } } }' } },
     responses: { 200: { description: 'The result, with extensions.cost; errors carry extensions.code', schema: GraphQLResponse, example: RESPONSE_EXAMPLE } },
     handler: async ({ req, res }) => {
@@ -157,6 +159,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
     description: 'The schema POST /v1/graphql serves, printed by graphql-js (for code generators and review).',
     tags: ['graphql'],
     auth: 'bearer',
+    metering: 'request',
     responses: { 200: { description: 'SDL', schema: z.string(), contentType: 'text/plain', example: SCHEMA_SDL.slice(0, 200) } },
     handler: ({ res }) => {
       res.type('text/plain; charset=utf-8').send(SCHEMA_SDL);

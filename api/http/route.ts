@@ -3,6 +3,8 @@ import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openap
 import { z } from 'zod';
 import type { Role } from '../../db/entities/user';
 import { forbidden, unauthenticated } from '../../domain/errors/errors';
+import type { Metering, RequestMeter } from './plan-meter';
+import { checkKey, isKeyRefusal, keepNothing, type Answer, type IdempotencyKeys, type Keep, type Outcome } from './idempotency';
 import { fieldsOf, parseOrThrow } from './validate';
 import { ErrorEnvelopeSchema } from './common-schemas';
 import { errorExample } from './error-examples';
@@ -31,7 +33,7 @@ export interface ResponseSpec {
   headers?: z.ZodObject;
 }
 
-export interface RouteSpec<B extends z.ZodType | undefined, Q extends AnyObject | undefined, P extends AnyObject | undefined, A extends Auth> {
+interface RouteDeclaration<B extends z.ZodType | undefined, Q extends AnyObject | undefined, P extends AnyObject | undefined, A extends Auth> {
   method: Method;
   /** Express syntax (`/api/v1/quotes/:id`); OpenAPI gets `{id}`. */
   path: string;
@@ -60,8 +62,28 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends AnyObject 
   /** A body the handler reads as raw bytes itself (a signed webhook): documented, not parsed here. */
   rawBody?: { description: string; schema: z.ZodType; example: unknown };
   responses: Record<number, ResponseSpec>;
-  handler: (ctx: HandlerContext<B, Q, P, A>) => Promise<void> | void;
+  /**
+   * D15: what each request draws from its tenant's plan bucket (api/http/plan-meter.ts). Every
+   * bearer route under `/v1/` declares it; no other route may (`/api/` keeps document 000
+   * section 8's limits, a public route has no tenant).
+   */
+  metering?: Metering;
 }
+
+/**
+ * D14: a route that declares `idempotency` takes the Idempotency-Key header (documented in its
+ * `headers`) and runs once per key of the tenant (api/http/idempotency.ts). Its handler answers
+ * an Answer instead of writing the response, and hands it to `keep` in the transaction of its
+ * write; route() answers it, and answers it again to the same request with the same key.
+ */
+export type RouteSpec<B extends z.ZodType | undefined, Q extends AnyObject | undefined, P extends AnyObject | undefined, A extends Auth> = RouteDeclaration<B, Q, P, A> &
+  (
+    | { idempotency?: undefined; handler: (ctx: HandlerContext<B, Q, P, A>) => Promise<void> | void }
+    | { idempotency: typeof IDEMPOTENCY_HEADER; handler: (ctx: HandlerContext<B, Q, P, A> & { keep: Keep }) => Promise<Answer> }
+  );
+
+/** D14's request header. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** none: public; bearer: guarded by api/http/authenticate.ts; signed: authenticated by its own signature. */
 export type Auth = 'none' | 'bearer' | 'signed';
@@ -80,34 +102,101 @@ export interface RouteHost {
   registry: OpenAPIRegistry;
   /** Filled by route(); the bearer guard lets these through. */
   publicRoutes: PublicRoutes;
+  /** D15: the plan buckets that routes declaring `metering: 'request'` draw from. */
+  meter?: RequestMeter;
+  /** D14: where routes declaring `idempotency` claim their keys. */
+  idempotencyKeys?: IdempotencyKeys;
 }
 
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 /**
- * Declares one route in every place at once: Express (with role check and validation in front
- * of the handler), the bearer guard's list of public routes, and the OpenAPI registry, from the
- * same zod schemas. One source of truth.
+ * Declares one route in every place at once: Express (with the plan draw, role check, validation
+ * and idempotency key in front of the handler, as declared), the bearer guard's list of public
+ * routes, and the OpenAPI registry, from the same zod schemas. One source of truth.
  */
 export function route<B extends z.ZodType | undefined, Q extends AnyObject | undefined, P extends AnyObject | undefined, A extends Auth>(
   host: RouteHost,
   spec: RouteSpec<B, Q, P, A>,
 ): void {
-  host.registry.registerPath(describe(spec));
+  checkGuards(host, spec as AnySpec);
+  host.registry.registerPath(describe(spec as AnySpec));
   if (spec.auth !== 'bearer') host.publicRoutes.add(spec.method, spec.path);
   host.app[spec.method](spec.path, async (req: Request, res: Response) => {
+    const key = spec.idempotency ? req.get(IDEMPOTENCY_HEADER) : undefined;
+    // Checked by checkGuards: a metered route is a bearer route of a host with a meter.
+    const meter = spec.metering === 'request' ? host.meter! : undefined;
     if (spec.auth === 'bearer') {
       if (!req.caller) throw unauthenticated();
+      // D15: before roles and input, as for every /v1/ request; a keyed request draws when its key is claimed.
+      if (key === undefined) await meter?.draw(req.caller.organizationId, res);
       if (spec.roles && !spec.roles.includes(req.caller.role)) throw forbidden();
     }
     const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
     const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined;
     const body = spec.body ? parseOrThrow(spec.body, req.body, 'body', spec.bodyAcceptor) : undefined;
-    await spec.handler({ req, res, body, query, params, caller: req.caller } as HandlerContext<B, Q, P, A>);
+    const ctx = { req, res, body, query, params, caller: req.caller } as HandlerContext<B, Q, P, A>;
+    if (!spec.idempotency) {
+      await spec.handler(ctx);
+      return;
+    }
+    if (key === undefined) {
+      send(res, await spec.handler({ ...ctx, keep: keepNothing }));
+      return;
+    }
+    const organizationId = req.caller!.organizationId;
+    try {
+      checkKey(key, `headers.${IDEMPOTENCY_HEADER}`);
+    } catch (error) {
+      // A malformed key costs nothing and writes nothing.
+      await meter?.peek(organizationId, res);
+      throw error;
+    }
+    let outcome: Outcome;
+    try {
+      outcome = await host.idempotencyKeys!.once(
+        organizationId,
+        { key, request: { operation: `${req.method} ${req.baseUrl}${req.path}`, payload: req.body } },
+        (keep) => spec.handler({ ...ctx, keep }),
+        meter && ((tx) => meter.drawWithin(tx, res)),
+      );
+    } catch (error) {
+      // A key in use or reused drew nothing (D14 with D15).
+      if (isKeyRefusal(error)) await meter?.peek(organizationId, res);
+      throw error;
+    }
+    if (outcome.replayed) {
+      await meter?.peek(organizationId, res);
+      res.setHeader('Idempotent-Replayed', 'true');
+    }
+    send(res, outcome.answer);
   });
 }
 
-type AnySpec = RouteSpec<z.ZodType | undefined, AnyObject | undefined, AnyObject | undefined, Auth>;
+/** Through res.json, so an answer (and a replay) is shaped for the caller's D16 version. */
+function send(res: Response, answer: Answer): void {
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+  res.status(answer.status).json(answer.body);
+}
+
+/** A declaration the guards cannot serve is a bug in it: fail at start-up, not on a request. */
+function checkGuards(host: RouteHost, spec: AnySpec): void {
+  const under = isProblemPath(spec.path);
+  if (spec.metering !== undefined) {
+    if (spec.auth !== 'bearer' || !under) throw new Error(`${spec.operationId}: only bearer routes under /v1/ draw from a plan bucket (D15)`);
+    if (spec.metering === 'request' && !host.meter) throw new Error(`${spec.operationId}: declares metering but the host has no plan meter`);
+  } else if (spec.auth === 'bearer' && under) {
+    throw new Error(`${spec.operationId}: a bearer route under /v1/ declares what it draws from the tenant's plan (D15 metering)`);
+  }
+  if (spec.idempotency !== undefined) {
+    if (spec.auth !== 'bearer') throw new Error(`${spec.operationId}: idempotency keys are the tenant's, so an idempotent route is a bearer route`);
+    if (spec.method !== 'post') throw new Error(`${spec.operationId}: only a POST takes an ${IDEMPOTENCY_HEADER} (D14)`);
+    if (!(spec.headers?.shape && IDEMPOTENCY_HEADER in spec.headers.shape)) throw new Error(`${spec.operationId}: an idempotent route documents its ${IDEMPOTENCY_HEADER} header`);
+    if (!host.idempotencyKeys) throw new Error(`${spec.operationId}: declares idempotency but the host keeps no keys`);
+  }
+}
+
+type AnySpec = RouteDeclaration<z.ZodType | undefined, AnyObject | undefined, AnyObject | undefined, Auth> & { idempotency?: typeof IDEMPOTENCY_HEADER };
 
 /** An example that its schema refuses is a bug in the declaration: fail at start-up, not in a client. */
 function checkedExample(spec: AnySpec, what: string, schema: z.ZodType, example: unknown): unknown {

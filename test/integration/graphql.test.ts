@@ -380,7 +380,7 @@ describe('createQuote while the same key is in use (D14)', () => {
     const CREATE = 'mutation C($input: CreateQuoteInput!, $key: String) { createQuote(input: $input, idempotencyKey: $key) { replayed quote { id } } }';
     const key = `gql-in-use-${Date.now()}`;
     const before = (await owner.query('select count(*)::int as n from quotes where organization_id = $1', [tenant.id])).rows[0].n as number;
-    // Another request's transaction holds the key (db/idempotency/keys.ts holdKeyForTransaction).
+    // Another request's transaction holds the key, its claim not yet committed (db/idempotency/keys.ts holdKey).
     const holder = await owner.connect();
     try {
       await holder.query('begin');

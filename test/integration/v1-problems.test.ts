@@ -27,6 +27,7 @@ beforeAll(async () => {
         description: 'Test only.',
         tags: ['test'],
         auth: 'bearer',
+        metering: 'request',
         roles: ['ADMIN'],
         params: z.strictObject({ id: z.uuid() }),
         body: z.strictObject({ lines: z.array(z.strictObject({ quantity: z.number().int().positive() })).min(1) }),
@@ -44,6 +45,7 @@ beforeAll(async () => {
         description: 'Test only.',
         tags: ['test'],
         auth: 'bearer',
+        metering: 'request',
         params: z.strictObject({ what: z.enum(['job', 'transition', 'conflict', 'explode']) }),
         responses: { 200: { description: 'never' } },
         handler: ({ params }) => {

@@ -5,6 +5,8 @@ import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../script
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import { CANADIAN_SALES_TAX } from '../../domain/tax/canadian-sales-tax';
+import { fingerprintOf } from '../../domain/idempotency/idempotency';
+import { storedFingerprint } from '../../db/idempotency/keys';
 
 // D14: the alternate /v1/quotes, its lists, its idempotency keys; the same record as /api/.
 // Response bodies are checked field by field below.
@@ -254,10 +256,9 @@ describe('Idempotency-Key (D14)', () => {
   });
 
   it('a key held by a running request is 409; one left running by a process that died is claimed again after its lease', async () => {
-    const { fingerprintOf } = await import('../../api/v1/idempotency');
     const running = async (key: string, age: string) => {
       // What the first request's claim leaves while it runs: its fingerprint, no answer yet.
-      const fingerprint = fingerprintOf({ method: 'POST', baseUrl: '', path: '/v1/quotes', body: body() } as never);
+      const fingerprint = storedFingerprint(fingerprintOf({ operation: 'POST /v1/quotes', payload: body() }));
       await owner.query(`insert into idempotency_keys (organization_id, key, fingerprint, state, created_at) values ($1, $2, $3, 'running', now() - $4::interval)`, [tenant.id, key, fingerprint, age]);
     };
     const busy = `busy-${Date.now()}`;

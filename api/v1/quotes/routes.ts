@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { route, type RouteHost } from '../../http/route';
+import { IDEMPOTENCY_HEADER, route, type RouteHost } from '../../http/route';
 import { OFFICE } from '../../http/roles';
 import { IdParams } from '../../http/common-schemas';
 import { inTenant } from '../../../db/tenant-scope';
@@ -9,7 +9,7 @@ import { addCustomer, listCustomers, UnknownCustomerCursorError } from '../../..
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
 import { validationFailed } from '../../../domain/errors/errors';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
-import { idempotent, type Answer } from '../idempotency';
+import type { Answer } from '../../http/idempotency';
 import type { QuoteOutcome, V1QuoteService } from './v1-quote-service';
 import { Customer, CustomerBody, CustomerPage, IdempotencyHeaders, PageQuery, PricebookList, ProductPage, QuoteBody, V1Quote } from './schemas';
 import { V1_CUSTOMER_EXAMPLE, V1_PRICEBOOKS_EXAMPLE, V1_PRODUCT_PAGE_EXAMPLE, V1_QUOTE_EXAMPLE, V1_QUOTE_REQUEST_EXAMPLE } from './examples';
@@ -41,7 +41,9 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
       'Records `quote.created`. With an `Idempotency-Key` the first answer is answered again for 24 hours.',
     tags: ['v1 quotes'],
     auth: 'bearer',
+    metering: 'request',
     roles: OFFICE,
+    idempotency: IDEMPOTENCY_HEADER,
     headers: IdempotencyHeaders,
     body: QuoteBody,
     bodyExample: V1_QUOTE_REQUEST_EXAMPLE,
@@ -49,9 +51,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
       201: { description: 'The quote, revision 1', schema: V1Quote, example: V1_QUOTE_EXAMPLE, headers: QuoteHeaders },
       409: problem('idempotency-key-in-use: the first request with this key is still running'),
     },
-    handler: async ({ req, res, caller, body }) => {
-      await idempotent(deps.em, req, res, async (keep) => created(await deps.quotes.create(caller, body, (tx, outcome) => keep(tx, created(outcome)))));
-    },
+    handler: async ({ caller, body, keep }) => created(await deps.quotes.create(caller, body, (tx, outcome) => keep(tx, created(outcome)))),
   });
 
   route(host, {
@@ -62,6 +62,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     description: 'D14. Its status is the record’s now (it may have been sent or approved through `/api/`).',
     tags: ['v1 quotes'],
     auth: 'bearer',
+    metering: 'request',
     roles: OFFICE,
     params: IdParams,
     responses: { 200: { description: 'The quote', schema: V1Quote, example: V1_QUOTE_EXAMPLE }, 404: problem('No such quote in the tenant') },
@@ -78,7 +79,9 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     description: 'D14: the quote priced anew from this body as revision n+1, with its own `quote.created`. A quote in any other status is a 409.',
     tags: ['v1 quotes'],
     auth: 'bearer',
+    metering: 'request',
     roles: OFFICE,
+    idempotency: IDEMPOTENCY_HEADER,
     headers: IdempotencyHeaders,
     params: IdParams,
     body: QuoteBody,
@@ -88,9 +91,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
       404: problem('No such quote in the tenant'),
       409: problem('Not revisable (approved, rejected or expired), or idempotency-key-in-use'),
     },
-    handler: async ({ req, res, caller, params, body }) => {
-      await idempotent(deps.em, req, res, async (keep) => created(await deps.quotes.revise(caller, params.id, body, (tx, outcome) => keep(tx, created(outcome)))));
-    },
+    handler: async ({ caller, params, body, keep }) => created(await deps.quotes.revise(caller, params.id, body, (tx, outcome) => keep(tx, created(outcome)))),
   });
 
   route(host, {
@@ -101,6 +102,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     description: 'A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` for the next page.',
     tags: ['v1 quotes'],
     auth: 'bearer',
+    metering: 'request',
     roles: OFFICE,
     query: PageQuery,
     responses: { 200: { description: 'A page of products', schema: ProductPage, example: V1_PRODUCT_PAGE_EXAMPLE } },
@@ -121,6 +123,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     description: 'Pass `next_cursor` back as `cursor` for the next page.',
     tags: ['v1 quotes'],
     auth: 'bearer',
+    metering: 'request',
     roles: OFFICE,
     query: PageQuery,
     responses: { 200: { description: 'A page of customers', schema: CustomerPage, example: { data: [V1_CUSTOMER_EXAMPLE], next_cursor: null } } },
@@ -142,7 +145,9 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     description: 'A customer with an email is one customer per tenant: posting an email the tenant has answers that customer (200) instead of a new one (201).',
     tags: ['v1 quotes'],
     auth: 'bearer',
+    metering: 'request',
     roles: OFFICE,
+    idempotency: IDEMPOTENCY_HEADER,
     headers: IdempotencyHeaders,
     body: CustomerBody,
     bodyExample: { name: 'Jordan Rivera', email: 'jordan@example.test' },
@@ -150,16 +155,13 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
       201: { description: 'Added', schema: Customer, example: V1_CUSTOMER_EXAMPLE },
       200: { description: 'The tenant’s customer of that email', schema: Customer, example: V1_CUSTOMER_EXAMPLE },
     },
-    handler: async ({ req, res, caller, body }) => {
-      await idempotent(deps.em, req, res, (keep) =>
-        inTenant(deps.em, caller.organizationId, async (tx) => {
-          const added = await addCustomer(tx, body);
-          const answer: Answer = { status: added.created ? 201 : 200, body: added.customer };
-          await keep(tx, answer);
-          return answer;
-        }),
-      );
-    },
+    handler: ({ caller, body, keep }) =>
+      inTenant(deps.em, caller.organizationId, async (tx) => {
+        const added = await addCustomer(tx, body);
+        const answer: Answer = { status: added.created ? 201 : 200, body: added.customer };
+        await keep(tx, answer);
+        return answer;
+      }),
   });
 
   route(host, {
@@ -170,6 +172,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     description: 'One price book per tenant: its id is what a quote names as `pricebookId`, its `revision` what prices a quote made now.',
     tags: ['v1 quotes'],
     auth: 'bearer',
+    metering: 'request',
     roles: OFFICE,
     responses: { 200: { description: 'The price books', schema: PricebookList, example: V1_PRICEBOOKS_EXAMPLE } },
     handler: async ({ res, caller }) => {

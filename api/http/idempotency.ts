@@ -1,0 +1,119 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTenant } from '../../db/tenant-scope';
+import { completeKey, holderOf, holdKey, insertClaim, releaseKey, type KeptAnswer } from '../../db/idempotency/keys';
+import { decide, fingerprintOf, keyComplaint, type Decision, type RequestIdentity } from '../../domain/idempotency/idempotency';
+import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed, DomainError } from '../../domain/errors/errors';
+
+/**
+ * D14's one protocol, for every interface that takes an idempotency key (a route that declares
+ * `idempotency`, api/http/route.ts; GraphQL's createQuote). The rule is domain/idempotency, the
+ * storage db/idempotency/keys.ts. The steps:
+ * 1. claim: hold the key in the claiming transaction (another transaction holding it is "in use"
+ *    at once), read who holds it, and let the rule decide: a new request claims it (`running`);
+ *    the same request again is answered what it kept (replay), or is "in use" while it runs;
+ *    another request with the key is "reused";
+ * 2. the work keeps its answer with the key in the transaction of its write, so both commit or
+ *    neither does;
+ * 3. a failed request keeps nothing: its claim is released (or rolled back with it).
+ * Where the claim commits is the one choice a caller makes: `IdempotencyKeys.once` claims in a
+ * transaction of its own, committed before the work, so what the claim draws (D15) is spent even
+ * when the work fails, and the work may open its own transactions (a key left running by a process
+ * that died is claimed anew after its lease); `onceWithin` claims in the caller's transaction, for
+ * work that runs in it whole (GraphQL's operation), and its rollback frees the key.
+ */
+
+/** What a request answers, kept whole with its key for a replay. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  /** Headers that belong to the first answer (X-Engine-Latency-Ms); a replay answers them again. */
+  headers?: Record<string, string>;
+}
+
+/** Keeps the answer with the key in `tx`, the transaction that writes what it answers (without a key it does nothing). */
+export type Keep = (tx: EntityManager, answer: Answer) => Promise<void>;
+export const keepNothing: Keep = async () => undefined;
+
+export interface KeyedRequest {
+  key: string;
+  request: RequestIdentity;
+}
+
+export interface Outcome {
+  answer: Answer;
+  /** The answer is the one the key kept (D14: `Idempotent-Replayed: true`, GraphQL's `replayed`). */
+  replayed: boolean;
+}
+
+/** A key the rule refuses (1-255 characters) is a validation failure of the field that carried it. */
+export function checkKey(key: string, field: string): void {
+  const complaint = keyComplaint(key);
+  if (complaint) throw validationFailed({ [field]: complaint });
+}
+
+/** The key refused this request: it is in use, or was used by another request. */
+export const isKeyRefusal = (error: unknown): boolean => error instanceof DomainError && (error.kind === 'idempotency_key_in_use' || error.kind === 'idempotency_key_reused');
+
+const kept = (answer: Answer): KeptAnswer => ({ status: answer.status, body: answer.body, headers: answer.headers ?? {} });
+
+async function claim(tx: EntityManager, key: string, fingerprint: string): Promise<Decision<KeptAnswer>> {
+  const decision = decide((await holdKey(tx, key)) ? await holderOf(tx, key, fingerprint) : { by: 'uncommitted' });
+  // A claim that does not take turns on the key (an older process) got there first.
+  if (decision.kind === 'new' && !(await insertClaim(tx, key, fingerprint))) return { kind: 'in-use' };
+  return decision;
+}
+
+/** Replay or refusal; undefined when the request is new and its key claimed. */
+function settled(decision: Decision<KeptAnswer>): Outcome | undefined {
+  if (decision.kind === 'reused') throw idempotencyKeyReused();
+  if (decision.kind === 'in-use') throw idempotencyKeyInUse();
+  if (decision.kind === 'replay') return { answer: decision.answer, replayed: true };
+  return undefined;
+}
+
+/** Runs `work` once per key, claiming in a transaction of its own (see above). */
+export class IdempotencyKeys {
+  constructor(private readonly em: EntityManager) {}
+
+  /** `onClaim` runs in the claim's transaction when the request is new (D15's deferred draw; a throw there rolls the claim back). */
+  async once(organizationId: string, keyed: KeyedRequest, work: (keep: Keep) => Promise<Answer>, onClaim?: (tx: EntityManager) => Promise<void>): Promise<Outcome> {
+    const { key } = keyed;
+    const fingerprint = fingerprintOf(keyed.request);
+    const replay = settled(
+      await inTenant(this.em, organizationId, async (tx) => {
+        const decision = await claim(tx, key, fingerprint);
+        if (decision.kind === 'new') await onClaim?.(tx);
+        return decision;
+      }),
+    );
+    if (replay) return replay;
+    let keptWithWrite = false;
+    let answer: Answer;
+    try {
+      answer = await work(async (tx, first) => {
+        await completeKey(tx, key, kept(first));
+        keptWithWrite = true;
+      });
+    } catch (error) {
+      await inTenant(this.em, organizationId, (tx) => releaseKey(tx, key));
+      throw error;
+    }
+    // Work that wrote nothing of its own keeps its answer now.
+    if (!keptWithWrite) await inTenant(this.em, organizationId, (tx) => completeKey(tx, key, kept(answer)));
+    return { answer, replayed: false };
+  }
+}
+
+/** Runs `work` once per key, claiming in the caller's tenant transaction `tx`, which the work writes in (see above). */
+export async function onceWithin(tx: EntityManager, keyed: KeyedRequest, work: (keep: Keep) => Promise<Answer>): Promise<Outcome> {
+  const { key } = keyed;
+  const replay = settled(await claim(tx, key, fingerprintOf(keyed.request)));
+  if (replay) return replay;
+  let keptWithWrite = false;
+  const answer = await work(async (within, first) => {
+    await completeKey(within, key, kept(first));
+    keptWithWrite = true;
+  });
+  if (!keptWithWrite) await completeKey(tx, key, kept(answer));
+  return { answer, replayed: false };
+}
