@@ -1,5 +1,6 @@
 import type OAuthClient from 'intuit-oauth';
 import type { FrozenQuote } from '../approval/frozen-quote';
+import { taxCodeName } from './tax-code-name';
 
 export interface AccountingInvoice {
   invoiceId: string;
@@ -7,9 +8,8 @@ export interface AccountingInvoice {
 }
 
 const MINOR_VERSION = '75';
-/** QBO's default service item and Ontario's 13 % HST code; looked up by name in each company. */
+/** QBO's default service item; looked up by name in each company, as the tax code is. */
 const ITEM_NAME = 'Services';
-const TAX_CODE_NAME = 'HST ON';
 const NET_DAYS = 14;
 
 const dollars = (cents: number) => Math.round(cents) / 100;
@@ -43,8 +43,10 @@ export async function writeAccountingInvoice(client: OAuthClient, input: { realm
     customer = (created.json as { Customer: { Id: string } }).Customer;
   }
   const item = await query<{ Id: string }>('Item', `Name = ${quoted(ITEM_NAME)}`);
-  const taxCode = await query<{ Id: string }>('TaxCode', `Name = ${quoted(TAX_CODE_NAME)}`);
-  if (!item || !taxCode) throw Object.assign(new Error(`the company has no item "${ITEM_NAME}" or tax code "${TAX_CODE_NAME}"`), { code: 'SETUP' });
+  // D25: the code of the quote's region's tax lines.
+  const taxCodeLabel = taxCodeName(quote.tax);
+  const taxCode = await query<{ Id: string }>('TaxCode', `Name = ${quoted(taxCodeLabel)}`);
+  if (!item || !taxCode) throw Object.assign(new Error(`the company has no item "${ITEM_NAME}" or tax code "${taxCodeLabel}"`), { code: 'SETUP' });
 
   const approved = new Date(quote.approvedAt);
   const due = new Date(approved.getTime() + NET_DAYS * 86_400_000);

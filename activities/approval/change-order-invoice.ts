@@ -7,7 +7,7 @@ import { CHANGE_ORDER_ENTITY, changeOrderForInvoice, changeOrderSync } from '../
 import { lockSyncRecordByLocalId, quoteInvoiceId } from '../../db/sync-records';
 import { recordInvoiceGenerated } from '../../db/events/quote-events';
 import { rememberPaymentsCustomer } from '../../db/quotes/customers';
-import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 import { loadFrozenQuote } from './frozen-quote';
 import { writeInvoice, type WrittenInvoice } from '../payments/write-invoice';
 import { writeCreditNote } from '../payments/write-credit-note';
@@ -21,11 +21,11 @@ export interface ChangeOrderRef {
 
 /**
  * D12: the payments leg of an approved change order: one more invoice for its delta (its sell),
- * net 14, with the 13 % tax line, every provider call keyed by the change order, recorded in the
- * sync log as the quote's PAYMENTS `change_order_invoice` record of that change order. A change
- * order that takes work away (sell below zero) is a credit note on the quote's invoice instead
- * (activities/payments/write-credit-note.ts); its record holds the credit note's id and minus its
- * total, and no `invoice.generated` is fired for it.
+ * net 14, with the tax lines of the job's quote's region (D25), every provider call keyed by the
+ * change order, recorded in the sync log as the quote's PAYMENTS `change_order_invoice` record of
+ * that change order. A change order that takes work away (sell below zero) is a credit note on
+ * the quote's invoice instead (activities/payments/write-credit-note.ts); its record holds the
+ * credit note's id and minus its total, and no `invoice.generated` is fired for it.
  */
 export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined }) {
   return {
@@ -39,6 +39,8 @@ export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; lo
       const stripe = deps.payments;
       if (!stripe) throw ApplicationFailure.create({ message: 'payments provider not configured', type: FAILURE_TYPES.providerNotConfigured, nonRetryable: true });
       const sell = Number(co.sell_cents);
+      // D25: a change order is taxed as its job's quote is. A job without a quote would take its
+      // site's region, but such a job takes no change orders (they are priced on the quote).
       // A credit (sell below zero) lowers the quote's own invoice: its id is read with the attempt.
       const quoteInvoice = await inTenant(deps.em, input.organizationId, async (tx) => {
         await changeOrderSync(tx, { quoteId: co.quote_id, changeOrderId: co.id }, { kind: 'attempt' });
@@ -57,7 +59,7 @@ export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; lo
             invoiceId: quoteInvoice,
             changeOrder: { id: co.id, sequence: co.sequence, reason: co.reason },
             creditCents: credit,
-            taxCents: salesTaxCents(credit),
+            taxLines: quoteTax(quote.tax.region, credit).lines,
           });
           log.info({ credit_note: note.creditNoteId, out_of_band_cents: note.outOfBandCents }, 'provider write succeeded');
           // The workflow records what it is given: the credit note's id and minus its total.
@@ -71,7 +73,7 @@ export function createChangeOrderInvoiceActivities(deps: { em: EntityManager; lo
             changeOrder: { id: co.id, sequence: co.sequence },
             lines: [{ description: `Change order ${co.sequence}: ${co.reason}`.slice(0, 500), amountCents: sell }],
             subtotalCents: sell,
-            taxCents: salesTaxCents(sell),
+            tax: quoteTax(quote.tax.region, sell),
           },
           (paymentsCustomerId) => rememberPaymentsCustomer(deps.em, input.organizationId, quote.customer!.id, paymentsCustomerId),
         );

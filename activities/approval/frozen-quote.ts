@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { frozenQuoteRow } from '../../db/quotes/quotes';
-import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax, type QuoteTax } from '../../domain/tax/quote-tax';
 
 export interface FrozenQuote {
   quoteId: string;
@@ -11,7 +11,8 @@ export interface FrozenQuote {
   /** One entry per quote line, the integer price frozen at approval (D3). */
   lines: { description: string; amountCents: number }[];
   subtotalCents: number;
-  taxCents: number;
+  /** D25: the tax of the quote's region on the subtotal, one line per tax. */
+  tax: QuoteTax;
   approvedAt: string;
 }
 
@@ -36,7 +37,7 @@ export async function frozenQuoteIn(tx: EntityManager, quoteId: string): Promise
     customer: row.customer_id ? { id: row.customer_id, name: row.name!, email: row.email, paymentsCustomerId: row.payments_customer_id } : null,
     lines,
     subtotalCents,
-    taxCents: salesTaxCents(subtotalCents),
+    tax: quoteTax(row.tax_region, subtotalCents),
     approvedAt: new Date(row.approved_at).toISOString(),
   };
 }

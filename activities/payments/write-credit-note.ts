@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
+import { taxLineLabel, type TaxLine } from '../../domain/tax/quote-tax';
 import { refused, unavailable } from '../providers/failure';
 
 export interface CreditNoteRequest {
@@ -9,9 +9,9 @@ export interface CreditNoteRequest {
   /** The quote's own invoice, which the credit lowers. */
   invoiceId: string;
   changeOrder: { id: string; sequence: number; reason: string };
-  /** The credit and its tax, both positive cents. */
+  /** The credit, positive cents, and its tax lines (D25: the quote's region's), positive cents. */
   creditCents: number;
-  taxCents: number;
+  taxLines: TaxLine[];
 }
 
 export interface WrittenCreditNote {
@@ -25,7 +25,7 @@ export interface WrittenCreditNote {
 
 /**
  * D12 for a change order that takes work away (its sell below zero): one credit note on the
- * quote's invoice, reason `order_change`, with the credit and its 13 % tax line as custom lines.
+ * quote's invoice, reason `order_change`, with the credit and each of its tax lines as custom lines.
  * The part up to what is still owed comes off the invoice's amount due; a part the customer has
  * already paid is recorded as credited out of band (the office refunds it the way it was paid:
  * docs/decisions.md, "Change orders"), never refunded or parked on a balance by us.
@@ -42,7 +42,7 @@ export async function writeCreditNote(stripe: Stripe, request: CreditNoteRequest
   if (invoice.status !== 'open' && invoice.status !== 'paid') {
     throw refused('payments', `invoice ${invoice.id} is ${invoice.status ?? 'unknown'}: a credit note needs an open or paid invoice`);
   }
-  const total = request.creditCents + request.taxCents;
+  const total = request.creditCents + request.taxLines.reduce((sum, line) => sum + line.amount_cents, 0);
   const creditable = invoice.total - invoice.pre_payment_credit_notes_amount - invoice.post_payment_credit_notes_amount;
   if (total > creditable) {
     throw refused('payments', `the credit of ${total} cents is more than invoice ${invoice.id} can still be credited (${creditable} cents); credit the rest by hand`);
@@ -76,7 +76,7 @@ export function creditNoteParams(request: CreditNoteRequest, outOfBand: number):
     },
     lines: [
       { type: 'custom_line_item', description: `Change order ${request.changeOrder.sequence}: ${request.changeOrder.reason}`.slice(0, 500), quantity: 1, unit_amount: request.creditCents },
-      { type: 'custom_line_item', description: SALES_TAX_LABEL, quantity: 1, unit_amount: request.taxCents },
+      ...request.taxLines.map((line) => ({ type: 'custom_line_item' as const, description: taxLineLabel(line), quantity: 1, unit_amount: line.amount_cents })),
     ],
     ...(outOfBand > 0 ? { out_of_band_amount: outOfBand } : {}),
   };

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { FrozenQuote } from '../approval/frozen-quote';
-import { SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
+import { taxLineLabel } from '../../domain/tax/quote-tax';
 
 export interface WrittenInvoice {
   invoiceId: string;
@@ -16,7 +16,8 @@ const NET_DAYS = 14;
 
 /**
  * The payments leg, in order: resolve the customer, a draft invoice (send-invoice collection,
- * net 14), one invoice item per frozen quote line, the explicit 13 % tax line, finalise. Every
+ * net 14), one invoice item per frozen quote line, one item per tax line of the quote's region
+ * (D25: GST, HST, PST or QST, each labelled with its rate and marked `is_tax`), finalise. Every
  * call carries a key from `paymentsKey`, so running this again after any failure (or after a
  * success whose answer was lost) makes nothing twice: the provider replays each stored answer.
  */
@@ -68,10 +69,13 @@ export async function writeInvoice(
       { idempotencyKey: key(`line-${index}`) },
     );
   }
-  await stripe.invoiceItems.create(
-    { customer: customerId, invoice: draft.id, currency: 'cad', amount: quote.taxCents, description: SALES_TAX_LABEL, metadata: { ...metadata, is_tax: 'true' } },
-    { idempotencyKey: key('tax') },
-  );
+  for (const line of quote.tax.lines) {
+    await stripe.invoiceItems.create(
+      { customer: customerId, invoice: draft.id, currency: 'cad', amount: line.amount_cents, description: taxLineLabel(line), metadata: { ...metadata, is_tax: 'true', tax_code: line.code } },
+      // A region has at most one line of each code.
+      { idempotencyKey: key(`tax-${line.code}`) },
+    );
+  }
   const finalised = await stripe.invoices.finalizeInvoice(draft.id!, {}, { idempotencyKey: key('finalize') });
   return { invoiceId: finalised.id!, customerId, totalCents: finalised.total, number: finalised.number ?? null };
 }

@@ -263,7 +263,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     summary: 'Approve a change order (ADMIN any method; a crew TECHNICIAN only on_device_signature)',
     description:
       'D12. Records `change_order.approved`; when the job\'s quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` ' +
-      '(net 14, the 13 % tax line, every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.',
+      '(net 14, the tax lines of the quote’s region (D25), every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',

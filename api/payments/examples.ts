@@ -2,11 +2,11 @@ import type { z } from 'zod';
 import type { CheckoutBody, CheckoutSession, InvoiceView, PaymentsEvent } from './schemas';
 import { CALCULATION_RESULT_EXAMPLE, EXAMPLE_QUOTE_ID, EXAMPLE_QUOTE_NUMBER } from '../quotes/examples';
 import { SANDBOX_ORGANIZATION_ID } from '../auth/examples';
-import { SALES_TAX_LABEL, salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax, taxLineLabel } from '../../domain/tax/quote-tax';
 
 /**
  * Examples for the OpenAPI document: the invoice and checkout of the example quote, in test
- * mode, with the lines and the tax line the payments leg writes for it.
+ * mode, with the lines and the tax lines the payments leg writes for it (an /api/ quote: Ontario's HST, D25).
  */
 const invoiceLines = CALCULATION_RESULT_EXAMPLE.line_items.map((line, index) => ({
   description: `${line.reference ?? `Line ${index + 1}`}: ${line.quantity} × ${line.width_inches}" × ${line.drop_inches}" roller shade`,
@@ -14,7 +14,8 @@ const invoiceLines = CALCULATION_RESULT_EXAMPLE.line_items.map((line, index) => 
   is_tax: false,
 }));
 const subtotal = invoiceLines.reduce((sum, line) => sum + line.amount_cents, 0);
-const tax = salesTaxCents(subtotal);
+const quoteTaxLines = quoteTax(null, subtotal);
+const tax = quoteTaxLines.total_cents;
 
 export const INVOICE_VIEW_EXAMPLE: z.input<typeof InvoiceView> = {
   quote_number: EXAMPLE_QUOTE_NUMBER,
@@ -30,7 +31,7 @@ export const INVOICE_VIEW_EXAMPLE: z.input<typeof InvoiceView> = {
   created_at: '2026-11-21T16:45:03.000Z',
   hosted_invoice_url: 'https://invoice.stripe.com/i/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh',
   invoice_pdf_url: 'https://pay.stripe.com/invoice/acct_1QdXk2Lz8vTn4pRa/test_YWNjdF8xUWRYazJMejh2VG40cFJh/pdf',
-  lines: [...invoiceLines, { description: SALES_TAX_LABEL, amount_cents: tax, is_tax: true }],
+  lines: [...invoiceLines, ...quoteTaxLines.lines.map((line) => ({ description: taxLineLabel(line), amount_cents: line.amount_cents, is_tax: true }))],
   created: false,
 };
 

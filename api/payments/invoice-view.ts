@@ -1,6 +1,5 @@
 import Stripe from 'stripe';
 import { providerFailed } from '../../domain/errors/errors';
-import { SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
 import type { InvoiceView } from './schemas';
 
 /**
@@ -20,7 +19,8 @@ async function fromProvider<T>(read: () => Promise<T>): Promise<T> {
 export async function readInvoiceView(stripe: Stripe, invoiceId: string, quoteNumber: number, created: boolean): Promise<InvoiceView> {
   const invoice = await fromProvider(() => stripe.invoices.retrieve(invoiceId));
   const lines = await fromProvider(() => stripe.invoices.listLineItems(invoiceId, { limit: 100 }).autoPagingToArray({ limit: 10_000 }));
-  const viewLines = lines.map((line) => ({ description: line.description ?? '', amount_cents: line.amount, is_tax: line.description === SALES_TAX_LABEL }));
+  // The payments leg marks each of its tax lines (one per tax of the quote's region, D25).
+  const viewLines = lines.map((line) => ({ description: line.description ?? '', amount_cents: line.amount, is_tax: line.metadata?.['is_tax'] === 'true' }));
   const taxLines = viewLines.filter((line) => line.is_tax);
   const taxCents = taxLines.length ? taxLines.reduce((sum, line) => sum + line.amount_cents, 0) : null;
   const livemode = (invoice as { livemode?: boolean }).livemode;
@@ -34,7 +34,7 @@ export async function readInvoiceView(stripe: Stripe, invoiceId: string, quoteNu
     // Our tax is an invoice line, which the provider counts in its subtotal; the view's subtotal
     // is before tax, so that subtotal + tax = total.
     subtotal_cents: invoice.subtotal === null || invoice.subtotal === undefined ? null : invoice.subtotal - (taxCents ?? 0),
-    // null when no line carries the tax label; zero would mean an invoice without tax.
+    // null when no line is marked as tax; zero would mean an invoice without tax.
     tax_cents: taxCents,
     total_cents: invoice.total ?? null,
     amount_due_cents: invoice.amount_due ?? null,

@@ -5,7 +5,7 @@ import { quoteForPayments, rememberCheckoutSession, type QuoteForPayments as Quo
 import { badRequest, conflict, notFound, providerFailed, providerUnavailable } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
 import type { InvoiceRunner } from '../../infra/temporal/invoice-runner';
-import { salesTaxCents, SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
+import { quoteTax, taxLineLabel } from '../../domain/tax/quote-tax';
 import type { PricedQuote } from '../../domain/pricing/engine';
 import { readInvoiceView } from './invoice-view';
 import type { CheckoutSession, InvoiceView } from './schemas';
@@ -68,7 +68,7 @@ export class PaymentsService {
       if (existing.status === 'open') return { ...sessionView(existing, quote.quote_number), reused: true };
     }
     const created = await stripe.checkout.sessions.create(
-      checkoutSessionParams({ organizationId: caller.organizationId, quoteId: id, quoteNumber: quote.quote_number, calculation: quote.frozen_calculation, returnUrl: target }),
+      checkoutSessionParams({ organizationId: caller.organizationId, quoteId: id, quoteNumber: quote.quote_number, taxRegion: quote.tax_region, calculation: quote.frozen_calculation, returnUrl: target }),
       // Derived from the quote and the session it replaces (D7): a retried request reuses the answer.
       { idempotencyKey: `quote-${id}-checkout-after-${quote.checkout_session_id ?? 'none'}` },
     );
@@ -102,11 +102,13 @@ function sessionView(session: Stripe.Checkout.Session, quoteNumber: number): Omi
   };
 }
 
-/** Rule 3: the quote's own per-line integers with quantity 1, plus the explicit 13 % tax line. */
+/** Rule 3: the quote's own per-line integers with quantity 1, plus one line per tax of its region (D25). */
 export function checkoutSessionParams(input: {
   organizationId: string;
   quoteId: string;
   quoteNumber: number;
+  /** The quote's region; null for an /api/ quote (the default region). */
+  taxRegion: string | null;
   calculation: PricedQuote;
   returnUrl: string;
 }): Stripe.Checkout.SessionCreateParams {
@@ -115,7 +117,9 @@ export function checkoutSessionParams(input: {
     price_data: { currency: 'cad', unit_amount: line.price_cents, product_data: { name: `${line.reference ?? `Line ${index + 1}`} (${line.quantity} shade${line.quantity === 1 ? '' : 's'})` } },
   }));
   const subtotal = input.calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
-  lines.push({ quantity: 1, price_data: { currency: 'cad', unit_amount: salesTaxCents(subtotal), product_data: { name: SALES_TAX_LABEL } } });
+  for (const line of quoteTax(input.taxRegion, subtotal).lines) {
+    lines.push({ quantity: 1, price_data: { currency: 'cad', unit_amount: line.amount_cents, product_data: { name: taxLineLabel(line) } } });
+  }
   const back = (outcome: string) => {
     const url = new URL(input.returnUrl);
     url.searchParams.set('quote', String(input.quoteNumber));

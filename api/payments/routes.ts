@@ -62,7 +62,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     operationId: 'createCheckoutSession',
     summary: 'A hosted payment page for an approved quote (reused while open)',
     description:
-      'Section 4.3: send `{}` for the default return origin. The page charges the frozen lines plus the 13 % tax line. ' +
+      'Section 4.3: send `{}` for the default return origin. The page charges the frozen lines plus one line per tax of the quote’s region (D25: 13 % HST for a quote made here). ' +
       'While a session is open the same one is answered (200, `reused: true`); a paid quote is a 409.',
     tags: ['payments'],
     auth: 'bearer',

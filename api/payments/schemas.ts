@@ -11,7 +11,7 @@ export const InvoiceView = z
     mode: z.enum(['test', 'live', 'unknown']).meta({ description: "From the provider's live-mode flag on the invoice" }),
     currency: z.string(),
     subtotal_cents: z.number().int().nullable(),
-    tax_cents: z.number().int().nullable().meta({ description: 'null when no line carries the tax label; 0 means no tax' }),
+    tax_cents: z.number().int().nullable().meta({ description: 'The sum of the tax lines (one per tax of the quote’s region); null when no line is marked as tax; 0 means no tax' }),
     total_cents: z.number().int().nullable(),
     amount_due_cents: z.number().int().nullable(),
     created_at: Timestamp.nullable(),

@@ -2,8 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { recordEvent } from './outbox';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import { frozenQuoteRow } from '../quotes/quotes';
-import { SALES_TAX_PERCENT, salesTaxCents } from '../../domain/tax/sales-tax';
-import { salesTaxLines } from '../../domain/tax/canadian-sales-tax';
+import { quoteTax, type QuoteTax } from '../../domain/tax/quote-tax';
 import { dollars, percentOf } from '../../domain/money';
 
 /**
@@ -32,9 +31,6 @@ interface QuoteCreatedRow {
   pricebook_revision: Date;
 }
 
-/** A quote made through /api/ has no tax region of its own: the province of section 4.3's 13 % (D14). */
-export const DEFAULT_TAX_REGION = 'CA-ON';
-
 /**
  * `quote.created` (D13, document 001 section 6.2): whenever a quote, or a new revision of one, is
  * persisted, from `POST /api/v1/quotes/calculate` with `persist` or from `/v1/quotes` and its
@@ -52,9 +48,7 @@ export async function recordQuoteCreated(em: EntityManager, organizationId: stri
   );
   if (!row) throw new Error(`quote ${input.quoteId} is not in this tenant`);
   const subtotal = Number(row.total_amount_cents);
-  const taxLines = salesTaxLines(row.tax_region ?? DEFAULT_TAX_REGION, subtotal);
-  if (!taxLines) throw new Error(`quote ${row.id} has an unknown tax region ${row.tax_region}`);
-  const taxTotal = taxLines.reduce((sum, line) => sum + line.amount_cents, 0);
+  const taxTotal = quoteTax(row.tax_region, subtotal).total_cents;
   return recordEvent(em, organizationId, 'quote.created', {
     id: row.id,
     reference: quoteReference(row.quote_number),
@@ -99,8 +93,8 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
   const quote = await frozenQuoteRow(em, invoice.quoteId);
   if (!quote?.frozen_calculation) throw new Error(`quote ${invoice.quoteId} has no frozen calculation`);
   const subtotal = invoice.source ? invoice.source.subtotalCents : quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
-  // The invoice's own tax line (D7: an explicit 13 %, Ontario's HST, the region of an /api/ quote).
-  const tax = salesTaxCents(subtotal);
+  // D25: the invoice's tax lines are its quote's region's, as the payments leg wrote them.
+  const tax = quoteTax(quote.tax_region, subtotal);
   const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and entity_type = 'invoice' and quote_id = ?`, [invoice.quoteId]);
   return recordEvent(em, organizationId, 'invoice.generated', {
     id: invoice.invoiceId,
@@ -111,10 +105,13 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
     customerId: quote.customer_id,
     currency: 'CAD',
     status: 'open',
-    totals: { subtotal: dollars(subtotal), taxTotal: dollars(tax), grandTotal: dollars(invoice.totalCents ?? subtotal + tax), currency: 'CAD' },
-    taxLines: [{ code: 'HST', rate: SALES_TAX_PERCENT / 100, amount: dollars(tax) }],
+    totals: { subtotal: dollars(subtotal), taxTotal: dollars(tax.total_cents), grandTotal: dollars(invoice.totalCents ?? subtotal + tax.total_cents), currency: 'CAD' },
+    taxLines: eventTaxLines(tax),
     // Parts are drawn against jobs (D11); a quote's invoice consumes none of them.
     partsConsumed: [],
     erpSync: { target: 'accounting', status: accounting ? accounting.status.toLowerCase() : 'not_connected' },
   });
 }
+
+/** Tax lines as the document 001 interfaces answer them: rates as numbers, amounts in dollars. */
+const eventTaxLines = (tax: QuoteTax) => tax.lines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) }));

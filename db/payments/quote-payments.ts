@@ -6,6 +6,8 @@ export interface QuoteForPayments<Calculation> {
   id: string;
   quote_number: number;
   status: string;
+  /** D14's region; null for a quote made through /api/ (D25: the default region). */
+  tax_region: string | null;
   paid_at: Date | null;
   frozen_calculation: Calculation | null;
   checkout_session_id: string | null;
@@ -16,7 +18,7 @@ export interface QuoteForPayments<Calculation> {
 /** `Calculation` is the shape the caller froze at approval (the `frozen_calculation` JSON). */
 export async function quoteForPayments<Calculation>(em: EntityManager, id: string): Promise<QuoteForPayments<Calculation> | undefined> {
   const [row] = await em.execute<QuoteForPayments<Calculation>[]>(
-    `select q.id, q.quote_number, q.status, q.paid_at, q.frozen_calculation, q.checkout_session_id,
+    `select q.id, q.quote_number, q.status, q.tax_region, q.paid_at, q.frozen_calculation, q.checkout_session_id,
             (select s.external_id from sync_records s where s.quote_id = q.id and s.provider = 'PAYMENTS' and s.status = 'SUCCEEDED') as invoice_id
        from quotes q where q.id = ?`,
     [id],

@@ -343,11 +343,13 @@ export async function expireStaleQuotesOfTenant(em: EntityManager, now: Date): P
   return moved.length;
 }
 
-/** An approved quote as invoicing reads it: the calculation frozen at approval (D3) and its customer. */
+/** An approved quote as invoicing reads it: the calculation frozen at approval (D3), its tax region and its customer. */
 export interface FrozenQuoteRow {
   id: string;
   quote_number: number;
   status: string;
+  /** D14's region; null for a quote made through /api/ (D25: the default region). */
+  tax_region: string | null;
   frozen_calculation: FrozenCalculation | null;
   approved_at: Date | null;
   customer_id: string | null;
@@ -358,7 +360,7 @@ export interface FrozenQuoteRow {
 
 export async function frozenQuoteRow(em: EntityManager, id: string): Promise<FrozenQuoteRow | undefined> {
   const [row] = await em.execute<FrozenQuoteRow[]>(
-    `select q.id, q.quote_number, q.status, q.frozen_calculation, q.approved_at, c.id as customer_id, c.name, c.email, c.payments_customer_id
+    `select q.id, q.quote_number, q.status, q.tax_region, q.frozen_calculation, q.approved_at, c.id as customer_id, c.name, c.email, c.payments_customer_id
        from quotes q left join customers c on c.id = q.customer_id where q.id = ?`,
     [id],
   );

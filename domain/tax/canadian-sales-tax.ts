@@ -1,10 +1,9 @@
-import Decimal from 'decimal.js';
-
 /**
  * D14: Canadian sales tax by province and territory, as data. Each region charges either the
  * federal GST alone, the harmonized HST (federal and provincial parts in one tax), or the GST
  * with a provincial tax (PST, Manitoba's RST, Quebec's QST), each applied to the pre-tax
  * subtotal. Source and effective date: docs/canadian-sales-tax.md (change the two together).
+ * The table is data only: `quoteTax` (domain/tax/quote-tax.ts) is the one function that applies it.
  */
 export type TaxCode = 'GST' | 'HST' | 'PST' | 'QST';
 
@@ -31,24 +30,3 @@ export const CANADIAN_SALES_TAX: Readonly<Record<string, readonly TaxComponent[]
 };
 
 export const TAX_REGIONS = Object.keys(CANADIAN_SALES_TAX);
-
-export interface TaxLine {
-  code: TaxCode;
-  rate: string;
-  amount_cents: number;
-}
-
-/**
- * The tax lines of a subtotal in `region`, each rounded half-up to the cent on its own (as a
- * receipt shows them); undefined for a region outside the table.
- */
-export function salesTaxLines(region: string, subtotalCents: number): TaxLine[] | undefined {
-  if (!Number.isSafeInteger(subtotalCents) || subtotalCents < 0) throw new Error(`subtotal must be a non-negative integer of cents, got ${subtotalCents}`);
-  const components = Object.hasOwn(CANADIAN_SALES_TAX, region) ? CANADIAN_SALES_TAX[region] : undefined;
-  if (!components) return undefined;
-  return components.map(({ code, rate }) => ({
-    code,
-    rate,
-    amount_cents: new Decimal(subtotalCents).times(rate).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber(),
-  }));
-}

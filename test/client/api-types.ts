@@ -524,7 +524,7 @@ export interface paths {
         put?: never;
         /**
          * A hosted payment page for an approved quote (reused while open)
-         * @description Section 4.3: send `{}` for the default return origin. The page charges the frozen lines plus the 13 % tax line. While a session is open the same one is answered (200, `reused: true`); a paid quote is a 409.
+         * @description Section 4.3: send `{}` for the default return origin. The page charges the frozen lines plus one line per tax of the quote’s region (D25: 13 % HST for a quote made here). While a session is open the same one is answered (200, `reused: true`); a paid quote is a 409.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -1084,7 +1084,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a change order (ADMIN any method; a crew TECHNICIAN only on_device_signature)
-         * @description D12. Records `change_order.approved`; when the job's quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` (net 14, the 13 % tax line, every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.
+         * @description D12. Records `change_order.approved`; when the job's quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` (net 14, the tax lines of the quote’s region (D25), every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.
          */
         post: operations["approveChangeOrder"];
         delete?: never;
@@ -2060,7 +2060,7 @@ export interface components {
             mode: "test" | "live" | "unknown";
             currency: string;
             subtotal_cents: number | null;
-            /** @description null when no line carries the tax label; 0 means no tax */
+            /** @description The sum of the tax lines (one per tax of the quote’s region); null when no line is marked as tax; 0 means no tax */
             tax_cents: number | null;
             total_cents: number | null;
             amount_due_cents: number | null;
@@ -6948,7 +6948,7 @@ export interface operations {
                      *           "is_tax": false
                      *         },
                      *         {
-                     *           "description": "Tax (13%)",
+                     *           "description": "HST (13%)",
                      *           "amount_cents": 31211,
                      *           "is_tax": true
                      *         }
@@ -7142,7 +7142,7 @@ export interface operations {
                      *           "is_tax": false
                      *         },
                      *         {
-                     *           "description": "Tax (13%)",
+                     *           "description": "HST (13%)",
                      *           "amount_cents": 31211,
                      *           "is_tax": true
                      *         }
@@ -7186,7 +7186,7 @@ export interface operations {
                      *           "is_tax": false
                      *         },
                      *         {
-                     *           "description": "Tax (13%)",
+                     *           "description": "HST (13%)",
                      *           "amount_cents": 31211,
                      *           "is_tax": true
                      *         }

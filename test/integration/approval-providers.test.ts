@@ -8,7 +8,7 @@ import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { consent, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { faults } from '../../scripts/sandboxes/faults';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
-import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 
 /**
@@ -60,7 +60,7 @@ describe('approval fan-out to connected accounting and CRM', () => {
     expect(result.ACCOUNTING.external_id).toBe(invoice.Id);
     const lines = invoice.Line.filter((l) => l.DetailType === 'SalesItemLineDetail').map((l) => Math.round(l.Amount * 100)).sort();
     expect(lines).toEqual(quote.line_items.map((l) => l.price_cents).sort());
-    expect(Math.round(invoice.TotalAmt * 100)).toBe(quote.totals.amount_cents + salesTaxCents(quote.totals.amount_cents));
+    expect(Math.round(invoice.TotalAmt * 100)).toBe(quote.totals.amount_cents + quoteTax(null, quote.totals.amount_cents).total_cents);
     expect((Date.parse(invoice.DueDate) - Date.parse(invoice.TxnDate)) / 86_400_000).toBe(14);
     expect(fakes.qbo.inspect.customers(await realm()).filter((c) => c.DisplayName === 'Avery Brooks <avery.brooks@example.test>')).toHaveLength(1);
 

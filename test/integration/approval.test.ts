@@ -10,7 +10,7 @@ import { faults } from '../../scripts/sandboxes/faults';
 import { ApprovedQuote } from '../../api/quotes/schemas';
 import { approvalWorkflowId } from '../../infra/temporal/contracts';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
-import { salesTaxCents, SALES_TAX_LABEL } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 import { RELAY_GRACE_SECONDS } from '../../worker/outbox-relay';
 
 const KEY = 'sk_test_approvalSuite0001';
@@ -57,9 +57,9 @@ describe('POST /api/v1/quotes/{id}/approve', () => {
     const invoice = invoices[0]! as Record<string, unknown> & { lines: { data: { amount: number; description: string }[] } };
     expect(invoice).toMatchObject({ status: 'open', collection_method: 'send_invoice', currency: 'cad' });
     expect(((invoice.due_date as number) - (invoice.created as number)) / 86400).toBe(14);
-    const tax = salesTaxCents(quote.totals.amount_cents);
+    const tax = quoteTax(null, quote.totals.amount_cents).total_cents;
     expect(invoice.lines.data.map((l) => l.amount).sort()).toEqual([...quote.line_items.map((l) => l.price_cents), tax].sort());
-    expect(invoice.lines.data.filter((l) => l.description === SALES_TAX_LABEL).map((l) => l.amount)).toEqual([tax]);
+    expect(invoice.lines.data.filter((l) => l.description === 'HST (13%)').map((l) => l.amount)).toEqual([tax]);
     expect(invoice.total).toBe(quote.totals.amount_cents + tax);
     expect(fake.inspect.customers(KEY).filter((c) => c.email === 'morgan.once@example.test')).toHaveLength(1);
 

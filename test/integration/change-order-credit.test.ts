@@ -8,7 +8,7 @@ import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { SALES_TAX_LABEL, salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
 
 /**
@@ -69,7 +69,7 @@ async function approvedChangeOrder(jobId: string, labourHours: number) {
   expect(approved.status).toBe(200);
   const outcome = await temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrder.change_order_id)).result();
   const credit = -Math.round(changeOrder.delta.sell * 100);
-  return { changeOrder, outcome, credit, tax: salesTaxCents(credit) };
+  return { changeOrder, outcome, credit, tax: quoteTax(null, credit).total_cents };
 }
 
 const syncRecordOf = async (changeOrderId: string) =>
@@ -89,7 +89,7 @@ describe('D12: a change order for less is a credit note on the quote\'s invoice'
     expect(note.metadata).toMatchObject({ quote_id: quoteId, change_order_id: changeOrder.change_order_id, change_order_sequence: '1', organization_id: tenant.id });
     expect(note.lines.data.map((l) => [l.description, l.quantity, l.unit_amount])).toEqual([
       ['Change order 1: The customer keeps the old valance: less install time', 1, credit],
-      [SALES_TAX_LABEL, 1, tax],
+      ['HST (13%)', 1, tax],
     ]);
     expect(invoiceOf(quoteId)).toMatchObject({ status: 'open', total: before.total, amount_due: before.total - credit - tax, pre_payment_credit_notes_amount: credit + tax });
     expect(await syncRecordOf(changeOrder.change_order_id)).toEqual({ status: 'SUCCEEDED', external_id: note.id, amount_cents: -(credit + tax), last_error: null, entity_type: 'change_order_invoice' });

@@ -10,7 +10,7 @@ import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { CheckoutSession, InvoiceView } from '../../api/payments/schemas';
-import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 import { signPayload } from '../../infra/webhooks/signature';
 
 const KEY = 'sk_test_paymentsSuite0001';
@@ -57,7 +57,7 @@ describe('POST /api/v1/quotes/{id}/invoice', () => {
     expect(created.status).toBe(201);
     const view = InvoiceView.parse(await created.json());
     expect(view).toMatchObject({ quote_number: quote.quote_number, created: true, status: 'open', mode: 'test', currency: 'cad' });
-    expect(view.tax_cents).toBe(salesTaxCents(quote.totals.amount_cents));
+    expect(view.tax_cents).toBe(quoteTax(null, quote.totals.amount_cents).total_cents);
     expect(view.total_cents).toBe(quote.totals.amount_cents + view.tax_cents!);
     expect(view.lines.filter((l) => l.is_tax)).toHaveLength(1);
     expect(await payments(quote.quote_id)).toMatchObject({ status: 'SUCCEEDED', attempts: 3, external_id: view.invoice_id });
@@ -126,7 +126,7 @@ describe('POST /api/v1/quotes/{id}/checkout-session', () => {
     expect(first.status).toBe(201);
     const session = CheckoutSession.parse(await first.json());
     expect(session).toMatchObject({ quote_number: quote.quote_number, status: 'open', reused: false, currency: 'cad' });
-    const tax = salesTaxCents(quote.totals.amount_cents);
+    const tax = quoteTax(null, quote.totals.amount_cents).total_cents;
     expect(session.amount_total_cents).toBe(quote.totals.amount_cents + tax);
     const stored = fake.inspect.checkoutSessions(KEY).find((s) => s.id === session.session_id) as unknown as { success_url: string; line_items: { data: { quantity: number; amount_total: number }[] } };
     expect(stored.line_items.data.map((l) => l.quantity)).toEqual(stored.line_items.data.map(() => 1));

@@ -10,7 +10,7 @@ import { checkoutSessionParams } from '../../api/payments/payments-service';
 import { priceQuote } from '../../domain/pricing/fast-engine';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import type { CalculateBody } from '../../api/quotes/schemas';
 
@@ -47,7 +47,8 @@ describe('payments calls against stripe-mock', () => {
         customer: { id: randomUUID(), name: 'Riley Chen', email: 'riley@example.test', paymentsCustomerId: null },
         lines,
         subtotalCents: subtotal,
-        taxCents: salesTaxCents(subtotal),
+        // D25: a Quebec quote, two tax lines (GST and QST).
+        tax: quoteTax('CA-QC', subtotal),
         approvedAt: new Date().toISOString(),
       },
       async (id) => {
@@ -65,7 +66,7 @@ describe('payments calls against stripe-mock', () => {
   });
 
   it('accepts the checkout session of POST /quotes/{id}/checkout-session', async () => {
-    const params = checkoutSessionParams({ organizationId: randomUUID(), quoteId: randomUUID(), quoteNumber: 7, calculation, returnUrl: 'https://shades.example.test/paid' });
+    const params = checkoutSessionParams({ organizationId: randomUUID(), quoteId: randomUUID(), quoteNumber: 7, taxRegion: 'CA-QC', calculation, returnUrl: 'https://shades.example.test/paid' });
     const session = await stripe.checkout.sessions.create(params, { idempotencyKey: `quote-${randomUUID()}-checkout-after-none` });
     expect(session.id).toMatch(/^cs_/);
     await expect(stripe.checkout.sessions.retrieve(session.id)).resolves.toBeTruthy();
@@ -79,7 +80,7 @@ describe('payments calls against stripe-mock', () => {
       invoiceId: 'in_123',
       changeOrder: { id: randomUUID(), sequence: 2, reason: 'The customer keeps the old valance' },
       creditCents: 17_250,
-      taxCents: salesTaxCents(17_250),
+      taxLines: quoteTax('CA-QC', 17_250).lines,
     };
     for (const outOfBand of [0, 19_493]) {
       const note = await stripe.creditNotes.create(creditNoteParams(request, outOfBand), { idempotencyKey: creditNoteKey(request, outOfBand) });

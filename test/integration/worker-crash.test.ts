@@ -17,7 +17,7 @@ import { twoWindows } from '../../scripts/harness/quote-requests';
 import { SYNC_INTERVAL_NEVER_IN_A_TEST, TEST_TIMING } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 
 /**
  * The worker process (worker/main.ts, as `npm start` runs it) is killed in the middle of the
@@ -135,7 +135,7 @@ describe('a worker killed mid fan-out', () => {
     expect(fields.due_date - fields.created).toBe(14 * 86_400);
     const sellCents = Math.round(changeOrder.delta.sell * 100);
     const items = fake.inspect.invoiceItems(KEY).filter((item) => item.invoice === invoice.id).map((item) => Number(item.amount)).sort((x, y) => x - y);
-    expect(items).toEqual([salesTaxCents(sellCents), sellCents].sort((x, y) => x - y));
+    expect(items).toEqual([quoteTax(null, sellCents).total_cents, sellCents].sort((x, y) => x - y));
     const row = (await owner.query(`select status, attempts, external_id, local_id from sync_records where entity_type = 'change_order_invoice' and quote_id = $1`, [quoteId])).rows;
     expect(row).toEqual([{ status: 'SUCCEEDED', attempts: 2, external_id: invoice.id, local_id: changeOrder.change_order_id }]);
     const approvals = await owner.query(`select count(*)::int as n from outbox_events where event = 'quote.approved' and envelope->'data'->>'quote_id' = $1`, [quoteId]);

@@ -3,7 +3,7 @@ import { priceChangeOrder } from '../../domain/pricing/change-order-pricing';
 import { dollars } from '../../domain/money';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { salesTaxCents } from '../../domain/tax/sales-tax';
+import { quoteTax } from '../../domain/tax/quote-tax';
 
 // D12: the worked example of docs/pricing.md section 10, priced to the cent.
 const rateCard = buildRateCardSnapshot({
@@ -22,7 +22,7 @@ describe('change-order pricing (D12, docs/pricing.md section 10)', () => {
     expect(priced.lines!.line_items[0]!.price_cents).toBe(46660);
     expect(priced.extraLabour).toEqual({ hours: '1.5', cost_cents: 17250, price_cents: 28750 });
     expect([dollars(12992), dollars(45246), dollars(75410), dollars(261099), dollars(261099 + 75410)]).toEqual([129.92, 452.46, 754.1, 2610.99, 3365.09]);
-    expect(dollars(salesTaxCents(75410))).toBe(98.03);
+    expect(dollars(quoteTax(null, 75410).total_cents)).toBe(98.03);
   });
 
   it('keeps the quote margin when it meets the floor, and prices negative hours as a credit', () => {

@@ -12,7 +12,7 @@ import type { RateCardSnapshot } from '../../../domain/pricing/rate-card';
 import { insertQuote } from '../../../db/quotes/quotes';
 import { customerExists, insertQuoteRevision, latestRevision, lockQuoteForRevision, reviseQuote, setQuoteOrigin } from '../../../db/quotes/revisions';
 import { productsBySku } from '../../../db/catalogue/products';
-import { salesTaxLines } from '../../../domain/tax/canadian-sales-tax';
+import { quoteTax } from '../../../domain/tax/quote-tax';
 import { recordQuoteCreated } from '../../../db/events/quote-events';
 import { dollars, percentOf } from '../../../domain/money';
 import type { EventEnvelope } from '../../../domain/events/catalogue';
@@ -162,13 +162,11 @@ export interface Presented {
   priced: { result: PricedQuote; pricebookRevision: string };
 }
 
-/** Document 001 section 2's Quote, from the engine's result (integer cents) and the region's tax table. */
+/** Document 001 section 2's Quote, from the engine's result (integer cents) and its region's tax (D25). */
 export function presentV1Quote(p: Presented): V1Quote {
   const { result } = p.priced;
   const subtotal = result.totals.amount_cents;
-  const taxLines = salesTaxLines(p.body.taxRegion, subtotal);
-  if (!taxLines) throw new Error(`tax region ${p.body.taxRegion} passed validation but is not in the table`);
-  const taxTotal = taxLines.reduce((sum, line) => sum + line.amount_cents, 0);
+  const tax = quoteTax(p.body.taxRegion, subtotal);
   return {
     id: p.id,
     reference: `Q-${p.quoteNumber}`,
@@ -181,12 +179,12 @@ export function presentV1Quote(p: Presented): V1Quote {
     pricebookRevision: new Date(p.priced.pricebookRevision).toISOString(),
     totals: {
       subtotal: dollars(subtotal),
-      taxTotal: dollars(taxTotal),
-      grandTotal: dollars(subtotal + taxTotal),
+      taxTotal: dollars(tax.total_cents),
+      grandTotal: dollars(subtotal + tax.total_cents),
       marginPct: percentOf(result.totals.amount_cents - result.totals.cost_cents, result.totals.amount_cents),
       currency: 'CAD',
     },
-    taxLines: taxLines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) })),
+    taxLines: tax.lines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) })),
     lines: p.body.lines.map((line, index) => {
       const priced = result.line_items[index]!;
       const tube = Number(priced.cut_list.tube_length_inches);

@@ -240,7 +240,7 @@ function buildLines(realm: QboRealm, lines: unknown): { out: Json[]; subtotal: D
     if (qty !== undefined) detail['Qty'] = qty.toNumber();
     const taxCodeId = refValue(d['TaxCodeRef']);
     if (taxCodeId !== undefined) {
-      if (!realm.taxRateOf(taxCodeId)) throw qboFaults.invalidReference('TaxCode', taxCodeId);
+      if (!realm.taxRatesOf(taxCodeId)) throw qboFaults.invalidReference('TaxCode', taxCodeId);
       detail['TaxCodeRef'] = { value: taxCodeId };
       taxable.set(taxCodeId, (taxable.get(taxCodeId) ?? new Decimal(0)).add(amount));
     }
@@ -270,10 +270,12 @@ function computeInvoice(realm: QboRealm, inv: QboEntity, body: Json): void {
   let totalTax = new Decimal(0);
   if (calc !== 'NotApplicable') {
     for (const [codeId, base] of taxable) {
-      const { rate, rateId } = realm.taxRateOf(codeId) as { rate: number; rateId: string };
-      const amount = money(base.mul(rate).div(100));
-      totalTax = totalTax.add(amount);
-      taxLines.push({ Amount: amount, DetailType: 'TaxLineDetail', TaxLineDetail: { TaxRateRef: { value: rateId }, PercentBased: true, TaxPercent: rate, NetAmountTaxable: money(base) } });
+      // A tax group charges each of its rates on the same base, one TaxLine per rate.
+      for (const { rate, rateId } of realm.taxRatesOf(codeId)!) {
+        const amount = money(base.mul(rate).div(100));
+        totalTax = totalTax.add(amount);
+        taxLines.push({ Amount: amount, DetailType: 'TaxLineDetail', TaxLineDetail: { TaxRateRef: { value: rateId }, PercentBased: true, TaxPercent: rate, NetAmountTaxable: money(base) } });
+      }
     }
   }
   const requested = (body['TxnTaxDetail'] as Json | undefined)?.['TotalTax'];

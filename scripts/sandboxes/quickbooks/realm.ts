@@ -10,7 +10,30 @@ export interface TaxCodeSeed {
   name: string;
   /** Percent, e.g. 13 for Ontario HST. */
   rate: number;
+  /**
+   * A tax group (QBO `TaxGroup: true`): its sales rates, each charged on the line's amount on
+   * its own (e.g. GST 5 and QST 9.975 for Quebec). `rate` is then their sum.
+   */
+  components?: readonly { name: string; rate: number }[];
 }
+
+/**
+ * The sales tax codes a Canadian company has once its tax agencies are set up, named as
+ * activities/accounting/tax-code-name.ts looks them up: one per region of D14's table.
+ */
+export const CANADIAN_TAX_CODES: readonly TaxCodeSeed[] = [
+  { id: '2', name: 'HST ON', rate: 13 },
+  { id: '3', name: 'Exempt', rate: 0 },
+  { id: '4', name: 'GST', rate: 5 },
+  { id: '5', name: 'HST NB', rate: 15 },
+  { id: '6', name: 'HST NL', rate: 15 },
+  { id: '7', name: 'HST NS', rate: 14 },
+  { id: '8', name: 'HST PE', rate: 15 },
+  { id: '9', name: 'GST/QST QC', rate: 14.975, components: [{ name: 'GST', rate: 5 }, { name: 'QST QC', rate: 9.975 }] },
+  { id: '10', name: 'GST/PST BC', rate: 12, components: [{ name: 'GST', rate: 5 }, { name: 'PST BC', rate: 7 }] },
+  { id: '11', name: 'GST/PST MB', rate: 12, components: [{ name: 'GST', rate: 5 }, { name: 'PST MB', rate: 7 }] },
+  { id: '12', name: 'GST/PST SK', rate: 11, components: [{ name: 'GST', rate: 5 }, { name: 'PST SK', rate: 6 }] },
+];
 
 export interface RealmSeed {
   realmId: string;
@@ -47,7 +70,7 @@ export class QboRealm {
     this.currency = seed.currency ?? { value: 'CAD', name: 'Canadian Dollar' };
     this.utcOffsetMinutes = seed.utcOffsetMinutes ?? -300;
     this.#now = now;
-    this.#seedDefaults(seed.taxCodes ?? [{ id: '2', name: 'HST ON', rate: 13 }, { id: '3', name: 'Exempt', rate: 0 }]);
+    this.#seedDefaults(seed.taxCodes ?? CANADIAN_TAX_CODES);
   }
 
   /** Local time with offset, e.g. 2024-05-01T10:33:39-05:00 (QBO's MetaData format). */
@@ -120,8 +143,11 @@ export class QboRealm {
       this.#put('Term', { ...common, Id: id, Name: name, Active: true, Type: 'STANDARD', DueDays: days, DiscountPercent: 0, DiscountDays: 0 });
     }
     for (const tc of taxCodes) {
-      const rateId = String(Number(tc.id) + 100);
-      this.#put('TaxRate', { ...common, Id: rateId, Name: tc.name, Description: tc.name, Active: true, RateValue: tc.rate, SpecialTaxType: tc.rate === 0 ? 'ZERO_RATE' : 'NONE', DisplayType: 'ReadOnly' });
+      // A group's k-th rate is id + 100 (k + 1); a single rate is id + 100.
+      const rates = (tc.components ?? [{ name: tc.name, rate: tc.rate }]).map((component, k) => ({ ...component, id: String(Number(tc.id) + 100 * (k + 1)) }));
+      for (const rate of rates) {
+        this.#put('TaxRate', { ...common, Id: rate.id, Name: rate.name, Description: rate.name, Active: true, RateValue: rate.rate, SpecialTaxType: rate.rate === 0 ? 'ZERO_RATE' : 'NONE', DisplayType: 'ReadOnly' });
+      }
       this.#put('TaxCode', {
         ...common,
         Id: tc.id,
@@ -130,20 +156,18 @@ export class QboRealm {
         Active: true,
         Hidden: false,
         Taxable: tc.rate > 0,
-        TaxGroup: false,
-        SalesTaxRateList: { TaxRateDetail: [{ TaxRateRef: { value: rateId, name: tc.name }, TaxTypeApplicable: 'TaxOnAmount', TaxOrder: 0 }] },
+        TaxGroup: tc.components !== undefined,
+        SalesTaxRateList: { TaxRateDetail: rates.map((rate) => ({ TaxRateRef: { value: rate.id, name: rate.name }, TaxTypeApplicable: 'TaxOnAmount', TaxOrder: 0 })) },
         PurchaseTaxRateList: { TaxRateDetail: [] },
       });
     }
   }
 
-  /** Tax percent of a tax code, through its first sales rate. */
-  taxRateOf(taxCodeId: string): { rate: number; rateId: string } | undefined {
+  /** The sales rates (percent) of a tax code, each charged on the taxable amount on its own; undefined for an unknown code. */
+  taxRatesOf(taxCodeId: string): { rate: number; rateId: string }[] | undefined {
     const code = this.table('TaxCode').get(taxCodeId);
     if (!code) return undefined;
-    const detail = (code['SalesTaxRateList'] as { TaxRateDetail: Array<{ TaxRateRef: { value: string } }> }).TaxRateDetail[0];
-    if (!detail) return { rate: 0, rateId: '' };
-    const rate = this.table('TaxRate').get(detail.TaxRateRef.value);
-    return { rate: Number(rate?.['RateValue'] ?? 0), rateId: detail.TaxRateRef.value };
+    const details = (code['SalesTaxRateList'] as { TaxRateDetail: Array<{ TaxRateRef: { value: string } }> }).TaxRateDetail;
+    return details.map((detail) => ({ rate: Number(this.table('TaxRate').get(detail.TaxRateRef.value)?.['RateValue'] ?? 0), rateId: detail.TaxRateRef.value }));
   }
 }
