@@ -10,7 +10,7 @@ import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
  * What the approval fan-out tests share: the accounting and CRM fakes, Temporal with a worker,
  * an API whose dispatcher starts the workflows, and a tenant with a rate card and both
  * connections made through the real consent flow. With `payments`, the API and the worker also
- * invoice through that Stripe (a fake the test runs).
+ * invoice through that Stripe (a fake the test runs); `env` adds settings of the API.
  */
 export interface ApprovalStack {
   owner: pg.Pool;
@@ -23,7 +23,7 @@ export interface ApprovalStack {
   close(): Promise<void>;
 }
 
-export async function startApprovalStack(options: { payments?: { secretKey: string; baseUrl: string } } = {}): Promise<ApprovalStack> {
+export async function startApprovalStack(options: { payments?: { secretKey: string; baseUrl: string }; env?: Record<string, string> } = {}): Promise<ApprovalStack> {
   const owner = ownerPool();
   const fakes = await startIntegrationFakes();
   const temporal = await startTemporalHarness();
@@ -31,7 +31,7 @@ export async function startApprovalStack(options: { payments?: { secretKey: stri
   const api = await startApi({
     events: temporal.dispatcher,
     ...(payments ? { payments } : {}),
-    env: { ...fakes.env, ...(options.payments ? { PAYMENTS_SECRET_KEY: options.payments.secretKey } : {}) },
+    env: { ...fakes.env, ...(options.payments ? { PAYMENTS_SECRET_KEY: options.payments.secretKey } : {}), ...options.env },
   });
   await temporal.startWorker({ ...(payments ? { payments } : {}), integrations: workerIntegrations(api) });
   const tenant = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES' });

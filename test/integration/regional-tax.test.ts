@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type pg from 'pg';
+import type { ApiHarness } from '../../scripts/harness/api-harness';
+import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
+import type { Tenant } from '../../scripts/harness/owner-db';
+import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { PUBLIC_BASE_URL, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { approvalSettled } from '../../scripts/harness/approval-progress';
+import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
+
+/**
+ * D25, end to end: a `/v1/quotes` quote taxed for its province is invoiced, checked out, mirrored
+ * to accounting and described in `invoice.generated` with the same tax lines, through real
+ * Temporal, the Stripe fake and the QuickBooks fake. Every expected figure is the quote's own
+ * answer (`taxLines`, `totals`), never recomputed here.
+ */
+const KEY = 'sk_test_regionalTax0001';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+interface TaxLine { code: string; rate: number; amount: number }
+interface V1Quote { id: string; reference: string; taxRegion: string; taxLines: TaxLine[]; totals: { subtotal: number; taxTotal: number; grandTotal: number } }
+
+let stripe: StripeFake;
+let closeStripe: () => Promise<void>;
+let stack: ApprovalStack;
+let owner: pg.Pool;
+let fakes: IntegrationFakes;
+let temporal: TemporalHarness;
+let api: ApiHarness;
+let tenant: Tenant;
+let sales: string;
+let customerId: string;
+
+beforeAll(async () => {
+  stripe = new StripeFake({ apiKeys: [KEY] });
+  const started = await stripe.start();
+  closeStripe = started.close;
+  stack = await startApprovalStack({ payments: { secretKey: KEY, baseUrl: started.url }, env: { CHECKOUT_RETURN_ORIGINS: PUBLIC_BASE_URL } });
+  ({ owner, fakes, temporal, api, tenant, sales } = stack);
+  for (const p of SANDBOX_PRODUCTS) {
+    await owner.query(
+      'insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code) values ($1, $2, $3, $4, $5, $6)',
+      [tenant.id, p.sku, p.name, p.fabricSkuCode, p.hardwareSkuCode, p.trimSkuCode ?? null],
+    );
+  }
+  const { rows } = await owner.query<{ id: string }>(`insert into customers (organization_id, name, email) values ($1, 'Dana Okafor', 'dana.okafor@example.test') returning id`, [tenant.id]);
+  customerId = rows[0]!.id;
+}, 120_000);
+afterAll(async () => {
+  await stack.close();
+  await closeStripe();
+});
+
+const cents = (dollars: number) => Math.round(dollars * 100);
+/** The figures an invoice of the quote shows: the quote's own totals. */
+const figuresOf = (quote: V1Quote) => ({ subtotal: quote.totals.subtotal, taxTotal: quote.totals.taxTotal, grandTotal: quote.totals.grandTotal, currency: 'CAD' });
+
+/** A `/v1/quotes` quote of `region`, approved, its legs settled. */
+async function approvedV1Quote(region: string): Promise<V1Quote> {
+  const res = await api.request('/v1/quotes', {
+    method: 'POST',
+    token: sales,
+    json: {
+      customerId,
+      currency: 'CAD',
+      taxRegion: region,
+      pricebookId: tenant.id,
+      lines: [
+        { sku: 'ROLLER-SCREEN', quantity: 2, configuration: { finishedWidthIn: 72.5, finishedHeightIn: 60, controlSide: 'left', motorised: true, motorSku: 'MTR-BATTERY' } },
+        { sku: 'ROLLER-BLACKOUT-HD-FASCIA', quantity: 1, configuration: { finishedWidthIn: 35.25, finishedHeightIn: 48, controlSide: 'right', motorised: false } },
+      ],
+    },
+  });
+  expect(res.status).toBe(201);
+  const quote = (await res.json()) as V1Quote;
+  expect((await api.request(`/api/v1/quotes/${quote.id}/approve`, { method: 'POST', token: sales })).status).toBe(200);
+  expect((await approvalSettled(temporal.client, quote.id)).state).toBe('completed');
+  return quote;
+}
+
+/** What the payments sandbox holds of the quote's invoice: its tax lines (label and cents) and its total. */
+function invoiceAtStripe(quoteId: string) {
+  const invoices = stripe.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === quoteId) as Json[];
+  expect(invoices).toHaveLength(1);
+  const lines = invoices[0].lines.data as { description: string; amount: number; metadata: Record<string, string> }[];
+  return { total: invoices[0].total as number, tax: lines.filter((l) => l.metadata.is_tax === 'true').map((l) => [l.description, l.amount]) };
+}
+
+async function invoiceGenerated(quoteId: string): Promise<Json> {
+  const { rows } = await owner.query(`select envelope from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1`, [quoteId]);
+  expect(rows).toHaveLength(1);
+  return rows[0].envelope.data;
+}
+
+async function invoiceAtAccounting(quote: V1Quote): Promise<Json> {
+  const realm = (await owner.query(`select external_account_id from integration_connections where organization_id = $1 and provider = 'ACCOUNTING'`, [tenant.id])).rows[0].external_account_id as string;
+  const invoices = fakes.qbo.inspect.invoices(realm).filter((i) => i['DocNumber'] === quote.reference) as Json[];
+  expect(invoices).toHaveLength(1);
+  return invoices[0];
+}
+
+describe('a /v1/quotes quote is taxed by its region everywhere (D25)', () => {
+  it('Alberta: the quote, its invoice at the payments sandbox, its checkout page, invoice.generated and the accounting invoice all carry 5 % GST', async () => {
+    const quote = await approvedV1Quote('CA-AB');
+    expect(quote.taxLines).toEqual([{ code: 'GST', rate: 0.05, amount: expect.any(Number) }]);
+    const gst = cents(quote.taxLines[0]!.amount);
+    // 5 % of the subtotal, half-up to the cent, in integers.
+    expect(gst).toBe(Math.floor((cents(quote.totals.subtotal) * 5 + 50) / 100));
+    expect(cents(quote.totals.taxTotal)).toBe(gst);
+
+    // The payments sandbox: one tax line, GST at 5 %, and the quote's grand total.
+    expect(invoiceAtStripe(quote.id)).toEqual({ total: cents(quote.totals.grandTotal), tax: [['GST (5%)', gst]] });
+    const view = (await (await api.request(`/api/v1/quotes/${quote.id}/invoice`, { token: sales })).json()) as Json;
+    expect(view).toMatchObject({ subtotal_cents: cents(quote.totals.subtotal), tax_cents: gst, total_cents: cents(quote.totals.grandTotal) });
+    expect(view.lines.filter((l: Json) => l.is_tax)).toEqual([{ description: 'GST (5%)', amount_cents: gst, is_tax: true }]);
+
+    // invoice.generated: the quote's figures.
+    const event = await invoiceGenerated(quote.id);
+    expect(event.totals).toEqual(figuresOf(quote));
+    expect(event.taxLines).toEqual(quote.taxLines);
+
+    // The accounting leg: QuickBooks charged the same GST on the same subtotal.
+    const accounting = await invoiceAtAccounting(quote);
+    expect(accounting.TxnTaxDetail.TaxLine.map((l: Json) => [l.TaxLineDetail.TaxPercent, cents(l.Amount)])).toEqual([[5, gst]]);
+    expect(cents(accounting.TxnTaxDetail.TotalTax)).toBe(gst);
+    expect(cents(accounting.TotalAmt)).toBe(cents(quote.totals.grandTotal));
+
+    // The checkout page charges the same grand total, its tax line GST's.
+    const checkout = await api.request(`/api/v1/quotes/${quote.id}/checkout-session`, { method: 'POST', token: sales, json: {} });
+    expect(checkout.status).toBe(201);
+    const session = (await checkout.json()) as Json;
+    expect(session.amount_total_cents).toBe(cents(quote.totals.grandTotal));
+    const stored = stripe.inspect.checkoutSessions(KEY).find((s) => s.id === session.session_id) as Json;
+    expect(stored.line_items.data.filter((l: Json) => l.description === 'GST (5%)').map((l: Json) => l.amount_total)).toEqual([gst]);
+  });
+
+  it('Quebec: two lines, GST and QST, on the invoice, in invoice.generated and at accounting', async () => {
+    const quote = await approvedV1Quote('CA-QC');
+    expect(quote.taxLines.map((l) => [l.code, l.rate])).toEqual([['GST', 0.05], ['QST', 0.09975]]);
+    const [gst, qst] = quote.taxLines.map((l) => cents(l.amount)) as [number, number];
+    expect(cents(quote.totals.taxTotal)).toBe(gst + qst);
+
+    expect(invoiceAtStripe(quote.id)).toEqual({ total: cents(quote.totals.grandTotal), tax: [['GST (5%)', gst], ['QST (9.975%)', qst]] });
+    const event = await invoiceGenerated(quote.id);
+    expect(event.totals).toEqual(figuresOf(quote));
+    expect(event.taxLines).toEqual(quote.taxLines);
+
+    const accounting = await invoiceAtAccounting(quote);
+    expect(accounting.TxnTaxDetail.TaxLine.map((l: Json) => [l.TaxLineDetail.TaxPercent, cents(l.Amount)])).toEqual([[5, gst], [9.975, qst]]);
+    expect(cents(accounting.TotalAmt)).toBe(cents(quote.totals.grandTotal));
+  });
+});
