@@ -10,17 +10,14 @@ import { TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { approveChangeOrder, changeOrderById, insertChangeOrder, jobQuote, jobValueCents, rejectChangeOrder, tenantMarginFloor } from '../../db/fsm/change-orders';
 import type { ChangeOrderRow } from '../../db/fsm/field-writes';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
-import { PricingError } from '../../domain/pricing/errors';
+import { refusedAtOwnPath } from '../../domain/pricing/errors';
 import { priceChangeOrder } from '../../domain/pricing/change-order-pricing';
 import { toChangeOrder } from './change-order-view';
 import { visibilityOf } from './job-service';
 import type { ApproveChangeOrderBody, ChangeOrder, ChangeOrderBody } from './schemas';
 
 /** The engine names fields of the calculate body (`lineItems.0.fabricSkuCode`); here they are `line_items.0.fabricSkuCode`. */
-const fieldOf = (error: PricingError) => {
-  const field = (error as PricingError & { field?: string }).field ?? 'line_items';
-  return field.replace(/^lineItems/, 'line_items').replace(/^laborTierCode$/, 'line_items');
-};
+const fieldOf = (enginePath: string) => enginePath.replace(/^lineItems/, 'line_items').replace(/^laborTierCode$/, 'line_items');
 
 /** D12: change orders, raised, approved and rejected in the field. */
 export class ChangeOrderService {
@@ -38,20 +35,12 @@ export class ChangeOrderService {
       if (TERMINAL_JOB_STATUSES.includes(job.job_status)) throw conflict(`The job is ${job.job_status}: it takes no more change orders.`);
       const quote = await jobQuote(tx, jobId);
       if (!quote) throw conflict('The job has no quote: a change order is priced on its quote\'s rate card.');
-      let priced;
-      try {
-        priced = priceChangeOrder({
-          lineItems: body.line_items,
-          extraLabourHours: String(body.labour_hours),
-          rateCard: await this.rateCards.byId(tx, quote.rate_card_revision_id),
-          labourTierCode: quote.labor_tier_code,
-          quoteMargin: quote.applied_margin,
-          tenantFloor: await tenantMarginFloor(tx),
-        });
-      } catch (error) {
-        if (error instanceof PricingError) throw validationFailed({ [fieldOf(error)]: error.message });
-        throw error;
-      }
+      const rateCard = await this.rateCards.byId(tx, quote.rate_card_revision_id);
+      const tenantFloor = await tenantMarginFloor(tx);
+      const priced = refusedAtOwnPath(
+        () => priceChangeOrder({ lineItems: body.line_items, extraLabourHours: String(body.labour_hours), rateCard, labourTierCode: quote.labor_tier_code, quoteMargin: quote.applied_margin, tenantFloor }),
+        fieldOf,
+      );
       const row = await insertChangeOrder(tx, {
         jobId,
         quoteId: quote.quote_id,

@@ -1,9 +1,8 @@
-import { DomainError, badRequest } from '../../domain/errors/errors';
+import { badRequest } from '../../domain/errors/errors';
 import { parseOrThrow } from '../http/validate';
 import { CalculateBody } from '../quotes/schemas';
 import type { PricedQuote } from '../../domain/pricing/engine';
 import { priceQuote } from '../../domain/pricing/fast-engine';
-import { PricingError } from '../../domain/pricing/errors';
 import type { GraphQLContext } from './context';
 import { withoutNulls } from './input';
 
@@ -18,11 +17,7 @@ export async function calculate(ctx: GraphQLContext, input: Record<string, unkno
   const body = parseOrThrow(PriceOnly, withoutNulls(input), 'input');
   const card = await ctx.rateCards.current(ctx.tx);
   if (!card) throw badRequest('This workspace has no rate card yet.');
-  try {
-    // Rule 3 of section 4.3: only an ADMIN may price below the floor, and only with a reason.
-    return priceQuote({ request: { ...body, persist: false }, rateCard: card.snapshot, overrideAuthorised: ctx.caller.role === 'ADMIN' });
-  } catch (error) {
-    if (error instanceof PricingError) throw new DomainError(error.kind, error.message);
-    throw error;
-  }
+  // Rule 3 of section 4.3: only an ADMIN may price below the floor, and only with a reason. A
+  // refusal is a PricingError, answered under the code of its kind.
+  return priceQuote({ request: { ...body, persist: false }, rateCard: card.snapshot, overrideAuthorised: ctx.caller.role === 'ADMIN' });
 }

@@ -1,10 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { DomainError, badRequest, conflict, notFound, validationFailed } from '../../domain/errors/errors';
+import { badRequest, conflict, notFound, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
 import type { PricedQuote } from '../../domain/pricing/engine';
 import { priceQuote } from '../../domain/pricing/fast-engine';
-import { PricingError } from '../../domain/pricing/errors';
 import type { ApprovedQuote, CalculateBody, QuoteDetail, QuoteListQuery, QuoteStatus, QuoteSummary } from './schemas';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { CurrentRateCard, RateCardRepository } from '../../db/rate-cards/repository';
@@ -48,14 +47,10 @@ export class QuoteService {
     return result;
   }
 
+  /** A refusal is a PricingError, answered as its kind (rules 3 and 6: 400, or 403 for an override). */
   private price(caller: Caller, body: CalculateBody, card: CurrentRateCard): PricedQuote {
-    try {
-      // Rule 3: only an ADMIN may price below the floor, and only with a reason.
-      return priceQuote({ request: body, rateCard: card.snapshot, overrideAuthorised: caller.role === 'ADMIN' });
-    } catch (error) {
-      if (error instanceof PricingError) throw new DomainError(error.kind, error.message);
-      throw error;
-    }
+    // Rule 3: only an ADMIN may price below the floor, and only with a reason.
+    return priceQuote({ request: body, rateCard: card.snapshot, overrideAuthorised: caller.role === 'ADMIN' });
   }
 
   list(caller: Caller, query: QuoteListQuery): Promise<{ data: QuoteSummary[]; next_cursor: string | null }> {

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../../db/tenant-scope';
-import { conflict, DomainError, notFound, validationFailed } from '../../../domain/errors/errors';
+import { badRequest, conflict, notFound, validationFailed } from '../../../domain/errors/errors';
 import type { Caller } from '../../http/request-context';
 import type { PricedQuote } from '../../../domain/pricing/engine';
 import { priceQuote } from '../../../domain/pricing/fast-engine';
-import { PricingError } from '../../../domain/pricing/errors';
+import { refusedAtOwnPath } from '../../../domain/pricing/errors';
 import type { CalculationRequest } from '../../../domain/pricing/request';
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
 import type { RateCardSnapshot } from '../../../domain/pricing/rate-card';
@@ -109,7 +109,7 @@ export class V1QuoteService {
       if (!products.has(line.sku)) complaints[`lines.${index}.sku`] = `Unknown product "${line.sku}" (GET /v1/products)`;
     });
     const card = await this.rateCards.current(tx);
-    if (!card) throw new DomainError('bad_request', 'This workspace has no rate card yet.');
+    if (!card) throw badRequest('This workspace has no rate card yet.');
     const laborTierCode = body.laborTierCode ?? defaultTier(card.snapshot);
     if (!laborTierCode) complaints.laborTierCode = 'The rate card has no labour tier';
     if (Object.keys(complaints).length > 0) throw validationFailed(complaints);
@@ -130,17 +130,7 @@ export class V1QuoteService {
       }),
     };
     const started = performance.now();
-    let result: PricedQuote;
-    try {
-      result = priceQuote({ request, rateCard: card.snapshot, overrideAuthorised: false });
-    } catch (error) {
-      if (error instanceof PricingError) {
-        const field = 'field' in error && typeof error.field === 'string' ? engineField(error.field) : undefined;
-        if (field) throw validationFailed({ [field]: error.message });
-        throw new DomainError(error.kind, error.message);
-      }
-      throw error;
-    }
+    const result: PricedQuote = refusedAtOwnPath(() => priceQuote({ request, rateCard: card.snapshot, overrideAuthorised: false }), engineField);
     const engineMs = performance.now() - started;
     return { request: { ...request, persist: true }, result, revisionId: card.revisionId, pricebookRevision: card.snapshot.revision, engineMs };
   }
