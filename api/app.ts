@@ -11,7 +11,6 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
-import { problemErrorHandler, problemNotFound } from './v1/problem-handler';
 import { meterUnrouted, PlanMeter } from './http/plan-meter';
 import { IdempotencyKeys } from './http/idempotency';
 import { announceVersion, registrationVersion, resolveVersion } from './versions/middleware';
@@ -168,8 +167,8 @@ export function createApp(deps: AppDependencies): Express {
   graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 
-  app.use('/v1', meterUnrouted(meter), problemNotFound);
-  app.use('/v1', problemErrorHandler);
+  app.use('/v1', meterUnrouted(meter));
+  // Each answers in the shape of the request's path: the section 7 envelope, or D10's problems under /v1/.
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -1,33 +1,13 @@
 import { GraphQLError } from 'graphql';
-import { DomainError, type ErrorKind } from '../../domain/errors/errors';
+import { DomainError } from '../../domain/errors/errors';
+import { ERROR_RENDERINGS } from '../../domain/errors/error-kinds';
 
 /**
  * D17: every GraphQL error carries `extensions.code`. Domain errors thrown by the services a
- * resolver calls keep their meaning under these codes (the same kinds D10's problems name);
- * anything else is INTERNAL_SERVER_ERROR with nothing of its message (logged under the request id).
- * test/unit/graphql-errors.test.ts walks every row.
+ * resolver calls answer the code of their kind (domain/errors/error-kinds.ts); anything else is
+ * masked. These are the codes of the documents refused before execution (api/graphql/limits.ts,
+ * cost.ts); a refusal that is a kind of domain error (too large, throttled, bad input) has that kind's code.
  */
-export const CODE_OF_KIND: Readonly<Record<ErrorKind, string>> = {
-  bad_request: 'BAD_USER_INPUT',
-  payload_too_large: 'REQUEST_TOO_LARGE',
-  unsupported_encoding: 'BAD_REQUEST',
-  validation_failed: 'BAD_USER_INPUT',
-  unauthenticated: 'UNAUTHENTICATED',
-  invalid_credentials: 'UNAUTHENTICATED',
-  forbidden: 'FORBIDDEN',
-  not_found: 'NOT_FOUND',
-  job_not_found: 'NOT_FOUND',
-  conflict: 'CONFLICT',
-  invalid_transition: 'INVALID_TRANSITION',
-  idempotency_key_reused: 'IDEMPOTENCY_KEY_REUSED',
-  idempotency_key_in_use: 'IDEMPOTENCY_KEY_IN_USE',
-  rate_limited: 'THROTTLED',
-  provider_failed: 'PROVIDER_ERROR',
-  provider_unavailable: 'PROVIDER_ERROR',
-  internal: 'INTERNAL_SERVER_ERROR',
-};
-
-/** Codes of the documents refused before execution (api/graphql/limits.ts, cost.ts). */
 export const REFUSAL_CODES = {
   syntax: 'GRAPHQL_PARSE_FAILED',
   validation: 'GRAPHQL_VALIDATION_FAILED',
@@ -37,10 +17,10 @@ export const REFUSAL_CODES = {
   batch: 'BATCHING_NOT_SUPPORTED',
   cost: 'MAX_COST_EXCEEDED',
   variables: 'VARIABLES_TOO_LARGE',
-  tooLarge: 'REQUEST_TOO_LARGE',
+  tooLarge: ERROR_RENDERINGS.payload_too_large.graphql,
   badRequest: 'BAD_REQUEST',
-  throttled: 'THROTTLED',
-  badInput: 'BAD_USER_INPUT',
+  throttled: ERROR_RENDERINGS.rate_limited.graphql,
+  badInput: ERROR_RENDERINGS.validation_failed.graphql,
 } as const;
 
 export const codedError = (message: string, code: string, extensions: Record<string, unknown> = {}) =>
@@ -57,7 +37,7 @@ export function clientError(error: GraphQLError, log?: { error(obj: object, msg:
     return new GraphQLError(original.message, {
       nodes: error.nodes,
       path: error.path,
-      extensions: { code: CODE_OF_KIND[original.kind], ...(fields ? { fields } : {}) },
+      extensions: { code: ERROR_RENDERINGS[original.kind].graphql, ...(fields ? { fields } : {}) },
     });
   }
   if (original instanceof GraphQLError && original.extensions.code) {
@@ -67,5 +47,5 @@ export function clientError(error: GraphQLError, log?: { error(obj: object, msg:
   // Without a path it is an error of the request itself (a variable that does not coerce), not of a resolver.
   if (!error.path) return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: REFUSAL_CODES.badInput } });
   log?.error({ err: original, path: error.path }, 'graphql resolver failed');
-  return new GraphQLError('Internal server error.', { nodes: error.nodes, path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  return new GraphQLError('Internal server error.', { nodes: error.nodes, path: error.path, extensions: { code: ERROR_RENDERINGS.internal.graphql } });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../../domain/errors/errors';
+import { ERROR_CODES } from '../../domain/errors/error-kinds';
 
 export const Uuid = z.uuid();
 export const Timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO-8601, UTC' });

@@ -1,12 +1,7 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { DomainError, RateLimitedError, type ErrorEnvelope } from '../../domain/errors/errors';
-import { ERROR_RESPONSES } from '../../domain/errors/error-kinds';
-
-/** Router 404: the one error whose envelope has no `details` key at all (section 7). */
-export const notFoundHandler: RequestHandler = (req, res) => {
-  const body: ErrorEnvelope = { error: { code: 'not_found', message: `No route for ${req.method} ${req.path}.`, request_id: req.requestId ?? null } };
-  res.status(404).json(body);
-};
+import { ERROR_RENDERINGS, type ErrorRendering } from '../../domain/errors/error-kinds';
+import { isProblemPath, sendProblem } from '../v1/problem';
 
 interface BodyParserError {
   type?: string;
@@ -32,13 +27,58 @@ export function asDomainError(err: unknown, log?: { error(obj: object, msg: stri
   return new DomainError('internal', 'Internal server error.');
 }
 
-/** The only place errors become JSON responses: each kind answered as ERROR_RESPONSES says. */
+/** How one interface words its errors: its row of the one table, in its own shape. */
+interface ErrorRenderer {
+  /** The router 404: nothing under this path answers the request. */
+  noRoute(req: Request, res: Response): void;
+  error(error: DomainError, rendering: ErrorRendering, req: Request, res: Response): void;
+}
+
+/** Section 7: the `{error: {code, message, details, request_id}}` envelope of /api/. */
+const sectionSevenEnvelope: ErrorRenderer = {
+  // The one error whose envelope has no `details` key at all (section 7).
+  noRoute(req, res) {
+    const body: ErrorEnvelope = { error: { code: ERROR_RENDERINGS.not_found.code, message: `No route for ${req.method} ${req.path}.`, request_id: req.requestId ?? null } };
+    res.status(ERROR_RENDERINGS.not_found.status).json(body);
+  },
+  error(error, { status, code }, req, res) {
+    const body: ErrorEnvelope = { error: { code, message: error.message, details: error.details, request_id: req.requestId ?? null } };
+    res.status(status).json(body);
+  },
+};
+
+/** D10: RFC 9457 problem details under /v1/. */
+const problemDetails: ErrorRenderer = {
+  noRoute(req, res) {
+    const { status, problem } = ERROR_RENDERINGS.not_found;
+    sendProblem(res, { status, type: problem.type, title: problem.title, detail: `No route for ${req.method} ${req.path}.`, request_id: req.requestId ?? null });
+  },
+  error(error, { status, problem }, req, res) {
+    const fields = (error.details as { fields?: Record<string, string> } | null)?.fields;
+    sendProblem(res, {
+      type: problem.type,
+      title: problem.title,
+      status,
+      detail: error.message,
+      request_id: req.requestId ?? null,
+      ...(problem.type === 'validation-failed' ? { errors: fields ?? {} } : {}),
+    });
+  },
+};
+
+const rendererOf = (req: Request): ErrorRenderer => (isProblemPath(req.path) ? problemDetails : sectionSevenEnvelope);
+
+/** A request no route answers (under /v1/ only the authenticated get here: D10's guard answered the others 401). */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  rendererOf(req).noRoute(req, res);
+};
+
+/** The only place errors become HTTP answers: each kind as its row of ERROR_RENDERINGS says, in the path's shape. */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   const error = asDomainError(err, req.log);
-  const { status, code } = ERROR_RESPONSES[error.kind];
+  const rendering = ERROR_RENDERINGS[error.kind];
   if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-  if (status >= 500 && error.kind !== 'internal') req.log?.warn({ code, message: error.message }, 'provider error');
+  if (rendering.status >= 500 && error.kind !== 'internal') req.log?.warn({ kind: error.kind, message: error.message }, 'provider error');
   if (res.headersSent) return;
-  const body: ErrorEnvelope = { error: { code, message: error.message, details: error.details, request_id: req.requestId ?? null } };
-  res.status(status).json(body);
+  rendererOf(req).error(error, rendering, req, res);
 };

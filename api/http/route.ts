@@ -11,10 +11,7 @@ import { errorExample } from './error-examples';
 import type { PublicRoutes } from './public-routes';
 import type { Acceptor } from './compiled-acceptor';
 import type { Caller } from './request-context';
-import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemExample } from '../v1/problem';
-
-/** D10: the paths whose errors are problem details. */
-export const isProblemPath = (path: string) => path === '/v1' || path.startsWith('/v1/');
+import { PROBLEM_CONTENT_TYPE, ProblemSchema, isProblemPath, problemExample } from '../v1/problem';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { openApiPath, route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
 import { asDomainError } from '../http/error-handler';
-import { ERROR_RESPONSES } from '../../domain/errors/error-kinds';
+import { ERROR_RENDERINGS } from '../../domain/errors/error-kinds';
 import { RateLimitedError } from '../../domain/errors/errors';
 import { ADMIN_ONLY } from '../http/roles';
 import { nulPaths } from '../http/validate';
@@ -171,6 +171,6 @@ const callbackErrorPage: ErrorRequestHandler = (err: unknown, req, res, next) =>
     res.setHeader('Retry-After', String(error.retryAfterSeconds));
     return sendCallbackPage(res, { kind: 'rate_limited', retryAfterSeconds: error.retryAfterSeconds });
   }
-  if (ERROR_RESPONSES[error.kind].status >= 500) return sendCallbackPage(res, { kind: 'failed', requestId: req.requestId ?? 'unknown' });
+  if (ERROR_RENDERINGS[error.kind].status >= 500) return sendCallbackPage(res, { kind: 'failed', requestId: req.requestId ?? 'unknown' });
   sendCallbackPage(res, { kind: 'bad_request', reason: error.message });
 };

@@ -1,23 +1,10 @@
+import type { ErrorCode, ErrorKind } from './error-kinds';
+
 /**
- * Domain errors and the section 7 envelope. Services and handlers throw DomainErrors that say
- * what went wrong (a kind), not how HTTP answers it; domain/errors/error-kinds.ts maps each kind to its
- * status and envelope code, and api/http/error-handler.ts is the only place that answers them.
+ * Domain errors. Services and handlers throw DomainErrors that say what went wrong (a kind), not
+ * how an interface answers it; domain/errors/error-kinds.ts holds each kind's answer in every
+ * interface, and api/http/error-handler.ts and api/graphql/errors.ts are the only places that answer them.
  */
-export const ERROR_CODES = [
-  'bad_request', 'validation_failed', 'unauthenticated', 'invalid_credentials', 'forbidden',
-  'not_found', 'conflict', 'rate_limited', 'provider_error', 'internal_error',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-export const ERROR_KINDS = [
-  'bad_request', 'payload_too_large', 'unsupported_encoding', 'validation_failed', 'unauthenticated',
-  'invalid_credentials', 'forbidden', 'not_found', 'conflict', 'rate_limited', 'provider_failed',
-  'provider_unavailable', 'internal',
-  // D10's problem types that /api/ never raises; the table still answers them (domain/errors/error-kinds.ts).
-  'job_not_found', 'invalid_transition', 'idempotency_key_reused', 'idempotency_key_in_use',
-] as const;
-export type ErrorKind = (typeof ERROR_KINDS)[number];
-
 export class DomainError extends Error {
   constructor(
     readonly kind: ErrorKind,

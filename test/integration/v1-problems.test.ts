@@ -5,7 +5,8 @@ import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool } from '../../scripts/harness/owner-db';
 import { route } from '../../api/http/route';
 import { conflict, invalidTransition, jobNotFound } from '../../domain/errors/errors';
-import { PROBLEM_TYPES, type Problem } from '../../api/v1/problem';
+import type { Problem } from '../../api/v1/problem';
+import { PROBLEM_TYPES } from '../../domain/errors/error-kinds';
 
 // D10: every error under /v1/ is an RFC 9457 problem with one of D10's type slugs.
 let owner: pg.Pool;
