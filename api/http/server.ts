@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import type { ErrorEnvelope } from '../../domain/errors/errors';
+import { ERROR_RENDERINGS } from '../../domain/errors/error-kinds';
 
 /** Below docker compose's 10-second grace before SIGKILL, and `npm start`'s 15. */
 export const DRAIN_DEADLINE_MS = 8_000;
@@ -37,7 +38,8 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   }
   const { status, reason, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
   const requestId = randomUUID();
-  const envelope: ErrorEnvelope = { error: { code: 'bad_request', message, details: null, request_id: requestId } };
+  // Refused input whatever the status: its code is the bad_request row's (section 7).
+  const envelope: ErrorEnvelope = { error: { code: ERROR_RENDERINGS.bad_request.code, message, details: null, request_id: requestId } };
   const body = JSON.stringify(envelope);
   socket.end(
     [
