@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ENTITY_TYPE } from '../sync-records';
 
 /** What invoicing and checkout read and write of a quote, inside the caller's tenant transaction. */
 
@@ -15,13 +16,18 @@ export interface QuoteForPayments<Calculation> {
   invoice_id: string | null;
 }
 
-/** `Calculation` is the shape the caller froze at approval (the `frozen_calculation` JSON). */
+/**
+ * `Calculation` is the shape the caller froze at approval (the `frozen_calculation` JSON). The
+ * quote's own invoice is its payments sync row of the invoice entity: a change order's invoice or
+ * credit note (D12) is another row of the same quote and provider, never this one.
+ */
 export async function quoteForPayments<Calculation>(em: EntityManager, id: string): Promise<QuoteForPayments<Calculation> | undefined> {
   const [row] = await em.execute<QuoteForPayments<Calculation>[]>(
     `select q.id, q.quote_number, q.status, q.tax_region, q.paid_at, q.frozen_calculation, q.checkout_session_id,
-            (select s.external_id from sync_records s where s.quote_id = q.id and s.provider = 'PAYMENTS' and s.status = 'SUCCEEDED') as invoice_id
+            (select s.external_id from sync_records s
+              where s.quote_id = q.id and s.provider = 'PAYMENTS' and s.entity_type = ? and s.status = 'SUCCEEDED') as invoice_id
        from quotes q where q.id = ?`,
-    [id],
+    [ENTITY_TYPE.PAYMENTS, id],
   );
   return row;
 }
