@@ -15,14 +15,16 @@ export interface JobHistoryRow {
 /**
  * A page of one job's append-only history, oldest first, after the entry `afterSequence` when
  * given: `limit + 1` rows, so the caller knows whether more follow. The caller has checked the
- * job is visible to it (D10); row-level security keeps it within the tenant.
+ * job is visible to it (D10); row-level security keeps it within the tenant. The order names the
+ * table's column: a bare `sequence` would be the text the select list makes of it, and 1000 would
+ * sort before 999.
  */
 export function jobHistoryPage(em: EntityManager, jobId: string, options: { afterSequence?: string; limit: number }): Promise<JobHistoryRow[]> {
   return em.execute<JobHistoryRow[]>(
     `select sequence::text as sequence, kind, from_status, to_status, detail, changed_by_user_id, changed_at
        from job_history
       where work_order_id = ? and sequence > ?::bigint
-      order by sequence
+      order by job_history.sequence
       limit ?`,
     [jobId, options.afterSequence ?? '0', options.limit + 1],
   );

@@ -369,6 +369,52 @@ describe('GET /v1/fsm/jobs/{id}/history: dispatch reconstructable (D11)', () => 
   });
 });
 
+describe('GET /v1/fsm/jobs/{id}/history: more than ten entries, in order at every page size', () => {
+  it('pages through every limit from 1 to 11 and gets every entry once, oldest first', async () => {
+    // The history's sequence is one identity for every job. Place this job's entries across a
+    // power of ten (…95 to …06), where ordering by the sequence's text would put 1000 before 995.
+    const { rows: [position] } = await owner.query<{ last: string }>(`select coalesce(max(sequence), 0)::text as last from job_history`);
+    const next = BigInt(position!.last) + 10n;
+    let power = 10n;
+    while (power <= next) power *= 10n;
+    await owner.query(`select setval(pg_get_serial_sequence('job_history', 'sequence'), $1::bigint)`, [String(power - 5n)]);
+
+    const id = await newJob();
+    expect((await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' })).status).toBe(200);
+    expect((await call('PATCH', `/v1/fsm/jobs/${id}`, 'tech', { status: 'in_progress' })).status).toBe(200);
+    for (let hour = 0; hour < 9; hour += 1) {
+      const started = `2026-02-05T${String(8 + hour).padStart(2, '0')}:00:00Z`;
+      const ended = `2026-02-05T${String(8 + hour).padStart(2, '0')}:30:00Z`;
+      expect((await call('POST', `/v1/fsm/jobs/${id}/time-entries`, 'tech', { started_at: started, ended_at: ended })).status).toBe(201);
+    }
+    const stored = await owner.query<{ sequence: string; kind: string; from_status: string | null; to_status: string | null; detail: Record<string, unknown> }>(
+      'select sequence::text as sequence, kind, from_status, to_status, detail from job_history where work_order_id = $1 order by job_history.sequence',
+      [id],
+    );
+    const entry = (e: { kind: string; from_status: string | null; to_status: string | null; detail: Record<string, unknown> }) => JSON.stringify([e.kind, e.from_status, e.to_status, e.detail.started_at ?? null]);
+    expect(stored.rows.length).toBeGreaterThan(10);
+    const crossing = stored.rows.map((r) => r.sequence.length);
+    expect(new Set(crossing).size).toBe(2);
+    const expected = stored.rows.map(entry);
+    expect(stored.rows.slice(0, 3).map((r) => r.kind)).toEqual(['created', 'status', 'status']);
+
+    for (let limit = 1; limit <= 11; limit += 1) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 20; page += 1) {
+        const res = await call('GET', `/v1/fsm/jobs/${id}/history?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, 'admin');
+        expect(res.status).toBe(200);
+        const body = JobHistoryPage.parse(await res.json());
+        expect(body.data.length).toBeLessThanOrEqual(limit);
+        seen.push(...body.data.map(entry));
+        cursor = body.next_cursor;
+        if (!body.has_more) break;
+      }
+      expect({ limit, kinds: seen }).toEqual({ limit, kinds: expected });
+    }
+  });
+});
+
 describe('row-level security on every new table', () => {
   it('with the tenant setting unset, the application role reads nothing of any of them', async () => {
     const appPool = new pg.Pool({ connectionString: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), max: 1 });
