@@ -1,4 +1,4 @@
-import { onceWithin, checkKey, type Answer } from '../http/idempotency';
+import { checkKey, onceWithin, type Answer } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { QuoteBody } from '../v1/quotes/schemas';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
@@ -27,21 +27,18 @@ const OPERATION = 'graphql createQuote';
 
 export async function createQuote(ctx: GraphQLContext, quotes: V1QuoteService, input: Record<string, unknown>, idempotencyKey: string | null | undefined): Promise<CreateQuotePayload> {
   const body = parseOrThrow(QuoteBody, withoutNulls(input), 'input');
-  const create = async (): Promise<Answer> => {
+  const create = async (): Promise<string> => {
     const created = await quotes.createWithin(ctx.tx, ctx.caller, body);
     ctx.events.push(created.event);
-    return { status: 200, body: { quote_id: created.quote.id } };
+    return created.quote.id;
   };
-  if (idempotencyKey === undefined || idempotencyKey === null) {
-    const { body: made } = await create();
-    return { quote: await ctx.loaders.quote.load((made as KeptQuote).quote_id), replayed: false };
-  }
+  if (idempotencyKey === undefined || idempotencyKey === null) return { quote: await ctx.loaders.quote.load(await create()), replayed: false };
   checkKey(idempotencyKey, 'idempotencyKey');
-  const outcome = await onceWithin(ctx.tx, { key: idempotencyKey, request: { operation: OPERATION, payload: input } }, create);
+  const outcome = await onceWithin(ctx.tx, { key: idempotencyKey, request: { operation: OPERATION, payload: input } }, async (): Promise<Answer> => ({ status: 200, body: { quote_id: await create() } satisfies KeptQuote }));
   return { quote: await ctx.loaders.quote.load((outcome.answer.body as KeptQuote).quote_id), replayed: outcome.replayed };
 }
 
-/** What a createQuote key keeps. */
+/** What a createQuote key keeps: the quote's id. */
 interface KeptQuote {
   quote_id: string;
 }

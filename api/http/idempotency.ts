@@ -1,8 +1,10 @@
+import type { Request, Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { completeKey, holderOf, holdKey, insertClaim, releaseKey, type KeptAnswer } from '../../db/idempotency/keys';
 import { decide, fingerprintOf, keyComplaint, type Decision, type RequestIdentity } from '../../domain/idempotency/idempotency';
-import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed, DomainError } from '../../domain/errors/errors';
+import { DomainError, idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../../domain/errors/errors';
+import type { RequestMeter } from './plan-meter';
 
 /**
  * D14's one protocol, for every interface that takes an idempotency key (a route that declares
@@ -21,6 +23,9 @@ import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed, DomainErro
  * that died is claimed anew after its lease); `onceWithin` claims in the caller's transaction, for
  * work that runs in it whole (GraphQL's operation), and its rollback frees the key.
  */
+
+/** D14's request header, on the routes that declare `idempotency`. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** What a request answers, kept whole with its key for a replay. */
 export interface Answer {
@@ -52,7 +57,7 @@ export function checkKey(key: string, field: string): void {
 }
 
 /** The key refused this request: it is in use, or was used by another request. */
-export const isKeyRefusal = (error: unknown): boolean => error instanceof DomainError && (error.kind === 'idempotency_key_in_use' || error.kind === 'idempotency_key_reused');
+const isKeyRefusal = (error: unknown): boolean => error instanceof DomainError && (error.kind === 'idempotency_key_in_use' || error.kind === 'idempotency_key_reused');
 
 const kept = (answer: Answer): KeptAnswer => ({ status: answer.status, body: answer.body, headers: answer.headers ?? {} });
 
@@ -116,4 +121,47 @@ export async function onceWithin(tx: EntityManager, keyed: KeyedRequest, work: (
   });
   if (!keptWithWrite) await completeKey(tx, key, kept(answer));
   return { answer, replayed: false };
+}
+
+/** Through res.json, so an answer (and a replay) is shaped for the caller's D16 version. */
+export function sendAnswer(res: Response, answer: Answer): void {
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+  res.status(answer.status).json(answer.body);
+}
+
+export interface KeyedHttpRequest {
+  req: Request;
+  res: Response;
+  /** The request's Idempotency-Key header. */
+  key: string;
+  keys: IdempotencyKeys;
+  /** The route's D15 meter (`metering: 'request'`), drawn from when the key is claimed. */
+  meter?: RequestMeter;
+}
+
+/**
+ * A route's request carrying an `Idempotency-Key` (api/http/route.ts `idempotency`): its method
+ * and path with its parsed JSON body make the fingerprint; the route's one D15 token is drawn in
+ * the claim's transaction, so a malformed, reused or in-use key and a replay draw nothing (their
+ * answers carry the bucket's headers all the same); a replay says `Idempotent-Replayed: true`.
+ */
+export async function answerOnce({ req, res, key, keys, meter }: KeyedHttpRequest, work: (keep: Keep) => Promise<Answer>): Promise<void> {
+  const organizationId = req.caller!.organizationId;
+  const complaint = keyComplaint(key);
+  if (complaint) {
+    await meter?.peek(organizationId, res);
+    throw validationFailed({ [`headers.${IDEMPOTENCY_HEADER}`]: complaint });
+  }
+  let outcome: Outcome;
+  try {
+    outcome = await keys.once(organizationId, { key, request: { operation: `${req.method} ${req.baseUrl}${req.path}`, payload: req.body } }, work, meter && ((tx) => meter.drawWithin(tx, res)));
+  } catch (error) {
+    if (isKeyRefusal(error)) await meter?.peek(organizationId, res);
+    throw error;
+  }
+  if (outcome.replayed) {
+    await meter?.peek(organizationId, res);
+    res.setHeader('Idempotent-Replayed', 'true');
+  }
+  sendAnswer(res, outcome.answer);
 }

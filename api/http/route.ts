@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Role } from '../../db/entities/user';
 import { forbidden, unauthenticated } from '../../domain/errors/errors';
 import type { Metering, RequestMeter } from './plan-meter';
-import { checkKey, isKeyRefusal, keepNothing, type Answer, type IdempotencyKeys, type Keep, type Outcome } from './idempotency';
+import { answerOnce, IDEMPOTENCY_HEADER, keepNothing, sendAnswer, type Answer, type IdempotencyKeys, type Keep } from './idempotency';
 import { fieldsOf, parseOrThrow } from './validate';
 import { ErrorEnvelopeSchema } from './common-schemas';
 import { errorExample } from './error-examples';
@@ -79,9 +79,6 @@ export type RouteSpec<B extends z.ZodType | undefined, Q extends AnyObject | und
     | { idempotency: typeof IDEMPOTENCY_HEADER; handler: (ctx: HandlerContext<B, Q, P, A> & { keep: Keep }) => Promise<Answer> }
   );
 
-/** D14's request header. */
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-
 /** none: public; bearer: guarded by api/http/authenticate.ts; signed: authenticated by its own signature. */
 export type Auth = 'none' | 'bearer' | 'signed';
 
@@ -138,42 +135,11 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
       return;
     }
     if (key === undefined) {
-      send(res, await spec.handler({ ...ctx, keep: keepNothing }));
+      sendAnswer(res, await spec.handler({ ...ctx, keep: keepNothing }));
       return;
     }
-    const organizationId = req.caller!.organizationId;
-    try {
-      checkKey(key, `headers.${IDEMPOTENCY_HEADER}`);
-    } catch (error) {
-      // A malformed key costs nothing and writes nothing.
-      await meter?.peek(organizationId, res);
-      throw error;
-    }
-    let outcome: Outcome;
-    try {
-      outcome = await host.idempotencyKeys!.once(
-        organizationId,
-        { key, request: { operation: `${req.method} ${req.baseUrl}${req.path}`, payload: req.body } },
-        (keep) => spec.handler({ ...ctx, keep }),
-        meter && ((tx) => meter.drawWithin(tx, res)),
-      );
-    } catch (error) {
-      // A key in use or reused drew nothing (D14 with D15).
-      if (isKeyRefusal(error)) await meter?.peek(organizationId, res);
-      throw error;
-    }
-    if (outcome.replayed) {
-      await meter?.peek(organizationId, res);
-      res.setHeader('Idempotent-Replayed', 'true');
-    }
-    send(res, outcome.answer);
+    await answerOnce({ req, res, key, keys: host.idempotencyKeys!, meter }, (keep) => spec.handler({ ...ctx, keep }));
   });
-}
-
-/** Through res.json, so an answer (and a replay) is shaped for the caller's D16 version. */
-function send(res: Response, answer: Answer): void {
-  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-  res.status(answer.status).json(answer.body);
 }
 
 /** A declaration the guards cannot serve is a bug in it: fail at start-up, not on a request. */

@@ -14,7 +14,7 @@ export const KEY_TTL_HOURS = 24;
  * write and its kept answer commit together, so it wrote nothing, and the key is claimed anew.
  */
 export const RUNNING_LEASE_SECONDS = 60;
-export const MAX_KEY_LENGTH = 255;
+const MAX_KEY_LENGTH = 255;
 
 /** What is wrong with a key (1-255 characters), or undefined when nothing is. */
 export function keyComplaint(key: string): string | undefined {

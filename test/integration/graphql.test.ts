@@ -397,6 +397,31 @@ describe('createQuote while the same key is in use (D14)', () => {
     expect(free.body.errors).toBeUndefined();
     expect(free.body.data!.createQuote).toMatchObject({ replayed: false });
   });
+
+  it('follows the protocol of POST /v1/quotes: a key it used is IDEMPOTENCY_KEY_REUSED here, and a claim not yet committed holds a key against both', async () => {
+    const customerId = (await owner.query<{ id: string }>('select id from customers where organization_id = $1 order by created_at limit 1', [tenant.id])).rows[0]!.id;
+    const input = { customerId, currency: 'CAD', taxRegion: 'CA-ON', pricebookId: tenant.id, lines: [{ sku: 'ROLLER-SCREEN', quantity: 1, configuration: { finishedWidthIn: 40, finishedHeightIn: 50, controlSide: 'right' } }] };
+    const CREATE = 'mutation C($input: CreateQuoteInput!, $key: String) { createQuote(input: $input, idempotencyKey: $key) { replayed quote { id } } }';
+    const rest = (key: string) => api.request('/v1/quotes', { method: 'POST', token: tokens.admin, json: input, headers: { 'Idempotency-Key': key } });
+    const used = `gql-after-rest-${Date.now()}`;
+    expect((await rest(used)).status).toBe(201);
+    expect(codes((await gql(tokens.admin, CREATE, { input, key: used })).body)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
+
+    const held = `gql-held-${Date.now()}`;
+    const holder = await owner.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(hashtextextended('idempotency:' || $1 || ':' || $2, 0))`, [tenant.id, held]);
+      const busy = await rest(held);
+      expect(busy.status).toBe(409);
+      expect(((await busy.json()) as { type: string }).type).toBe('idempotency-key-in-use');
+    } finally {
+      await holder.query('rollback');
+      holder.release();
+    }
+    const free = await rest(held);
+    expect([free.status, free.headers.get('idempotent-replayed')]).toEqual([201, null]);
+  });
 });
 
 describe('cursor connections', () => {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { IDEMPOTENCY_HEADER, route, type RouteHost } from '../../http/route';
+import { route, type RouteHost } from '../../http/route';
 import { OFFICE } from '../../http/roles';
 import { IdParams } from '../../http/common-schemas';
 import { inTenant } from '../../../db/tenant-scope';
@@ -9,7 +9,7 @@ import { addCustomer, listCustomers, UnknownCustomerCursorError } from '../../..
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
 import { validationFailed } from '../../../domain/errors/errors';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
-import type { Answer } from '../../http/idempotency';
+import { IDEMPOTENCY_HEADER, type Answer } from '../../http/idempotency';
 import type { QuoteOutcome, V1QuoteService } from './v1-quote-service';
 import { Customer, CustomerBody, CustomerPage, IdempotencyHeaders, PageQuery, PricebookList, ProductPage, QuoteBody, V1Quote } from './schemas';
 import { V1_CUSTOMER_EXAMPLE, V1_PRICEBOOKS_EXAMPLE, V1_PRODUCT_PAGE_EXAMPLE, V1_QUOTE_EXAMPLE, V1_QUOTE_REQUEST_EXAMPLE } from './examples';
