@@ -1,7 +1,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { EVENT_NAMES, type EventName } from '../../domain/events/catalogue';
-import { DeliveryHeaders, EVENT_SCHEMAS } from './schemas';
-import { EVENT_EXAMPLES } from './examples';
+import type { z } from 'zod';
+import { EVENT_NAMES, EVENTS_EVENT_NAMES, FIELD_EVENT_NAMES, type EventName, type FieldEventName } from '../../domain/events/catalogue';
+import { DeliveryHeaders, EVENT_SCHEMAS, EVENTS_EVENT_SCHEMAS, EventsDeliveryHeaders, FIELD_EVENT_SCHEMAS, FieldDeliveryHeaders, pascal } from './schemas';
+import { EVENT_EXAMPLES, renderedEventExample } from './examples';
 
 /** Section 6.2: when each event is sent. */
 const WHEN: Record<EventName, { summary: string; description: string }> = {
@@ -21,6 +22,14 @@ const DELIVERY_RULES =
   'Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.';
 
 const camel = (event: EventName) => event.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase());
+
+const RESPONSES = {
+  '2XX': { description: 'Received: the delivery is done' },
+  '408': { description: 'Retried (with 429, 5xx, timeouts and network errors)' },
+  '429': { description: 'Retried, like 408 and 5xx' },
+  '4XX': { description: 'Any other 4xx: not retried; the delivery fails at once' },
+  '5XX': { description: 'Retried, up to 5 attempts in all' },
+};
 
 /** Section 6: the outbound events, under OpenAPI 3.1's `webhooks`, one per catalogue entry. */
 export function registerEventWebhooks(registry: OpenAPIRegistry): void {
@@ -42,13 +51,81 @@ export function registerEventWebhooks(registry: OpenAPIRegistry): void {
         headers: DeliveryHeaders,
         body: { required: true, content: { 'application/json': { schema, example } } },
       },
-      responses: {
-        '2XX': { description: 'Received: the delivery is done' },
-        '408': { description: 'Retried (with 429, 5xx, timeouts and network errors)' },
-        '429': { description: 'Retried, like 408 and 5xx' },
-        '4XX': { description: 'Any other 4xx: not retried; the delivery fails at once' },
-        '5XX': { description: 'Retried, up to 5 attempts in all' },
-      },
+      responses: RESPONSES,
     });
   }
+  for (const event of FIELD_EVENT_NAMES) registerFormatWebhook(registry, 'field', event, FIELD_EVENT_SCHEMAS[event]);
+  for (const event of EVENTS_EVENT_NAMES) registerFormatWebhook(registry, 'events', event, EVENTS_EVENT_SCHEMAS[event]);
+}
+
+/** Document 001 section 6.1's column "fires when", in this service's words. */
+const FIELD_WHEN: Record<FieldEventName, { summary: string; description: string }> = {
+  'job.dispatched': {
+    summary: 'A job was dispatched',
+    description: 'Sent when a job moves to dispatched: PATCH /v1/fsm/jobs/{job_id} (its crew assigned), or PATCH /api/v1/work-orders/{id}/status to DISPATCHED (D11).',
+  },
+  'job.status_changed': {
+    summary: 'A job changed status',
+    description: 'Sent on every status change of a job, through /v1/fsm or /api/ (D11), with `from` and `to`; a PATCH that changes nothing sends nothing.',
+  },
+  'job.completed': { summary: 'A job was completed', description: 'Sent at the final sign-off (status complete), with the hours logged against the hours estimated.' },
+  'change_order.submitted': { summary: 'A change order was raised', description: 'Sent when POST /v1/fsm/jobs/{job_id}/change-orders raises a change order, before its approval (D12).' },
+  'change_order.approved': {
+    summary: 'A change order was approved',
+    description: 'Sent when POST /v1/fsm/change-orders/{change_order_id}/approve approves a change order in the field; `invoice` says whether the payments leg invoices it (D12).',
+  },
+  'change_order.rejected': { summary: 'A change order was rejected', description: 'Sent when POST /v1/fsm/change-orders/{change_order_id}/reject declines a change order, with `rejected_by` and `reason`.' },
+  'quote.created': {
+    summary: 'A quote was created',
+    description: 'Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions (D13).',
+  },
+  'invoice.generated': {
+    summary: 'An invoice was generated',
+    description: 'Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12).',
+  },
+};
+
+/** D13: each format's delivery, as document 001 sections 6.1 and 6.2 and domain/webhooks/formats.ts have it. */
+const FORMAT_DELIVERY = {
+  field: {
+    headers: FieldDeliveryHeaders,
+    rules:
+      'Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). ' +
+      'Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. ' +
+      'Delivery is at least once: de-duplicate on `X-Service-Event-Id`.',
+  },
+  events: {
+    headers: EventsDeliveryHeaders,
+    rules:
+      'Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). ' +
+      'Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. ' +
+      'Delivery is at least once: de-duplicate on `id`.',
+  },
+} as const;
+
+const FORMAT_RESPONSES = {
+  '2XX': { description: 'Received: the delivery is done' },
+  default: { description: 'Any other answer: retried on the format\'s schedule' },
+};
+
+/** A `field` or `events` event under `webhooks`, named `<format>:<event>` (a name may be in both catalogues). */
+function registerFormatWebhook(registry: OpenAPIRegistry, format: 'field' | 'events', event: FieldEventName, schema: z.ZodType): void {
+  const example = renderedEventExample(format, event);
+  const parsed = schema.safeParse(example);
+  if (!parsed.success) throw new Error(`the ${format} example of ${event} does not match its schema: ${parsed.error.message}`);
+  registry.registerWebhook({
+    method: 'post',
+    path: `${format}:${event}`,
+    operationId: `${format}${pascal(event)}Event`,
+    summary: `${event} (${format} format): ${FIELD_WHEN[event].summary}`,
+    description: `${FIELD_WHEN[event].description} ${FORMAT_DELIVERY[format].rules}`,
+    tags: ['webhooks'],
+    // Sent by us: the receiver authenticates it by the signature, not by a token.
+    security: [],
+    request: {
+      headers: FORMAT_DELIVERY[format].headers,
+      body: { required: true, content: { 'application/json': { schema, example } } },
+    },
+    responses: FORMAT_RESPONSES,
+  });
 }

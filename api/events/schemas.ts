@@ -1,38 +1,15 @@
 import { z } from 'zod';
 import { Timestamp } from '../http/common-schemas';
-import type { EventName } from '../../domain/events/catalogue';
+import { Rfc3339 } from '../fsm/schemas';
+import type { EventName, FieldEventName, EventsEventName } from '../../domain/events/catalogue';
+import { EVENT_DATA_SCHEMAS } from '../../domain/events/event-data';
 
 /**
- * Section 6.1 and 6.2: the body of each outbound event, as receivers get it. The OpenAPI
- * document publishes these under `webhooks`; a test checks that the events the services record
- * parse with them, so the document cannot drift from what is sent.
+ * Section 6.1 and 6.2: the body of each outbound event, as receivers get it, in each format
+ * (D13). The data of every event is its one schema in domain/events/event-data.ts; here it is
+ * wrapped in each format's envelope for the OpenAPI document's `webhooks`. Tests check that the
+ * events the services record parse with them, so the document cannot drift from what is sent.
  */
-const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/).meta({ description: 'Exact decimal as a string' });
-
-const QuoteApprovedData = z.strictObject({
-  quote_id: z.uuid(),
-  quote_number: z.number().int(),
-  status: z.literal('APPROVED'),
-  total_amount_cents: z.number().int(),
-  total_cost_cents: z.number().int(),
-  margin_percent: DecimalString.meta({ description: 'A fraction: "0.4000" is 40 %' }),
-  customer_name: z.string().nullable().meta({ description: 'null when the quote names no customer' }),
-  customer_email: z.string().nullable().meta({ description: 'null when the quote’s customer has no email' }),
-  approved_at: Timestamp,
-  approved_by_user_id: z.uuid(),
-});
-
-/** Work-order events carry no cost, margin or quote total (section 6.2). */
-const workOrderData = <S extends 'PENDING' | 'DISPATCHED' | 'COMPLETED' | 'CANCELLED'>(status: S) =>
-  z.strictObject({
-    work_order_id: z.uuid(),
-    status: z.literal(status),
-    quote_id: z.uuid().nullable(),
-    assigned_technician_id: z.uuid().nullable(),
-    changed_by_user_id: z.uuid(),
-    changed_at: Timestamp,
-  });
-
 const envelope = <E extends EventName, D extends z.ZodObject>(event: E, data: D, id: string) =>
   z
     .strictObject({
@@ -45,12 +22,74 @@ const envelope = <E extends EventName, D extends z.ZodObject>(event: E, data: D,
     .meta({ id });
 
 export const EVENT_SCHEMAS = {
-  'quote.approved': envelope('quote.approved', QuoteApprovedData, 'QuoteApprovedEvent'),
-  'work_order.dispatched': envelope('work_order.dispatched', workOrderData('DISPATCHED'), 'WorkOrderDispatchedEvent'),
-  'work_order.completed': envelope('work_order.completed', workOrderData('COMPLETED'), 'WorkOrderCompletedEvent'),
-  'work_order.pending': envelope('work_order.pending', workOrderData('PENDING'), 'WorkOrderPendingEvent'),
-  'work_order.cancelled': envelope('work_order.cancelled', workOrderData('CANCELLED'), 'WorkOrderCancelledEvent'),
+  'quote.approved': envelope('quote.approved', EVENT_DATA_SCHEMAS['quote.approved'], 'QuoteApprovedEvent'),
+  'work_order.dispatched': envelope('work_order.dispatched', EVENT_DATA_SCHEMAS['work_order.dispatched'], 'WorkOrderDispatchedEvent'),
+  'work_order.completed': envelope('work_order.completed', EVENT_DATA_SCHEMAS['work_order.completed'], 'WorkOrderCompletedEvent'),
+  'work_order.pending': envelope('work_order.pending', EVENT_DATA_SCHEMAS['work_order.pending'], 'WorkOrderPendingEvent'),
+  'work_order.cancelled': envelope('work_order.cancelled', EVENT_DATA_SCHEMAS['work_order.cancelled'], 'WorkOrderCancelledEvent'),
 } satisfies Record<EventName, z.ZodType>;
+
+/** `job.status_changed` as `JobStatusChanged`: the name of a schema in the document. */
+export const pascal = (event: string) => event.replace(/(^|[._])([a-z])/g, (_, _sep: string, c: string) => c.toUpperCase());
+
+/**
+ * The data of an event the field and events formats both send (`quote.created`,
+ * `invoice.generated`) is one component, referenced by both envelopes.
+ */
+const dataComponent = <E extends FieldEventName>(event: E) => EVENT_DATA_SCHEMAS[event].meta({ id: `${pascal(event)}Data` });
+const DATA_COMPONENTS = {
+  'job.dispatched': dataComponent('job.dispatched'),
+  'job.status_changed': dataComponent('job.status_changed'),
+  'job.completed': dataComponent('job.completed'),
+  'change_order.submitted': dataComponent('change_order.submitted'),
+  'change_order.approved': dataComponent('change_order.approved'),
+  'change_order.rejected': dataComponent('change_order.rejected'),
+  'quote.created': dataComponent('quote.created'),
+  'invoice.generated': dataComponent('invoice.generated'),
+} satisfies Record<FieldEventName, z.ZodType>;
+
+/** Document 001 section 6.1: `event`, `event_id`, `occurred_at`, `data`. */
+const fieldEnvelope = <E extends FieldEventName>(event: E) =>
+  z
+    .strictObject({
+      event: z.literal(event),
+      event_id: z.uuid().meta({ description: 'Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)' }),
+      occurred_at: Rfc3339,
+      data: DATA_COMPONENTS[event],
+    })
+    .meta({ id: `Field${pascal(event)}Event` });
+
+/** Document 001 section 6.2: `id`, `type`, `apiVersion`, `createdAt`, `livemode`, `data {object, previousAttributes}`. */
+const eventsEnvelope = <E extends EventsEventName>(event: E) =>
+  z
+    .strictObject({
+      id: z.uuid().meta({ description: 'Stable across retries and replays: de-duplicate on it' }),
+      type: z.literal(event),
+      apiVersion: z.string().nullable().meta({ description: 'The version the endpoint pinned at registration (D16)' }),
+      createdAt: Rfc3339,
+      livemode: z.boolean().meta({ description: 'false for an event of a sandbox workspace (D1)' }),
+      data: z.strictObject({
+        object: DATA_COMPONENTS[event],
+        previousAttributes: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The changed attributes\' prior values; null for events that describe no change' }),
+      }),
+    })
+    .meta({ id: `Events${pascal(event)}Event` });
+
+export const FIELD_EVENT_SCHEMAS = {
+  'job.dispatched': fieldEnvelope('job.dispatched'),
+  'job.status_changed': fieldEnvelope('job.status_changed'),
+  'job.completed': fieldEnvelope('job.completed'),
+  'change_order.submitted': fieldEnvelope('change_order.submitted'),
+  'change_order.approved': fieldEnvelope('change_order.approved'),
+  'change_order.rejected': fieldEnvelope('change_order.rejected'),
+  'quote.created': fieldEnvelope('quote.created'),
+  'invoice.generated': fieldEnvelope('invoice.generated'),
+} satisfies Record<FieldEventName, z.ZodType>;
+
+export const EVENTS_EVENT_SCHEMAS = {
+  'quote.created': eventsEnvelope('quote.created'),
+  'invoice.generated': eventsEnvelope('invoice.generated'),
+} satisfies Record<EventsEventName, z.ZodType>;
 
 /** The headers of every delivery (section 6.3). */
 export const DeliveryHeaders = z.object({
@@ -58,6 +97,20 @@ export const DeliveryHeaders = z.object({
   'x-service-delivery': z.uuid().meta({ description: 'The envelope id, the same on every retry and replay', example: 'd4f6b8a0-2c4e-4d7f-a1b3-5d7f9a1c3e8b' }),
   'x-service-signature': z.string().meta({
     description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation',
+    example: 't=1795430001,v1=3f1b2d6c8e0a4c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e',
+  }),
+});
+
+/** Document 001 section 6.1's headers. */
+export const FieldDeliveryHeaders = z.object({
+  'x-service-signature': DeliveryHeaders.shape['x-service-signature'],
+  'x-service-event-id': z.uuid().meta({ description: 'The envelope\'s event_id, the same on every retry and replay', example: 'e3f5a7b9-1c3d-4e5f-8a7b-9c1d3e5f7a9b' }),
+});
+
+/** Document 001 section 6.2's header. */
+export const EventsDeliveryHeaders = z.object({
+  'service-signature': z.string().meta({
+    description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; reject a t older than 300 seconds',
     example: 't=1795430001,v1=3f1b2d6c8e0a4c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5e',
   }),
 });

@@ -4,6 +4,7 @@ import { conflict, forbidden, jobNotFound, notFound, validationFailed } from '..
 import type { Caller } from '../http/request-context';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { EventEnvelope } from '../../domain/events/catalogue';
+import type { EventData } from '../../domain/events/event-data';
 import { recordEvent } from '../../db/events/outbox';
 import { lockJob, lockJobClock, recordJobHistory, touchJobs } from '../../db/fsm/jobs';
 import { TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
@@ -142,7 +143,7 @@ export class ChangeOrderService {
   }
 }
 
-function changeOrderEventData(view: ChangeOrder, caller: Caller): Record<string, unknown> {
+function changeOrderEventData(view: ChangeOrder, caller: Caller): EventData<'change_order.submitted'> {
   return {
     change_order_id: view.change_order_id,
     job_id: view.job_id,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { JOB_HISTORY_KINDS } from '../../db/fsm/jobs';
 import { CalculateBody } from '../quotes/schemas';
+import { ChangeOrderDelta, ChangeOrderMargin, RevisedContractValue } from '../../domain/events/event-data';
 
 /** Document 001 sections 2 and 4, D10-D12: the field-sync interface's shapes, one source for validation, types and OpenAPI. */
 
@@ -93,8 +94,6 @@ export const MaterialDraw = z
   })
   .meta({ id: 'MaterialDraw' });
 
-const Money = z.number().meta({ description: 'Dollars, at most two decimals, computed from integer cents' });
-
 export const ChangeOrder = z
   .strictObject({
     change_order_id: z.uuid(),
@@ -103,9 +102,10 @@ export const ChangeOrder = z
     sequence: z.number().int(),
     status: z.enum(['submitted', 'approved', 'rejected']),
     reason: z.string(),
-    delta: z.strictObject({ labour_hours: z.number(), material_cost: Money, direct_cost: Money, sell: Money, currency: z.literal('CAD') }),
-    revised_contract_value: z.strictObject({ previous: Money, current: Money, currency: z.literal('CAD') }),
-    margin: z.strictObject({ applied: z.number(), floor_engaged: z.boolean() }),
+    // The same shapes as the change-order events carry (domain/events/event-data.ts).
+    delta: ChangeOrderDelta,
+    revised_contract_value: RevisedContractValue,
+    margin: ChangeOrderMargin,
     approved_by: z.strictObject({ name: z.string(), role: z.string(), method: z.string() }).nullable(),
     rejected_by: z.strictObject({ name: z.string(), role: z.string() }).nullable(),
     rejection_reason: z.string().nullable(),

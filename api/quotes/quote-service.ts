@@ -88,7 +88,9 @@ export class QuoteService {
         throw conflict(result.status === 'APPROVED' ? 'The quote is already approved.' : `A ${result.status} quote cannot be approved; only DRAFT or SENT can.`);
       }
       const row = await approvedQuoteForEvent(tx, id);
-      const approvedAt = new Date(row!.approved_at);
+      // Approved by this transaction, under its lock: the event's data says so by type too.
+      if (row?.status !== 'APPROVED') throw new Error(`quote ${id} is not APPROVED after its approval`);
+      const approvedAt = new Date(row.approved_at);
       // Section 6.2's data fields, exactly.
       const event: EventEnvelope = await recordEvent(
         tx,
@@ -96,19 +98,19 @@ export class QuoteService {
         'quote.approved',
         {
           quote_id: id,
-          quote_number: row!.quote_number,
-          status: row!.status,
-          total_amount_cents: Number(row!.total_amount_cents),
-          total_cost_cents: Number(row!.total_cost_cents),
-          margin_percent: row!.margin_percent,
-          customer_name: row!.customer_name,
-          customer_email: row!.customer_email,
+          quote_number: row.quote_number,
+          status: row.status,
+          total_amount_cents: Number(row.total_amount_cents),
+          total_cost_cents: Number(row.total_cost_cents),
+          margin_percent: row.margin_percent,
+          customer_name: row.customer_name,
+          customer_email: row.customer_email,
           approved_at: approvedAt.toISOString(),
           approved_by_user_id: caller.userId,
         },
         approvedAt,
       );
-      return { approved: { id, quote_number: row!.quote_number, status: row!.status, approved_at: approvedAt.toISOString() }, event };
+      return { approved: { id, quote_number: row.quote_number, status: row.status, approved_at: approvedAt.toISOString() }, event };
     });
     await this.events?.tryDispatch(event);
     return approved;

@@ -1,20 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventEnvelope, OutboxEventName } from '../../domain/events/catalogue';
+import type { EventData, PendingEvent } from '../../domain/events/event-data';
 import { inTenant } from '../tenant-scope';
 
 /**
  * Records an event in the outbox inside the caller's tenant transaction: it commits with the
  * change it describes or not at all. The envelope (6.1) is fixed here, id and created_at
- * included, so every delivery and replay carries the same bytes of data.
+ * included, so every delivery and replay carries the same bytes of data. The data is typed by
+ * the event's name (domain/events/event-data.ts), so a payload of another shape does not compile.
  */
-export async function recordEvent<D extends Record<string, unknown>>(
-  em: EntityManager,
-  organizationId: string,
-  event: OutboxEventName,
-  data: D,
-  at: Date = new Date(),
-): Promise<EventEnvelope<D>> {
+export function recordEvent<N extends OutboxEventName>(em: EntityManager, organizationId: string, event: N, data: EventData<N>, at: Date = new Date()): Promise<EventEnvelope<EventData<N>>> {
+  return insertEnvelope(em, organizationId, event, data, at);
+}
+
+/** Records events decided elsewhere (domain/), in their order, each at its own time. */
+export async function recordEvents(em: EntityManager, organizationId: string, events: readonly PendingEvent[]): Promise<EventEnvelope[]> {
+  const recorded: EventEnvelope[] = [];
+  for (const pending of events) recorded.push(await insertEnvelope(em, organizationId, pending.event, pending.data, pending.at));
+  return recorded;
+}
+
+async function insertEnvelope<D>(em: EntityManager, organizationId: string, event: OutboxEventName, data: D, at: Date): Promise<EventEnvelope<D>> {
   const envelope: EventEnvelope<D> = { event, id: randomUUID(), organization_id: organizationId, created_at: at.toISOString(), data };
   const payload = JSON.stringify(envelope);
   await em.execute(`insert into outbox_events (id, organization_id, event, envelope, payload, created_at) values (?, ?, ?, ?::jsonb, ?, ?)`, [

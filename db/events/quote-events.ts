@@ -4,6 +4,8 @@ import type { EventEnvelope } from '../../domain/events/catalogue';
 import { frozenQuoteRow } from '../quotes/quotes';
 import { quoteTax, type QuoteTax } from '../../domain/tax/quote-tax';
 import { dollars, percentOf } from '../../domain/money';
+import type { QuoteStatus } from '../../domain/quotes/quote-status';
+import { quoteStatusInEvents } from '../../domain/events/event-data';
 
 /**
  * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
@@ -19,7 +21,7 @@ export const quoteReference = (quoteNumber: number) => `Q-${quoteNumber}`;
 interface QuoteCreatedRow {
   id: string;
   quote_number: number;
-  status: string;
+  status: QuoteStatus;
   revision: number | null;
   customer_id: string | null;
   created_by_user_id: string;
@@ -53,7 +55,7 @@ export async function recordQuoteCreated(em: EntityManager, organizationId: stri
     id: row.id,
     reference: quoteReference(row.quote_number),
     revision: row.revision ?? 1,
-    status: row.status.toLowerCase(),
+    status: quoteStatusInEvents(row.status),
     customerId: row.customer_id,
     ownerId: row.created_by_user_id,
     currency: 'CAD',

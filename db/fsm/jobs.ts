@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { cursorTimestamp } from '../cursor-timestamp';
-import { recordEvent } from '../events/outbox';
+import { recordEvents } from '../events/outbox';
 import type { EventEnvelope } from '../../domain/events/catalogue';
-import { WORK_ORDER_TRANSITIONS, type WorkOrderStatus } from '../../domain/work-orders/status-table';
-import { PROJECTION, type JobStatus } from '../../domain/jobs/job-status-table';
+import type { WorkOrderStatus } from '../../domain/work-orders/status-table';
+import type { JobStatus } from '../../domain/jobs/job-status-table';
+import { jobMoveEvents, planJobMove } from '../../domain/jobs/job-move';
 
 /**
  * Jobs (D11): the field view of the work orders, read and moved here with raw SQL inside the
@@ -176,8 +177,9 @@ export async function touchJobs(em: EntityManager, where: { jobId?: string; crew
 
 /**
  * Moves a locked job to `to` (already judged by D11's table or, from /api/, by section 3.2's) and
- * records, in the caller's transaction: the job history, the work-order history when the
- * projection changes, and the events of D11. Returns the events, for dispatch after commit.
+ * writes, in the caller's transaction, what domain/jobs/job-move.ts decides the move records: the
+ * job history, the work-order history when the projection changes, and the events of D11.
+ * Returns the events, for dispatch after commit.
  */
 export async function moveJob(
   em: EntityManager,
@@ -185,63 +187,30 @@ export async function moveJob(
   move: { job: LockedJob; to: JobStatus; userId: string; notes: string | null; signedOffAt?: Date | null },
 ): Promise<EventEnvelope[]> {
   const { job, to } = move;
-  const fromProjection = PROJECTION[job.job_status];
-  const toProjection = PROJECTION[to];
+  const plan = planJobMove(job.job_status, to);
   await em.execute(`update work_orders set job_status = ?, signed_off_at = coalesce(?, signed_off_at) where id = ?`, [to, move.signedOffAt ?? null, job.id]);
   const changedAt = await recordJobHistory(em, { jobId: job.id, kind: 'status', userId: move.userId, from: job.job_status, to, detail: move.notes ? { notes: move.notes } : {} });
-  const events: EventEnvelope[] = [];
-  events.push(
-    await recordEvent(em, organizationId, 'job.status_changed', { job_id: job.id, from: job.job_status, to, changed_by_user_id: move.userId, changed_at: changedAt.toISOString() }, changedAt),
+  const hours = plan.completes ? await jobHours(em, job.id) : null;
+  const workOrderChangedAt = plan.workOrder ? await recordWorkOrderMove(em, job.id, plan.workOrder, move.userId, move.notes) : null;
+  return recordEvents(em, organizationId, jobMoveEvents(plan, { job, to, userId: move.userId, changedAt, signedOffAt: move.signedOffAt ?? null, hours, workOrderChangedAt }));
+}
+
+/** The job's logged and estimated hours, two decimals. */
+async function jobHours(em: EntityManager, jobId: string): Promise<{ logged: string; estimated: string }> {
+  const [hours] = await em.execute<{ logged: string; estimated: string }[]>(
+    `select round(${HOURS_LOGGED}, 2)::text as logged, round(${HOURS_ESTIMATED}, 2)::text as estimated
+       from work_orders w left join quotes q on q.id = w.quote_id where w.id = ?`,
+    [jobId],
   );
-  if (to === 'dispatched') {
-    events.push(await recordEvent(em, organizationId, 'job.dispatched', { job_id: job.id, crew_id: job.crew_id, assigned_technician_id: job.assigned_technician_id, dispatched_at: changedAt.toISOString() }, changedAt));
-  }
-  if (to === 'complete') {
-    const [hours] = await em.execute<{ hours_logged: string; hours_estimated: string }[]>(
-      `select round(${HOURS_LOGGED}, 2)::text as hours_logged, round(${HOURS_ESTIMATED}, 2)::text as hours_estimated
-         from work_orders w left join quotes q on q.id = w.quote_id where w.id = ?`,
-      [job.id],
-    );
-    events.push(
-      await recordEvent(
-        em,
-        organizationId,
-        'job.completed',
-        {
-          job_id: job.id,
-          hours_logged: Number(hours!.hours_logged),
-          hours_estimated: Number(hours!.hours_estimated),
-          completed_at: (move.signedOffAt ?? changedAt).toISOString(),
-        },
-        changedAt,
-      ),
-    );
-  }
-  if (fromProjection !== toProjection) {
-    const [entry] = await em.execute<{ changed_at: Date }[]>(
-      `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
-       values (app_current_organization(), ?, ?, ?, ?, ?) returning changed_at`,
-      [job.id, fromProjection, toProjection, move.userId, move.notes],
-    );
-    const at = new Date(entry!.changed_at);
-    const rule = WORK_ORDER_TRANSITIONS.find((t) => t.to === toProjection);
-    // Section 6.2: no cost, margin or quote total in work-order events.
-    events.push(
-      await recordEvent(
-        em,
-        organizationId,
-        rule!.event,
-        {
-          work_order_id: job.id,
-          status: toProjection,
-          quote_id: job.quote_id,
-          assigned_technician_id: job.assigned_technician_id,
-          changed_by_user_id: move.userId,
-          changed_at: at.toISOString(),
-        },
-        at,
-      ),
-    );
-  }
-  return events;
+  return hours!;
+}
+
+/** The work-order history entry of a projected move; returns its time. */
+async function recordWorkOrderMove(em: EntityManager, jobId: string, move: { from: WorkOrderStatus; to: WorkOrderStatus }, userId: string, notes: string | null): Promise<Date> {
+  const [entry] = await em.execute<{ changed_at: Date }[]>(
+    `insert into work_order_history (organization_id, work_order_id, from_status, to_status, changed_by_user_id, notes)
+     values (app_current_organization(), ?, ?, ?, ?, ?) returning changed_at`,
+    [jobId, move.from, move.to, userId, notes],
+  );
+  return new Date(entry!.changed_at);
 }

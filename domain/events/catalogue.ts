@@ -31,8 +31,11 @@ export const FIELD_EVENT_NAMES = [
   'invoice.generated',
 ] as const;
 
+export type FieldEventName = (typeof FIELD_EVENT_NAMES)[number];
+
 /** D13: the `events` catalogue (document 001 section 6.2; `dispatch.updated` comes with a later decision). */
 export const EVENTS_EVENT_NAMES = ['quote.created', 'invoice.generated'] as const;
+export type EventsEventName = (typeof EVENTS_EVENT_NAMES)[number];
 
 /**
  * Each format's catalogue, as data: an endpoint may subscribe only to names of its format's
@@ -46,7 +49,7 @@ export const FORMAT_CATALOGUES: { readonly [F in WebhookFormat]: readonly string
 };
 
 /** Every name the outbox may carry: the union of the catalogues. */
-export type OutboxEventName = EventName | (typeof FIELD_EVENT_NAMES)[number] | (typeof EVENTS_EVENT_NAMES)[number];
+export type OutboxEventName = EventName | FieldEventName | EventsEventName;
 
 /** The formats whose catalogue carries `event` (none for a name outside every catalogue). */
 export function formatsCarrying(event: string): WebhookFormat[] {
@@ -54,7 +57,10 @@ export function formatsCarrying(event: string): WebhookFormat[] {
 }
 
 
-/** Document 000 section 6.1: the envelope every event is stored with in the outbox. */
+/**
+ * Document 000 section 6.1: the envelope every event is stored with in the outbox. Its `data` is
+ * the event's schema in domain/events/event-data.ts (`recordEvent` is typed by it).
+ */
 export interface EventEnvelope<D = Record<string, unknown>> {
   event: OutboxEventName;
   id: string;

@@ -3,8 +3,11 @@ import type { EventName } from '../events/catalogue';
 export const WORK_ORDER_STATUSES = ['PENDING', 'DISPATCHED', 'COMPLETED', 'CANCELLED'] as const;
 export type WorkOrderStatus = (typeof WORK_ORDER_STATUSES)[number];
 
+/** The events of section 3.2's moves. */
+export type WorkOrderEventName = Extract<EventName, `work_order.${string}`>;
+
 /** Section 3.2 as a table: every allowed (from, to) and the event it emits. */
-export const WORK_ORDER_TRANSITIONS: readonly { from: WorkOrderStatus; to: WorkOrderStatus; event: EventName }[] = [
+export const WORK_ORDER_TRANSITIONS: readonly { from: WorkOrderStatus; to: WorkOrderStatus; event: WorkOrderEventName }[] = [
   { from: 'PENDING', to: 'DISPATCHED', event: 'work_order.dispatched' },
   { from: 'PENDING', to: 'CANCELLED', event: 'work_order.cancelled' },
   { from: 'DISPATCHED', to: 'COMPLETED', event: 'work_order.completed' },
@@ -16,7 +19,7 @@ export const TERMINAL_STATUSES: readonly WorkOrderStatus[] = ['COMPLETED', 'CANC
 
 export type TransitionDecision =
   | { kind: 'unchanged' }
-  | { kind: 'move'; event: EventName }
+  | { kind: 'move'; event: WorkOrderEventName }
   | { kind: 'refused'; reason: string };
 
 /** What a PATCH from `from` to `to` does: the same status is unchanged; otherwise the table decides. */

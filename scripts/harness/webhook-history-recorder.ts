@@ -5,6 +5,7 @@ import { createTenant, ownerPool } from './owner-db';
 import { WebhookReceiver } from './webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { recordEvent } from '../../db/events/outbox';
+import { sampleEventData } from './sample-events';
 import { inTenant } from '../../db/tenant-scope';
 import { DELIVERIES_DUE, WORKFLOW_TYPES, endpointDeliveryWorkflowId, type ExpireQuotesWorkflow, type RoundTripWorkflow } from '../../infra/temporal/contracts';
 import { EventDispatcher } from '../../infra/events/dispatcher';
@@ -45,7 +46,7 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
         target.script({ status: 503 });
         const created = (await (await api.request('/api/v1/webhook-endpoints', { method: 'POST', token, json: { url: target.url, events: ['work_order.dispatched'] } })).json()) as { id: string };
         const send = async () => {
-          const envelope = await inTenant(harness.orm.em, other.id, (tx) => recordEvent(tx, other.id, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+          const envelope = await inTenant(harness.orm.em, other.id, (tx) => recordEvent(tx, other.id, 'work_order.dispatched', sampleEventData('work_order.dispatched', { work_order_id: randomUUID() })));
           await dispatcher.dispatch(envelope);
         };
         await send();

@@ -1279,6 +1279,206 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "field:job.dispatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.dispatched (field format): A job was dispatched
+         * @description Sent when a job moves to dispatched: PATCH /v1/fsm/jobs/{job_id} (its crew assigned), or PATCH /api/v1/work-orders/{id}/status to DISPATCHED (D11). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldJobDispatchedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "field:job.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.status_changed (field format): A job changed status
+         * @description Sent on every status change of a job, through /v1/fsm or /api/ (D11), with `from` and `to`; a PATCH that changes nothing sends nothing. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldJobStatusChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "field:job.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.completed (field format): A job was completed
+         * @description Sent at the final sign-off (status complete), with the hours logged against the hours estimated. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldJobCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "field:change_order.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * change_order.submitted (field format): A change order was raised
+         * @description Sent when POST /v1/fsm/jobs/{job_id}/change-orders raises a change order, before its approval (D12). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldChangeOrderSubmittedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "field:change_order.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * change_order.approved (field format): A change order was approved
+         * @description Sent when POST /v1/fsm/change-orders/{change_order_id}/approve approves a change order in the field; `invoice` says whether the payments leg invoices it (D12). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldChangeOrderApprovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "field:change_order.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * change_order.rejected (field format): A change order was rejected
+         * @description Sent when POST /v1/fsm/change-orders/{change_order_id}/reject declines a change order, with `rejected_by` and `reason`. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldChangeOrderRejectedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "field:quote.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * quote.created (field format): A quote was created
+         * @description Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions (D13). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldQuoteCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "field:invoice.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.generated (field format): An invoice was generated
+         * @description Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldInvoiceGeneratedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "events:quote.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * quote.created (events format): A quote was created
+         * @description Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions (D13). Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         */
+        post: operations["eventsQuoteCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "events:invoice.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.generated (events format): An invoice was generated
+         * @description Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12). Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         */
+        post: operations["eventsInvoiceGeneratedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1450,6 +1650,395 @@ export interface components {
                  * @description ISO-8601, UTC
                  */
                 changed_at: string;
+            };
+        };
+        FieldJobDispatchedEvent: {
+            /** @enum {string} */
+            event: "job.dispatched";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["JobDispatchedData"];
+        };
+        JobDispatchedData: {
+            /** Format: uuid */
+            job_id: string;
+            /**
+             * Format: uuid
+             * @description null when the job was dispatched through /api/ without a crew
+             */
+            crew_id: string | null;
+            /** Format: uuid */
+            assigned_technician_id: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            dispatched_at: string;
+        };
+        FieldJobStatusChangedEvent: {
+            /** @enum {string} */
+            event: "job.status_changed";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["JobStatusChangedData"];
+        };
+        JobStatusChangedData: {
+            /** Format: uuid */
+            job_id: string;
+            /** @enum {string} */
+            from: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+            /** @enum {string} */
+            to: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+            /** Format: uuid */
+            changed_by_user_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            changed_at: string;
+        };
+        FieldJobCompletedEvent: {
+            /** @enum {string} */
+            event: "job.completed";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["JobCompletedData"];
+        };
+        JobCompletedData: {
+            /** Format: uuid */
+            job_id: string;
+            /** @description Hours of the job’s time entries, two decimals */
+            hours_logged: number;
+            /** @description Labour hours of the quote’s lines and approved change orders, two decimals */
+            hours_estimated: number;
+            /**
+             * Format: date-time
+             * @description The device’s sign-off time when one was sent, the server’s otherwise
+             */
+            completed_at: string;
+        };
+        FieldChangeOrderSubmittedEvent: {
+            /** @enum {string} */
+            event: "change_order.submitted";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["ChangeOrderSubmittedData"];
+        };
+        ChangeOrderSubmittedData: {
+            /** Format: uuid */
+            change_order_id: string;
+            /** Format: uuid */
+            job_id: string;
+            /** @description The quote’s proposal reference `Q-<quote number>`; null without a quote */
+            quote_ref: string | null;
+            sequence: number;
+            reason: string;
+            /** Format: uuid */
+            raised_by_user_id: string;
+            delta: {
+                labour_hours: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                material_cost: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                direct_cost: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                sell: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            revised_contract_value: {
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                previous: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                current: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            margin: {
+                applied: number;
+                floor_engaged: boolean;
+            };
+        };
+        FieldChangeOrderApprovedEvent: {
+            /** @enum {string} */
+            event: "change_order.approved";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["ChangeOrderApprovedData"];
+        };
+        ChangeOrderApprovedData: {
+            /** Format: uuid */
+            change_order_id: string;
+            /** Format: uuid */
+            job_id: string;
+            /** @description The quote’s proposal reference `Q-<quote number>`; null without a quote */
+            quote_ref: string | null;
+            sequence: number;
+            reason: string;
+            approved_by: {
+                name: string;
+                role: string;
+                method: string;
+            };
+            delta: {
+                labour_hours: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                material_cost: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                direct_cost: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                sell: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            revised_contract_value: {
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                previous: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                current: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            margin: {
+                applied: number;
+                floor_engaged: boolean;
+            };
+            /** Format: uuid */
+            quote_id: string | null;
+            /** @description Whether the payments leg runs: the quote is approved and the price changes (an invoice for more, a credit note for less) */
+            invoice: boolean;
+        };
+        FieldChangeOrderRejectedEvent: {
+            /** @enum {string} */
+            event: "change_order.rejected";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["ChangeOrderRejectedData"];
+        };
+        ChangeOrderRejectedData: {
+            /** Format: uuid */
+            change_order_id: string;
+            /** Format: uuid */
+            job_id: string;
+            /** @description The quote’s proposal reference `Q-<quote number>`; null without a quote */
+            quote_ref: string | null;
+            sequence: number;
+            rejected_by: {
+                name: string;
+                role: string;
+            };
+            reason: string;
+        };
+        FieldQuoteCreatedEvent: {
+            /** @enum {string} */
+            event: "quote.created";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["QuoteCreatedData"];
+        };
+        QuoteCreatedData: {
+            /** Format: uuid */
+            id: string;
+            /** @description The proposal reference `Q-<quote number>` */
+            reference: string;
+            revision: number;
+            /** @enum {string} */
+            status: "draft" | "sent" | "approved" | "rejected" | "expired";
+            /** Format: uuid */
+            customerId: string | null;
+            /** Format: uuid */
+            ownerId: string;
+            /** @enum {string} */
+            currency: "CAD";
+            totals: {
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                subtotal: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                taxTotal: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                grandTotal: number;
+                /** @description The margin in percent, two decimals */
+                marginPct: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            pricebookRevision: string;
+            approval: {
+                /** @description Whether the price is below the tenant’s margin floor and needed an ADMIN’s override */
+                required: boolean;
+                reason: string | null;
+            };
+        };
+        FieldInvoiceGeneratedEvent: {
+            /** @enum {string} */
+            event: "invoice.generated";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["InvoiceGeneratedData"];
+        };
+        InvoiceGeneratedData: {
+            /** @description The payments provider’s invoice id */
+            id: string;
+            /** @description The quote’s proposal reference `Q-<quote number>` */
+            reference: string;
+            /** @enum {string} */
+            sourceType: "quote" | "change_order";
+            /** Format: uuid */
+            sourceId: string;
+            /** Format: uuid */
+            quoteId: string;
+            /** Format: uuid */
+            customerId: string | null;
+            /** @enum {string} */
+            currency: "CAD";
+            /** @enum {string} */
+            status: "open";
+            totals: {
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                subtotal: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                taxTotal: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                grandTotal: number;
+                /** @enum {string} */
+                currency: "CAD";
+            };
+            taxLines: {
+                code: string;
+                /** @description A fraction: 0.13 is 13 % */
+                rate: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                amount: number;
+            }[];
+            partsConsumed: {
+                sku: string;
+                /** @description Exact decimal as a string */
+                quantity: string;
+                vanId: string | null;
+            }[];
+            erpSync: {
+                /** @enum {string} */
+                target: "accounting";
+                /** @description The accounting leg’s status in lower case, or not_connected */
+                status: string;
+            };
+        };
+        EventsQuoteCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it
+             */
+            id: string;
+            /** @enum {string} */
+            type: "quote.created";
+            /** @description The version the endpoint pinned at registration (D16) */
+            apiVersion: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            createdAt: string;
+            /** @description false for an event of a sandbox workspace (D1) */
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["QuoteCreatedData"];
+                /** @description The changed attributes' prior values; null for events that describe no change */
+                previousAttributes: {
+                    [key: string]: unknown;
+                } | null;
+            };
+        };
+        EventsInvoiceGeneratedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it
+             */
+            id: string;
+            /** @enum {string} */
+            type: "invoice.generated";
+            /** @description The version the endpoint pinned at registration (D16) */
+            apiVersion: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            createdAt: string;
+            /** @description false for an event of a sandbox workspace (D1) */
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["InvoiceGeneratedData"];
+                /** @description The changed attributes' prior values; null for events that describe no change */
+                previousAttributes: {
+                    [key: string]: unknown;
+                } | null;
             };
         };
         Health: {
@@ -13629,6 +14218,604 @@ export interface operations {
             };
             /** @description Retried, up to 5 attempts in all */
             "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldJobDispatchedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "job.dispatched",
+                 *       "event_id": "e3f5a7b9-1c3d-4e5f-8a7b-9c1d3e5f7a9b",
+                 *       "occurred_at": "2026-12-02T17:10:00.000Z",
+                 *       "data": {
+                 *         "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "dispatched_at": "2026-12-02T17:10:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldJobDispatchedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldJobStatusChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "job.status_changed",
+                 *       "event_id": "f4a6b8c0-2d4e-4f6a-9b8c-0d2e4f6a8b0c",
+                 *       "occurred_at": "2026-12-03T13:12:40.000Z",
+                 *       "data": {
+                 *         "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "from": "dispatched",
+                 *         "to": "in_progress",
+                 *         "changed_by_user_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "changed_at": "2026-12-03T13:12:40.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldJobStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldJobCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "job.completed",
+                 *       "event_id": "d8e0f2a4-6b8c-4d0e-9f2a-4b6c8d0e2f4a",
+                 *       "occurred_at": "2026-12-03T19:58:00.000Z",
+                 *       "data": {
+                 *         "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "hours_logged": 6.5,
+                 *         "hours_estimated": 7.42,
+                 *         "completed_at": "2026-12-03T19:58:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldJobCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldChangeOrderSubmittedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "change_order.submitted",
+                 *       "event_id": "a5b7c9d1-3e5f-4a7b-8c9d-1e3f5a7b9c1d",
+                 *       "occurred_at": "2026-12-03T15:02:11.000Z",
+                 *       "data": {
+                 *         "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                 *         "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "quote_ref": "Q-1042",
+                 *         "sequence": 1,
+                 *         "reason": "Customer added a bedroom window on site",
+                 *         "delta": {
+                 *           "labour_hours": 1.1667,
+                 *           "material_cost": 126.44,
+                 *           "direct_cost": 243.11,
+                 *           "sell": 374.02,
+                 *           "currency": "CAD"
+                 *         },
+                 *         "revised_contract_value": {
+                 *           "previous": 2480.5,
+                 *           "current": 2854.52,
+                 *           "currency": "CAD"
+                 *         },
+                 *         "margin": {
+                 *           "applied": 0.35,
+                 *           "floor_engaged": false
+                 *         },
+                 *         "raised_by_user_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldChangeOrderSubmittedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldChangeOrderApprovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "change_order.approved",
+                 *       "event_id": "b6c8d0e2-4f6a-4b8c-9d0e-2f4a6b8c0d2e",
+                 *       "occurred_at": "2026-12-03T15:20:45.000Z",
+                 *       "data": {
+                 *         "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                 *         "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "quote_ref": "Q-1042",
+                 *         "sequence": 1,
+                 *         "reason": "Customer added a bedroom window on site",
+                 *         "delta": {
+                 *           "labour_hours": 1.1667,
+                 *           "material_cost": 126.44,
+                 *           "direct_cost": 243.11,
+                 *           "sell": 374.02,
+                 *           "currency": "CAD"
+                 *         },
+                 *         "revised_contract_value": {
+                 *           "previous": 2480.5,
+                 *           "current": 2854.52,
+                 *           "currency": "CAD"
+                 *         },
+                 *         "margin": {
+                 *           "applied": 0.35,
+                 *           "floor_engaged": false
+                 *         },
+                 *         "approved_by": {
+                 *           "name": "Jordan Rivera",
+                 *           "role": "Homeowner",
+                 *           "method": "on_device_signature"
+                 *         },
+                 *         "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "invoice": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldChangeOrderApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldChangeOrderRejectedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "change_order.rejected",
+                 *       "event_id": "c7d9e1f3-5a7b-4c9d-8e1f-3a5b7c9d1e3f",
+                 *       "occurred_at": "2026-12-03T15:21:30.000Z",
+                 *       "data": {
+                 *         "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                 *         "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "quote_ref": "Q-1042",
+                 *         "sequence": 1,
+                 *         "rejected_by": {
+                 *           "name": "Avery Admin",
+                 *           "role": "ADMIN"
+                 *         },
+                 *         "reason": "The customer keeps the bedroom blind for a later visit"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldChangeOrderRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldQuoteCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "quote.created",
+                 *       "event_id": "c1d3e5f7-9a1b-4c3d-8e5f-7a9b1c3d5e7f",
+                 *       "occurred_at": "2026-11-20T15:04:05.000Z",
+                 *       "data": {
+                 *         "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "reference": "Q-1042",
+                 *         "revision": 1,
+                 *         "status": "draft",
+                 *         "customerId": "6e8a0c2e-4b6d-4f8a-9c1e-3b5d7f9a1c2e",
+                 *         "ownerId": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                 *         "currency": "CAD",
+                 *         "totals": {
+                 *           "subtotal": 2400.84,
+                 *           "taxTotal": 312.11,
+                 *           "grandTotal": 2712.95,
+                 *           "marginPct": 40,
+                 *           "currency": "CAD"
+                 *         },
+                 *         "pricebookRevision": "2026-11-01T00:00:00.000Z",
+                 *         "approval": {
+                 *           "required": false,
+                 *           "reason": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldQuoteCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldInvoiceGeneratedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "invoice.generated",
+                 *       "event_id": "d2e4f6a8-0b2c-4d4e-9f6a-8b0c2d4e6f8a",
+                 *       "occurred_at": "2026-11-21T16:45:09.000Z",
+                 *       "data": {
+                 *         "id": "in_1QexampleInvoice0042",
+                 *         "reference": "Q-1042",
+                 *         "sourceType": "quote",
+                 *         "sourceId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "quoteId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *         "customerId": "6e8a0c2e-4b6d-4f8a-9c1e-3b5d7f9a1c2e",
+                 *         "currency": "CAD",
+                 *         "status": "open",
+                 *         "totals": {
+                 *           "subtotal": 2400.84,
+                 *           "taxTotal": 312.11,
+                 *           "grandTotal": 2712.95,
+                 *           "currency": "CAD"
+                 *         },
+                 *         "taxLines": [
+                 *           {
+                 *             "code": "HST",
+                 *             "rate": 0.13,
+                 *             "amount": 312.11
+                 *           }
+                 *         ],
+                 *         "partsConsumed": [],
+                 *         "erpSync": {
+                 *           "target": "accounting",
+                 *           "status": "not_connected"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldInvoiceGeneratedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventsQuoteCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; reject a t older than 300 seconds */
+                "service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "c1d3e5f7-9a1b-4c3d-8e5f-7a9b1c3d5e7f",
+                 *       "type": "quote.created",
+                 *       "apiVersion": "2026-07-01",
+                 *       "createdAt": "2026-11-20T15:04:05.000Z",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *           "reference": "Q-1042",
+                 *           "revision": 1,
+                 *           "status": "draft",
+                 *           "customerId": "6e8a0c2e-4b6d-4f8a-9c1e-3b5d7f9a1c2e",
+                 *           "ownerId": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                 *           "currency": "CAD",
+                 *           "totals": {
+                 *             "subtotal": 2400.84,
+                 *             "taxTotal": 312.11,
+                 *             "grandTotal": 2712.95,
+                 *             "marginPct": 40,
+                 *             "currency": "CAD"
+                 *           },
+                 *           "pricebookRevision": "2026-11-01T00:00:00.000Z",
+                 *           "approval": {
+                 *             "required": false,
+                 *             "reason": null
+                 *           }
+                 *         },
+                 *         "previousAttributes": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EventsQuoteCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventsInvoiceGeneratedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; reject a t older than 300 seconds */
+                "service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "d2e4f6a8-0b2c-4d4e-9f6a-8b0c2d4e6f8a",
+                 *       "type": "invoice.generated",
+                 *       "apiVersion": "2026-07-01",
+                 *       "createdAt": "2026-11-21T16:45:09.000Z",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "in_1QexampleInvoice0042",
+                 *           "reference": "Q-1042",
+                 *           "sourceType": "quote",
+                 *           "sourceId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *           "quoteId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                 *           "customerId": "6e8a0c2e-4b6d-4f8a-9c1e-3b5d7f9a1c2e",
+                 *           "currency": "CAD",
+                 *           "status": "open",
+                 *           "totals": {
+                 *             "subtotal": 2400.84,
+                 *             "taxTotal": 312.11,
+                 *             "grandTotal": 2712.95,
+                 *             "currency": "CAD"
+                 *           },
+                 *           "taxLines": [
+                 *             {
+                 *               "code": "HST",
+                 *               "rate": 0.13,
+                 *               "amount": 312.11
+                 *             }
+                 *           ],
+                 *           "partsConsumed": [],
+                 *           "erpSync": {
+                 *             "target": "accounting",
+                 *             "status": "not_connected"
+                 *           }
+                 *         },
+                 *         "previousAttributes": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EventsInvoiceGeneratedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,9 +5,11 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { EVENT_NAMES, type EventName } from '../../domain/events/catalogue';
+import { EVENT_NAMES, EVENTS_EVENT_NAMES, FIELD_EVENT_NAMES, type EventName } from '../../domain/events/catalogue';
+import { EVENT_DATA_SCHEMAS } from '../../domain/events/event-data';
 import { EVENT_SCHEMAS } from '../../api/events/schemas';
 import { TAGS } from '../../api/meta/openapi';
+import { checkRecordedEvents } from '../support/recorded-events';
 
 interface Operation {
   operationId?: string;
@@ -172,12 +174,29 @@ describe('examples that work when sent', () => {
 });
 
 describe('outbound events under webhooks (section 6)', () => {
-  it('has one webhook per catalogue event, with its envelope schema', () => {
-    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_NAMES].sort());
+  it('has one webhook per catalogue event of every format (D13), with its envelope schema', () => {
+    const expected = [...EVENT_NAMES, ...FIELD_EVENT_NAMES.map((e) => `field:${e}`), ...EVENTS_EVENT_NAMES.map((e) => `events:${e}`)];
+    expect(Object.keys(doc.webhooks).sort()).toEqual(expected.sort());
+    for (const name of expected) {
+      const [format, event] = name.includes(':') ? name.split(':') : ['core', name];
+      const body = doc.webhooks[name]!.post!.requestBody!.content['application/json'] as { schema: { $ref: string }; example: Record<string, unknown> };
+      if (format === 'core') {
+        expect(body.schema.$ref).toMatch(/^#\/components\/schemas\/(QuoteApproved|WorkOrder\w+)Event$/);
+        expect(body.example.event).toBe(event);
+      } else {
+        expect(body.schema.$ref).toMatch(format === 'field' ? /^#\/components\/schemas\/Field\w+Event$/ : /^#\/components\/schemas\/Events\w+Event$/);
+        expect(format === 'field' ? body.example.event : body.example.type).toBe(event);
+      }
+    }
+  });
+
+  it('the core events are documented as before: the data of each is its one schema, inline', () => {
     for (const event of EVENT_NAMES) {
-      const body = doc.webhooks[event]!.post!.requestBody!.content['application/json'] as { schema: { $ref: string }; example: { event: string } };
-      expect(body.schema.$ref).toMatch(/^#\/components\/schemas\/(QuoteApproved|WorkOrder\w+)Event$/);
-      expect(body.example.event).toBe(event);
+      const component = (doc as unknown as { components: { schemas: Record<string, { properties: { data: { $ref?: string; properties?: object } } }> } }).components.schemas[
+        (doc.webhooks[event]!.post!.requestBody!.content['application/json'] as { schema: { $ref: string } }).schema.$ref.split('/').at(-1)!
+      ]!;
+      expect(component.properties.data.$ref).toBeUndefined();
+      expect(Object.keys(component.properties.data.properties!).sort()).toEqual(Object.keys(EVENT_DATA_SCHEMAS[event].shape).sort());
     }
   });
 
@@ -211,5 +230,10 @@ describe('outbound events under webhooks (section 6)', () => {
       const parsed = EVENT_SCHEMAS[row.event].safeParse(row.envelope);
       expect({ event: row.event, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ event: row.event, issues: [] });
     }
+    // Every event of the tenant, of every format, as each format sends it: the job's events of the
+    // moves above and quote.created among them.
+    const checked = await checkRecordedEvents(owner, [tenant.id]);
+    expect(checked.filter((c) => c.problems.length > 0)).toEqual([]);
+    expect(new Set(checked.map((c) => c.event))).toEqual(new Set([...EVENT_NAMES, 'quote.created', 'job.status_changed', 'job.dispatched', 'job.completed']));
   });
 });

@@ -9,6 +9,7 @@ import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../s
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { recordEvent } from '../../db/events/outbox';
+import { sampleEventData } from '../../scripts/harness/sample-events';
 import { inTenant } from '../../db/tenant-scope';
 import { EventDispatcher } from '../../infra/events/dispatcher';
 import { createLogger } from '../../infra/runtime/logger';
@@ -77,7 +78,7 @@ async function subscribe(url: string): Promise<string> {
 async function emit(count: number, dispatcher: EventDispatcher = temporal.dispatcher): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const envelope = await inTenant(temporal.orm.em, tenant.id, (tx) => recordEvent(tx, tenant.id, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+    const envelope = await inTenant(temporal.orm.em, tenant.id, (tx) => recordEvent(tx, tenant.id, 'work_order.dispatched', sampleEventData('work_order.dispatched', { work_order_id: randomUUID() })));
     await dispatcher.dispatch(envelope);
     ids.push(envelope.id);
   }
@@ -106,7 +107,7 @@ describe('one workflow per endpoint', () => {
     // Committed together first, so that they queue up and the batches fill.
     const envelopes = await inTenant(temporal.orm.em, tenant.id, async (tx) => {
       const made = [];
-      for (let i = 0; i < count; i++) made.push(await recordEvent(tx, tenant.id, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+      for (let i = 0; i < count; i++) made.push(await recordEvent(tx, tenant.id, 'work_order.dispatched', sampleEventData('work_order.dispatched', { work_order_id: randomUUID() })));
       return made;
     });
     await Promise.all(envelopes.map((e) => temporal.dispatcher.dispatch(e)));
@@ -136,7 +137,7 @@ describe('one workflow per endpoint', () => {
     const [aId, bId] = [await subscribe(a.url), await subscribe(b.url)];
     const envelopes = await inTenant(temporal.orm.em, tenant.id, async (tx) => {
       const made = [];
-      for (let i = 0; i < 20; i++) made.push(await recordEvent(tx, tenant.id, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+      for (let i = 0; i < 20; i++) made.push(await recordEvent(tx, tenant.id, 'work_order.dispatched', sampleEventData('work_order.dispatched', { work_order_id: randomUUID() })));
       return made;
     });
     await temporal.dispatcher.dispatchMany(envelopes);

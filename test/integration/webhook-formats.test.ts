@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import Stripe from 'stripe';
@@ -15,6 +15,8 @@ import { CredentialCipher } from '../../db/security/credential-cipher';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { type EventEnvelope, type OutboxEventName } from '../../domain/events/catalogue';
 import { recordEvent } from '../../db/events/outbox';
+import type { EventData } from '../../domain/events/event-data';
+import { sampleEventData } from '../../scripts/harness/sample-events';
 import { CURRENT_VERSION } from '../../domain/versions/versions';
 import { dollars, percentOf } from '../../domain/money';
 import { inTenant } from '../../db/tenant-scope';
@@ -24,6 +26,7 @@ import { EventDispatcher } from '../../infra/events/dispatcher';
 import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId, type Timing } from '../../infra/temporal/contracts';
 import { deliverySettled } from '../support/delivery-settled';
+import { checkRecordedEvents } from '../support/recorded-events';
 import { createLogger } from '../../infra/runtime/logger';
 import type { WebhookDependencies } from '../../activities/webhooks';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
@@ -68,6 +71,8 @@ let admin: string;
 let sales: string;
 let workerDeps: Parameters<TemporalHarness['startWorker']>[0];
 const receivers: WebhookReceiver[] = [];
+/** Tenants made by single tests, besides `tenant`: their events are checked at the end too. */
+const otherTenants: string[] = [];
 
 beforeAll(async () => {
   owner = ownerPool();
@@ -151,7 +156,7 @@ async function newQuote(token = sales): Promise<{ quote_id: string; quote_number
 }
 
 /** An event recorded straight into the outbox (as /v1/fsm will), then dispatched as the relay would. */
-async function emit(event: OutboxEventName, data: Record<string, unknown>, using = dispatcher): Promise<EventEnvelope> {
+async function emit<N extends OutboxEventName>(event: N, data: EventData<N>, using = dispatcher): Promise<EventEnvelope> {
   const envelope = await inTenant(temporal.orm.em, tenant.id, (tx) => recordEvent(tx, tenant.id, event, data));
   await using.dispatch(envelope);
   return envelope;
@@ -361,9 +366,9 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
     await register({ url: eventsFormat.url, format: 'events', events: ['*'] });
     await register({ url: core.url, events: ['*'] });
 
-    const job = await emit('job.status_changed', { job_id: '7f1c1f8e-41a4-4c38-9d4e-0f3f8c1a2b3c', from: 'dispatched', to: 'in_progress' });
+    const job = await emit('job.status_changed', sampleEventData('job.status_changed', { job_id: '7f1c1f8e-41a4-4c38-9d4e-0f3f8c1a2b3c', from: 'dispatched', to: 'in_progress' }));
     expect((await settled(job.id)).map((d) => d.endpoint_id).sort()).toEqual([allField.id, jobs.id].sort());
-    const co = await emit('change_order.submitted', { change_order_id: 'c0c0c0c0-0000-4000-8000-000000000001', job_id: '7f1c1f8e-41a4-4c38-9d4e-0f3f8c1a2b3c', sequence: 1 });
+    const co = await emit('change_order.submitted', sampleEventData('change_order.submitted', { change_order_id: 'c0c0c0c0-0000-4000-8000-000000000001', job_id: '7f1c1f8e-41a4-4c38-9d4e-0f3f8c1a2b3c', sequence: 1 }));
     expect((await settled(co.id)).map((d) => d.endpoint_id)).toEqual([allField.id]);
 
     expect(all.received.map((r) => JSON.parse(r.body) as { event: string; event_id: string })).toEqual([
@@ -425,6 +430,7 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
 describe("invoice.generated for a change order's invoice (D12, D13)", () => {
   it('is recorded once when the change order is invoiced, with its delta, and reaches a field endpoint', async () => {
     const other = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+    otherTenants.push(other.id);
     await giveRateCard(other.id, SANDBOX_RATE_CARD);
     const token = await api.tokenFor(other.users.admin!);
     const r = await receiver();
@@ -477,7 +483,7 @@ describe('the 24-hour schedules, the disabling and its email, 410 and replay (D1
   it('field: every non-2xx retried for 24 hours (12 attempts), then the endpoint disabled and its technical contact emailed once', async () => {
     const failing = await receiver(...Array.from({ length: 12 }, (_, i) => ({ status: i % 3 === 0 ? 400 : 503, body: 'no' })));
     const field = await register({ url: failing.url, format: 'field', events: ['job.completed'] });
-    const job = await emit('job.completed', { job_id: 'a1a1a1a1-0000-4000-8000-000000000001', hours_logged: 6.5, hours_estimated: 6 }, dispatcherAt(FIELD_CLOCK));
+    const job = await emit('job.completed', sampleEventData('job.completed', { job_id: 'a1a1a1a1-0000-4000-8000-000000000001', hours_logged: 6.5, hours_estimated: 6 }), dispatcherAt(FIELD_CLOCK));
     const [delivery] = await settled(job.id);
     // The endpoint is disabled by the first failure once 24 hours (shortened) of failures are over.
     // The schedule puts its 12th and last attempt there; on a machine slow enough to stretch the
@@ -505,7 +511,7 @@ describe('the 24-hour schedules, the disabling and its email, 410 and replay (D1
     const failing = await receiver(...Array.from({ length: 9 }, () => ({ status: 500, body: 'down' })));
     const events = await register({ url: failing.url, format: 'events', events: ['quote.created'] });
     const clock = dispatcherAt(EVENTS_CLOCK);
-    const first = await emit('quote.created', { id: 'q1', reference: 'Q-1' }, clock);
+    const first = await emit('quote.created', sampleEventData('quote.created', { id: randomUUID(), reference: 'Q-1' }), clock);
     expect(await settled(first.id)).toEqual([{ endpoint_id: events.id, status: 'failed', attempts: 8 }]);
     expect(failing.received).toHaveLength(8);
     const span = failing.received.at(-1)!.at - failing.received[0]!.at;
@@ -515,13 +521,13 @@ describe('the 24-hour schedules, the disabling and its email, 410 and replay (D1
 
     // 72 hours of failing every attempt (the failure clock moved back past them): the next failure disables it.
     await owner.query(`update webhook_endpoints set failing_since = now() - interval '1 hour' where id = $1`, [events.id]);
-    const second = await emit('quote.created', { id: 'q2', reference: 'Q-2' }, clock);
+    const second = await emit('quote.created', sampleEventData('quote.created', { id: randomUUID(), reference: 'Q-2' }), clock);
     expect(await settled(second.id)).toEqual([{ endpoint_id: events.id, status: 'missed', attempts: 1 }]);
     expect(await endpointById(events.id)).toMatchObject({ status: 'disabled', disabled_reason: 'failing for 72 hours' });
     expect(await mailsAbout(tenant.users.admin!.email, events.id)).toHaveLength(1);
 
     // While disabled: kept as missed, nothing sent.
-    const third = await emit('quote.created', { id: 'q3', reference: 'Q-3' }, clock);
+    const third = await emit('quote.created', sampleEventData('quote.created', { id: randomUUID(), reference: 'Q-3' }), clock);
     expect(await settled(third.id)).toEqual([{ endpoint_id: events.id, status: 'missed', attempts: 0 }]);
     expect(failing.received).toHaveLength(9);
 
@@ -537,7 +543,7 @@ describe('the 24-hour schedules, the disabling and its email, 410 and replay (D1
   it.each(['core', 'field', 'events'] as const)('%s: a 410 Gone disables the endpoint at once, one attempt, one email', async (format) => {
     const gone = await receiver({ status: 410, body: 'gone' });
     const endpoint = await register({ url: gone.url, format, events: [format === 'core' ? 'work_order.pending' : 'quote.created'] });
-    const event = await emit(format === 'core' ? 'work_order.pending' : 'quote.created', { id: `gone-${format}` });
+    const event = format === 'core' ? await emit('work_order.pending', sampleEventData('work_order.pending', { work_order_id: randomUUID() })) : await emit('quote.created', sampleEventData('quote.created', { id: randomUUID() }));
     expect(await settled(event.id)).toEqual([{ endpoint_id: endpoint.id, status: 'failed', attempts: 1 }]);
     expect(gone.received).toHaveLength(1);
     expect(await endpointById(endpoint.id)).toMatchObject({ status: 'disabled', disabled_reason: 'the receiver answered 410 Gone' });
@@ -551,7 +557,7 @@ describe('the 24-hour schedules, the disabling and its email, 410 and replay (D1
     const slower = dispatcherAt({ retryScale: 0.001 });
     const flaky = await receiver(...Array.from({ length: 6 }, () => ({ status: 503 })));
     const field = await register({ url: flaky.url, format: 'field', events: ['job.dispatched'] });
-    const job = await emit('job.dispatched', { job_id: 'b2b2b2b2-0000-4000-8000-000000000002' }, slower);
+    const job = await emit('job.dispatched', sampleEventData('job.dispatched', { job_id: 'b2b2b2b2-0000-4000-8000-000000000002' }), slower);
     await flaky.waitFor(4);
     await temporal.stopWorker();
     const whileStopped = flaky.received.length;
@@ -571,7 +577,7 @@ describe('the 24-hour schedules, the disabling and its email, 410 and replay (D1
 describe("a receiver that is slow, answers a huge body or holds the connection is cut at its format's window (D13)", () => {
   /** Deliveries of one new event to the given endpoints, created without starting their workflows: the attempts run here. */
   async function pendingDeliveries(event: OutboxEventName, endpoints: { id: string }[]) {
-    const envelope = await inTenant(temporal.orm.em, tenant.id, (tx) => recordEvent(tx, tenant.id, event, { id: 'window-test' }));
+    const envelope = await inTenant(temporal.orm.em, tenant.id, (tx) => recordEvent(tx, tenant.id, event, sampleEventData(event)));
     const rows = await createDeliveriesForEvent(temporal.orm.em, envelope);
     return endpoints.map((e) => rows.find((r) => r.endpoint_id === e.id)!);
   }
@@ -719,5 +725,16 @@ describe("a receiver that is slow, answers a huge body or holds the connection i
     expect(asked).toEqual(['hooks.field-receiver.test']);
     expect(await logged(delivery!.id)).toMatchObject({ outcome: 'permanent_failure', response_status: null, error: expect.stringMatching(/^refused: /), request_body: null });
     expect(r.received).toHaveLength(0);
+  });
+});
+
+describe('every event these tests recorded has the published shape', () => {
+  it('parses with its data schema, and as each format sends it with the envelope the OpenAPI document publishes', async () => {
+    const checked = await checkRecordedEvents(owner, [tenant.id, ...otherTenants]);
+    expect(checked.filter((c) => c.problems.length > 0)).toEqual([]);
+    // The services' events and the ones recorded straight into the outbox, of every format.
+    expect(new Set(checked.map((c) => c.event))).toEqual(
+      new Set(['quote.created', 'quote.approved', 'invoice.generated', 'work_order.cancelled', 'work_order.pending', 'job.status_changed', 'job.dispatched', 'job.completed', 'change_order.submitted', 'change_order.approved']),
+    );
   });
 });

@@ -9,6 +9,7 @@ import { dropDatabase, migrate } from '../../db/migrate';
 import { seedSandbox } from '../../db/seed';
 import { createOrm } from '../../db/orm';
 import { recordEvent } from '../../db/events/outbox';
+import { sampleEventData } from '../../scripts/harness/sample-events';
 import { inTenant } from '../../db/tenant-scope';
 import { createLogger } from '../../infra/runtime/logger';
 import { EventDispatcher } from '../../infra/events/dispatcher';
@@ -70,7 +71,7 @@ describe('a worker killed mid-batch', () => {
     const endpointId = ((await created.json()) as { id: string }).id;
     const envelopes = await inTenant(orm.em, adminUser.organizationId, async (tx) => {
       const made = [];
-      for (let i = 0; i < EVENTS; i++) made.push(await recordEvent(tx, adminUser.organizationId, 'work_order.dispatched', { work_order_id: randomUUID(), status: 'DISPATCHED' }));
+      for (let i = 0; i < EVENTS; i++) made.push(await recordEvent(tx, adminUser.organizationId, 'work_order.dispatched', sampleEventData('work_order.dispatched', { work_order_id: randomUUID() })));
       return made;
     });
     for (const envelope of envelopes) await dispatcher.dispatch(envelope);

@@ -10,6 +10,7 @@ import { CredentialCipher } from '../../db/security/credential-cipher';
 import { deliverySettled } from '../support/delivery-settled';
 import { DeliveryAttemptList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 import { recordEvent } from '../../db/events/outbox';
+import { sampleEventData } from '../../scripts/harness/sample-events';
 import { inTenant } from '../../db/tenant-scope';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
 
@@ -169,7 +170,7 @@ describe('isolation and transactions', () => {
     expect((await api.request(`/api/v1/work-orders/${id}/status`, { method: 'PATCH', token, json: { status: 'COMPLETED' } })).status).toBe(409);
     // A change that rolls back takes its event with it.
     const rolledBack = inTenant(api.orm.em, tenant.id, async (tx) => {
-      await recordEvent(tx, tenant.id, 'work_order.cancelled', { work_order_id: id });
+      await recordEvent(tx, tenant.id, 'work_order.cancelled', sampleEventData('work_order.cancelled', { work_order_id: id }));
       throw new Error('roll back');
     });
     await expect(rolledBack).rejects.toThrow('roll back');
