@@ -6,8 +6,9 @@ import { databaseProfile, providerLegProfile } from './activity-profiles';
 /**
  * D12: an approved change order on an approved quote is invoiced for its delta: the payments
  * leg alone (customer, one line, the tax lines of the quote's region (D25), a finalised net-14
- * invoice), every call keyed by the change order, then its sync record. Id: `change-order-invoice-<id>` (one per change
- * order, ever); the quote's own approval and its `quote.approved` are never run again.
+ * invoice), every call keyed by the change order, then its sync record. Id:
+ * `change-order-invoice-<id>` (one per change order, ever); the quote's own approval and its
+ * `quote.approved` are never run again.
  */
 export const changeOrderInvoice: ChangeOrderInvoiceWorkflow = async function changeOrderInvoice(input) {
   const timing = input.timing ?? {};
