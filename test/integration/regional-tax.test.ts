@@ -8,6 +8,7 @@ import { PUBLIC_BASE_URL, type IntegrationFakes } from '../../scripts/harness/in
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
+import { changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
 
 /**
  * D25, end to end: a `/v1/quotes` quote taxed for its province is invoiced, checked out, mirrored
@@ -31,6 +32,7 @@ let temporal: TemporalHarness;
 let api: ApiHarness;
 let tenant: Tenant;
 let sales: string;
+let admin: string;
 let customerId: string;
 
 beforeAll(async () => {
@@ -39,6 +41,7 @@ beforeAll(async () => {
   closeStripe = started.close;
   stack = await startApprovalStack({ payments: { secretKey: KEY, baseUrl: started.url }, env: { CHECKOUT_RETURN_ORIGINS: PUBLIC_BASE_URL } });
   ({ owner, fakes, temporal, api, tenant, sales } = stack);
+  admin = await api.tokenFor(tenant.users.admin!);
   for (const p of SANDBOX_PRODUCTS) {
     await owner.query(
       'insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code) values ($1, $2, $3, $4, $5, $6)',
@@ -88,10 +91,24 @@ function invoiceAtStripe(quoteId: string) {
   return { total: invoices[0].total as number, tax: lines.filter((l) => l.metadata.is_tax === 'true').map((l) => [l.description, l.amount]) };
 }
 
-async function invoiceGenerated(quoteId: string): Promise<Json> {
-  const { rows } = await owner.query(`select envelope from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1`, [quoteId]);
+async function invoiceGenerated(quoteId: string, sourceType = 'quote'): Promise<Json> {
+  const { rows } = await owner.query(`select envelope from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1 and envelope->'data'->>'sourceType' = $2`, [
+    quoteId,
+    sourceType,
+  ]);
   expect(rows).toHaveLength(1);
   return rows[0].envelope.data;
+}
+
+/** Raises and approves a change order of `labourHours` alone on the job; answers its sell in cents once its payments leg ended. */
+async function approvedChangeOrder(jobId: string, labourHours: number): Promise<{ id: string; sellCents: number }> {
+  const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token: admin, json: { reason: labourHours > 0 ? 'A second bracket per shade' : 'The old valance stays', labour_hours: labourHours } });
+  expect(raised.status).toBe(201);
+  const changeOrder = (await raised.json()) as { change_order_id: string; delta: { sell: number } };
+  const approved = await api.request(`/v1/fsm/change-orders/${changeOrder.change_order_id}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'Dana Okafor', role: 'Homeowner', method: 'in_person' } } });
+  expect(approved.status).toBe(200);
+  expect(await temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrder.change_order_id)).result()).toMatchObject({ status: 'SUCCEEDED' });
+  return { id: changeOrder.change_order_id, sellCents: cents(changeOrder.delta.sell) };
 }
 
 async function invoiceAtAccounting(quote: V1Quote): Promise<Json> {
@@ -150,5 +167,31 @@ describe('a /v1/quotes quote is taxed by its region everywhere (D25)', () => {
     const accounting = await invoiceAtAccounting(quote);
     expect(accounting.TxnTaxDetail.TaxLine.map((l: Json) => [l.TaxLineDetail.TaxPercent, cents(l.Amount)])).toEqual([[5, gst], [9.975, qst]]);
     expect(cents(accounting.TotalAmt)).toBe(cents(quote.totals.grandTotal));
+  });
+
+  it('Alberta: a change order on the quote\'s job is invoiced with 5 % GST, and one for less is credited with it', async () => {
+    const quote = await approvedV1Quote('CA-AB');
+    const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId: quote.id } });
+    expect(job.status).toBe(201);
+    const jobId = ((await job.json()) as { id: string }).id;
+    const gstOf = (subtotal: number) => Math.floor((subtotal * 5 + 50) / 100);
+
+    const more = await approvedChangeOrder(jobId, 2);
+    expect(more.sellCents).toBeGreaterThan(0);
+    const invoices = stripe.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).change_order_id === more.id) as Json[];
+    expect(invoices).toHaveLength(1);
+    const lines = invoices[0].lines.data as { description: string; amount: number; metadata: Record<string, string> }[];
+    expect(lines.filter((l) => l.metadata.is_tax === 'true').map((l) => [l.description, l.amount])).toEqual([['GST (5%)', gstOf(more.sellCents)]]);
+    expect(invoices[0].total).toBe(more.sellCents + gstOf(more.sellCents));
+    const event = await invoiceGenerated(quote.id, 'change_order');
+    expect(event.taxLines).toEqual([{ code: 'GST', rate: 0.05, amount: gstOf(more.sellCents) / 100 }]);
+
+    const less = await approvedChangeOrder(jobId, -1);
+    const credit = -less.sellCents;
+    expect(credit).toBeGreaterThan(0);
+    const notes = stripe.inspect.creditNotes(KEY).filter((n) => (n.metadata as Record<string, string>).change_order_id === less.id) as Json[];
+    expect(notes).toHaveLength(1);
+    expect(notes[0].lines.data.map((l: Json) => [l.description, l.unit_amount]).slice(1)).toEqual([['GST (5%)', gstOf(credit)]]);
+    expect(notes[0].total).toBe(credit + gstOf(credit));
   });
 });
