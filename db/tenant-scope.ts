@@ -18,3 +18,8 @@ export async function selectTenant(tx: EntityManager, organizationId: string): P
   // Transaction-local, and stamped with this transaction (db/migrations: app_enter_tenant).
   await tx.execute('select app_enter_tenant(?)', [organizationId]);
 }
+
+/** Makes the rest of the transaction `tx` read-only: a statement that writes then fails. */
+export async function readOnlyTransaction(tx: EntityManager): Promise<void> {
+  await tx.execute('set transaction read only');
+}

@@ -42,6 +42,12 @@ export async function userRoleAndActive(em: EntityManager, userId: string): Prom
   return user;
 }
 
+/** A user's full name as other records show it (undefined when not of the tenant). */
+export async function userFullName(em: EntityManager, userId: string): Promise<string | undefined> {
+  const [user] = await em.execute<{ full_name: string }[]>('select full_name from users where id = ?', [userId]);
+  return user?.full_name;
+}
+
 export interface ProfileRow {
   id: string;
   email: string;

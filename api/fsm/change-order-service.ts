@@ -6,6 +6,7 @@ import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { EventData } from '../../domain/events/event-data';
 import { recordEvent } from '../../db/events/outbox';
+import { userFullName } from '../../db/users';
 import { lockJob, lockJobClock, recordJobHistory, touchJobs } from '../../db/fsm/jobs';
 import { TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { approveChangeOrder, changeOrderById, insertChangeOrder, jobQuote, jobValueCents, rejectChangeOrder, tenantMarginFloor } from '../../db/fsm/change-orders';
@@ -109,13 +110,13 @@ export class ChangeOrderService {
       await recordJobHistory(tx, { jobId: row.work_order_id, kind: 'change_order', userId: caller.userId, from: 'submitted', to: 'rejected', detail: { change_order_id: id, reason } });
       await touchJobs(tx, { jobId: row.work_order_id });
       const view = toChangeOrder((await changeOrderById(tx, id))!, quoteNumber);
-      const [me] = await tx.execute<{ full_name: string }[]>('select full_name from users where id = ?', [caller.userId]);
+      const myName = await userFullName(tx, caller.userId);
       const event = await recordEvent(tx, caller.organizationId, 'change_order.rejected', {
         change_order_id: id,
         job_id: view.job_id,
         quote_ref: view.quote_ref,
         sequence: view.sequence,
-        rejected_by: { name: me!.full_name, role: caller.role },
+        rejected_by: { name: myName!, role: caller.role },
         reason,
       });
       return { view, events: [event] };

@@ -9,7 +9,8 @@ import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import { jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
 import { decideJobTransition, TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
-import { crewById, deactivatedMembers } from '../../db/fsm/crews';
+import { assignJobCrew, crewById, deactivatedMembers } from '../../db/fsm/crews';
+import { userRoleAndActive } from '../../db/users';
 import { jobHistoryPage } from '../../db/fsm/job-history';
 import { insertMaterialDraw, insertTimeEntry, jobChangeOrders, jobMaterialDraws, jobTimeEntries, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
 import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
@@ -168,7 +169,7 @@ export class JobService {
       const inactive = await deactivatedMembers(tx, crewId);
       if (inactive.length > 0) throw conflict(`The crew has members who are not active technicians (${inactive.join(', ')}); change the crew first.`);
       if (row.crew_id !== crewId) {
-        await tx.execute('update work_orders set crew_id = ?, assigned_technician_id = ? where id = ?', [crewId, crew.foreman_user_id, id]);
+        await assignJobCrew(tx, id, crew);
         await recordJobHistory(tx, { jobId: id, kind: 'crew', userId: caller.userId, detail: { from_crew_id: row.crew_id, to_crew_id: crewId, foreman_user_id: crew.foreman_user_id } });
       }
       return this.detail(tx, caller, id);
@@ -189,7 +190,7 @@ export class JobService {
       if (ended <= started) throw validationFailed({ ended_at: 'Must be after started_at.' });
       if (ended.getTime() - started.getTime() > 16 * 3600_000) throw validationFailed({ ended_at: 'An entry is at most 16 hours.' });
       if (caller.role === 'ADMIN' && !body.technician_id) throw validationFailed({ technician_id: 'Required for ADMIN: whose time it is.' });
-      const [tech] = await tx.execute<{ role: string; active: boolean }[]>('select role, active from users where id = ?', [technicianId]);
+      const tech = await userRoleAndActive(tx, technicianId);
       if (!tech || tech.role !== 'TECHNICIAN' || !tech.active) throw validationFailed({ technician_id: 'Must be an active technician of this workspace.' });
       try {
         const entry = await insertTimeEntry(tx, { jobId: id, technicianId, startedAt: started, endedAt: ended, notes: body.notes ?? null, createdBy: caller.userId });

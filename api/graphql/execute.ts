@@ -1,7 +1,7 @@
 import { execute as executeDocument, getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { inTenant } from '../../db/tenant-scope';
+import { inTenant, readOnlyTransaction } from '../../db/tenant-scope';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
 import type { Caller } from '../http/request-context';
 import { createLoaders, type GraphQLContext } from './context';
@@ -96,7 +96,7 @@ export function createExecutor(deps: ExecutionDeps) {
     try {
       result = await inTenant(deps.em, organizationId, async (tx) => {
         // A query cannot write, whatever a resolver does.
-        if (!isMutation) await tx.execute('set transaction read only');
+        if (!isMutation) await readOnlyTransaction(tx);
         const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, v1Quotes: deps.v1Quotes, log: scope.log, events: recorded };
         const executed = await executeDocument({ ...args, contextValue: context });
         if (isMutation && executed.errors?.length) throw new RolledBack(executed);

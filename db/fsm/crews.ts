@@ -74,6 +74,11 @@ export async function updateCrew(em: EntityManager, id: string, crew: { name: st
   await em.execute('update work_orders set job_updated_at = job_updated_at where crew_id = ?', [id]);
 }
 
+/** D11: a job takes a crew, and its work order's assignee becomes that crew's foreman. */
+export async function assignJobCrew(em: EntityManager, jobId: string, crew: { id: string; foreman_user_id: string }): Promise<void> {
+  await em.execute('update work_orders set crew_id = ?, assigned_technician_id = ? where id = ?', [crew.id, crew.foreman_user_id, jobId]);
+}
+
 /** D11: a work order created with a technician gets the crew that technician leads, or a crew of one. */
 export async function crewLedBy(em: EntityManager, technicianId: string): Promise<string> {
   const [led] = await em.execute<{ id: string }[]>('select id from crews where foreman_user_id = ? order by created_at, id limit 1', [technicianId]);
