@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { providerKeysetWhere } from './keyset-filter';
-import { cursorTimestamp } from './cursor-timestamp';
+import { beyond, keyset, microseconds, TimeAndId } from './cursor';
+import { tablesOf } from './tables';
 
 /**
  * Section 3.4's store, the `sync_records` table. `attempts` counts the times we called the
@@ -95,11 +95,26 @@ export function syncRecordPage(
   em: EntityManager,
   query: { provider?: SyncProvider | undefined; after?: readonly [string, string] | undefined; limit: number },
 ): Promise<(SyncRecordRow & { cursor_updated_at: string })[]> {
-  const { where, params } = providerKeysetWhere('updated_at', query);
-  return em.execute<(SyncRecordRow & { cursor_updated_at: string })[]>(
-    `select id, provider, entity_type, local_id, external_id, status, attempts, amount_cents, last_error, synced_at, ${cursorTimestamp('updated_at')} as cursor_updated_at
-       from sync_records ${where}
-      order by updated_at desc, id desc limit ?`,
-    [...params, query.limit + 1],
-  );
+  let select = tablesOf(em)
+    .selectFrom('sync_records as s')
+    .select((eb) => [
+      's.id',
+      eb.ref('s.provider').$castTo<SyncProvider>().as('provider'),
+      's.entity_type',
+      's.local_id',
+      's.external_id',
+      eb.ref('s.status').$castTo<SyncStatus>().as('status'),
+      's.attempts',
+      's.amount_cents',
+      's.last_error',
+      's.synced_at',
+      microseconds(eb.ref('s.updated_at')).as('cursor_updated_at'),
+    ]);
+  if (query.provider) select = select.where('s.provider', '=', query.provider);
+  const after = query.after;
+  if (after) select = select.where((eb) => beyond([eb.ref('s.updated_at'), eb.ref('s.id')], 'desc', after));
+  return select.orderBy('s.updated_at', 'desc').orderBy('s.id', 'desc').limit(query.limit + 1).execute();
 }
+
+/** Most recent first: (updated_at, id) descending. */
+export const SYNC_RECORD_KEYSET = keyset(TimeAndId, (row: { cursor_updated_at: string; id: string }) => [row.cursor_updated_at, row.id] as const);

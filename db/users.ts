@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from './entities/user';
+import { tablesOf } from './tables';
 
 /**
  * Reads and writes of `users` outside the entity layer. Every function but `resolveWorkspace`
@@ -67,4 +68,17 @@ export async function profileOf(em: EntityManager, userId: string): Promise<Prof
     [userId],
   );
   return row;
+}
+
+export interface PersonRecord {
+  id: string;
+  full_name: string;
+  email: string;
+  role: string;
+}
+
+/** Users as other records name them (name, email, role, never a credential): the batch loader of people. */
+export function peopleByIds(em: EntityManager, ids: readonly string[]): Promise<PersonRecord[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return tablesOf(em).selectFrom('users').select(['id', 'full_name', 'email', 'role']).where('id', 'in', ids).execute();
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { notFound, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
-import { crewById, insertCrew, listCrews, notActiveTechnicians, updateCrew, type CrewRow } from '../../db/fsm/crews';
+import { crewById, crewPage, insertCrew, notActiveTechnicians, updateCrew, type CrewRow } from '../../db/fsm/crews';
 import { lockJobClock } from '../../db/fsm/jobs';
 import type { Crew, CrewBody, CrewPatchBody } from './schemas';
 
@@ -17,7 +17,7 @@ export class CrewService {
   constructor(private readonly em: EntityManager) {}
 
   list(caller: Caller): Promise<Crew[]> {
-    return inTenant(this.em, caller.organizationId, async (tx) => (await listCrews(tx, { memberId: caller.role === 'TECHNICIAN' ? caller.userId : undefined })).map(toCrew));
+    return inTenant(this.em, caller.organizationId, async (tx) => (await crewPage(tx, { memberId: caller.role === 'TECHNICIAN' ? caller.userId : undefined })).map(toCrew));
   }
 
   create(caller: Caller, body: CrewBody): Promise<Crew> {

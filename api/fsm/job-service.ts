@@ -1,18 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
-import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { conflict, forbidden, invalidTransition, jobNotFound, notFound, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
-import { decodeCursor, encodeCursor } from '../http/pagination';
+import { cursorPosition } from '../http/pagination';
+import { encodeCursor } from '../../db/cursor';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { EventEnvelope } from '../../domain/events/catalogue';
-import { jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
+import { JOB_FEED_KEYSET, jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
 import { decideJobTransition, TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { assignJobCrew, crewById, deactivatedMembers } from '../../db/fsm/crews';
 import { userRoleAndActive } from '../../db/users';
-import { jobHistoryPage } from '../../db/fsm/job-history';
-import { insertMaterialDraw, insertTimeEntry, jobChangeOrders, jobMaterialDraws, jobTimeEntries, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
+import { JOB_HISTORY_KEYSET, jobHistoryPage } from '../../db/fsm/job-history';
+import { insertMaterialDraw, insertTimeEntry, changeOrdersOfJobs, materialDrawsOfJobs, timeEntriesOfJobs, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
 import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
 import { toChangeOrder } from './change-order-view';
 import { iso } from '../../domain/timestamps';
@@ -44,11 +44,6 @@ export function toJob(row: JobRow): Job {
     updated_at: row.updated_at,
   };
 }
-
-/** Where a page of the feed ended: (updated_at to the microsecond, job_id). */
-const FeedPosition = z.tuple([z.iso.datetime({ precision: 6 }), z.uuid()]);
-/** A history page's position: the last entry's sequence (a bigint, as digits). */
-const HistoryPosition = z.tuple([z.string().regex(/^[1-9][0-9]{0,18}$/)]);
 
 export const visibilityOf = (caller: Caller): JobVisibility => (caller.role === 'TECHNICIAN' ? { technicianId: caller.userId } : {});
 
@@ -83,7 +78,7 @@ export class JobService {
   ) {}
 
   list(caller: Caller, query: JobListQuery): Promise<{ data: Job[]; next_cursor: string | null; has_more: boolean }> {
-    const after = query.cursor ? decodeCursor(query.cursor, FeedPosition) : undefined;
+    const after = query.cursor ? cursorPosition(JOB_FEED_KEYSET, query.cursor) : undefined;
     const statuses = query.status === undefined ? undefined : Array.isArray(query.status) ? query.status : [query.status];
     return inTenant(this.em, caller.organizationId, async (tx) => {
       const rows = await jobPage(tx, { ...visibilityOf(caller), statuses, crewId: query.crew_id, siteId: query.site_id, updatedSince: query.updated_since, after, limit: query.limit });
@@ -91,7 +86,7 @@ export class JobService {
       const last = page[page.length - 1];
       const hasMore = rows.length > query.limit;
       // A cursor even on the last page: a poller resumes from it and sees only later changes.
-      return { data: page.map(toJob), next_cursor: last ? encodeCursor([last.updated_at, last.job_id]) : (query.cursor ?? null), has_more: hasMore };
+      return { data: page.map(toJob), next_cursor: last ? encodeCursor(JOB_FEED_KEYSET.of(last)) : (query.cursor ?? null), has_more: hasMore };
     });
   }
 
@@ -101,7 +96,7 @@ export class JobService {
    * entry, material draw and change-order step, with who and when. Visible as the job is (D10).
    */
   history(caller: Caller, id: string, query: JobHistoryQuery): Promise<{ data: JobHistoryEntry[]; next_cursor: string | null; has_more: boolean }> {
-    const after = query.cursor ? decodeCursor(query.cursor, HistoryPosition)[0] : undefined;
+    const after = query.cursor ? cursorPosition(JOB_HISTORY_KEYSET, query.cursor)[0] : undefined;
     return inTenant(this.em, caller.organizationId, async (tx) => {
       if (!(await jobById(tx, id, visibilityOf(caller)))) throw jobNotFound();
       const rows = await jobHistoryPage(tx, id, { ...(after ? { afterSequence: after } : {}), limit: query.limit });
@@ -117,7 +112,7 @@ export class JobService {
           changed_at: iso(row.changed_at)!,
         })),
         // As the jobs feed: a cursor even on the last page, to resume from and see only later entries.
-        next_cursor: last ? encodeCursor([last.sequence]) : (query.cursor ?? null),
+        next_cursor: last ? encodeCursor(JOB_HISTORY_KEYSET.of(last)) : (query.cursor ?? null),
         has_more: rows.length > query.limit,
       };
     });
@@ -130,7 +125,7 @@ export class JobService {
   private async detail(tx: EntityManager, caller: Caller, id: string): Promise<JobDetail> {
     const row = await jobById(tx, id, visibilityOf(caller));
     if (!row) throw jobNotFound();
-    const [changeOrders, timeEntries, draws] = [await jobChangeOrders(tx, id), await jobTimeEntries(tx, id), await jobMaterialDraws(tx, id)];
+    const [changeOrders, timeEntries, draws] = [await changeOrdersOfJobs(tx, [id]), await timeEntriesOfJobs(tx, [id]), await materialDrawsOfJobs(tx, [id])];
     return {
       ...toJob(row),
       change_orders: changeOrders.map((co) => toChangeOrder(co, row.quote_number)),

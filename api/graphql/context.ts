@@ -6,24 +6,12 @@ import type { CostMeter } from './cost';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
-import { changeOrdersByJobIds, crewsByIds, materialDrawsByJobIds, timeEntriesByJobIds, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
-import type { ChangeOrderRow } from '../../db/fsm/field-writes';
-import {
-  customersByIds,
-  linesByQuoteIds,
-  peopleByIds,
-  revisionsByQuoteIds,
-  quotesByCustomerIds,
-  quotesByIds,
-  workOrdersByIds,
-  workOrdersByQuoteIds,
-  type CustomerRecord,
-  type PersonRecord,
-  type QuoteLineRecord,
-  type QuoteRecord,
-  type QuoteRevisionRecord,
-  type WorkOrderRecord,
-} from '../../db/graphql/reads';
+import { changeOrdersOfJobs, materialDrawsOfJobs, timeEntriesOfJobs, type ChangeOrderRow, type MaterialDrawRow, type TimeEntryRow } from '../../db/fsm/field-writes';
+import { crewsByIds, type CrewRow } from '../../db/fsm/crews';
+import { linesByQuoteIds, quotesByCustomerIds, quotesByIds, revisionsByQuoteIds, type QuoteLineRecord, type QuoteRecord, type QuoteRevisionRecord } from '../../db/quotes/quote-list';
+import { customersByIds, type CustomerRow } from '../../db/quotes/customer-directory';
+import { workOrdersByIds, workOrdersByQuoteIds, type WorkOrderRecord } from '../../db/work-orders/work-orders';
+import { peopleByIds, type PersonRecord } from '../../db/users';
 
 /** What every resolver of one request sees: who asks, the tenant's transaction, its loaders. */
 export interface GraphQLContext {
@@ -76,17 +64,17 @@ function childrenOf<R>(read: (parentIds: readonly string[], first: number) => Pr
 export function createLoaders(tx: EntityManager) {
   return {
     quote: byId<QuoteRecord>((ids) => quotesByIds(tx, ids)),
-    customer: byId<CustomerRecord>((ids) => customersByIds(tx, ids)),
+    customer: byId<CustomerRow>((ids) => customersByIds(tx, ids)),
     workOrder: byId<WorkOrderRecord>((ids) => workOrdersByIds(tx, ids)),
     person: byId<PersonRecord>((ids) => peopleByIds(tx, ids)),
     revisionsOfQuote: childrenOf<QuoteRevisionRecord>((ids, first) => revisionsByQuoteIds(tx, ids, first), (row) => row.quote_id),
     linesOfQuote: childrenOf<QuoteLineRecord>((ids, first) => linesByQuoteIds(tx, ids, first), (row) => row.quote_id),
     quotesOfCustomer: childrenOf<QuoteRecord>((ids, first) => quotesByCustomerIds(tx, ids, first), (row) => row.customer_id),
     workOrdersOfQuote: childrenOf<WorkOrderRecord>((ids, first) => workOrdersByQuoteIds(tx, ids, first), (row) => row.quote_id),
-    crew: byId<CrewRecord>((ids) => crewsByIds(tx, ids)),
-    changeOrdersOfJob: childrenOf<ChangeOrderRow>((ids, first) => changeOrdersByJobIds(tx, ids, first), (row) => row.work_order_id),
-    timeEntriesOfJob: childrenOf<JobTimeEntryRow>((ids, first) => timeEntriesByJobIds(tx, ids, first), (row) => row.work_order_id),
-    materialDrawsOfJob: childrenOf<JobMaterialDrawRow>((ids, first) => materialDrawsByJobIds(tx, ids, first), (row) => row.work_order_id),
+    crew: byId<CrewRow>((ids) => crewsByIds(tx, ids)),
+    changeOrdersOfJob: childrenOf<ChangeOrderRow>((ids, first) => changeOrdersOfJobs(tx, ids, first), (row) => row.work_order_id),
+    timeEntriesOfJob: childrenOf<TimeEntryRow>((ids, first) => timeEntriesOfJobs(tx, ids, first), (row) => row.work_order_id),
+    materialDrawsOfJob: childrenOf<MaterialDrawRow>((ids, first) => materialDrawsOfJobs(tx, ids, first), (row) => row.work_order_id),
   };
 }
 export type Loaders = ReturnType<typeof createLoaders>;

@@ -2,7 +2,7 @@ import { checkKey, onceWithin, type Answer } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { QuoteBody } from '../v1/quotes/schemas';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
-import type { QuoteRecord } from '../../db/graphql/reads';
+import type { QuoteRecord } from '../../db/quotes/quote-list';
 import type { GraphQLContext } from './context';
 import { withoutNulls } from './input';
 

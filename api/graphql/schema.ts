@@ -19,20 +19,24 @@ import { z } from 'zod';
 import { QUOTE_STATUSES, type QuoteStatus } from '../../domain/quotes/quote-status';
 import { WORK_ORDER_STATUSES, type WorkOrderStatus } from '../../domain/work-orders/status-table';
 import { ROLES } from '../../db/entities/user';
-import { customerPage, quotePage, workOrderPage, type CustomerRecord, type PersonRecord, type QuoteLineRecord, type QuoteRecord, type QuoteRevisionRecord, type WorkOrderRecord } from '../../db/graphql/reads';
+import { QUOTE_KEYSET, quotePage, type QuoteLineRecord, type QuoteRecord, type QuoteRevisionRecord } from '../../db/quotes/quote-list';
+import { CUSTOMER_KEYSET, customerPage, type CustomerRow } from '../../db/quotes/customer-directory';
+import { CREATED_KEYSET, workOrderPage, type WorkOrderRecord } from '../../db/work-orders/work-orders';
+import type { PersonRecord } from '../../db/users';
+import { pageOf } from '../../db/cursor';
 import type { PricedComponent, PricedLineItem, PricedQuote } from '../../domain/pricing/engine';
 import { OFFICE } from '../http/roles';
 import { forbidden } from '../../domain/errors/errors';
 import type { GraphQLContext } from './context';
-import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, NAME_POSITION, pageOf, positionOf } from './connection';
+import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, positionOf } from './connection';
 import { costs, meterResolvers, sizeOf, type FieldCost } from './cost';
 import { calculate } from './calculate';
 import { createQuote, type CreateQuotePayload } from './create-quote';
 import { POINTS_PER_REQUEST } from './throttle';
 import { JOB_STATUSES, type JobStatus } from '../../domain/jobs/job-status-table';
-import { jobById, jobPage, type JobRow } from '../../db/fsm/jobs';
-import type { ChangeOrderRow } from '../../db/fsm/field-writes';
-import { crewPage, type CrewRecord, type JobMaterialDrawRow, type JobTimeEntryRow } from '../../db/graphql/field-reads';
+import { JOB_FEED_KEYSET, jobById, jobPage, type JobRow } from '../../db/fsm/jobs';
+import type { ChangeOrderRow, MaterialDrawRow, TimeEntryRow } from '../../db/fsm/field-writes';
+import { CREW_KEYSET, crewPage, type CrewRow } from '../../db/fsm/crews';
 import { moveJobWithin, toJob, visibilityOf } from '../fsm/job-service';
 import { PatchJobBody } from '../fsm/schemas';
 import { FIELD } from '../http/roles';
@@ -148,7 +152,7 @@ const QuoteRevision = new GraphQLObjectType<QuoteRevisionRecord, Context>({
 
 // Declared before use by the thunks below (types refer to each other).
 // eslint-disable-next-line prefer-const
-let Customer: GraphQLObjectType<CustomerRecord, Context>;
+let Customer: GraphQLObjectType<CustomerRow, Context>;
 // eslint-disable-next-line prefer-const
 let WorkOrder: GraphQLObjectType<WorkOrderRecord, Context>;
 
@@ -196,7 +200,7 @@ const Quote: GraphQLObjectType<QuoteRecord, Context> = new GraphQLObjectType<Quo
   }),
 });
 
-Customer = new GraphQLObjectType<CustomerRecord, Context>({
+Customer = new GraphQLObjectType<CustomerRow, Context>({
   name: 'Customer',
   description: 'A customer of the workspace (ADMIN and SALES).',
   fields: () => ({
@@ -253,7 +257,7 @@ const Site = new GraphQLObjectType<{ id: string; name: string; region: string },
   fields: { id: { type: nonNull(GraphQLID) }, name: { type: nonNull(GraphQLString) }, region: { type: nonNull(GraphQLString), description: 'e.g. CA-ON' } },
 });
 
-const Crew = new GraphQLObjectType<CrewRecord, Context>({
+const Crew = new GraphQLObjectType<CrewRow, Context>({
   name: 'Crew',
   description: 'A crew (D11): a foreman and member technicians. A TECHNICIAN sees the crews they belong to.',
   fields: {
@@ -291,7 +295,7 @@ const ChangeOrder = new GraphQLObjectType<ChangeOrderRow, Context>({
   },
 });
 
-const TimeEntry = new GraphQLObjectType<JobTimeEntryRow, Context>({
+const TimeEntry = new GraphQLObjectType<TimeEntryRow, Context>({
   name: 'TimeEntry',
   fields: {
     id: { type: nonNull(GraphQLID) },
@@ -303,7 +307,7 @@ const TimeEntry = new GraphQLObjectType<JobTimeEntryRow, Context>({
   },
 });
 
-const MaterialDraw = new GraphQLObjectType<JobMaterialDrawRow, Context>({
+const MaterialDraw = new GraphQLObjectType<MaterialDrawRow, Context>({
   name: 'MaterialDraw',
   fields: {
     id: { type: nonNull(GraphQLID) },
@@ -503,7 +507,7 @@ const Query = new GraphQLObjectType<unknown, Context>({
       resolve: async (_root, args: { first: number; after?: string | null; status?: QuoteStatus | null }, ctx) => {
         requireOffice(ctx);
         const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'quotes');
-        return pageOf(await quotePage(ctx.tx, { status: args.status ?? undefined, after: positionOf(args.after), limit: first }), first);
+        return pageOf(await quotePage(ctx.tx, { status: args.status ?? undefined, after: positionOf(QUOTE_KEYSET, args.after), limit: first }), first, QUOTE_KEYSET);
       },
     },
     quote: {
@@ -523,7 +527,7 @@ const Query = new GraphQLObjectType<unknown, Context>({
       resolve: async (_root, args: { first: number; after?: string | null }, ctx) => {
         requireOffice(ctx);
         const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'customers');
-        return pageOf(await customerPage(ctx.tx, { after: positionOf(args.after), limit: first }), first);
+        return pageOf(await customerPage(ctx.tx, { order: 'newest', after: positionOf(CUSTOMER_KEYSET, args.after), limit: first }), first, CUSTOMER_KEYSET);
       },
     },
     customer: {
@@ -541,15 +545,15 @@ const Query = new GraphQLObjectType<unknown, Context>({
       extensions: connectionCost(),
       resolve: async (_root, args: { first: number; after?: string | null; status?: JobStatus[] | null; crewId?: string | null }, ctx) => {
         const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'jobs');
-        if (args.crewId && !isUuid(args.crewId)) return pageOf([] as JobRow[], first, (j) => [j.updated_at, j.job_id]);
+        if (args.crewId && !isUuid(args.crewId)) return pageOf([] as JobRow[], first, JOB_FEED_KEYSET);
         const rows = await jobPage(ctx.tx, {
           ...visibilityOf(ctx.caller),
           statuses: args.status ?? undefined,
           crewId: args.crewId ?? undefined,
-          after: positionOf(args.after),
+          after: positionOf(JOB_FEED_KEYSET, args.after),
           limit: first,
         });
-        return pageOf(rows, first, (j) => [j.updated_at, j.job_id]);
+        return pageOf(rows, first, JOB_FEED_KEYSET);
       },
     },
     job: {
@@ -565,8 +569,8 @@ const Query = new GraphQLObjectType<unknown, Context>({
       extensions: connectionCost(),
       resolve: async (_root, args: { first: number; after?: string | null }, ctx) => {
         const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'crews');
-        const rows = await crewPage(ctx.tx, { memberId: ctx.caller.role === 'TECHNICIAN' ? ctx.caller.userId : undefined, after: positionOf(args.after, NAME_POSITION), limit: first });
-        return pageOf(rows, first, (c) => [c.cursor_name, c.id]);
+        const rows = await crewPage(ctx.tx, { memberId: ctx.caller.role === 'TECHNICIAN' ? ctx.caller.userId : undefined, after: positionOf(CREW_KEYSET, args.after), limit: first });
+        return pageOf(rows, first, CREW_KEYSET);
       },
     },
     workOrders: {
@@ -576,13 +580,12 @@ const Query = new GraphQLObjectType<unknown, Context>({
       extensions: connectionCost(),
       resolve: async (_root, args: { first: number; after?: string | null; status?: WorkOrderStatus | null }, ctx) => {
         const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'workOrders');
-        const rows = await workOrderPage(ctx.tx, {
-          status: args.status ?? undefined,
-          assignedTechnicianId: ctx.caller.role === 'TECHNICIAN' ? ctx.caller.userId : undefined,
-          after: positionOf(args.after),
-          limit: first,
-        });
-        return pageOf(rows, first);
+        const rows = await workOrderPage(
+          ctx.tx,
+          { status: args.status ?? undefined, assignedTechnicianId: ctx.caller.role === 'TECHNICIAN' ? ctx.caller.userId : undefined, limit: first },
+          { by: 'created', after: positionOf(CREATED_KEYSET, args.after) },
+        );
+        return pageOf(rows, first, CREATED_KEYSET);
       },
     },
     workOrder: {

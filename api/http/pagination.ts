@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { badRequest } from '../../domain/errors/errors';
+import { decodeCursor, encodeCursor } from '../../db/cursor';
 
 /**
  * Keyset paging for lists whose bodies the contract fixes as `{data: [...]}` with no room for a
  * cursor: the next page is announced in a `Link: <...>; rel="next"` header (RFC 8288), and the
- * client follows it until it is absent. A cursor is opaque to clients: the position of the last
- * row of the page (its sort key), base64url-encoded JSON. It carries no tenant or filter: rows
- * are read inside the caller's tenant whatever it says, and the Link keeps the query it came with.
+ * client follows it until it is absent. The cursor is the one of every list (db/cursor.ts); the
+ * Link keeps the query it came with.
  */
 
 export const CursorParam = z
@@ -26,31 +26,11 @@ export const PageHeaders = z.object({
     }),
 });
 
-export const CursorTimestamp = z.iso.datetime({ precision: 6 });
-
-export function encodeCursor(position: readonly unknown[]): string {
-  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
-}
-
-/** Section 7 envelope, 400 `bad_request`, for anything that is not a position this list encoded. */
-export function decodeCursor<S extends z.ZodType>(cursor: string, position: S): z.output<S> {
-  const refused = () => badRequest('cursor: not a cursor of this list; follow the Link header of the previous page, or start without a cursor.');
-  if (!/^[A-Za-z0-9_-]{1,512}$/.test(cursor)) throw refused();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw refused();
-  }
-  const parsed = position.safeParse(value);
-  if (!parsed.success) throw refused();
-  return parsed.data;
-}
-
-/** Rows fetched one beyond the page: the page, and the cursor of its last row when more follow. */
-export function pageOf<T>(rows: T[], limit: number, positionOf: (row: T) => readonly unknown[]): { page: T[]; next: string | null } {
-  const page = rows.slice(0, limit);
-  return { page, next: rows.length > limit ? encodeCursor(positionOf(page[page.length - 1]!)) : null };
+/** Section 7 envelope, 400 `bad_request`, for anything that is not a position this list encoded (db/cursor.ts). */
+export function cursorPosition<Position extends readonly unknown[]>(set: { position: z.ZodType<Position> }, cursor: string): Position {
+  const position = decodeCursor(set, cursor);
+  if (!position) throw badRequest('cursor: not a cursor of this list; follow the Link header of the previous page, or start without a cursor.');
+  return position;
 }
 
 /**

@@ -1,14 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { userRoleAndActive } from '../../db/users';
 import type { Settings } from '../../infra/runtime/settings';
 import { badRequest } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
-import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
-import { syncRecordPage } from '../../db/sync-records';
-import { syncRunPage } from '../../db/provider-sync/provider-sync';
+import { cursorPosition } from '../http/pagination';
+import { pageOf } from '../../db/cursor';
+import { SYNC_RECORD_KEYSET, syncRecordPage } from '../../db/sync-records';
+import { SYNC_RUN_KEYSET, syncRunPage } from '../../db/provider-sync/provider-sync';
 import { CONNECTORS, missingSettings, readinessOf, type ProviderSlug } from '../../infra/integrations/connectors';
 import type { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
 import { IntegrationConnections, type ConnectionView } from '../../infra/integrations/connection-store';
@@ -72,11 +72,11 @@ export class IntegrationService {
    * again), keyset-paged on (updated_at, id).
    */
   async syncs(caller: Caller, query: SyncListQuery): Promise<{ data: SyncRecord[]; next: string | null }> {
-    const after = query.cursor ? decodeCursor(query.cursor, SyncPosition) : undefined;
+    const after = query.cursor ? cursorPosition(SYNC_RECORD_KEYSET, query.cursor) : undefined;
     const rows = await inTenant(this.deps.em, caller.organizationId, (tx) =>
       syncRecordPage(tx, { provider: query.provider ? providerOfSlug(query.provider) : undefined, after, limit: query.limit }),
     );
-    const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_updated_at, row.id]);
+    const { rows: page, next } = pageOf(rows, query.limit, SYNC_RECORD_KEYSET);
     return {
       data: page.map(({ cursor_updated_at: _position, ...row }) => ({
         ...row,
@@ -89,11 +89,11 @@ export class IntegrationService {
 
   /** D18: the scheduled sync runs, most recent first, keyset-paged on (started_at, id). */
   async syncRuns(caller: Caller, query: SyncRunListQuery): Promise<{ data: SyncRun[]; next: string | null }> {
-    const after = query.cursor ? decodeCursor(query.cursor, SyncPosition) : undefined;
+    const after = query.cursor ? cursorPosition(SYNC_RUN_KEYSET, query.cursor) : undefined;
     const rows = await inTenant(this.deps.em, caller.organizationId, (tx) =>
       syncRunPage(tx, { provider: query.provider ? providerOfSlug(query.provider) : undefined, after, limit: query.limit }),
     );
-    const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_started_at, row.id]);
+    const { rows: page, next } = pageOf(rows, query.limit, SYNC_RUN_KEYSET);
     return {
       data: page.map(({ cursor_started_at: _position, ...row }) => ({ ...row, started_at: iso(row.started_at)!, finished_at: iso(row.finished_at) })),
       next,
@@ -184,9 +184,6 @@ export class IntegrationService {
     }
   }
 }
-
-/** Where a page of the sync log ended. */
-const SyncPosition = z.tuple([CursorTimestamp, z.uuid()]);
 
 const paymentsRefusal = () => badRequest('Payments run through the platform’s own account; there is no workspace consent to give or take back.');
 const displayName = (slug: ProviderSlug) => CONNECTORS.find((c) => c.slug === slug)?.display_name ?? slug;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { badRequest, notFound, providerUnavailable, validationFailed } from '../../domain/errors/errors';
 import { WEBHOOK_ENDPOINTS_PER_TENANT, WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT } from '../../db/limits';
@@ -12,12 +11,11 @@ import { generateEndpointSecret } from '../../infra/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
 import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
-import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
-import { attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
-import { deliveryPage, type DeliveryListRow } from '../../db/webhooks/deliveries';
+import { cursorPosition } from '../http/pagination';
+import { pageOf } from '../../db/cursor';
+import { ATTEMPT_KEYSET, attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
+import { DELIVERY_KEYSET, deliveryPage, type DeliveryListRow } from '../../db/webhooks/deliveries';
 
-/** Where a page of the attempt log (or of the deliveries) ended: a timestamp and an id. */
-const AttemptPosition = z.tuple([CursorTimestamp, z.uuid()]);
 
 /** D6: the rotated-out secret keeps signing beside the new one for this long. */
 export const ROTATION_OVERLAP_HOURS = 24;
@@ -142,21 +140,21 @@ export class WebhookEndpointService {
 
   /** The endpoint's attempt log, newest first, keyset-paged on (attempted_at, id). */
   async attempts(caller: Caller, id: string, query: DeliveriesQuery) {
-    const after = query.cursor ? decodeCursor(query.cursor, AttemptPosition) : undefined;
+    const after = query.cursor ? cursorPosition(ATTEMPT_KEYSET, query.cursor) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
       if (!(await endpointExists(tx, id))) throw notFound('No such webhook endpoint in this workspace.');
       const rows = await attemptPage(tx, id, after, query.limit, { deliveryId: query.delivery_id });
-      const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_attempted_at, row.id]);
+      const { rows: page, next } = pageOf(rows, query.limit, ATTEMPT_KEYSET);
       return { data: page.map(toAttempt), next };
     });
   }
 
   /** D13: the workspace's deliveries, newest first, keyset-paged on (created_at, id). */
   async deliveries(caller: Caller, query: DeliveryListQuery): Promise<{ data: WebhookDelivery[]; next: string | null }> {
-    const after = query.cursor ? decodeCursor(query.cursor, AttemptPosition) : undefined;
+    const after = query.cursor ? cursorPosition(DELIVERY_KEYSET, query.cursor) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const rows = await deliveryPage(tx, { endpointId: query.endpoint_id, status: query.status, event: query.event }, after, query.limit);
-      const { page, next } = pageOf(rows, query.limit, (row) => [row.cursor_created_at, row.id]);
+      const { rows: page, next } = pageOf(rows, query.limit, DELIVERY_KEYSET);
       return { data: page.map(toDelivery), next };
     });
   }

@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { z } from 'zod';
 import { inTenant } from '../../db/tenant-scope';
 import { badRequest, conflict, forbidden, notFound } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
 import type { EventEnvelope } from '../../domain/events/catalogue';
-import { CursorTimestamp, decodeCursor, pageOf } from '../http/pagination';
+import { cursorPosition } from '../http/pagination';
+import { pageOf } from '../../db/cursor';
 import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderHistoryEntry, WorkOrderHistoryQuery, WorkOrderListQuery } from './schemas';
 import { lockJob, lockJobClock, moveJob } from '../../db/fsm/jobs';
 import { crewLedBy, siteForAddress } from '../../db/fsm/crews';
 import { jobStatusAfterWorkOrderMove } from '../../domain/jobs/job-status-table';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../domain/work-orders/status-table';
-import { insertWorkOrder, recordWorkOrderNote, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
+import { insertWorkOrder, recordWorkOrderNote, SCHEDULE_KEYSET, WORK_ORDER_HISTORY_KEYSET, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
 import { userRoleAndActive } from '../../db/users';
 import { iso } from '../../domain/timestamps';
@@ -33,11 +33,6 @@ function toWorkOrder(row: WorkOrderRow): WorkOrder {
 }
 
 
-/** Where a page of the list ended: its sort key (scheduled day, creation time, id). */
-const ListPosition = z.tuple([z.iso.date().nullable(), CursorTimestamp, z.uuid()]);
-/** Where a page of a history ended: the entry's sequence number. */
-const HistoryPosition = z.tuple([z.string().regex(/^\d{1,19}$/)]);
-
 
 /** Section 4.4 and D4. */
 export class WorkOrderService {
@@ -51,17 +46,16 @@ export class WorkOrderService {
    * created or rescheduled meanwhile never make a page repeat or skip what is left of the others.
    */
   list(caller: Caller, query: WorkOrderListQuery): Promise<{ data: WorkOrder[]; next: string | null }> {
-    const after = query.cursor ? decodeCursor(query.cursor, ListPosition) : undefined;
+    const after = query.cursor ? cursorPosition(SCHEDULE_KEYSET, query.cursor) : undefined;
     return inTenant(this.em, caller.organizationId, async (tx) => {
       const rows = await workOrderPage(tx, {
         status: query.status,
         scheduledOn: query.scheduledOn,
         // D4: a technician sees only their own jobs.
         assignedTechnicianId: caller.role === 'TECHNICIAN' ? caller.userId : undefined,
-        after,
         limit: query.limit,
-      });
-      const { page, next } = pageOf(rows, query.limit, (row) => [row.scheduled_date, row.cursor_created_at, row.id]);
+      }, { by: 'schedule', after });
+      const { rows: page, next } = pageOf(rows, query.limit, SCHEDULE_KEYSET);
       return { data: page.map(toWorkOrder), next };
     });
   }
@@ -72,13 +66,13 @@ export class WorkOrderService {
    * (D4): ADMIN and SALES any, a TECHNICIAN only one assigned to them (403 otherwise).
    */
   history(caller: Caller, id: string, query: WorkOrderHistoryQuery): Promise<{ data: WorkOrderHistoryEntry[]; next: string | null }> {
-    const after = query.cursor ? decodeCursor(query.cursor, HistoryPosition) : undefined;
+    const after = query.cursor ? cursorPosition(WORK_ORDER_HISTORY_KEYSET, query.cursor) : undefined;
     return inTenant(this.em, caller.organizationId, async (tx) => {
       const order = await workOrderAssignee(tx, id);
       if (!order) throw notFound('No such work order in this workspace.');
       if (caller.role === 'TECHNICIAN' && order.assigned_technician_id !== caller.userId) throw forbidden('Only the assigned technician may read this work order.');
       const rows = await workOrderHistoryPage(tx, id, after?.[0], query.limit);
-      const { page, next } = pageOf(rows, query.limit, (row) => [row.sequence]);
+      const { rows: page, next } = pageOf(rows, query.limit, WORK_ORDER_HISTORY_KEYSET);
       return {
         data: page.map((row) => ({
           id: row.id,

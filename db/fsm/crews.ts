@@ -1,4 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { beyond, keyset } from '../cursor';
+import { tablesOf } from '../tables';
 
 /** Crews (D11): a name, a foreman and member technicians (the foreman is always a member). */
 
@@ -12,23 +16,45 @@ export interface CrewRow {
   updated_at: Date;
 }
 
-const CREW_SELECT = `
-  select c.id, c.name, c.foreman_user_id, u.full_name as foreman_name,
-         coalesce((select array_agg(m.user_id::text order by m.user_id) from crew_members m where m.crew_id = c.id), '{}') as member_ids,
-         c.created_at, c.updated_at
-    from crews c join users u on u.id = c.foreman_user_id`;
+/** Crews by name, then id. */
+export const CREW_KEYSET = keyset(z.tuple([z.string().max(200), z.uuid()]), (row: CrewRow) => [row.name, row.id] as const);
 
-export function listCrews(em: EntityManager, filter: { memberId?: string | undefined }): Promise<CrewRow[]> {
-  if (filter.memberId) {
-    return em.execute<CrewRow[]>(`${CREW_SELECT} where c.id in (select crew_id from crew_members where user_id = ?) order by c.name, c.id`, [filter.memberId]);
-  }
-  return em.execute<CrewRow[]>(`${CREW_SELECT} order by c.name, c.id`);
+function crews(em: EntityManager) {
+  return tablesOf(em)
+    .selectFrom('crews as c')
+    .innerJoin('users as u', 'u.id', 'c.foreman_user_id')
+    .select([
+      'c.id',
+      'c.name',
+      'c.foreman_user_id',
+      'u.full_name as foreman_name',
+      sql<string[]>`coalesce((select array_agg(m.user_id::text order by m.user_id) from crew_members m where m.crew_id = c.id), '{}')`.as('member_ids'),
+      'c.created_at',
+      'c.updated_at',
+    ]);
+}
+
+/**
+ * The one list query of crews, by name then id: every crew, or a page (`limit` + 1 rows) after a
+ * position of CREW_KEYSET; `memberId` narrows to the crews a technician belongs to (D10).
+ */
+export function crewPage(em: EntityManager, filter: { memberId?: string | undefined; after?: readonly [string, string] | undefined; limit?: number | undefined }): Promise<CrewRow[]> {
+  let query = crews(em);
+  const { memberId, after, limit } = filter;
+  if (memberId) query = query.where('c.id', 'in', (eb) => eb.selectFrom('crew_members as m').select('m.crew_id').where('m.user_id', '=', memberId));
+  if (after) query = query.where((eb) => beyond([eb.ref('c.name'), eb.ref('c.id')], 'asc', after));
+  query = query.orderBy('c.name').orderBy('c.id');
+  return (limit === undefined ? query : query.limit(limit + 1)).execute();
+}
+
+export function crewsByIds(em: EntityManager, ids: readonly string[]): Promise<CrewRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return crews(em).where('c.id', 'in', ids).execute();
 }
 
 export async function crewById(em: EntityManager, id: string, lock = false): Promise<CrewRow | undefined> {
   if (lock) await em.execute('select id from crews where id = ? for update', [id]);
-  const [row] = await em.execute<CrewRow[]>(`${CREW_SELECT} where c.id = ?`, [id]);
-  return row;
+  return crews(em).where('c.id', '=', id).executeTakeFirst();
 }
 
 /** The users among `ids` that are not active technicians of the tenant (unknown ones included). */

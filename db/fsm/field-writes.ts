@@ -1,8 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { tablesOf } from '../tables';
 
 /**
- * What the field writes on a job (D11): time entries and material draws, and the reads of the
- * expanded job (with its change orders). Inside the caller's tenant transaction.
+ * What the field writes on a job (D11): time entries and material draws, and the list queries of
+ * what hangs off a job (time entries, material draws, change orders), each for many jobs in one
+ * statement (the job view reads one job's, GraphQL's loaders a batch's). Inside the caller's
+ * tenant transaction.
  */
 
 /** Two entries of one technician overlap (the time_entries_no_overlap exclusion constraint). */
@@ -30,6 +34,7 @@ export async function insertTimeEntry(
 
 export interface TimeEntryRow {
   id: string;
+  work_order_id: string;
   technician_id: string;
   started_at: Date;
   ended_at: Date;
@@ -38,12 +43,37 @@ export interface TimeEntryRow {
   created_at: Date;
 }
 
-export function jobTimeEntries(em: EntityManager, jobId: string): Promise<TimeEntryRow[]> {
-  return em.execute<TimeEntryRow[]>(
-    `select id, technician_id, started_at, ended_at, round(extract(epoch from (ended_at - started_at)) / 3600.0, 4)::text as hours, notes, created_at
-       from time_entries where work_order_id = ? order by started_at, id`,
-    [jobId],
-  );
+/**
+ * The one list query of time entries: those of each job, oldest first (the first `limit` of each
+ * when given, by a window), in one statement for every job.
+ */
+export function timeEntriesOfJobs(em: EntityManager, jobIds: readonly string[], limit?: number): Promise<TimeEntryRow[]> {
+  if (jobIds.length === 0) return Promise.resolve([]);
+  const db = tablesOf(em);
+  return db
+    .selectFrom(
+      db
+        .selectFrom('time_entries as t')
+        .select([
+          't.id',
+          't.work_order_id',
+          't.technician_id',
+          't.started_at',
+          't.ended_at',
+          sql<string>`round(extract(epoch from (t.ended_at - t.started_at)) / 3600.0, 4)::text`.as('hours'),
+          't.notes',
+          't.created_at',
+          sql<number>`row_number() over (partition by t.work_order_id order by t.started_at, t.id)`.as('nth'),
+        ])
+        .where('t.work_order_id', 'in', jobIds)
+        .as('ranked'),
+    )
+    .select(['id', 'work_order_id', 'technician_id', 'started_at', 'ended_at', 'hours', 'notes', 'created_at'])
+    .where('nth', '<=', limit ?? Number.MAX_SAFE_INTEGER)
+    .orderBy('work_order_id')
+    .orderBy('started_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** A SKU of the tenant's current rate-card revision that is active; undefined otherwise. */
@@ -70,6 +100,7 @@ export async function insertMaterialDraw(
 
 export interface MaterialDrawRow {
   id: string;
+  work_order_id: string;
   sku_code: string;
   quantity: string;
   unit: string;
@@ -78,11 +109,34 @@ export interface MaterialDrawRow {
   created_at: Date;
 }
 
-export function jobMaterialDraws(em: EntityManager, jobId: string): Promise<MaterialDrawRow[]> {
-  return em.execute<MaterialDrawRow[]>(
-    `select id, sku_code, quantity::text as quantity, unit, van_id, drawn_by_user_id, created_at from material_draws where work_order_id = ? order by created_at, id`,
-    [jobId],
-  );
+/** The one list query of material draws: those of each job, oldest first (the first `limit` of each when given). */
+export function materialDrawsOfJobs(em: EntityManager, jobIds: readonly string[], limit?: number): Promise<MaterialDrawRow[]> {
+  if (jobIds.length === 0) return Promise.resolve([]);
+  const db = tablesOf(em);
+  return db
+    .selectFrom(
+      db
+        .selectFrom('material_draws as d')
+        .select((eb) => [
+          'd.id',
+          'd.work_order_id',
+          'd.sku_code',
+          sql<string>`${eb.ref('d.quantity')}::text`.as('quantity'),
+          'd.unit',
+          'd.van_id',
+          'd.drawn_by_user_id',
+          'd.created_at',
+          sql<number>`row_number() over (partition by d.work_order_id order by d.created_at, d.id)`.as('nth'),
+        ])
+        .where('d.work_order_id', 'in', jobIds)
+        .as('ranked'),
+    )
+    .select(['id', 'work_order_id', 'sku_code', 'quantity', 'unit', 'van_id', 'drawn_by_user_id', 'created_at'])
+    .where('nth', '<=', limit ?? Number.MAX_SAFE_INTEGER)
+    .orderBy('work_order_id')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export interface ChangeOrderRow {
@@ -114,6 +168,12 @@ export const CHANGE_ORDER_SELECT = `
          co.rejection_reason, co.created_at, co.decided_at
     from change_orders co left join users du on du.id = co.decided_by_user_id`;
 
-export function jobChangeOrders(em: EntityManager, jobId: string): Promise<ChangeOrderRow[]> {
-  return em.execute<ChangeOrderRow[]>(`${CHANGE_ORDER_SELECT} where co.work_order_id = ? order by co.sequence`, [jobId]);
+/** The one list query of change orders: those of each job in sequence (the first `limit` of each when given). */
+export function changeOrdersOfJobs(em: EntityManager, jobIds: readonly string[], limit?: number): Promise<ChangeOrderRow[]> {
+  if (jobIds.length === 0) return Promise.resolve([]);
+  return em.execute<ChangeOrderRow[]>(
+    `select * from (${CHANGE_ORDER_SELECT.replace(/\s+from change_orders co/, ', row_number() over (partition by co.work_order_id order by co.sequence) as nth\n    from change_orders co')}
+       where co.work_order_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)) ranked where nth <= ? order by work_order_id, sequence`,
+    [JSON.stringify(jobIds), limit ?? Number.MAX_SAFE_INTEGER],
+  );
 }

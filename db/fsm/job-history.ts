@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { keyset } from '../cursor';
 import type { JobHistoryKind } from './jobs';
 
 export interface JobHistoryRow {
@@ -11,6 +13,9 @@ export interface JobHistoryRow {
   changed_by_user_id: string;
   changed_at: Date;
 }
+
+/** A history page's position: the last entry's sequence (a bigint, as digits). */
+export const JOB_HISTORY_KEYSET = keyset(z.tuple([z.string().regex(/^[1-9][0-9]{0,18}$/)]), (row: JobHistoryRow) => [row.sequence] as const);
 
 /**
  * A page of one job's append-only history, oldest first, after the entry `afterSequence` when

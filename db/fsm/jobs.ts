@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { cursorTimestamp } from '../cursor-timestamp';
+import { sql } from 'kysely';
+import { beyond, exactTimestamp, keyset, microseconds, TimeAndId } from '../cursor';
+import { tablesOf } from '../tables';
 import { recordEvents } from '../events/outbox';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { WorkOrderStatus } from '../../domain/work-orders/status-table';
@@ -55,21 +57,8 @@ const HOURS_LOGGED = `coalesce((select sum(extract(epoch from (t.ended_at - t.st
 const HOURS_ESTIMATED = `(coalesce((select sum((li->>'labour_hours')::numeric) from jsonb_array_elements(coalesce(q.frozen_calculation, q.calculation)->'line_items') li), 0)
   + coalesce((select sum(co.labour_hours) from change_orders co where co.work_order_id = w.id and co.status = 'approved'), 0))`;
 
-const JOB_SELECT = `
-  select w.id as job_id, w.job_status as status, w.status as work_order_status, w.quote_id, q.quote_number, w.assigned_technician_id,
-         s.id as site_id, s.name as site_name, s.region as site_region,
-         c.id as crew_id, fu.full_name as crew_foreman, (select count(*) from crew_members m where m.crew_id = c.id)::int as crew_headcount,
-         case when w.scheduled_date is null then null else ((w.scheduled_date + time '${WORKING_DAY_START}') at time zone '${WORKING_TIME_ZONE}') end as scheduled_start,
-         w.actual_start,
-         round(${HOURS_LOGGED}, 4)::text as hours_logged,
-         round(${HOURS_ESTIMATED}, 4)::text as hours_estimated,
-         (select count(*) from change_orders co where co.work_order_id = w.id and co.status = 'submitted')::int as open_change_orders,
-         ${cursorTimestamp('w.job_updated_at')} as updated_at
-    from work_orders w
-    left join quotes q on q.id = w.quote_id
-    left join sites s on s.id = w.site_id
-    left join crews c on c.id = w.crew_id
-    left join users fu on fu.id = c.foreman_user_id`;
+/** D11's feed order: (updated_at to the microsecond, job id), oldest change first. */
+export const JOB_FEED_KEYSET = keyset(TimeAndId, (row: JobRow) => [row.updated_at, row.job_id] as const);
 
 /** D10: a technician sees the jobs of the crews they belong to; undefined for ADMIN and SALES. */
 export interface JobVisibility {
@@ -82,50 +71,69 @@ const visibleTo = (visibility: JobVisibility, params: unknown[]): string => {
   return `w.crew_id in (select m.crew_id from crew_members m where m.user_id = ?)`;
 };
 
+/** The jobs the caller may see, each as a JobRow (the one read of a job, listed or alone). */
+function visibleJobs(em: EntityManager, visibility: JobVisibility) {
+  const query = tablesOf(em)
+    .selectFrom('work_orders as w')
+    .leftJoin('quotes as q', 'q.id', 'w.quote_id')
+    .leftJoin('sites as s', 's.id', 'w.site_id')
+    .leftJoin('crews as c', 'c.id', 'w.crew_id')
+    .leftJoin('users as fu', 'fu.id', 'c.foreman_user_id')
+    .select((eb) => [
+      'w.id as job_id',
+      eb.ref('w.job_status').$castTo<JobStatus>().as('status'),
+      eb.ref('w.status').$castTo<WorkOrderStatus>().as('work_order_status'),
+      'w.quote_id',
+      'q.quote_number',
+      'w.assigned_technician_id',
+      's.id as site_id',
+      's.name as site_name',
+      's.region as site_region',
+      'c.id as crew_id',
+      'fu.full_name as crew_foreman',
+      sql<number | null>`(select count(*) from crew_members m where m.crew_id = c.id)::int`.as('crew_headcount'),
+      sql<Date | null>`case when w.scheduled_date is null then null else ((w.scheduled_date + ${sql.raw(`time '${WORKING_DAY_START}'`)}) at time zone ${sql.lit(WORKING_TIME_ZONE)}) end`.as(
+        'scheduled_start',
+      ),
+      'w.actual_start',
+      sql<string>`round(${sql.raw(HOURS_LOGGED)}, 4)::text`.as('hours_logged'),
+      sql<string>`round(${sql.raw(HOURS_ESTIMATED)}, 4)::text`.as('hours_estimated'),
+      sql<number>`(select count(*) from change_orders co where co.work_order_id = w.id and co.status = 'submitted')::int`.as('open_change_orders'),
+      microseconds(eb.ref('w.job_updated_at')).as('updated_at'),
+    ]);
+  const technicianId = visibility.technicianId;
+  if (!technicianId) return query;
+  return query.where('w.crew_id', 'in', (eb) => eb.selectFrom('crew_members as m').select('m.crew_id').where('m.user_id', '=', technicianId));
+}
+
 export interface JobFilter extends JobVisibility {
   statuses?: readonly JobStatus[] | undefined;
   crewId?: string | undefined;
   siteId?: string | undefined;
   /** Strict: only changes after this instant. */
   updatedSince?: string | undefined;
-  /** After this (updated_at, job_id) position. */
+  /** After this position of JOB_FEED_KEYSET. */
   after?: readonly [string, string] | undefined;
   limit: number;
 }
 
-/** One page of the feed (`limit` + 1 rows): oldest change first, then job id (D11). */
+/** The one list query of jobs: a page of the feed (`limit` + 1 rows), oldest change first, then job id (D11). */
 export function jobPage(em: EntityManager, filter: JobFilter): Promise<JobRow[]> {
-  const params: unknown[] = [];
-  const where = [visibleTo(filter, params)];
-  if (filter.statuses?.length) {
-    where.push(`w.job_status in (select jsonb_array_elements_text(?::jsonb))`);
-    params.push(JSON.stringify(filter.statuses));
-  }
-  if (filter.crewId) {
-    where.push('w.crew_id = ?');
-    params.push(filter.crewId);
-  }
-  if (filter.siteId) {
-    where.push('w.site_id = ?');
-    params.push(filter.siteId);
-  }
-  if (filter.updatedSince) {
-    where.push('w.job_updated_at > ?::timestamptz');
-    params.push(filter.updatedSince);
-  }
+  let query = visibleJobs(em, filter);
+  if (filter.statuses?.length) query = query.where('w.job_status', 'in', filter.statuses);
+  if (filter.crewId) query = query.where('w.crew_id', '=', filter.crewId);
+  if (filter.siteId) query = query.where('w.site_id', '=', filter.siteId);
+  if (filter.updatedSince) query = query.where('w.job_updated_at', '>', exactTimestamp(filter.updatedSince));
   if (filter.after) {
-    where.push('(w.job_updated_at, w.id) > (?::timestamptz, ?::uuid)');
-    params.push(...filter.after);
+    const [updatedAt, id] = filter.after;
+    query = query.where((eb) => beyond([eb.ref('w.job_updated_at'), eb.ref('w.id')], 'asc', [updatedAt, id]));
   }
-  return em.execute<JobRow[]>(`${JOB_SELECT} where ${where.join(' and ')} order by w.job_updated_at, w.id limit ?`, [...params, filter.limit + 1]);
+  return query.orderBy('w.job_updated_at').orderBy('w.id').limit(filter.limit + 1).execute();
 }
 
 /** One job as the caller may see it; undefined when unknown to the tenant or not the caller's (D10). */
-export async function jobById(em: EntityManager, id: string, visibility: JobVisibility): Promise<JobRow | undefined> {
-  const params: unknown[] = [];
-  const visible = visibleTo(visibility, params);
-  const [row] = await em.execute<JobRow[]>(`${JOB_SELECT} where w.id = ? and ${visible}`, [id, ...params]);
-  return row;
+export function jobById(em: EntityManager, id: string, visibility: JobVisibility): Promise<JobRow | undefined> {
+  return visibleJobs(em, visibility).where('w.id', '=', id).executeTakeFirst();
 }
 
 export interface LockedJob {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { providerKeysetWhere } from '../keyset-filter';
-import { cursorTimestamp } from '../cursor-timestamp';
+import { beyond, keyset, microseconds, TimeAndId } from '../cursor';
+import { tablesOf } from '../tables';
 import type { SyncProvider } from '../sync-records';
 
 /**
@@ -74,15 +74,29 @@ export function syncRunPage(
   em: EntityManager,
   query: { provider?: SyncProvider | undefined; after?: readonly [string, string] | undefined; limit: number },
 ): Promise<(SyncRunRow & { cursor_started_at: string })[]> {
-  const { where, params } = providerKeysetWhere('started_at', query);
-  return em.execute<(SyncRunRow & { cursor_started_at: string })[]>(
-    `select id, provider, workflow_id, started_at, finished_at, seen, applied, watermark_before, watermark_after, error,
-            ${cursorTimestamp('started_at')} as cursor_started_at
-       from provider_sync_runs ${where}
-      order by started_at desc, id desc limit ?`,
-    [...params, query.limit + 1],
-  );
+  let select = tablesOf(em)
+    .selectFrom('provider_sync_runs as r')
+    .select((eb) => [
+      'r.id',
+      eb.ref('r.provider').$castTo<SyncProvider>().as('provider'),
+      'r.workflow_id',
+      'r.started_at',
+      'r.finished_at',
+      'r.seen',
+      'r.applied',
+      'r.watermark_before',
+      'r.watermark_after',
+      'r.error',
+      microseconds(eb.ref('r.started_at')).as('cursor_started_at'),
+    ]);
+  if (query.provider) select = select.where('r.provider', '=', query.provider);
+  const after = query.after;
+  if (after) select = select.where((eb) => beyond([eb.ref('r.started_at'), eb.ref('r.id')], 'desc', after));
+  return select.orderBy('r.started_at', 'desc').orderBy('r.id', 'desc').limit(query.limit + 1).execute();
 }
+
+/** Newest first: (started_at, id) descending. */
+export const SYNC_RUN_KEYSET = keyset(TimeAndId, (row: { cursor_started_at: string; id: string }) => [row.cursor_started_at, row.id] as const);
 
 /** The quote whose leg wrote this provider object (an accounting invoice, a CRM opportunity). */
 export async function quoteOfExternalId(em: EntityManager, provider: SyncProvider, externalId: string): Promise<string | undefined> {

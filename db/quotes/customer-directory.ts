@@ -1,6 +1,48 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { beyond, keyset, microseconds, pageOf, TimeAndId } from '../cursor';
+import { tablesOf } from '../tables';
 
-/** D14: the tenant's customers as `/v1/customers` lists and adds them (tenant transaction). */
+/**
+ * The tenant's customers: the one list query of `customers` (D14's `/v1/customers`, GraphQL's
+ * customers) with its batch loader, and adding one. Everything runs in the caller's tenant
+ * transaction (row-level security picks the tenant).
+ */
+
+export interface CustomerRow {
+  id: string;
+  name: string;
+  email: string | null;
+  created_at: Date;
+  /** created_at to the microsecond, the list's position. */
+  cursor_created_at: string;
+}
+
+/** (created_at, id), in the order the list was asked for. */
+export const CUSTOMER_KEYSET = keyset(TimeAndId, (row: CustomerRow) => [row.cursor_created_at, row.id] as const);
+
+function customers(em: EntityManager) {
+  return tablesOf(em)
+    .selectFrom('customers as c')
+    .select((eb) => ['c.id', 'c.name', 'c.email', 'c.created_at', microseconds(eb.ref('c.created_at')).as('cursor_created_at')]);
+}
+
+/** One page (`limit` + 1 rows) oldest or newest first, after a position of CUSTOMER_KEYSET. */
+export function customerPage(em: EntityManager, page: { order: 'oldest' | 'newest'; after?: readonly [string, string] | undefined; limit: number }): Promise<CustomerRow[]> {
+  const direction = page.order === 'oldest' ? 'asc' : 'desc';
+  let query = customers(em);
+  if (page.after) {
+    const [createdAt, id] = page.after;
+    query = query.where((eb) => beyond([eb.ref('c.created_at'), eb.ref('c.id')], direction, [createdAt, id]));
+  }
+  return query.orderBy('c.created_at', direction).orderBy('c.id', direction).limit(page.limit + 1).execute();
+}
+
+export function customersByIds(em: EntityManager, ids: readonly string[]): Promise<CustomerRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return customers(em).where('c.id', 'in', ids).execute();
+}
+
+/** D14: the tenant's customers as `/v1/customers` lists and adds them. */
 export interface CustomerRecord {
   id: string;
   name: string;
@@ -19,19 +61,17 @@ const toRecord = (row: Row): CustomerRecord => ({ id: row.id, name: row.name, em
 
 export class UnknownCustomerCursorError extends Error {}
 
-/** Oldest first on (created_at, id); the cursor is the id of the last customer seen. */
+/** `/v1/customers`: oldest first; D14 fixes the cursor as the id of the last customer seen, which names its position. */
 export async function listCustomers(em: EntityManager, page: { limit: number; cursor?: string | undefined }): Promise<{ data: CustomerRecord[]; next_cursor: string | null }> {
-  const params: unknown[] = [];
-  let where = '';
+  let after: readonly [string, string] | undefined;
   if (page.cursor) {
-    const [anchor] = await em.execute<{ id: string }[]>('select id from customers where id::text = ?', [page.cursor]);
+    const [anchor] = await customers(em).where((eb) => eb(eb.cast('c.id', 'text'), '=', page.cursor!)).execute();
     if (!anchor) throw new UnknownCustomerCursorError();
-    where = 'where (created_at, id) > (select created_at, id from customers where id = ?)';
-    params.push(anchor.id);
+    after = CUSTOMER_KEYSET.of(anchor);
   }
-  const rows = await em.execute<Row[]>(`select id, name, email, created_at from customers ${where} order by created_at, id limit ?`, [...params, page.limit + 1]);
-  const data = rows.slice(0, page.limit).map(toRecord);
-  return { data, next_cursor: rows.length > page.limit ? data[data.length - 1]!.id : null };
+  const { rows, hasMore } = pageOf(await customerPage(em, { order: 'oldest', after, limit: page.limit }), page.limit, CUSTOMER_KEYSET);
+  const data = rows.map(toRecord);
+  return { data, next_cursor: hasMore ? data[data.length - 1]!.id : null };
 }
 
 /** A new customer; with an email, the tenant's customer of that email if there is one (created false). */

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { QUOTE_TRANSITIONS, type QuoteAction, type QuoteStatus } from '../../domain/quotes/quote-status';
 import type { FrozenCalculation } from '../../domain/quotes/frozen-calculation';
+import { pageOf } from '../cursor';
+import { QUOTE_KEYSET, quotePage, quotePosition, type QuoteRecord } from './quote-list';
 
 /**
  * The `quotes` table with its lines, numbers and customers. Every function runs inside a tenant
@@ -167,27 +169,29 @@ function toSummary(row: SummaryRow): QuoteSummaryRecord {
 export class UnknownCursorError extends Error {}
 
 /**
- * Newest first, keyset-paginated on (created_at, id): a cursor is the id of the last quote seen,
- * and the next page is everything strictly older in that order, so quotes created meanwhile
- * (newer) never shift or repeat what is left.
+ * Section 4.3: newest first, a page of the one quote list (quote-list.ts). The contract fixes
+ * this list's cursor as the id of the last quote seen; it names that quote's position, and the
+ * next page is everything strictly older in that order, so quotes created meanwhile (newer)
+ * never shift or repeat what is left.
  */
 export async function listQuotes(em: EntityManager, query: QuoteListFilter): Promise<{ data: QuoteSummaryRecord[]; next_cursor: string | null }> {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  if (query.status) {
-    conditions.push('q.status = ?');
-    params.push(query.status);
-  }
+  let after: readonly [string, string] | undefined;
   if (query.cursor) {
-    const [anchor] = await em.execute<{ id: string }[]>('select id from quotes where id = ?', [query.cursor]);
-    if (!anchor) throw new UnknownCursorError();
-    conditions.push('(q.created_at, q.id) < (select created_at, id from quotes where id = ?)');
-    params.push(query.cursor);
+    after = await quotePosition(em, query.cursor);
+    if (!after) throw new UnknownCursorError();
   }
-  const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
-  const rows = await em.execute<SummaryRow[]>(`${SUMMARY_SELECT} ${where} order by q.created_at desc, q.id desc limit ?`, [...params, query.limit + 1]);
-  const page = rows.slice(0, query.limit).map(toSummary);
-  return { data: page, next_cursor: rows.length > query.limit ? page[page.length - 1]!.id : null };
+  const { rows, hasMore } = pageOf(await quotePage(em, { status: query.status, after, limit: query.limit }), query.limit, QUOTE_KEYSET);
+  const data = rows.map(summaryOf);
+  return { data, next_cursor: hasMore ? data[data.length - 1]!.id : null };
+}
+
+function summaryOf(quote: QuoteRecord): QuoteSummaryRecord {
+  return toSummary({
+    ...quote,
+    user_id: quote.created_by_user_id,
+    user_name: quote.author_name,
+    user_email: quote.author_email,
+  });
 }
 
 export async function quoteSummary(em: EntityManager, id: string): Promise<QuoteSummaryRecord | undefined> {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookFormat } from '../../domain/events/catalogue';
-import { cursorTimestamp } from '../cursor-timestamp';
+import { beyond, keyset, microseconds, TimeAndId } from '../cursor';
+import { tablesOf } from '../tables';
 import type { EndpointSecretsRow } from './endpoint-secrets';
 
 /**
@@ -101,13 +102,30 @@ export function attemptPage(
   limit: number,
   filter: { deliveryId?: string | undefined } = {},
 ): Promise<(AttemptRow & { cursor_attempted_at: string })[]> {
-  return em.execute<(AttemptRow & { cursor_attempted_at: string })[]>(
-    `select id, delivery_id, event_id, event, attempt, outcome, response_status, error, duration_ms, response_excerpt,
-            request_headers, request_body, response_headers, attempted_at,
-            ${cursorTimestamp('attempted_at')} as cursor_attempted_at
-       from webhook_delivery_attempts where endpoint_id = ? ${filter.deliveryId ? 'and delivery_id = ?' : ''}
-        ${after ? 'and (attempted_at, id) < (?::timestamptz, ?::uuid)' : ''}
-      order by attempted_at desc, id desc limit ?`,
-    [endpointId, ...(filter.deliveryId ? [filter.deliveryId] : []), ...(after ?? []), limit + 1],
-  );
+  let query = tablesOf(em)
+    .selectFrom('webhook_delivery_attempts as a')
+    .select((eb) => [
+      'a.id',
+      'a.delivery_id',
+      'a.event_id',
+      'a.event',
+      'a.attempt',
+      eb.ref('a.outcome').$castTo<AttemptRow['outcome']>().as('outcome'),
+      'a.response_status',
+      'a.error',
+      'a.duration_ms',
+      'a.response_excerpt',
+      eb.ref('a.request_headers').$castTo<AttemptRow['request_headers']>().as('request_headers'),
+      'a.request_body',
+      eb.ref('a.response_headers').$castTo<AttemptRow['response_headers']>().as('response_headers'),
+      'a.attempted_at',
+      microseconds(eb.ref('a.attempted_at')).as('cursor_attempted_at'),
+    ])
+    .where('a.endpoint_id', '=', endpointId);
+  if (filter.deliveryId) query = query.where('a.delivery_id', '=', filter.deliveryId);
+  if (after) query = query.where((eb) => beyond([eb.ref('a.attempted_at'), eb.ref('a.id')], 'desc', after));
+  return query.orderBy('a.attempted_at', 'desc').orderBy('a.id', 'desc').limit(limit + 1).execute();
 }
+
+/** Newest first: (attempted_at, id) descending. */
+export const ATTEMPT_KEYSET = keyset(TimeAndId, (row: { cursor_attempted_at: string; id: string }) => [row.cursor_attempted_at, row.id] as const);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { cursorTimestamp } from '../cursor-timestamp';
+import { beyond, keyset, microseconds, TimeAndId } from '../cursor';
+import { tablesOf } from '../tables';
 import { inTenant } from '../tenant-scope';
 import { formatsCarrying, type EventEnvelope, type WebhookFormat } from '../../domain/events/catalogue';
 
@@ -110,6 +111,9 @@ export interface DeliveryListRow {
   cursor_created_at: string;
 }
 
+/** Newest first: (created_at, id) descending. */
+export const DELIVERY_KEYSET = keyset(TimeAndId, (row: DeliveryListRow) => [row.cursor_created_at, row.id] as const);
+
 export interface DeliveryFilter {
   endpointId?: string | undefined;
   status?: DeliveryStatus | undefined;
@@ -121,21 +125,25 @@ export interface DeliveryFilter {
  * narrowed by endpoint, status and event (D13's deliveries page). Runs in the tenant transaction.
  */
 export function deliveryPage(em: EntityManager, filter: DeliveryFilter, after: readonly [string, string] | undefined, limit: number): Promise<DeliveryListRow[]> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, ...values: unknown[]) => {
-    where.push(sql);
-    params.push(...values);
-  };
-  if (filter.endpointId) add('endpoint_id = ?', filter.endpointId);
-  if (filter.status) add('status = ?', filter.status);
-  if (filter.event) add('event = ?', filter.event);
-  if (after) add('(created_at, id) < (?::timestamptz, ?::uuid)', ...after);
-  return em.execute<DeliveryListRow[]>(
-    `select id, endpoint_id, event_id, event, series, status, attempts, last_error, created_at, updated_at, delivered_at,
-            ${cursorTimestamp('created_at')} as cursor_created_at
-       from webhook_deliveries ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
-      order by created_at desc, id desc limit ?`,
-    [...params, limit + 1],
-  );
+  let query = tablesOf(em)
+    .selectFrom('webhook_deliveries as d')
+    .select((eb) => [
+      'd.id',
+      'd.endpoint_id',
+      'd.event_id',
+      'd.event',
+      'd.series',
+      eb.ref('d.status').$castTo<DeliveryStatus>().as('status'),
+      'd.attempts',
+      'd.last_error',
+      'd.created_at',
+      'd.updated_at',
+      'd.delivered_at',
+      microseconds(eb.ref('d.created_at')).as('cursor_created_at'),
+    ]);
+  if (filter.endpointId) query = query.where('d.endpoint_id', '=', filter.endpointId);
+  if (filter.status) query = query.where('d.status', '=', filter.status);
+  if (filter.event) query = query.where('d.event', '=', filter.event);
+  if (after) query = query.where((eb) => beyond([eb.ref('d.created_at'), eb.ref('d.id')], 'desc', after));
+  return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit + 1).execute();
 }

@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { cursorTimestamp } from '../cursor-timestamp';
+import { sql, type ExpressionBuilder } from 'kysely';
+import { z } from 'zod';
+import { beyond, CursorTimestamp, keyset, microseconds, TimeAndId } from '../cursor';
+import { tablesOf, type Tables } from '../tables';
 import type { WorkOrderStatus } from '../../domain/work-orders/status-table';
 
 /**
@@ -23,53 +26,107 @@ export interface WorkOrderRow {
 const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
 
 
+/** A work order as its lists show it (section 4.4 and GraphQL's), with its list positions. */
+export interface WorkOrderRecord extends WorkOrderRow {
+  created_at: Date;
+  cancelled_at: Date | null;
+  /** created_at to the microsecond, for both orders' positions. */
+  cursor_created_at: string;
+}
+
+/** Section 4.4's order: soonest scheduled day first (unscheduled last), then (created_at, id). */
+export const SCHEDULE_KEYSET = keyset(z.tuple([z.iso.date().nullable(), CursorTimestamp, z.uuid()]), (row: WorkOrderRecord) => [row.scheduled_date, row.cursor_created_at, row.id] as const);
+/** Oldest first by creation (GraphQL's walk of every work order): (created_at, id). */
+export const CREATED_KEYSET = keyset(TimeAndId, (row: WorkOrderRecord) => [row.cursor_created_at, row.id] as const);
+
+export type WorkOrderPosition = z.output<typeof SCHEDULE_KEYSET.position>;
+
+export type WorkOrderListOrder =
+  | { by: 'schedule'; after?: WorkOrderPosition | undefined }
+  | { by: 'created'; after?: z.output<typeof CREATED_KEYSET.position> | undefined };
+
 export interface WorkOrderFilter {
   status?: WorkOrderStatus | undefined;
   /** A calendar day, `YYYY-MM-DD`. */
   scheduledOn?: string | undefined;
+  /** D4: a technician's own. */
   assignedTechnicianId?: string | undefined;
   limit: number;
 }
 
-/** Where a page of work orders ended: its scheduled day (null when unscheduled), created_at, id. */
-export type WorkOrderPosition = readonly [string | null, string, string];
+function workOrders(em: EntityManager) {
+  return tablesOf(em)
+    .selectFrom('work_orders as w')
+    .select((eb) => [
+      'w.id',
+      eb.ref('w.status').$castTo<WorkOrderStatus>().as('status'),
+      // The date comes back as text so no time zone can shift the day.
+      sql<string | null>`${eb.ref('w.scheduled_date')}::text`.as('scheduled_date'),
+      'w.site_address',
+      'w.notes',
+      'w.assigned_technician_id',
+      'w.quote_id',
+      'w.created_at',
+      'w.dispatched_at',
+      'w.completed_at',
+      'w.cancelled_at',
+      microseconds(eb.ref('w.created_at')).as('cursor_created_at'),
+    ]);
+}
 
 /**
- * One page of work orders (`limit` + 1 rows, so the caller sees whether more follow): scheduled
- * first by day (unscheduled last), then oldest first, after `after` when given. Each row carries
- * its created_at at microsecond precision for the next cursor.
+ * The one list query of `work_orders`: a page (`limit` + 1 rows, so the caller sees whether more
+ * follow) in `order`, after its position when given, narrowed by `filter`.
  */
-export function workOrderPage(em: EntityManager, filter: WorkOrderFilter & { after?: WorkOrderPosition | undefined }): Promise<(WorkOrderRow & { cursor_created_at: string })[]> {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  if (filter.status) {
-    conditions.push('status = ?');
-    params.push(filter.status);
-  }
-  if (filter.scheduledOn) {
-    conditions.push('scheduled_date = ?::date');
-    params.push(filter.scheduledOn);
-  }
-  if (filter.assignedTechnicianId) {
-    conditions.push('assigned_technician_id = ?');
-    params.push(filter.assignedTechnicianId);
-  }
-  if (filter.after) {
-    const [day, createdAt, id] = filter.after;
-    if (day === null) {
-      conditions.push('(scheduled_date is null and (created_at, id) > (?::timestamptz, ?::uuid))');
-      params.push(createdAt, id);
-    } else {
-      conditions.push('(scheduled_date > ?::date or (scheduled_date = ?::date and (created_at, id) > (?::timestamptz, ?::uuid)) or scheduled_date is null)');
-      params.push(day, day, createdAt, id);
+export function workOrderPage(em: EntityManager, filter: WorkOrderFilter, order: WorkOrderListOrder): Promise<WorkOrderRecord[]> {
+  let query = workOrders(em);
+  if (filter.status) query = query.where('w.status', '=', filter.status);
+  if (filter.scheduledOn) query = query.where('w.scheduled_date', '=', filter.scheduledOn);
+  if (filter.assignedTechnicianId) query = query.where('w.assigned_technician_id', '=', filter.assignedTechnicianId);
+  if (order.by === 'created') {
+    if (order.after) {
+      const [createdAt, id] = order.after;
+      query = query.where((eb) => beyond([eb.ref('w.created_at'), eb.ref('w.id')], 'asc', [createdAt, id]));
     }
+    return query.orderBy('w.created_at').orderBy('w.id').limit(filter.limit + 1).execute();
   }
-  const where = conditions.length ? `where ${conditions.join(' and ')}` : '';
-  return em.execute<(WorkOrderRow & { cursor_created_at: string })[]>(
-    `select ${COLUMNS}, ${cursorTimestamp('created_at')} as cursor_created_at
-       from work_orders ${where} order by scheduled_date asc nulls last, created_at asc, id asc limit ?`,
-    [...params, filter.limit + 1],
-  );
+  if (order.after) {
+    const [day, createdAt, id] = order.after;
+    const sameDayLater = (eb: ExpressionBuilder<Tables & { w: Tables['work_orders'] }, 'w'>) => beyond([eb.ref('w.created_at'), eb.ref('w.id')], 'asc', [createdAt, id]);
+    query = query.where((eb) =>
+      day === null
+        ? eb.and([eb('w.scheduled_date', 'is', null), sameDayLater(eb)])
+        : eb.or([eb('w.scheduled_date', '>', day), eb.and([eb('w.scheduled_date', '=', day), sameDayLater(eb)]), eb('w.scheduled_date', 'is', null)]),
+    );
+  }
+  return query
+    .orderBy('w.scheduled_date', (o) => o.asc().nullsLast())
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .limit(filter.limit + 1)
+    .execute();
+}
+
+export function workOrdersByIds(em: EntityManager, ids: readonly string[]): Promise<WorkOrderRecord[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return workOrders(em).where('w.id', 'in', ids).execute();
+}
+
+/** Up to `limit` work orders of each quote, oldest first (one statement for every quote). */
+export function workOrdersByQuoteIds(em: EntityManager, quoteIds: readonly string[], limit: number): Promise<WorkOrderRecord[]> {
+  if (quoteIds.length === 0) return Promise.resolve([]);
+  return tablesOf(em)
+    .selectFrom(
+      workOrders(em)
+        .select(sql<number>`row_number() over (partition by w.quote_id order by w.created_at, w.id)`.as('nth'))
+        .where('w.quote_id', 'in', quoteIds)
+        .as('ranked'),
+    )
+    .selectAll()
+    .where('nth', '<=', limit)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Whom a work order is assigned to; undefined when there is no such work order in the tenant. */
@@ -88,6 +145,9 @@ export interface WorkOrderHistoryRow {
   changed_at: Date;
   notes: string | null;
 }
+
+/** A history's position: the entry's sequence number. */
+export const WORK_ORDER_HISTORY_KEYSET = keyset(z.tuple([z.string().regex(/^\d{1,19}$/)]), (row: WorkOrderHistoryRow) => [row.sequence] as const);
 
 /** One page of a work order's history, oldest first (`limit` + 1 rows), after a sequence number. */
 export function workOrderHistoryPage(em: EntityManager, id: string, afterSequence: string | undefined, limit: number): Promise<WorkOrderHistoryRow[]> {
