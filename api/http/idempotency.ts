@@ -10,10 +10,11 @@ import type { RequestMeter } from './plan-meter';
  * D14's one protocol, for every interface that takes an idempotency key (a route that declares
  * `idempotency`, api/http/route.ts; GraphQL's createQuote). The rule is domain/idempotency, the
  * storage db/idempotency/keys.ts. The steps:
- * 1. claim: hold the key in the claiming transaction (another transaction holding it is "in use"
- *    at once), read who holds it, and let the rule decide: a new request claims it (`running`);
- *    the same request again is answered what it kept (replay), or is "in use" while it runs;
- *    another request with the key is "reused";
+ * 1. claim: read who holds the key and let the rule decide: the same request again is answered
+ *    what it kept (replay), or is "in use" while it runs; another request with the key is
+ *    "reused"; a new request takes the key's turn in the claiming transaction (another
+ *    transaction holding it, its claim not yet committed, makes this one "in use" at once) and
+ *    claims it (`running`);
  * 2. the work keeps its answer with the key in the transaction of its write, so both commit or
  *    neither does;
  * 3. a failed request keeps nothing: its claim is released (or rolled back with it).
@@ -62,10 +63,16 @@ const isKeyRefusal = (error: unknown): boolean => error instanceof DomainError &
 const kept = (answer: Answer): KeptAnswer => ({ status: answer.status, body: answer.body, headers: answer.headers ?? {} });
 
 async function claim(tx: EntityManager, key: string, fingerprint: string): Promise<Decision<KeptAnswer>> {
-  const decision = decide((await holdKey(tx, key)) ? await holderOf(tx, key, fingerprint) : { by: 'uncommitted' });
-  // A claim that does not take turns on the key (an older process) got there first.
-  if (decision.kind === 'new' && !(await insertClaim(tx, key, fingerprint))) return { kind: 'in-use' };
-  return decision;
+  // A committed claim decides at once: replays of a finished key take no turns.
+  const committed = await holderOf(tx, key, fingerprint);
+  if (committed.by !== 'nobody') return decide(committed);
+  // To claim, take the key's turn; a claim not yet committed holds it.
+  if (!(await holdKey(tx, key))) return decide({ by: 'uncommitted' });
+  if (await insertClaim(tx, key, fingerprint)) return { kind: 'new' };
+  // Another claim committed between the read and the turn (one that does not take turns, or one just done);
+  // gone again, it was released by a request that failed a moment ago: in use until then.
+  const claimed = await holderOf(tx, key, fingerprint);
+  return claimed.by === 'nobody' ? { kind: 'in-use' } : decide(claimed);
 }
 
 /** Replay or refusal; undefined when the request is new and its key claimed. */

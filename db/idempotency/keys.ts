@@ -40,7 +40,7 @@ export async function holdKey(em: EntityManager, key: string): Promise<boolean> 
   return row?.held === true;
 }
 
-/** Who holds a key this transaction holds (holdKey): an expired key, or one whose lease ran out, is forgotten first. */
+/** Who holds a key by a committed claim: an expired key, or one whose lease ran out, is forgotten first. */
 export async function holderOf(em: EntityManager, key: string, fingerprint: string): Promise<Holder<KeptAnswer>> {
   await em.execute(
     `delete from idempotency_keys where key = ?
@@ -59,7 +59,7 @@ export async function holderOf(em: EntityManager, key: string, fingerprint: stri
   };
 }
 
-/** Claims a key nobody holds (holderOf); false when a claim not taking turns got there first. */
+/** Claims a key this transaction holds (holdKey); false when another claim committed first. */
 export async function insertClaim(em: EntityManager, key: string, fingerprint: string): Promise<boolean> {
   const inserted = await em.execute<{ key: string }[]>(
     `insert into idempotency_keys (organization_id, key, fingerprint, state) values (app_current_organization(), ?, ?, 'running')

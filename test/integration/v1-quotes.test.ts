@@ -236,10 +236,10 @@ describe('Idempotency-Key (D14)', () => {
     for (const [i, b] of bodies.entries()) if (statuses[i] === 409) expect(b.type).toBe('idempotency-key-in-use');
     const after = await counts();
     expect([after.quotes - before.quotes, after.events - before.events]).toEqual([1, 1]);
-    // Once it has finished, the key answers the first response.
-    const later = await post('/v1/quotes', body(), key);
-    expect(later.headers.get('idempotent-replayed')).toBe('true');
-    expect((await later.json() as Json).id).toBe(created[0].id);
+    // Once it has finished, the key answers the first response, to many requests at once too.
+    const later = await Promise.all(Array.from({ length: 10 }, () => post('/v1/quotes', body(), key)));
+    expect(later.map((a) => [a.status, a.headers.get('idempotent-replayed')])).toEqual(Array.from({ length: 10 }, () => [201, 'true']));
+    for (const answer of later) expect((await answer.json() as Json).id).toBe(created[0].id);
   });
 
   it('a key older than 24 hours runs anew', async () => {
