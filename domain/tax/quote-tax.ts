@@ -25,7 +25,7 @@ export interface QuoteTax {
   total_cents: number;
 }
 
-export const isTaxRegion = (region: string): boolean => Object.hasOwn(CANADIAN_SALES_TAX, region);
+const isTaxRegion = (region: string): boolean => Object.hasOwn(CANADIAN_SALES_TAX, region);
 
 /**
  * The tax of a pre-tax subtotal in `region` (null or undefined: the default region): each tax

@@ -199,6 +199,23 @@ describe('quickbooks fake: accounting API', () => {
     expect(customerAfter.json.Customer.Balance).toBe(367.82);
   });
 
+  it('charges each rate of a tax group on the same base, one TaxLine per rate (Quebec: GST 5 % and QST 9.975 %)', async () => {
+    const made = await client.makeApiCall({ url: api(REALM_A, 'customer', { requestid: 'quebec-group-customer' }), method: 'POST', body: { DisplayName: 'Camille Roy (Q-43)' } });
+    const customer = made.json.Customer as { Id: string };
+    const codes = await client.makeApiCall({ url: api(REALM_A, 'query', { query: "select * from TaxCode where Name = 'GST/QST QC'" }) });
+    const [code] = codes.json.QueryResponse.TaxCode as { Id: string; TaxGroup: boolean }[];
+    expect(code).toMatchObject({ TaxGroup: true });
+    const created = await client.makeApiCall({
+      url: api(REALM_A, 'invoice', { requestid: 'quebec-group-invoice' }),
+      method: 'POST',
+      body: { CustomerRef: { value: customer.Id }, Line: [{ DetailType: 'SalesItemLineDetail', Amount: 100.1, SalesItemLineDetail: { ItemRef: { value: '1' }, TaxCodeRef: { value: code!.Id } } }] },
+    });
+    const invoice = created.json.Invoice;
+    // 100.10 × 5 % = 5.005 → 5.01; 100.10 × 9.975 % = 9.984975 → 9.98: each rounded on its own.
+    expect(invoice.TxnTaxDetail.TaxLine.map((l: { Amount: number; TaxLineDetail: { TaxPercent: number } }) => [l.TaxLineDetail.TaxPercent, l.Amount])).toEqual([[5, 5.01], [9.975, 9.98]]);
+    expect(invoice).toMatchObject({ TxnTaxDetail: { TotalTax: 14.99 }, TotalAmt: 115.09 });
+  });
+
   it('updates with SyncToken concurrency (full read-modify-write and sparse) and voids', async () => {
     const inv = fake.inspect.invoices(REALM_A)[0] as { Id: string; SyncToken: string };
     const read = await client.makeApiCall({ url: api(REALM_A, `invoice/${inv.Id}`) });
