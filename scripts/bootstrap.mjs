@@ -1,7 +1,8 @@
-// Entry point of `npm start` and `npm test`. It must run on whatever Node the machine has
-// (the first run of a fresh clone has no node_modules yet, so no Node 24 either): plain
-// JavaScript, built-ins only. It installs dependencies when they are missing or stale, then
-// hands over to the TypeScript entry point on the Node 24 that the `node` dev dependency ships.
+// Entry point of `npm start`, `npm test` and `npm run test:unit`. It must run on whatever Node
+// the machine has (the first run of a fresh clone has no node_modules yet, so no Node 24
+// either): plain JavaScript, built-ins only. It installs dependencies when they are missing or
+// stale, then hands over to the TypeScript entry point on the Node 24 that the `node` dev
+// dependency ships.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ import { installDependencies, installState, recordInstall } from './install-stat
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
-const entries = { start: 'scripts/start.ts', test: 'scripts/test.ts' };
+const entries = { start: 'scripts/start.ts', test: 'scripts/test.ts', unit: 'scripts/test-unit.ts' };
 
 function ensureDependencies() {
   const state = installState(root);

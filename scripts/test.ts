@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { provideDatabase } from './infra/database';
 import { provideTemporal } from './infra/temporal';
 import { run } from './infra/processes';
+import { runJest } from './infra/jest';
 import { ensureStripeMock } from './infra/stripe-mock';
 import { projectRoot } from './infra/paths';
 import { say, step } from './infra/log';
@@ -14,7 +15,9 @@ import { ensureChromium } from './infra/chromium';
 /**
  * `npm test`: the same set-up as `npm start` (a PostgreSQL and a Temporal server unless
  * DATABASE_URL / TEMPORAL_ADDRESS are set), a fresh database for this run, then the type-check
- * and the whole Jest suite. Extra arguments go to Jest (`npm test -- test/unit`).
+ * and every Jest project (jest.config.js). Extra arguments go to Jest
+ * (`npm test -- test/integration/approval.test.ts`). The tests that need none of this run alone,
+ * in seconds, with `npm run test:unit` (scripts/test-unit.ts).
  */
 const jestArgs = process.argv.slice(2);
 const bin = (name: string) => join(projectRoot, 'node_modules', '.bin', name);
@@ -53,9 +56,8 @@ try {
   // Stripe's own mock: proves our payments requests are ones Stripe's API accepts.
   const stripeMock = await step('stripe-mock', () => ensureStripeMock(), (path) => path);
 
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'test',
+  say('running the test suite (jest)');
+  exitCode = await runJest(jestArgs, {
     DATABASE_URL: database.url,
     DATABASE_APP_PASSWORD: appPassword,
     DATABASE_WORKER_PASSWORD: workerPassword,
@@ -66,12 +68,7 @@ try {
     // Processes the tests start serve /metrics on any free port, beside other runs.
     METRICS_PORT: '0',
     WORKER_METRICS_PORT: '0',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning'].filter(Boolean).join(' '),
-  };
-  const ci = process.env.CI === 'true' ? ['--ci'] : [];
-  say('running the test suite (jest)');
-  exitCode = await run(process.execPath, [join(projectRoot, 'node_modules', 'jest', 'bin', 'jest.js'), ...ci, ...jestArgs], env);
+  });
 } finally {
   await temporal?.stop();
   if (!database.embedded) await dropDatabase(database.url).catch((error: unknown) => say(`could not drop ${databaseName}: ${String(error)}`));

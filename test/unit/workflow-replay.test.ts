@@ -1,7 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Resource } from '@opentelemetry/resources';
@@ -15,10 +15,17 @@ import { WORKFLOW_TYPES } from '../../infra/temporal/contracts';
  * Determinism: recorded histories of real runs (test/histories, made by
  * `npm run record-histories`) replay against today's workflow code. A change that would make
  * running workflows take another path fails here. They replay as the worker runs them, with its
- * workflow interceptors (ours, and OpenTelemetry's as when tracing is on).
+ * workflow interceptors (ours, and OpenTelemetry's as when tracing is on), bundled once for
+ * every history: webpack's build, not the replay, is what takes the time.
  */
 const folder = join(projectRoot, 'test', 'histories');
 const files = readdirSync(folder).filter((f) => f.endsWith('.json'));
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  installQuietRuntime();
+  bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: workflowInterceptorModules(true), logger: new DefaultLogger('WARN') });
+}, 120_000);
 
 describe('workflow replay', () => {
   it('has a recorded history of every workflow type of the contracts', () => {
@@ -32,12 +39,10 @@ describe('workflow replay', () => {
   });
 
   it.each(files)('%s replays without non-determinism', async (file) => {
-    installQuietRuntime();
     const history = historyFromJSON(JSON.parse(readFileSync(join(folder, file), 'utf8')));
     const options = {
-      workflowsPath: WORKFLOWS_PATH,
+      workflowBundle: bundle,
       replayName: file,
-      interceptors: { workflowModules: workflowInterceptorModules(true) },
       sinks: { exporter: makeWorkflowExporter(new SimpleSpanProcessor(new InMemorySpanExporter()), new Resource({})) },
     };
     await expect(Worker.runReplayHistory(options, history, file)).resolves.toBeUndefined();
