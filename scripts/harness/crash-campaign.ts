@@ -13,6 +13,7 @@ import { censusTable, takeCensus, type ApprovedQuote, type Census, type Expected
 import { sandboxUser } from './owner-db';
 import { TokenService } from '../../api/auth/tokens';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
+import { waitUntil } from './wait-until';
 
 /**
  * The crash campaign (docs/crash-campaign.md): approvals and webhook events through the
@@ -123,7 +124,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
 
     // One clean approval of each kind first: what it makes must be what the census expects of every approval.
     const clean = [await approve(0), await approve(1)];
-    await waitUntil(async () => unsettledQuotes(clean.map((q) => q.quoteId), await approvalLegs(client, tokens.admin)).length === 0, 120_000, 'the clean approvals to settle');
+    await waitUntil('the clean approvals to settle', async () => unsettledQuotes(clean.map((q) => q.quoteId), await approvalLegs(client, tokens.admin)).length === 0, { timeoutMs: 120_000, intervalMs: 1_000 });
     const cleanCensus = takeCensus(clean, holdingsOf(stripe, fakes, runTag), [], []);
     if (cleanCensus.duplicates + cleanCensus.losses > 0) throw new Error(`a clean approval did not make what the census expects of it:\n${censusTable(cleanCensus).join('\n')}`);
     log(`clean approvals counted as expected; seed ${options.seed}; now under fire`);
@@ -185,6 +186,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     const deliveries = () => deliveriesOf(receiver);
     let outstanding = '';
     const settled = await waitUntil(
+      'everything to settle',
       async () => {
         const seen = new Set(deliveries().map((d) => `${d.event} ${d.subject}`));
         const eventsLeft = expectedEvents.filter((e) => !seen.has(`${e.event} ${e.subject}`)).length;
@@ -194,8 +196,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
         outstanding = `${eventsLeft} events not received, ${quotesLeft} approvals with a leg not SUCCEEDED${failed.length > 0 ? `; FAILED legs: ${failed.join('; ')}` : ''}`;
         return eventsLeft === 0 && quotesLeft === 0;
       },
-      options.settleDeadlineMs,
-      'everything to settle',
+      { timeoutMs: options.settleDeadlineMs, intervalMs: 1_000 },
     ).then(
       () => true,
       (error: unknown) => {
@@ -275,10 +276,3 @@ function deliveriesOf(receiver: WebhookReceiver): ReceivedDelivery[] {
   });
 }
 
-async function waitUntil(done: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await sleep(1_000);
-  }
-}

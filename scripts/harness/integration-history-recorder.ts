@@ -8,16 +8,10 @@ import { faults } from '../sandboxes/faults';
 import { DEFAULT_QBO_CLIENT } from '../sandboxes/quickbooks-fake';
 import { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
 import { integrationRefreshWorkflowId } from '../../infra/temporal/contracts';
+import { waitUntil } from './wait-until';
 
 type History = temporal.api.history.v1.IHistory;
 
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * Runs the token refresh workflow through each of its paths against the provider fakes and
@@ -42,7 +36,7 @@ export async function recordIntegrationHistories(): Promise<Record<string, Histo
     // Accounting: refreshes every 1.5 s; the first run continues as new after two rounds.
     if ((await consent(api, token, 'accounting')).status !== 200) throw new Error('accounting consent failed');
     const firstRun = (await handle('ACCOUNTING').describe()).runId;
-    await until(async () => (await harness.client.workflow.getHandle(handle('ACCOUNTING').workflowId, firstRun).describe()).status.name === 'CONTINUED_AS_NEW', 'continue-as-new');
+    await waitUntil('continue-as-new', async () => (await harness.client.workflow.getHandle(handle('ACCOUNTING').workflowId, firstRun).describe()).status.name === 'CONTINUED_AS_NEW');
     const continued = await harness.client.workflow.getHandle(handle('ACCOUNTING').workflowId, firstRun).fetchHistory();
     // Then the grant is revoked at the provider: EXPIRED, and the run ends.
     const stored = await storedTokens(owner, fakes.env, tenant.id, 'ACCOUNTING');
@@ -59,7 +53,7 @@ export async function recordIntegrationHistories(): Promise<Record<string, Histo
     // Accounting again, through an outage: ERROR, then a disconnect during the wait to retry.
     if ((await consent(api, token, 'accounting')).status !== 200) throw new Error('accounting consent failed');
     const outage = fakes.qbo.faults.inject({ method: 'POST', path: '/oauth2/v1/tokens/bearer', times: 10_000, action: faults.unavailable() });
-    await until(async () => (await status('ACCOUNTING')) === 'ERROR', 'ERROR');
+    await waitUntil('ERROR', async () => (await status('ACCOUNTING')) === 'ERROR');
     await api.request('/api/v1/integrations/accounting', { method: 'DELETE', token });
     await handle('ACCOUNTING').result();
     outage.cancel();

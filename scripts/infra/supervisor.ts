@@ -45,6 +45,11 @@ export class Supervisor {
     return this.child;
   }
 
+  /** Whether a restart is scheduled: with none and no running instance, nothing more will start. */
+  get restartPending(): boolean {
+    return this.restartTimer !== undefined;
+  }
+
   start(): void {
     const child = this.options.start();
     this.child = child;
@@ -57,6 +62,7 @@ export class Supervisor {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
     if (this.child) await stopService(this.child);
   }
 
@@ -72,6 +78,7 @@ export class Supervisor {
     const delay = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** (this.crashes.length - 1));
     this.options.say(`${this.options.name} exited unexpectedly (${how}); restarting it in ${formatDelay(delay)} (crash ${this.crashes.length} of ${this.maxCrashes} allowed in ${Math.round(this.windowMs / 1000)} s)`);
     this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
       if (this.stopping) return;
       this.start();
       this.options.say(`${this.options.name} restarted`);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FaultInjector, faults } from '../../scripts/sandboxes/faults';
 import { SalesforceFake } from '../../scripts/sandboxes/salesforce-fake';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 let fake: SalesforceFake;
 let close: () => Promise<void>;
@@ -72,9 +73,19 @@ describe('fault actions over HTTP', () => {
   it('hang: a client timeout shorter than the hang ends it early', async () => {
     fake.requests.clear();
     fake.faults.inject({ path: '/services/data', action: faults.hang(5_000) });
-    await expect(fetch(`${fake.url}/services/data`, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(fake.requests.all()[0]?.outcome).toBe('client-closed');
+    // The client gives up once the fake holds the request (not after a fixed time, which a busy
+    // machine can spend before the request even arrives).
+    const client = new AbortController();
+    const call = fetch(`${fake.url}/services/data`, { signal: client.signal });
+    await waitUntil('the fake to hold the request', () => fake.requests.all().length > 0);
+    client.abort();
+    await expect(call).rejects.toThrow();
+    // The fake records the outcome when it sees the connection close.
+    const request = await waitUntil('the fake to record how the hang ended', () => {
+      const first = fake.requests.all()[0];
+      return first !== undefined && first.outcome !== 'pending' && first;
+    });
+    expect(request.outcome).toBe('client-closed');
   });
 
   it('delay: answers late but answers', async () => {

@@ -12,6 +12,7 @@ import { approvalWorkflowId } from '../../infra/temporal/contracts';
 import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { quoteTax } from '../../domain/tax/quote-tax';
 import { RELAY_GRACE_SECONDS } from '../../worker/outbox-relay';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 const KEY = 'sk_test_approvalSuite0001';
 let stack: PaymentsStack;
@@ -133,10 +134,16 @@ describe('the outbox relay', () => {
       const pending = await owner.query(`select dispatched_at from outbox_events where envelope->'data'->>'quote_id' = $1`, [quote.quote_id]);
       expect(pending.rows[0].dispatched_at).toBeNull();
       await expect(temporal.client.workflow.getHandle(approvalWorkflowId(quote.quote_id)).describe()).rejects.toThrow();
-      // The relay leaves fresh events to the process that committed them for a moment.
-      await new Promise((r) => setTimeout(r, (RELAY_GRACE_SECONDS + 0.2) * 1000));
-
-      expect(await temporal.relay.drainOnce()).toBeGreaterThanOrEqual(1);
+      // The relay leaves fresh events to the process that committed them for a moment
+      // (RELAY_GRACE_SECONDS); once that is over, a drain relays this one.
+      const dispatchedAt = async () => (await owner.query(`select dispatched_at from outbox_events where envelope->'data'->>'quote_id' = $1`, [quote.quote_id])).rows[0].dispatched_at as Date | null;
+      await waitUntil('a drain to relay the approval', async () => {
+        await temporal.relay.drainOnce();
+        return (await dispatchedAt()) !== null;
+      }, {
+        timeoutMs: (RELAY_GRACE_SECONDS + 30) * 1000,
+        intervalMs: 100,
+      });
       await finished(quote.quote_id);
       expect(invoicesFor(quote.quote_id)).toHaveLength(1);
       const after = await owner.query(`select dispatched_at from outbox_events where envelope->'data'->>'quote_id' = $1`, [quote.quote_id]);

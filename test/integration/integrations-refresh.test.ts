@@ -13,6 +13,7 @@ import { IntegrationList } from '../../api/integrations/schemas';
 import { ProviderCredentials } from '../../activities/integrations';
 import { IntegrationConnections } from '../../infra/integrations/connection-store';
 import type { QuickBooksOAuth } from '../../infra/integrations/providers';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 /**
  * Token refresh as a durable workflow, against the fakes with short token lifetimes:
@@ -58,15 +59,6 @@ async function connect(slug: 'accounting' | 'crm'): Promise<{ tenant: Tenant; to
   return { tenant, token };
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const connection = async (token: string, provider: 'ACCOUNTING' | 'CRM') => {
   const res = await api.request('/api/v1/integrations', { token });
@@ -78,11 +70,11 @@ describe('the token refresh workflow', () => {
   it('refreshes ahead of expiry several times in a row; the stored refresh token follows the rotation; it continues as new', async () => {
     const { tenant, token } = await connect('accounting');
     const seen: string[] = [];
-    await until(async () => {
+    await waitUntil('three refreshes', async () => {
       const stored = await storedTokens(owner, fakes.env, tenant.id, 'ACCOUNTING');
       if (stored && !seen.includes(stored.refreshToken)) seen.push(stored.refreshToken);
       return seen.length >= 4;
-    }, 'three refreshes');
+    });
     // Only the newest is alive at the provider: each refresh killed the one before, and ours kept up.
     const live = fakes.qbo.inspect.liveRefreshTokens();
     expect(live).toContain(seen.at(-1));
@@ -97,13 +89,13 @@ describe('the token refresh workflow', () => {
     // Visibility is eventually consistent: the run that continued may be listed before the run it
     // started is. Never more than one run is alive, and the list settles on exactly one.
     let mostRunning = 0;
-    const runs = await until(async () => {
+    const runs = await waitUntil('a continued-as-new run and its live successor', async () => {
       const statuses: string[] = [];
       for await (const run of temporal.client.workflow.list({ query: `WorkflowId = '${integrationRefreshWorkflowId({ organizationId: tenant.id, provider: 'ACCOUNTING' })}'` })) statuses.push(run.status.name);
       const running = statuses.filter((s) => s === 'RUNNING').length;
       mostRunning = Math.max(mostRunning, running);
       return statuses.includes('CONTINUED_AS_NEW') && running === 1 && statuses;
-    }, 'a continued-as-new run and its live successor');
+    });
     expect(runs.filter((s) => s === 'RUNNING')).toHaveLength(1);
     expect(mostRunning).toBe(1);
   });
@@ -137,18 +129,18 @@ describe('the token refresh workflow', () => {
   it('a refresh that keeps failing marks the connection ERROR; it recovers once the provider answers again', async () => {
     const { token } = await connect('accounting');
     const outage = fakes.qbo.faults.inject({ method: 'POST', path: '/oauth2/v1/tokens/bearer', times: 10_000, action: faults.unavailable() });
-    const failed = await until(async () => {
+    const failed = await waitUntil('ERROR', async () => {
       const now = await connection(token, 'ACCOUNTING');
       return now?.status === 'ERROR' && now;
-    }, 'ERROR');
+    });
     expect(failed.last_error).toMatch(/accounting provider unavailable/);
     expect(outage.hits).toBeGreaterThanOrEqual(5);
 
     outage.cancel();
-    const recovered = await until(async () => {
+    const recovered = await waitUntil('recovery', async () => {
       const now = await connection(token, 'ACCOUNTING');
       return now?.status === 'CONNECTED' && now;
-    }, 'recovery');
+    });
     expect(recovered.last_error).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { createLogger } from '../../infra/runtime/logger';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 const lines: string[] = [];
 const sink = new Writable({
@@ -37,11 +38,15 @@ describe('structured logs', () => {
     const { access_token } = (await login.json()) as { access_token: string };
     await api.request('/api/v1/auth/me?code=oauth-code-secret&state=signed-state', { token: access_token, headers: { 'x-request-id': 'log-test-me' } });
     await api.request('/api/v1/auth/login', { method: 'POST', headers: { 'x-request-id': 'log-test-bad' }, json: { subdomain: tenant.subdomain, email: admin.email, password: 'wrong-password-xyz' } });
-    await new Promise((r) => setTimeout(r, 50));
+    // Each request's last line is its `request completed`, written when the response finished.
+    const ids = ['log-test-login', 'log-test-me', 'log-test-bad'];
+    await waitUntil('every request to log its completion', () =>
+      ids.every((id) => lines.some((line) => line.includes(`"request_id":"${id}"`) && line.includes('"msg":"request completed"'))),
+    );
 
     const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const ours = parsed.filter((l) => String(l.request_id ?? '').startsWith('log-test-'));
-    expect(new Set(ours.map((l) => l.request_id))).toEqual(new Set(['log-test-login', 'log-test-me', 'log-test-bad']));
+    expect(new Set(ours.map((l) => l.request_id))).toEqual(new Set(ids));
     for (const line of ours) expect(line).toMatchObject({ level: expect.any(String), time: expect.any(String), msg: expect.any(String) });
     const all = lines.join('\n');
     for (const secret of [admin.password, 'wrong-password-xyz', access_token, access_token.split('.')[2]!, 'oauth-code-secret', 'signed-state', api.settings.AUTH_TOKEN_SECRET]) {

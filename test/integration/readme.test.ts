@@ -10,6 +10,7 @@ import { projectRoot, toolCacheDir } from '../../scripts/infra/paths';
 import { withDatabaseName } from '../../db/database-urls';
 import { dropDatabase } from '../../db/migrate';
 import { curlSites, readmeBlocks, readmeScript } from '../support/readme-script';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 /**
  * The README works when pasted. `npm start`'s launcher (scripts/start.ts) brings up the
@@ -97,13 +98,6 @@ function stopGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitFor(what: string, check: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
 const blocks = readmeBlocks(readme);
@@ -208,10 +202,10 @@ describe('README.md, pasted block by block', () => {
     const [listener] = backgroundPids();
     const listenerLog = join(work, `background-${blocks.findIndex((b) => b.mode === 'background')}.log`);
     const received = () => readFileSync(listenerLog, 'utf8');
-    await waitFor('two verified deliveries at the receiver', () => /work_order\.dispatched .*signature verified/.test(received()) && /work_order\.cancelled .*signature verified/.test(received()), 30_000);
+    await waitUntil('two verified deliveries at the receiver', () => /work_order\.dispatched .*signature verified/.test(received()) && /work_order\.cancelled .*signature verified/.test(received()), { timeoutMs: 30_000, intervalMs: 200 });
     expect(received()).not.toContain('NOT verified');
     stopGroup(listener!, 'SIGTERM');
-    await waitFor('the receiver to remove its endpoint', () => /Removed endpoint [0-9a-f-]{36}\./.test(received()), 15_000);
+    await waitUntil('the receiver to remove its endpoint', () => /Removed endpoint [0-9a-f-]{36}\./.test(received()), { timeoutMs: 15_000, intervalMs: 200 });
     const endpoints = (await (await fetch(`${api}/api/v1/webhook-endpoints`, { headers: { authorization: `Bearer ${variables.TOKEN}` } })).json()) as { data: unknown[] };
     expect(endpoints.data).toEqual([]);
   }, 240_000);

@@ -15,6 +15,7 @@ import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { approvalWorkflowId, type QuoteApprovalWorkflow } from '../../infra/temporal/contracts';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { parseExposition, sampleValue } from '../support/prometheus-text';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 /**
  * End to end as deployed: the API and the worker run as their own processes, started
@@ -49,15 +50,9 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv) {
   return started;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${processes.map((p) => `--- ${p.name}\n${p.output().slice(-4000)}`).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Waits as long as the stack may need under load, showing the processes' output on a timeout. */
+const until = <T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false) =>
+  waitUntil(what, probe, { timeoutMs: 90_000, intervalMs: 200, detail: () => processes.map((p) => `--- ${p.name}\n${p.output().slice(-4000)}`).join('\n') });
 
 const request = (path: string, init: RequestInit & { token?: string; json?: unknown } = {}) => {
   const headers = new Headers(init.headers);

@@ -27,6 +27,7 @@ import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId, type Timing } from '../../infra/temporal/contracts';
 import { deliverySettled } from '../support/delivery-settled';
 import { checkRecordedEvents } from '../support/recorded-events';
+import { waitUntil } from '../../scripts/harness/wait-until';
 import { createLogger } from '../../infra/runtime/logger';
 import type { WebhookDependencies } from '../../activities/webhooks';
 import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
@@ -178,21 +179,21 @@ function headersOf(got: Received): Record<string, string> {
 
 const mailTo = async (address: string) => (await catcher.messages()).filter((m) => m.to.some((to) => to.address === address));
 /**
- * The mails to `address` about `endpointId`, once at least one has come: the
- * endpoint's workflow sends the notice after the batch that disabled it has recorded its attempt.
+ * The mails to `address` about `endpointId`, once every notice claimed for it has been mailed:
+ * the endpoint's workflow sends the notice after the batch that disabled it has recorded its
+ * attempt, and claims it (one row per disabling) in the transaction that sends it. A second
+ * notice would need a second claim, so counting the mails once the claims are mailed is final.
  */
 async function mailsAbout(address: string, endpointId: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const mails = (await mailTo(address)).filter((m) => m.text.includes(endpointId));
-    if (Date.now() > deadline) return mails;
-    if (mails.length > 0) {
-      // A little longer, so that a second notice (there must be none) would be counted too.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      return (await mailTo(address)).filter((m) => m.text.includes(endpointId));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return waitUntil(
+    `the disabled notice about ${endpointId}`,
+    async () => {
+      const { rows } = await owner.query('select 1 from webhook_endpoint_notices where endpoint_id = $1', [endpointId]);
+      const mails = (await mailTo(address)).filter((m) => m.text.includes(endpointId));
+      return rows.length > 0 && mails.length >= rows.length && mails;
+    },
+    { timeoutMs },
+  );
 }
 const endpointById = async (id: string) => WebhookEndpointList.parse(await (await api.request('/api/v1/webhook-endpoints', { token: admin })).json()).data.find((e) => e.id === id)!;
 

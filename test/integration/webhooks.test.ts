@@ -8,6 +8,7 @@ import { startTemporalHarness, type TemporalHarness } from '../../scripts/harnes
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { deliverySettled } from '../support/delivery-settled';
+import { waitUntil } from '../../scripts/harness/wait-until';
 import { DeliveryAttemptList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 import { recordEvent } from '../../db/events/outbox';
 import { sampleEventData } from '../../scripts/harness/sample-events';
@@ -78,8 +79,9 @@ describe('delivery (section 6.3)', () => {
     expect(Stripe.webhooks.constructEvent(got!.body, signature, endpoint.secret)).toMatchObject({ id: envelope.id });
     const tampered = got!.body.replace('work_order.dispatched', 'work_order.dispatchee');
     expect(() => Stripe.webhooks.constructEvent(tampered, signature, endpoint.secret)).toThrow();
+    // The delivery row is terminal: its attempts are over (each is recorded after the receiver
+    // answered it), so what the receiver holds now is all it will ever get.
     await settled(endpoint.id, envelope.id);
-    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(r.received).toHaveLength(1);
     const attempts = await attemptsOf(endpoint.id);
     expect(attempts).toHaveLength(1);
@@ -157,9 +159,9 @@ describe('isolation and transactions', () => {
   it("never delivers another tenant's events, and nothing for a refused or rolled-back change", async () => {
     const other = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
     const theirs = await receiver();
-    await subscribe(theirs.url, ['*'], await api.tokenFor(other.users.admin!));
+    const theirsEndpoint = await subscribe(theirs.url, ['*'], await api.tokenFor(other.users.admin!));
     const ours = await receiver();
-    await subscribe(ours.url, ['*']);
+    const oursEndpoint = await subscribe(ours.url, ['*']);
 
     await dispatchWorkOrder();
     await ours.waitFor(1);
@@ -176,8 +178,13 @@ describe('isolation and transactions', () => {
     await expect(rolledBack).rejects.toThrow('roll back');
     expect((await owner.query(`select count(*)::int as n from outbox_events where envelope->'data'->>'work_order_id' = $1`, [id])).rows[0].n).toBe(0);
 
+    // Relayed now is every event there is: a delivery exists only as a row the relay wrote. The
+    // other tenant's endpoint has none, ours one, settled; so neither receiver gets more.
     await temporal.relay.drainOnce();
-    await new Promise((r) => setTimeout(r, 500));
+    expect(await deliveryOf(theirsEndpoint.id)).toEqual([]);
+    const [ourDelivery, ...moreOfOurs] = await deliveryOf(oursEndpoint.id);
+    expect(moreOfOurs).toEqual([]);
+    await settled(oursEndpoint.id, ourDelivery!.event_id);
     expect(theirs.received).toHaveLength(0);
     expect(ours.received).toHaveLength(1);
   });
@@ -196,9 +203,14 @@ describe('D6: disable after 72 hours of failures, re-enable replays what was mis
     expect(list.data.find((e) => e.id === endpoint.id)!.status).toBe('disabled');
 
     await dispatchWorkOrder(); // while disabled: not sent, kept as missed
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A missed row is written instead of a send, in the relay's transaction: once it is there,
+    // nothing of that event goes out until the endpoint is enabled again.
+    const whileDisabled = await waitUntil('the second delivery, missed', async () => {
+      const rows = await deliveryOf(endpoint.id);
+      return rows.length === 2 && rows;
+    });
     expect(r.received).toHaveLength(1);
-    expect((await deliveryOf(endpoint.id)).map((d) => d.status)).toEqual(['missed', 'missed']);
+    expect(whileDisabled.map((d) => d.status)).toEqual(['missed', 'missed']);
 
     const enabled = await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: 'PATCH', token: admin, json: { status: 'enabled' } });
     const enabledBody = await enabled.json();

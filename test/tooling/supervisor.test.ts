@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Supervisor } from '../../scripts/infra/supervisor';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 /**
  * A crash of the worker must not stop the whole `npm start` stack. The launcher's supervisor
@@ -17,19 +18,27 @@ afterEach(async () => {
   if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
-/** A process that records its start and exits with code 1 for its first `crashes` runs, then stays up. */
+/**
+ * A process that records its start and exits with code 1 for its first `crashes` runs, then
+ * stays up and says so (its file `up`): from then on only a stop can end it.
+ */
 function flaky(crashes: number) {
   folder = mkdtempSync(join(tmpdir(), 'supervisor-'));
   const log = join(folder, 'runs');
+  const up = join(folder, 'up');
   const script = `
     const fs = require('node:fs');
     fs.appendFileSync(${JSON.stringify(log)}, Date.now() + '\\n');
     const runs = fs.readFileSync(${JSON.stringify(log)}, 'utf8').trim().split('\\n').length;
     if (runs <= ${crashes}) setTimeout(() => process.exit(1), 20);
-    else setInterval(() => undefined, 1000);
+    else {
+      setInterval(() => undefined, 1000);
+      fs.writeFileSync(${JSON.stringify(up)}, String(process.pid));
+    }
   `;
   return {
     start: () => spawn(process.execPath, ['-e', script], { stdio: 'ignore' }),
+    stayingUp: () => existsSync(up),
     runs: () => {
       try {
         return readFileSync(log, 'utf8').trim().split('\n').map(Number);
@@ -40,13 +49,6 @@ function flaky(crashes: number) {
   };
 }
 
-const until = async (condition: () => boolean, ms = 10_000) => {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe('the npm start supervisor (scripts/infra/supervisor.ts)', () => {
   it('restarts a crashed process after a growing delay, says so, and keeps the one that stays up', async () => {
@@ -55,8 +57,9 @@ describe('the npm start supervisor (scripts/infra/supervisor.ts)', () => {
     let gaveUp = false;
     supervisor = new Supervisor({ name: 'worker', start: process_.start, say: (l) => lines.push(l), onGiveUp: () => (gaveUp = true), initialDelayMs: 200, maxCrashes: 5, windowMs: 60_000 });
     supervisor.start();
-    await until(() => process_.runs().length === 4);
-    await new Promise((r) => setTimeout(r, 300));
+    // Settled: the fourth run stays up and no restart is scheduled, so nothing more can start.
+    await waitUntil('the fourth run to stay up', () => process_.stayingUp(), { timeoutMs: 10_000, intervalMs: 20 });
+    expect(supervisor.restartPending).toBe(false);
     expect(process_.runs()).toHaveLength(4);
     expect(supervisor.current?.exitCode).toBeNull();
     expect(gaveUp).toBe(false);
@@ -81,8 +84,10 @@ describe('the npm start supervisor (scripts/infra/supervisor.ts)', () => {
     let gaveUp = 0;
     supervisor = new Supervisor({ name: 'api', start: process_.start, say: (l) => lines.push(l), onGiveUp: (n) => (gaveUp = n), initialDelayMs: 20, maxCrashes: 3, windowMs: 60_000 });
     supervisor.start();
-    await until(() => gaveUp > 0);
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil('the supervisor to give up', () => gaveUp > 0, { timeoutMs: 10_000, intervalMs: 20 });
+    // Given up: no instance runs and no restart is scheduled, so nothing more can start.
+    expect(supervisor.current).toBeUndefined();
+    expect(supervisor.restartPending).toBe(false);
     expect(gaveUp).toBe(3);
     expect(process_.runs()).toHaveLength(3);
     expect(lines[lines.length - 1]).toBe('api exited unexpectedly (code 1), 3 times in 60 s: not restarting it again');
@@ -93,11 +98,12 @@ describe('the npm start supervisor (scripts/infra/supervisor.ts)', () => {
     const lines: string[] = [];
     supervisor = new Supervisor({ name: 'worker', start: process_.start, say: (l) => lines.push(l), onGiveUp: () => undefined, initialDelayMs: 20 });
     supervisor.start();
-    await until(() => process_.runs().length === 1);
+    await waitUntil('the first run', () => process_.runs().length === 1, { timeoutMs: 10_000, intervalMs: 20 });
     const child = supervisor.current!;
     await supervisor.stop();
     expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
+    expect(supervisor.current).toBeUndefined();
+    expect(supervisor.restartPending).toBe(false);
     expect(process_.runs()).toHaveLength(1);
     expect(lines).toEqual([]);
   }, 30_000);

@@ -6,6 +6,7 @@ import { projectRoot } from '../../scripts/infra/paths';
 import { freePort } from '../../scripts/infra/free-port';
 import { signPayload } from '../../infra/webhooks/signature';
 import { WEBHOOK_HEADERS } from '../../domain/webhooks/headers';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 const SECRET = 'whsec_listen_test_0123456789abcdef';
 let child: ChildProcess | undefined;
@@ -14,13 +15,6 @@ afterAll(() => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
 });
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('npm run webhooks:listen -- --secret', () => {
   it('prints each delivery with whether its signature verified, answers 400 to one that does not, and stops on SIGTERM', async () => {
@@ -29,7 +23,7 @@ describe('npm run webhooks:listen -- --secret', () => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    await until(() => out.includes('Ready'), 'Ready');
+    await waitUntil('Ready', () => out.includes('Ready'), { intervalMs: 100 });
     expect(out).toContain(`listening on http://127.0.0.1:${port}/webhooks, verifying with the secret given`);
     expect(out).not.toContain(SECRET);
 
@@ -44,7 +38,7 @@ describe('npm run webhooks:listen -- --secret', () => {
     expect(good.status).toBe(200);
     const bad = await send(signPayload({ secrets: ['whsec_someone_else'], body, timestamp: Math.floor(Date.now() / 1000) }));
     expect(bad.status).toBe(400);
-    await until(() => out.split('\n').filter((l) => l.includes('quote.approved  delivery e1')).length === 2, 'two printed deliveries');
+    await waitUntil('two printed deliveries', () => out.split('\n').filter((l) => l.includes('quote.approved  delivery e1')).length === 2, { intervalMs: 100 });
     expect(out).toMatch(/POST \/webhooks {2}quote\.approved {2}delivery e1 {2}signature verified\n {2}\{"event":"quote.approved"/);
     expect(out).toContain('signature NOT verified (signature_mismatch)');
 
