@@ -3,19 +3,25 @@
  * Temporal) or a deployment's (`DATABASE_URL`, as the owner the migrations use, and
  * `TEMPORAL_ADDRESS`).
  *
- *   npm run ops -- failed                                          every FAILED leg, all tenants
- *   npm run ops -- retry <quote number> <provider> --tenant <subdomain>
+ *   npm run ops -- failed                                          every FAILED provider call, all tenants
+ *   npm run ops -- retry <quote number> <provider> --tenant <subdomain>    one leg of a quote's approval
+ *   npm run ops -- retry --change-order <id | CO-<job id>-<sequence>>      a change order's invoice or credit note
+ *   npm run ops -- retry --all <provider> [--tenant <subdomain>]   every FAILED call of a provider
  *
- * `retry` runs the leg again through the approval's `retryLeg` update (same idempotency keys),
- * prints the outcome and exits 0 when it SUCCEEDED, 1 when the provider failed again, 2 when
- * nothing could be retried (bad arguments, no such quote, the approval is not waiting).
+ * `retry` runs the call again through its own workflow's `retryLeg` update (same idempotency
+ * keys), prints the outcome and exits 0 when it SUCCEEDED, 1 when the provider failed again, 2
+ * when nothing could be retried (bad arguments, nothing recorded, a call that already
+ * succeeded, a workflow that no longer waits). `--all` exits 0 only when every call it retried
+ * SUCCEEDED.
  */
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { loadDotEnv } from './infra/dotenv';
-import { approvalWorkflowId, type LegOutcome, type LegProvider } from '../infra/temporal/contracts';
-import { RepairUnavailable, retryApprovalLeg } from '../infra/temporal/leg-repair';
+import { approvalWorkflowId, changeOrderInvoiceWorkflowId, type LegOutcome, type LegProvider } from '../infra/temporal/contracts';
+import { RepairUnavailable, retryApprovalLeg, retryChangeOrderInvoice, stillWaiting } from '../infra/temporal/leg-repair';
 import { InvoiceRunner } from '../infra/temporal/invoice-runner';
+import { ENTITY_TYPE } from '../db/sync-records';
+import { CHANGE_ORDER_ENTITY } from '../db/fsm/change-orders';
 
 loadDotEnv();
 const env = (name: string) => (process.env[name] ? process.env[name] : undefined);
@@ -23,35 +29,66 @@ const env = (name: string) => (process.env[name] ? process.env[name] : undefined
 const databaseUrl = env('DATABASE_URL') ?? `postgres://postgres:postgres@127.0.0.1:${env('EMBEDDED_POSTGRES_PORT') ?? 54329}/shade_office`;
 const temporalAddress = env('TEMPORAL_ADDRESS') ?? `127.0.0.1:${env('TEMPORAL_DEV_PORT') ?? 7233}`;
 const PROVIDERS: Record<string, LegProvider> = { payments: 'PAYMENTS', accounting: 'ACCOUNTING', crm: 'CRM' };
-const USAGE = 'usage: npm run ops -- failed\n       npm run ops -- retry <quote number> <payments|accounting|crm> --tenant <subdomain>';
+const USAGE = [
+  'usage: npm run ops -- failed',
+  '       npm run ops -- retry <quote number> <payments|accounting|crm> --tenant <subdomain>',
+  '       npm run ops -- retry --change-order <change order id | CO-<job id>-<sequence>>',
+  '       npm run ops -- retry --all <payments|accounting|crm> [--tenant <subdomain>]',
+].join('\n');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 class UsageError extends Error {}
 
-interface FailedLeg {
+/** Exit codes: the call SUCCEEDED, failed again, or nothing was retried. */
+const EXIT = { succeeded: 0, failedAgain: 1, nothingRetried: 2 } as const;
+
+/** One FAILED provider call as the operator sees it: what it is, and the workflow that waits for it. */
+interface FailedCall {
   subdomain: string;
   quote_number: number;
   quote_id: string;
+  organization_id: string;
   provider: LegProvider;
   attempts: number;
   last_error: string | null;
+  change_order_id: string | null;
+  job_id: string | null;
+  sequence: number | null;
+  credit: boolean | null;
+}
+
+const changeOrderRef = (call: { job_id: string | null; sequence: number | null }) => `CO-${call.job_id}-${call.sequence}`;
+const describeCall = (call: FailedCall) => (call.change_order_id ? `${call.credit ? 'credit note' : 'change order'} ${changeOrderRef(call)}` : 'quote leg');
+const workflowOf = (call: FailedCall) => (call.change_order_id ? changeOrderInvoiceWorkflowId(call.change_order_id) : approvalWorkflowId(call.quote_id));
+
+async function failedCalls(db: pg.Pool, filter: { provider?: LegProvider; subdomain?: string } = {}): Promise<FailedCall[]> {
+  const { rows } = await db.query<FailedCall>(
+    `select o.subdomain, o.id as organization_id, q.quote_number, q.id as quote_id, s.provider, s.attempts, s.last_error,
+            co.id as change_order_id, co.work_order_id as job_id, co.sequence, co.sell_cents < 0 as credit
+       from sync_records s join organizations o on o.id = s.organization_id join quotes q on q.id = s.quote_id
+       left join change_orders co on s.entity_type = $1 and co.id::text = s.local_id
+      where s.status = 'FAILED' and ($2::text is null or s.provider = $2) and ($3::text is null or o.subdomain = $3)
+      order by o.subdomain, q.quote_number, s.provider, co.sequence nulls first`,
+    [CHANGE_ORDER_ENTITY, filter.provider ?? null, filter.subdomain ?? null],
+  );
+  return rows;
 }
 
 async function failed(db: pg.Pool): Promise<number> {
-  const { rows } = await db.query<FailedLeg>(
-    `select o.subdomain, q.quote_number, q.id as quote_id, s.provider, s.attempts, s.last_error
-       from sync_records s join organizations o on o.id = s.organization_id join quotes q on q.id = s.quote_id
-      where s.status = 'FAILED' order by o.subdomain, q.quote_number, s.provider`,
-  );
+  const rows = await failedCalls(db);
   if (rows.length === 0) {
-    console.log('No FAILED legs.');
+    console.log('No FAILED provider calls.');
     return 0;
   }
-  const table = [['TENANT', 'QUOTE', 'PROVIDER', 'ATTEMPTS', 'LAST ERROR', 'WORKFLOW ID']].concat(
-    rows.map((r) => [r.subdomain, String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), oneLine(r.last_error ?? ''), approvalWorkflowId(r.quote_id)]),
+  const table = [['TENANT', 'QUOTE', 'PROVIDER', 'ATTEMPTS', 'CALL', 'LAST ERROR', 'WORKFLOW ID']].concat(
+    rows.map((r) => [r.subdomain, String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), describeCall(r), oneLine(r.last_error ?? ''), workflowOf(r)]),
   );
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table) console.log(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
-  console.log(`${rows.length} FAILED leg${rows.length === 1 ? '' : 's'}. Repair one: npm run ops -- retry <quote number> <provider> --tenant <subdomain>`);
+  console.log(`${rows.length} FAILED call${rows.length === 1 ? '' : 's'}. Repair one:`);
+  console.log('  a quote leg:                    npm run ops -- retry <quote number> <provider> --tenant <subdomain>');
+  console.log('  a change order or credit note:  npm run ops -- retry --change-order CO-<job id>-<sequence>');
+  console.log('  every call of a provider:       npm run ops -- retry --all <provider> [--tenant <subdomain>]');
   return 0;
 }
 
@@ -60,54 +97,155 @@ function oneLine(text: string): string {
   return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat;
 }
 
-async function retry(db: pg.Pool, args: string[]): Promise<number> {
-  const tenantAt = args.indexOf('--tenant');
-  const subdomain = tenantAt >= 0 ? args[tenantAt + 1] : undefined;
-  const positional = args.filter((_, i) => tenantAt < 0 || (i !== tenantAt && i !== tenantAt + 1));
-  const [numberText, providerText] = positional;
-  if (!subdomain || positional.length !== 2 || !numberText || !/^[1-9][0-9]{0,9}$/.test(numberText) || !providerText || !PROVIDERS[providerText.toLowerCase()]) {
-    throw new UsageError(USAGE);
+/** The outcome of a retried call, said as the operator reads it, and its exit code. */
+async function report(client: Client, label: string, workflowId: string, outcome: LegOutcome): Promise<number> {
+  if (outcome.status === 'SUCCEEDED') {
+    console.log(`SUCCEEDED: the ${label} is written (provider id ${outcome.externalId ?? 'unknown'}).`);
+    return EXIT.succeeded;
   }
-  const provider = PROVIDERS[providerText.toLowerCase()]!;
-  const { rows } = await db.query<{ organization_id: string; quote_id: string; status: string | null; attempts: number | null }>(
-    `select o.id as organization_id, q.id as quote_id, s.status, s.attempts
-       from organizations o join quotes q on q.organization_id = o.id
-       left join sync_records s on s.quote_id = q.id and s.provider = $3
-      where o.subdomain = $1 and q.quote_number = $2`,
-    [subdomain, Number(numberText), provider],
-  );
-  const quote = rows[0];
-  if (!quote) throw new UsageError(`No quote ${numberText} in the workspace "${subdomain}".`);
-  const label = `quote ${numberText} (${subdomain}), ${provider.toLowerCase()} leg`;
-  console.log(`Retrying the ${label}: it is ${quote.status ?? 'not recorded'}${quote.attempts ? ` after ${quote.attempts} attempt${quote.attempts === 1 ? '' : 's'}` : ''}; workflow ${approvalWorkflowId(quote.quote_id)}.`);
+  if (outcome.status === 'SKIPPED') {
+    console.log(`SKIPPED: the ${label} was skipped at approval (provider not connected); nothing was called.`);
+    return EXIT.nothingRetried;
+  }
+  const waiting = await stillWaiting(client, workflowId);
+  const next = waiting ? `It still waits for a repair (workflow ${workflowId}).` : `Its workflow ${workflowId} has ended; the call is recorded FAILED.`;
+  console.error(`FAILED again: the ${label}: ${outcome.error ?? 'unknown error'}. ${next}`);
+  return EXIT.failedAgain;
+}
 
+async function withTemporal<T>(work: (client: Client) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address: temporalAddress });
   try {
-    const client = new Client({ connection, namespace: env('TEMPORAL_NAMESPACE') ?? 'default' });
-    let outcome: LegOutcome;
-    try {
-      outcome =
-        provider === 'PAYMENTS'
-          ? // The payments leg also runs alone once its approval has ended, as POST /quotes/{id}/invoice does.
-            await new InvoiceRunner(client, { taskQueue: env('TEMPORAL_TASK_QUEUE') ?? 'shade-office' }).run({ organizationId: quote.organization_id, quoteId: quote.quote_id, quoteNumber: Number(numberText) })
-          : await retryApprovalLeg(client, { quoteId: quote.quote_id, provider });
-    } catch (error) {
-      if (error instanceof RepairUnavailable) throw new UsageError(`Nothing retried: ${error.message}.`);
-      throw error;
-    }
-    if (outcome.status === 'SUCCEEDED') {
-      console.log(`SUCCEEDED: the ${label} is written (provider id ${outcome.externalId ?? 'unknown'}).`);
-      return 0;
-    }
-    if (outcome.status === 'SKIPPED') {
-      console.log(`SKIPPED: the ${label} was skipped at approval (provider not connected); nothing was called.`);
-      return 2;
-    }
-    console.error(`FAILED again: the ${label}: ${outcome.error ?? 'unknown error'}. It still waits for a repair.`);
-    return 1;
+    return await work(new Client({ connection, namespace: env('TEMPORAL_NAMESPACE') ?? 'default' }));
   } finally {
     await connection.close();
   }
+}
+
+/** Runs `retry` unless the call already succeeded; a workflow that no longer waits is said, not retried. */
+async function retryCall(options: { label: string; workflowId: string; status: string | null; attempts: number | null; externalId?: string | null; run: () => Promise<LegOutcome>; client: Client }): Promise<number> {
+  const { label, workflowId, status, attempts } = options;
+  if (status === 'SUCCEEDED') {
+    console.log(`Nothing retried: the ${label} already SUCCEEDED (provider id ${options.externalId ?? 'unknown'}); nothing was called.`);
+    return EXIT.nothingRetried;
+  }
+  console.log(`Retrying the ${label}: it is ${status ?? 'not recorded'}${attempts ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : ''}; workflow ${workflowId}.`);
+  let outcome: LegOutcome;
+  try {
+    outcome = await options.run();
+  } catch (error) {
+    if (error instanceof RepairUnavailable) {
+      console.error(`Nothing retried: ${error.message}.`);
+      return EXIT.nothingRetried;
+    }
+    throw error;
+  }
+  return report(options.client, label, workflowId, outcome);
+}
+
+async function retryQuoteLeg(db: pg.Pool, client: Client, input: { subdomain: string; quoteNumber: number; provider: LegProvider }): Promise<number> {
+  const { subdomain, quoteNumber, provider } = input;
+  const { rows } = await db.query<{ organization_id: string; quote_id: string; status: string | null; attempts: number | null; external_id: string | null }>(
+    `select o.id as organization_id, q.id as quote_id, s.status, s.attempts, s.external_id
+       from organizations o join quotes q on q.organization_id = o.id
+       left join sync_records s on s.quote_id = q.id and s.provider = $3 and s.entity_type = $4
+      where o.subdomain = $1 and q.quote_number = $2`,
+    [subdomain, quoteNumber, provider, ENTITY_TYPE[provider]],
+  );
+  const quote = rows[0];
+  if (!quote) throw new UsageError(`No quote ${quoteNumber} in the workspace "${subdomain}".`);
+  return retryCall({
+    client,
+    label: `quote ${quoteNumber} (${subdomain}), ${provider.toLowerCase()} leg`,
+    workflowId: approvalWorkflowId(quote.quote_id),
+    status: quote.status,
+    attempts: quote.attempts,
+    externalId: quote.external_id,
+    run: () =>
+      provider === 'PAYMENTS'
+        ? // The payments leg also runs alone once its approval has ended, as POST /quotes/{id}/invoice does.
+          new InvoiceRunner(client, { taskQueue: env('TEMPORAL_TASK_QUEUE') ?? 'shade-office' }).run({ organizationId: quote.organization_id, quoteId: quote.quote_id, quoteNumber })
+        : retryApprovalLeg(client, { quoteId: quote.quote_id, provider }),
+  });
+}
+
+async function retryChangeOrder(db: pg.Pool, client: Client, reference: string): Promise<number> {
+  const byRef = /^CO-([0-9a-f-]{36})-([1-9][0-9]{0,9})$/i.exec(reference);
+  if (!UUID.test(reference) && !(byRef && UUID.test(byRef[1]!))) throw new UsageError(USAGE);
+  const { rows } = await db.query<{ id: string; job_id: string; sequence: number; subdomain: string; quote_number: number; credit: boolean; status: string | null; attempts: number | null; external_id: string | null }>(
+    `select co.id, co.work_order_id as job_id, co.sequence, o.subdomain, q.quote_number, co.sell_cents < 0 as credit, s.status, s.attempts, s.external_id
+       from change_orders co join organizations o on o.id = co.organization_id join quotes q on q.id = co.quote_id
+       left join sync_records s on s.provider = 'PAYMENTS' and s.entity_type = $3 and s.local_id = co.id::text
+      where ${byRef ? 'co.work_order_id = $1::uuid and co.sequence = $2' : 'co.id = $1::uuid and $2::int is null'}`,
+    byRef ? [byRef[1], Number(byRef[2]), CHANGE_ORDER_ENTITY] : [reference, null, CHANGE_ORDER_ENTITY],
+  );
+  const changeOrder = rows[0];
+  if (!changeOrder) throw new UsageError(`No change order ${reference}.`);
+  const label = `${changeOrder.credit ? 'credit note' : 'change order invoice'} of ${changeOrderRef(changeOrder)} (quote ${changeOrder.quote_number}, ${changeOrder.subdomain})`;
+  if (changeOrder.status === null) {
+    console.error(`Nothing retried: the ${label} was never called (the change order is not approved, or its workflow has not run yet).`);
+    return EXIT.nothingRetried;
+  }
+  return retryCall({
+    client,
+    label,
+    workflowId: changeOrderInvoiceWorkflowId(changeOrder.id),
+    status: changeOrder.status,
+    attempts: changeOrder.attempts,
+    externalId: changeOrder.external_id,
+    run: () => retryChangeOrderInvoice(client, { changeOrderId: changeOrder.id }),
+  });
+}
+
+/** After a provider's outage: every FAILED call of it, one line of progress each, then a summary. */
+async function retryAll(db: pg.Pool, client: Client, filter: { provider: LegProvider; subdomain?: string }): Promise<number> {
+  const calls = await failedCalls(db, filter);
+  const scope = `${filter.provider.toLowerCase()}${filter.subdomain ? ` in "${filter.subdomain}"` : ''}`;
+  if (calls.length === 0) {
+    console.log(`No FAILED ${scope} calls.`);
+    return EXIT.succeeded;
+  }
+  console.log(`Retrying ${calls.length} FAILED ${scope} call${calls.length === 1 ? '' : 's'}.`);
+  const tally = { succeeded: 0, failed: 0, notRetried: 0 };
+  for (const [index, call] of calls.entries()) {
+    console.log(`[${index + 1}/${calls.length}] ${call.subdomain}, quote ${call.quote_number}, ${describeCall(call)}`);
+    const code = call.change_order_id
+      ? await retryChangeOrder(db, client, call.change_order_id)
+      : await retryQuoteLeg(db, client, { subdomain: call.subdomain, quoteNumber: call.quote_number, provider: call.provider });
+    if (code === EXIT.succeeded) tally.succeeded += 1;
+    else if (code === EXIT.failedAgain) tally.failed += 1;
+    else tally.notRetried += 1;
+  }
+  console.log(`Summary: ${tally.succeeded} SUCCEEDED, ${tally.failed} FAILED again, ${tally.notRetried} not retried.`);
+  return tally.succeeded === calls.length ? EXIT.succeeded : tally.failed > 0 ? EXIT.failedAgain : EXIT.nothingRetried;
+}
+
+function flag(args: string[], name: string): { value: string | undefined; rest: string[] } {
+  const at = args.indexOf(name);
+  if (at < 0) return { value: undefined, rest: args };
+  const value = args[at + 1];
+  if (!value || value.startsWith('--')) throw new UsageError(USAGE);
+  return { value, rest: args.filter((_, i) => i !== at && i !== at + 1) };
+}
+
+async function retry(db: pg.Pool, args: string[]): Promise<number> {
+  if (args.includes('--change-order')) {
+    const { value, rest } = flag(args, '--change-order');
+    if (rest.length !== 0 || !value) throw new UsageError(USAGE);
+    return withTemporal((client) => retryChangeOrder(db, client, value));
+  }
+  const tenant = flag(args, '--tenant');
+  if (args.includes('--all')) {
+    const all = flag(tenant.rest, '--all');
+    const provider = PROVIDERS[all.value?.toLowerCase() ?? ''];
+    if (all.rest.length !== 0 || !provider) throw new UsageError(USAGE);
+    return withTemporal((client) => retryAll(db, client, { provider, ...(tenant.value ? { subdomain: tenant.value } : {}) }));
+  }
+  const [numberText, providerText] = tenant.rest;
+  const provider = PROVIDERS[providerText?.toLowerCase() ?? ''];
+  if (!tenant.value || tenant.rest.length !== 2 || !numberText || !/^[1-9][0-9]{0,9}$/.test(numberText) || !provider) throw new UsageError(USAGE);
+  const subdomain = tenant.value;
+  return withTemporal((client) => retryQuoteLeg(db, client, { subdomain, quoteNumber: Number(numberText), provider }));
 }
 
 const [command, ...rest] = process.argv.slice(2);
@@ -116,11 +254,14 @@ let code: number;
 try {
   if (command === 'failed' && rest.length === 0) code = await failed(db);
   else if (command === 'retry') code = await retry(db, rest);
-  else throw new UsageError(USAGE);
+  else if (command === '--help' || command === 'help') {
+    console.log(USAGE);
+    code = 0;
+  } else throw new UsageError(USAGE);
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   console.error(error.message);
-  code = 2;
+  code = EXIT.nothingRetried;
 } finally {
   await db.end();
 }

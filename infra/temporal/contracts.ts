@@ -173,7 +173,19 @@ export interface ChangeOrderInvoiceInput {
   changeOrderId: string;
   timing?: Timing;
 }
-export type ChangeOrderInvoiceWorkflow = (input: ChangeOrderInvoiceInput) => Promise<{ status: 'SUCCEEDED' | 'FAILED'; externalId?: string | null; error?: string }>;
+export type ChangeOrderInvoiceOutcome = { status: 'SUCCEEDED' | 'FAILED'; externalId?: string | null; error?: string };
+export type ChangeOrderInvoiceWorkflow = (input: ChangeOrderInvoiceInput) => Promise<ChangeOrderInvoiceOutcome>;
+/**
+ * D19 for a change order's invoice or credit note: while its one provider call has FAILED, the
+ * workflow waits (up to the repair window) for `retryLeg` with provider PAYMENTS, the same update
+ * an approval takes; this query answers where it stands.
+ */
+export interface ChangeOrderInvoiceProgress {
+  state: ApprovalState;
+  outcome: ChangeOrderInvoiceOutcome | null;
+}
+export type ChangeOrderInvoiceProgressQuery = QueryDefinition<ChangeOrderInvoiceProgress, [], 'changeOrderInvoiceProgress'>;
+export const CHANGE_ORDER_INVOICE_PROGRESS: ChangeOrderInvoiceProgressQuery['name'] = 'changeOrderInvoiceProgress';
 /** One invoice per approved change order, ever. */
 export const changeOrderInvoiceWorkflowId = (changeOrderId: string) => `change-order-invoice-${changeOrderId}`;
 // ---- providerSync: D18, one schedule per tenant and usable provider ----

@@ -1,34 +1,61 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { RETRY_LEG, approvalWorkflowId, type LegOutcome, type LegProvider, type RetryLegUpdate } from './contracts';
+import { RETRY_LEG, approvalWorkflowId, changeOrderInvoiceWorkflowId, type LegOutcome, type LegProvider, type RetryLegUpdate } from './contracts';
 
-/** The approval is not waiting for a repair (it ended, or never ran): nothing was called. */
+/** The workflow is not waiting for a repair (it ended, or never ran): nothing was called. */
 export class RepairUnavailable extends Error {
   override readonly name = 'RepairUnavailable';
+  constructor(
+    message: string,
+    /** The workflow's status when it was found and had ended (`completed`, `failed`, ...). */
+    readonly endedAs?: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
- * D19's one path for repairing a failed leg: the `retryLeg` update of the quote's approval
- * workflow, which runs the leg again with the same idempotency keys and answers its outcome.
- * Used by `POST /quotes/{id}/invoice` (payments) and `npm run ops -- retry`.
+ * D19's one path for repairing a failed provider call: the `retryLeg` update of the workflow that
+ * made it, which runs the call again with the same idempotency keys and answers its outcome.
+ * `what` names the workflow in messages ("approval workflow", "change order invoice workflow").
  */
-export async function retryApprovalLeg(client: Client, input: { quoteId: string; provider: LegProvider }): Promise<LegOutcome> {
-  const handle = client.workflow.getHandle(approvalWorkflowId(input.quoteId));
+async function retryOn(client: Client, workflowId: string, what: string, provider: LegProvider): Promise<LegOutcome> {
+  const handle = client.workflow.getHandle(workflowId);
   let status: string;
   try {
     status = (await handle.describe()).status.name;
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw new RepairUnavailable(`no approval workflow ${handle.workflowId}`);
+    if (error instanceof WorkflowNotFoundError) throw new RepairUnavailable(`no ${what} ${workflowId}`);
     throw error;
   }
-  if (status !== 'RUNNING') throw new RepairUnavailable(`the approval workflow ${handle.workflowId} is ${status.toLowerCase()}, not waiting for a repair`);
+  if (status !== 'RUNNING') throw new RepairUnavailable(`the ${what} ${workflowId} is ${status.toLowerCase()}, not waiting for a repair`, status.toLowerCase());
   try {
-    return await handle.executeUpdate<LegOutcome, [{ provider: LegProvider }], RetryLegUpdate['name']>(RETRY_LEG, { args: [{ provider: input.provider }] });
+    return await handle.executeUpdate<LegOutcome, [{ provider: LegProvider }], RetryLegUpdate['name']>(RETRY_LEG, { args: [{ provider }] });
   } catch (error) {
-    // Rejected by the validator (a run from before D19, or one whose repair window closed), or it ended meanwhile.
+    // Rejected by the validator (its repair window closed), or it ended meanwhile.
     if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
-      throw new RepairUnavailable(`the approval workflow ${handle.workflowId} did not take the retry: ${error.cause instanceof Error ? error.cause.message : error.message}`);
+      throw new RepairUnavailable(`the ${what} ${workflowId} did not take the retry: ${error.cause instanceof Error ? error.cause.message : error.message}`);
     }
+    throw error;
+  }
+}
+
+/** A failed leg of a quote's approval. Used by `POST /quotes/{id}/invoice` (payments) and `npm run ops -- retry`. */
+export function retryApprovalLeg(client: Client, input: { quoteId: string; provider: LegProvider }): Promise<LegOutcome> {
+  return retryOn(client, approvalWorkflowId(input.quoteId), 'approval workflow', input.provider);
+}
+
+/** A change order's failed invoice or credit note (D12). Used by `npm run ops -- retry --change-order`. */
+export function retryChangeOrderInvoice(client: Client, input: { changeOrderId: string }): Promise<LegOutcome> {
+  return retryOn(client, changeOrderInvoiceWorkflowId(input.changeOrderId), 'change order invoice workflow', 'PAYMENTS');
+}
+
+/** Whether the workflow still runs (so a call that failed again still waits for a repair). */
+export async function stillWaiting(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
     throw error;
   }
 }

@@ -1,5 +1,14 @@
 import type { Client } from '@temporalio/client';
-import { APPROVAL_PROGRESS, approvalWorkflowId, type ApprovalProgress } from '../../infra/temporal/contracts';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import {
+  APPROVAL_PROGRESS,
+  CHANGE_ORDER_INVOICE_PROGRESS,
+  approvalWorkflowId,
+  changeOrderInvoiceWorkflowId,
+  type ApprovalProgress,
+  type ChangeOrderInvoiceOutcome,
+  type ChangeOrderInvoiceProgress,
+} from '../../infra/temporal/contracts';
 
 /**
  * D19: an approval with a failed leg no longer ends; it waits for `retryLeg`. Tests wait for its
@@ -17,6 +26,27 @@ export async function approvalSettled(client: Client, quoteId: string, timeoutMs
     const progress = await handle.query<ApprovalProgress, []>(APPROVAL_PROGRESS).catch(() => undefined);
     if (progress && progress.state !== 'running') return progress;
     if (Date.now() > deadline) throw new Error(`approval of ${quoteId} did not settle within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * D19 for a change order's invoice or credit note: its workflow ends when the call SUCCEEDED, and
+ * waits for `retryLeg` when it FAILED. Tests wait for either (the run may not have started yet when
+ * the approving request answers: the outbox relay starts it). Answers what it reached.
+ */
+export async function changeOrderInvoiceSettled(client: Client, changeOrderId: string, timeoutMs = 60_000): Promise<ChangeOrderInvoiceProgress> {
+  const handle = client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await handle.describe().then((d) => d.status.name, (error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) return 'NOT_STARTED';
+      throw error;
+    });
+    if (status !== 'RUNNING' && status !== 'NOT_STARTED') return { state: 'completed', outcome: (await handle.result()) as ChangeOrderInvoiceOutcome };
+    const progress = status === 'RUNNING' ? await handle.query<ChangeOrderInvoiceProgress, []>(CHANGE_ORDER_INVOICE_PROGRESS).catch(() => undefined) : undefined;
+    if (progress && progress.state !== 'running') return progress;
+    if (Date.now() > deadline) throw new Error(`the invoice of change order ${changeOrderId} did not settle within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

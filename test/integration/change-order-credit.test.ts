@@ -9,7 +9,8 @@ import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { quoteTax } from '../../domain/tax/quote-tax';
-import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
+import { approvalWorkflowId } from '../../infra/temporal/contracts';
+import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progress';
 
 /**
  * D12 for a change order that takes work away: its sell is below zero, and the payments leg is a
@@ -67,7 +68,8 @@ async function approvedChangeOrder(jobId: string, labourHours: number) {
   const changeOrder = (await raised.json()) as { change_order_id: string; delta: { sell: number } };
   const approved = await api.request(`/v1/fsm/change-orders/${changeOrder.change_order_id}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'Robin Park', role: 'Homeowner', method: 'in_person' } } });
   expect(approved.status).toBe(200);
-  const outcome = await temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrder.change_order_id)).result();
+  // A refused credit waits for a repair (D19); either way its outcome is settled here.
+  const { outcome } = await changeOrderInvoiceSettled(temporal.client, changeOrder.change_order_id);
   const credit = -Math.round(changeOrder.delta.sell * 100);
   return { changeOrder, outcome, credit, tax: quoteTax(null, credit).total_cents };
 }

@@ -92,10 +92,13 @@ describe('D19: repairing a failed accounting leg with the ops command', () => {
     expect(await approvalState(quote.quote_id)).toBe('completed');
     expect((await ops('failed')).out).not.toContain(approvalWorkflowId(quote.quote_id));
 
-    // The approval has ended: nothing is retried, and the command says so.
+    // The leg succeeded: nothing is retried or called, and the command says so.
+    const before = fakes.qbo.requests.all().length;
     const late = await ops('retry', String(quote.quote_number), 'accounting', '--tenant', tenant.subdomain);
     expect(late.code).toBe(2);
-    expect(late.out).toMatch(/Nothing retried: the approval workflow .* is completed/);
+    expect(late.out).toMatch(/Nothing retried: the quote .* accounting leg already SUCCEEDED .*nothing was called/);
+    expect(fakes.qbo.requests.all().length).toBe(before);
+    expect(await row(quote.quote_id, 'ACCOUNTING')).toMatchObject({ status: 'SUCCEEDED', attempts: 3 });
   }, 120_000);
 
   it('a retry of a leg that already succeeded answers that and calls nothing; the approval waits until every failed leg is repaired', async () => {

@@ -7,7 +7,8 @@ import { twoWindows } from '../../scripts/harness/quote-requests';
 import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
+import { approvalWorkflowId } from '../../infra/temporal/contracts';
+import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progress';
 
 /**
  * A quote's invoice stays its own after change orders on its job are billed (D12): the quote's
@@ -60,7 +61,7 @@ async function changeOrder(jobId: string, labourHours: number): Promise<string> 
   const id = ((await raised.json()) as { change_order_id: string }).change_order_id;
   const approved = await api.request(`/v1/fsm/change-orders/${id}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'Sam Ortiz', role: 'Homeowner', method: 'in_person' } } });
   expect(approved.status).toBe(200);
-  await temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(id)).result();
+  await changeOrderInvoiceSettled(temporal.client, id);
   return id;
 }
 
