@@ -21,9 +21,9 @@ const ApprovalStateKey = defineSearchAttributeKey(APPROVAL_STATE, SearchAttribut
 
 /**
  * D12: an approved change order on an approved quote is invoiced for its delta (or credited, when
- * it takes work away) with the tax lines of the quote's region (D25): one payments call keyed by the change order, then its sync record. Id:
- * `change-order-invoice-<id>` (one per change order, ever); the quote's own approval and its
- * `quote.approved` are never run again.
+ * it takes work away) with the tax lines of the quote's region (D25): one payments call keyed by
+ * the change order, then its sync record. Id: `change-order-invoice-<id>` (one per change order,
+ * ever); the quote's own approval and its `quote.approved` are never run again.
  *
  * D19: a call that FAILED does not end the workflow. It records `ApprovalState` =
  * `awaiting_repair` and waits, up to the repair window, for `retryLeg` (provider PAYMENTS), which
