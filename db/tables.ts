@@ -51,6 +51,7 @@ export interface Tables {
     cost_cents: Numeric;
     price_cents: Numeric;
   };
+  catalogue_products: { id: Id; sku: string; name: string; fabric_sku_code: string; hardware_sku_code: string; trim_sku_code: string | null };
   quote_revisions: { quote_id: string; revision: number; rate_card_revision_id: string; created_by_user_id: string | null; created_at: Timestamp };
   rate_card_revisions: { id: Id; revision: Timestamp };
   work_orders: {

@@ -1,4 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { keyset, pageOf } from '../cursor';
+import { tablesOf } from '../tables';
 
 /**
  * D14: a tenant's catalogue. A product is what a `/v1/quotes` line names (`sku`): it bundles a
@@ -32,15 +35,16 @@ const toProduct = (row: ProductRow): Product => ({
   trimSkuCode: row.trim_sku_code,
 });
 
-/** Ordered by sku; a page after `afterSku` (exclusive) of at most `limit`. */
+/** By sku: a product's position is its sku (D14 hands the last sku back as the cursor). */
+export const PRODUCT_KEYSET = keyset(z.tuple([z.string()]), (row: ProductRow) => [row.sku] as const);
+
+/** The one list query of the catalogue: ordered by sku, a page after `afterSku` (exclusive) of at most `limit`. */
 export async function listProducts(em: EntityManager, page: { limit: number; afterSku?: string | undefined }): Promise<{ data: Product[]; next_cursor: string | null }> {
-  const rows = await em.execute<ProductRow[]>(
-    `select id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code from catalogue_products
-      where (?::text is null or sku > ?) order by sku limit ?`,
-    [page.afterSku ?? null, page.afterSku ?? null, page.limit + 1],
-  );
-  const data = rows.slice(0, page.limit).map(toProduct);
-  return { data, next_cursor: rows.length > page.limit ? data[data.length - 1]!.sku : null };
+  let query = tablesOf(em).selectFrom('catalogue_products').select(['id', 'sku', 'name', 'fabric_sku_code', 'hardware_sku_code', 'trim_sku_code']);
+  if (page.afterSku !== undefined) query = query.where('sku', '>', page.afterSku);
+  const { rows, hasMore } = pageOf(await query.orderBy('sku').limit(page.limit + 1).execute(), page.limit, PRODUCT_KEYSET);
+  const data = rows.map(toProduct);
+  return { data, next_cursor: hasMore ? data[data.length - 1]!.sku : null };
 }
 
 /** The products of these skus that exist, by sku. */

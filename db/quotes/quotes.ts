@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { QUOTE_TRANSITIONS, type QuoteAction, type QuoteStatus } from '../../domain/quotes/quote-status';
 import type { FrozenCalculation } from '../../domain/quotes/frozen-calculation';
 import { pageOf } from '../cursor';
-import { QUOTE_KEYSET, quotePage, quotePosition, type QuoteRecord } from './quote-list';
+import { linesByQuoteIds, QUOTE_KEYSET, quotePage, quotePosition, type QuoteRecord } from './quote-list';
 
 /**
  * The `quotes` table with its lines, numbers and customers. Every function runs inside a tenant
@@ -241,12 +241,7 @@ export async function quoteDetail(em: EntityManager, id: string) {
     [id],
   );
   if (!row) return undefined;
-  const lines = await em.execute<QuoteLineRow[]>(
-    `select position, reference, width_inches::text as width_inches, drop_inches::text as drop_inches, quantity, fabric_sku_code, hardware_sku_code,
-            motor_sku_code, trim_sku_code, cost_cents, price_cents
-       from quote_lines where quote_id = ? order by position`,
-    [id],
-  );
+  const lines: QuoteLineRow[] = await linesByQuoteIds(em, [id]);
   const summary = toSummary(row);
   return {
     ...summary,
