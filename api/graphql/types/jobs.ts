@@ -1,0 +1,173 @@
+import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
+import { JOB_STATUSES, type JobStatus } from '../../../domain/jobs/job-status-table';
+import { JOB_FEED_KEYSET, jobById, jobPage, type JobRow } from '../../../db/fsm/jobs';
+import type { ChangeOrderRow, MaterialDrawRow, TimeEntryRow } from '../../../db/fsm/field-writes';
+import { pageOf } from '../../../db/cursor';
+import { forbidden, jobNotFound } from '../../../domain/errors/errors';
+import { moveJobWithin, toJob, visibilityOf } from '../../fsm/job-service';
+import { PatchJobBody } from '../../fsm/schemas';
+import { FIELD } from '../../http/roles';
+import { parseOrThrow } from '../../http/validate';
+import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, positionOf } from '../connection';
+import { costs } from '../cost';
+import { POINTS_PER_REQUEST } from '../throttle';
+import { iso } from '../../../domain/timestamps';
+import { Cents, DateTime, Decimal, isUuid, listOf, nonNull, requireOffice, sized, sizeArg, type Context } from './common';
+import { Crew } from './crews';
+import { Person } from './people';
+import { Quote } from './quotes';
+import { WorkOrder, WorkOrderStatusEnum } from './work-orders';
+
+/** Jobs (D11), the field view of work orders, with what the field writes on them (D12's change orders, time, material), and moveJob. */
+
+const JobStatusEnum = new GraphQLEnumType({
+  name: 'JobStatus',
+  description: "D11's job status (document 001 spells them in lower case: `in_progress` is IN_PROGRESS).",
+  values: Object.fromEntries(JOB_STATUSES.map((s) => [s.toUpperCase(), { value: s }])),
+});
+
+const Site = new GraphQLObjectType<{ id: string; name: string; region: string }, Context>({
+  name: 'Site',
+  fields: { id: { type: nonNull(GraphQLID) }, name: { type: nonNull(GraphQLString) }, region: { type: nonNull(GraphQLString), description: 'e.g. CA-ON' } },
+});
+
+const ChangeOrder = new GraphQLObjectType<ChangeOrderRow, Context>({
+  name: 'ChangeOrder',
+  description: 'D12: lines and labour added to a job, priced at once; `delta` figures in cents.',
+  fields: {
+    id: { type: nonNull(GraphQLID) },
+    sequence: { type: nonNull(GraphQLInt) },
+    status: { type: nonNull(GraphQLString), description: '`submitted`, `approved` or `rejected`.' },
+    reason: { type: nonNull(GraphQLString) },
+    labourHours: { type: nonNull(Decimal), resolve: (c) => c.labour_hours },
+    materialCostCents: { type: nonNull(Cents), resolve: (c) => c.material_cost_cents },
+    directCostCents: { type: nonNull(Cents), resolve: (c) => c.direct_cost_cents },
+    sellCents: { type: nonNull(Cents), resolve: (c) => c.sell_cents },
+    appliedMargin: { type: nonNull(Decimal), resolve: (c) => c.applied_margin },
+    floorEngaged: { type: nonNull(GraphQLBoolean), resolve: (c) => c.floor_engaged },
+    rejectionReason: { type: GraphQLString, resolve: (c) => c.rejection_reason },
+    createdAt: { type: nonNull(DateTime), resolve: (c) => iso(c.created_at) },
+    decidedAt: { type: DateTime, resolve: (c) => iso(c.decided_at) },
+  },
+});
+
+const TimeEntry = new GraphQLObjectType<TimeEntryRow, Context>({
+  name: 'TimeEntry',
+  fields: {
+    id: { type: nonNull(GraphQLID) },
+    technician: { type: Person, resolve: (t, _args, ctx) => ctx.loaders.person.load(t.technician_id) },
+    startedAt: { type: nonNull(DateTime), resolve: (t) => iso(t.started_at) },
+    endedAt: { type: nonNull(DateTime), resolve: (t) => iso(t.ended_at) },
+    hours: { type: nonNull(Decimal) },
+    notes: { type: GraphQLString },
+  },
+});
+
+const MaterialDraw = new GraphQLObjectType<MaterialDrawRow, Context>({
+  name: 'MaterialDraw',
+  fields: {
+    id: { type: nonNull(GraphQLID) },
+    sku: { type: nonNull(GraphQLString), resolve: (d) => d.sku_code },
+    quantity: { type: nonNull(Decimal), description: 'In the SKU\'s unit.' },
+    unit: { type: nonNull(GraphQLString) },
+    vanId: { type: GraphQLString, resolve: (d) => d.van_id },
+    drawnBy: { type: Person, resolve: (d, _args, ctx) => ctx.loaders.person.load(d.drawn_by_user_id) },
+    createdAt: { type: nonNull(DateTime), resolve: (d) => iso(d.created_at) },
+  },
+});
+
+const Job = new GraphQLObjectType<JobRow, Context>({
+  name: 'Job',
+  description: 'D11: the field view of a work order (its id is the work order\'s). ADMIN and SALES read every job, a TECHNICIAN those of their crews.',
+  fields: () => ({
+    id: { type: nonNull(GraphQLID), resolve: (j) => j.job_id },
+    status: { type: nonNull(JobStatusEnum) },
+    workOrderStatus: { type: nonNull(WorkOrderStatusEnum), resolve: (j) => j.work_order_status },
+    quoteRef: { type: GraphQLString, resolve: (j) => toJob(j).quote_ref },
+    projectType: { type: nonNull(GraphQLString), description: '`install` with a quote, `service` without.', resolve: (j) => toJob(j).project_type },
+    site: { type: Site, resolve: (j) => (j.site_id ? { id: j.site_id, name: j.site_name!, region: j.site_region! } : null) },
+    crew: { type: Crew, resolve: (j, _args, ctx) => (j.crew_id ? ctx.loaders.crew.load(j.crew_id) : null) },
+    scheduledStart: { type: DateTime, resolve: (j) => iso(j.scheduled_start) },
+    actualStart: { type: DateTime, resolve: (j) => iso(j.actual_start) },
+    hoursLogged: { type: nonNull(Decimal), resolve: (j) => j.hours_logged },
+    hoursEstimated: { type: nonNull(Decimal), resolve: (j) => j.hours_estimated },
+    percentComplete: { type: nonNull(GraphQLFloat), resolve: (j) => toJob(j).percent_complete },
+    openChangeOrders: { type: nonNull(GraphQLInt), resolve: (j) => j.open_change_orders },
+    updatedAt: { type: nonNull(DateTime), description: 'To the microsecond: the feed order of D11.', resolve: (j) => j.updated_at },
+    workOrder: { type: WorkOrder, resolve: (j, _args, ctx) => ctx.loaders.workOrder.load(j.job_id) },
+    quote: {
+      type: Quote,
+      description: 'The quote (ADMIN and SALES: FORBIDDEN for a TECHNICIAN).',
+      resolve: (j, _args, ctx) => {
+        if (!j.quote_id) return null;
+        requireOffice(ctx);
+        return ctx.loaders.quote.load(j.quote_id);
+      },
+    },
+    changeOrders: {
+      type: listOf(ChangeOrder),
+      description: 'In sequence.',
+      ...sized(10, 50),
+      resolve: (j, args: { first?: number | null }, ctx) => ctx.loaders.changeOrdersOfJob(sizeArg(args, 10, 50, 'changeOrders')).load(j.job_id),
+    },
+    timeEntries: {
+      type: listOf(TimeEntry),
+      description: 'Oldest first.',
+      ...sized(20, 100),
+      resolve: (j, args: { first?: number | null }, ctx) => ctx.loaders.timeEntriesOfJob(sizeArg(args, 20, 100, 'timeEntries')).load(j.job_id),
+    },
+    materialDraws: {
+      type: listOf(MaterialDraw),
+      description: 'Oldest first.',
+      ...sized(20, 100),
+      resolve: (j, args: { first?: number | null }, ctx) => ctx.loaders.materialDrawsOfJob(sizeArg(args, 20, 100, 'materialDraws')).load(j.job_id),
+    },
+  }),
+});
+
+const JobConnection = connectionOf(Job);
+
+export const jobQueries: GraphQLFieldConfigMap<unknown, Context> = {
+  jobs: {
+    type: nonNull(JobConnection),
+    description: "Jobs in D11's feed order (oldest change first); a TECHNICIAN gets those of their crews.",
+    args: connectionArgs({ status: { type: new GraphQLList(new GraphQLNonNull(JobStatusEnum)) }, crewId: { type: GraphQLID } }),
+    extensions: connectionCost(),
+    resolve: async (_root, args: { first: number; after?: string | null; status?: JobStatus[] | null; crewId?: string | null }, ctx) => {
+      const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'jobs');
+      if (args.crewId && !isUuid(args.crewId)) return pageOf([] as JobRow[], first, JOB_FEED_KEYSET);
+      const rows = await jobPage(ctx.tx, {
+        ...visibilityOf(ctx.caller),
+        statuses: args.status ?? undefined,
+        crewId: args.crewId ?? undefined,
+        after: positionOf(JOB_FEED_KEYSET, args.after),
+        limit: first,
+      });
+      return pageOf(rows, first, JOB_FEED_KEYSET);
+    },
+  },
+  job: {
+    type: Job,
+    description: 'One job, or null when there is none the caller may read with that id.',
+    args: { id: { type: nonNull(GraphQLID) } },
+    resolve: async (_root, args: { id: string }, ctx) => (isUuid(args.id) ? ((await jobById(ctx.tx, args.id, visibilityOf(ctx.caller))) ?? null) : null),
+  },
+};
+
+export const jobMutations: GraphQLFieldConfigMap<unknown, Context> = {
+  moveJob: {
+    type: nonNull(Job),
+    description:
+      "Move a job by D11's table (ADMIN any job, a TECHNICIAN their crews' jobs): the same checks, history and events as PATCH /v1/fsm/jobs/{id}. " +
+      'A repeated status changes nothing. `completedAt` is the device\'s sign-off time, only with COMPLETE.',
+    args: { id: { type: nonNull(GraphQLID) }, status: { type: nonNull(JobStatusEnum) }, completedAt: { type: DateTime } },
+    extensions: costs.mutation(POINTS_PER_REQUEST),
+    resolve: async (_root, args: { id: string; status: JobStatus; completedAt?: string | null }, ctx) => {
+      if (!(FIELD as readonly string[]).includes(ctx.caller.role)) throw forbidden('Jobs are moved by ADMIN and TECHNICIAN.');
+      if (!isUuid(args.id)) throw jobNotFound();
+      const body = parseOrThrow(PatchJobBody, { status: args.status, ...(args.completedAt != null ? { completed_at: args.completedAt } : {}) }, 'args');
+      ctx.events.push(...(await moveJobWithin(ctx.tx, ctx.caller, args.id, body)));
+      return (await jobById(ctx.tx, args.id, visibilityOf(ctx.caller)))!;
+    },
+  },
+};
