@@ -10,6 +10,7 @@ import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
 import { recordEvent } from '../../db/events/outbox';
 import { sampleEventData } from '../../scripts/harness/sample-events';
+import { checkRecordedEvents } from '../support/recorded-events';
 import { inTenant } from '../../db/tenant-scope';
 import { EventDispatcher } from '../../infra/events/dispatcher';
 import { createLogger } from '../../infra/runtime/logger';
@@ -215,4 +216,12 @@ describe('one workflow per endpoint', () => {
     // The current run was continued from an earlier one.
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
   }, 60_000);
+});
+
+describe('every event these tests recorded has the published shape', () => {
+  it('parses with its data schema, and as each format sends it with the envelope the OpenAPI document publishes', async () => {
+    const checked = await checkRecordedEvents(owner, [tenant.id]);
+    expect(checked.length).toBeGreaterThan(0);
+    expect(checked.filter((c) => c.problems.length > 0)).toEqual([]);
+  });
 });

@@ -12,6 +12,7 @@ import { waitUntil } from '../../scripts/harness/wait-until';
 import { DeliveryAttemptList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 import { recordEvent } from '../../db/events/outbox';
 import { sampleEventData } from '../../scripts/harness/sample-events';
+import { checkRecordedEvents } from '../support/recorded-events';
 import { inTenant } from '../../db/tenant-scope';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
 
@@ -342,5 +343,13 @@ describe('webhook endpoints per workspace', () => {
     // Another workspace has its own allowance.
     const other = await createTenant(owner, { admin: 'ADMIN' });
     expect((await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: await api.tokenFor(other.users.admin!), json: { url: 'http://127.0.0.1:9/other', events: ['*'] } })).status).toBe(201);
+  });
+});
+
+describe('every event these tests recorded has the published shape', () => {
+  it('parses with its data schema, and as each format sends it with the envelope the OpenAPI document publishes', async () => {
+    const checked = await checkRecordedEvents(owner, [tenant.id]);
+    expect(checked.length).toBeGreaterThan(0);
+    expect(checked.filter((c) => c.problems.length > 0)).toEqual([]);
   });
 });
