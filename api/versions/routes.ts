@@ -9,7 +9,8 @@ export const VersionList = z
       z.strictObject({
         version: z.string().meta({ description: 'YYYY-MM-DD, the value of Service-Version' }),
         current: z.boolean(),
-        changes: z.array(z.string()),
+        changelog: z.string().meta({ description: 'The row of the published changelog for this version' }),
+        changes: z.array(z.string()).meta({ description: 'What this service changes in an answer to a request pinned to this version (or why nothing)' }),
         supported_until: z.string().nullable().meta({ description: 'Twelve months after the next version’s release; null for the current version' }),
         retired: z.boolean(),
         retired_on: z.string().nullable().meta({ description: 'When it stopped being served, once announced (never before supported_until)' }),
@@ -25,6 +26,7 @@ export function versionList(today = new Date()): z.output<typeof VersionList> {
     data: RELEASES.map((release) => ({
       version: release.version,
       current: release.version === CURRENT_VERSION,
+      changelog: release.changelog,
       changes: [...release.changes],
       supported_until: supportedUntil(release.version),
       retired: release.retiredOn !== undefined && day >= release.retiredOn,

@@ -12,6 +12,9 @@ import { change20260120 } from './changes/2026-01-20';
  */
 export interface Release {
   version: string;
+  /** The row of document 000 section 9's changelog, as the document words it. */
+  changelog: string;
+  /** What this service applies to answer this version: the shapes it changes, or why none. */
   changes: readonly string[];
   module?: VersionChange;
   /** The day it stops being served, once announced here (D16: after its supported-until date). */
@@ -19,11 +22,30 @@ export interface Release {
 }
 
 export const RELEASES: readonly Release[] = [
-  { version: '2026-07-01', changes: [change20260701.description], module: change20260701 },
-  { version: '2026-04-15', changes: [change20260415.description], module: change20260415 },
-  { version: '2026-01-20', changes: [change20260120.description], module: change20260120 },
-  { version: '2025-10-08', changes: ['The v0 `/estimates` superseded by `/v1/quotes`.'] },
-  { version: '2025-06-03', changes: ['REST API v1 and signed webhooks.'], retiredOn: '2026-10-09' },
+  {
+    version: '2026-07-01',
+    changelog: 'GraphQL schema expansion; scalar `lineItems[].deduction`; route responses name the constraint that excluded a technician',
+    changes: [change20260701.description],
+    module: change20260701,
+  },
+  { version: '2026-04-15', changelog: '`pricebookRevision` added on quote responses', changes: [change20260415.description], module: change20260415 },
+  {
+    version: '2026-01-20',
+    changelog: '`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` on `invoice.generated`',
+    changes: [change20260120.description],
+    module: change20260120,
+  },
+  {
+    version: '2025-10-08',
+    changelog: 'v0 `/estimates` superseded by `/v1/quotes`',
+    changes: ['No shape to change: this service never served the v0 `/estimates`; `/v1/quotes` answers as it does for later versions.'],
+  },
+  {
+    version: '2025-06-03',
+    changelog: 'REST API v1 and signed webhooks',
+    changes: ['No shape to change: REST API v1 and signed webhooks are answered as they are for later versions.'],
+    retiredOn: '2026-10-09',
+  },
 ];
 
 export const CURRENT_VERSION = RELEASES[0]!.version;

@@ -2075,6 +2075,9 @@ export interface components {
                 /** @description YYYY-MM-DD, the value of Service-Version */
                 version: string;
                 current: boolean;
+                /** @description The row of the published changelog for this version */
+                changelog: string;
+                /** @description What this service changes in an answer to a request pinned to this version (or why nothing) */
                 changes: string[];
                 /** @description Twelve months after the next version’s release; null for the current version */
                 supported_until: string | null;
@@ -3485,6 +3488,7 @@ export interface operations {
                      *         {
                      *           "version": "2026-07-01",
                      *           "current": true,
+                     *           "changelog": "GraphQL schema expansion; scalar `lineItems[].deduction`; route responses name the constraint that excluded a technician",
                      *           "changes": [
                      *             "Quote lines: `lines[].deduction` is a scalar (inches the tube is shorter than the finished width); it was `{tubeIn, hembarIn, fabricIn}` before."
                      *           ],
@@ -3495,6 +3499,7 @@ export interface operations {
                      *         {
                      *           "version": "2026-04-15",
                      *           "current": false,
+                     *           "changelog": "`pricebookRevision` added on quote responses",
                      *           "changes": [
                      *             "`pricebookRevision` added on quote responses and on the `quote.created` event."
                      *           ],
@@ -3505,6 +3510,7 @@ export interface operations {
                      *         {
                      *           "version": "2026-01-20",
                      *           "current": false,
+                     *           "changelog": "`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` on `invoice.generated`",
                      *           "changes": [
                      *             "`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` added on `invoice.generated`."
                      *           ],
@@ -3515,8 +3521,9 @@ export interface operations {
                      *         {
                      *           "version": "2025-10-08",
                      *           "current": false,
+                     *           "changelog": "v0 `/estimates` superseded by `/v1/quotes`",
                      *           "changes": [
-                     *             "The v0 `/estimates` superseded by `/v1/quotes`."
+                     *             "No shape to change: this service never served the v0 `/estimates`; `/v1/quotes` answers as it does for later versions."
                      *           ],
                      *           "supported_until": "2027-01-20",
                      *           "retired": false,
@@ -3525,8 +3532,9 @@ export interface operations {
                      *         {
                      *           "version": "2025-06-03",
                      *           "current": false,
+                     *           "changelog": "REST API v1 and signed webhooks",
                      *           "changes": [
-                     *             "REST API v1 and signed webhooks."
+                     *             "No shape to change: REST API v1 and signed webhooks are answered as they are for later versions."
                      *           ],
                      *           "supported_until": "2026-10-08",
                      *           "retired": true,

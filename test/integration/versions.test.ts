@@ -1,3 +1,6 @@
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -62,6 +65,16 @@ afterAll(async () => {
   await owner.end();
 });
 
+/** The changelog table of document 000 section 9 (the specification beside the checkout, `../shared/spec`). */
+function changelogOfTheSpecification(): [string, string][] {
+  const folder = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'spec');
+  const file = readdirSync(folder).find((name) => name.startsWith('000_'));
+  if (!file) throw new Error(`document 000 is not in ${folder}`);
+  const text = readFileSync(join(folder, file), 'utf8');
+  const section = text.slice(text.indexOf('## 9.'), text.indexOf('## 10.'));
+  return [...section.matchAll(/^\| (\d{4}-\d{2}-\d{2}) \| (.+) \|$/gm)].map((row) => [row[1]!, row[2]!]);
+}
+
 describe('GET /api/versions (D16)', () => {
   it('lists every version with its changes, the current one, and until when each is supported (no token)', async () => {
     const res = await api.request('/api/versions');
@@ -76,6 +89,8 @@ describe('GET /api/versions (D16)', () => {
       ['2025-06-03', false, '2026-10-08', true],
     ]);
     expect(list.data.every((v) => v.changes.length > 0)).toBe(true);
+    // Every row of document 000 section 9's changelog, as the document words it, read from the document itself.
+    expect(list.data.map((v) => [v.version, v.changelog])).toEqual(changelogOfTheSpecification());
     // The OpenAPI document says which version it describes.
     const doc = (await (await api.request('/openapi.json')).json()) as { info: Record<string, unknown> };
     expect(doc.info['x-service-version']).toBe('2026-07-01');
