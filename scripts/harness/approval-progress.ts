@@ -9,6 +9,7 @@ import {
   type ChangeOrderInvoiceOutcome,
   type ChangeOrderInvoiceProgress,
 } from '../../infra/temporal/contracts';
+import { waitUntil } from './wait-until';
 
 /**
  * D19: an approval with a failed leg no longer ends; it waits for `retryLeg`. Tests wait for its
@@ -16,18 +17,19 @@ import {
  */
 export async function approvalSettled(client: Client, quoteId: string, timeoutMs = 60_000): Promise<ApprovalProgress> {
   const handle = client.workflow.getHandle(approvalWorkflowId(quoteId));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status } = await handle.describe();
-    if (status.name !== 'RUNNING') {
-      const result = (await handle.result()) as { legs: ApprovalProgress['legs'] };
-      return { state: 'completed', legs: result.legs };
-    }
-    const progress = await handle.query<ApprovalProgress, []>(APPROVAL_PROGRESS).catch(() => undefined);
-    if (progress && progress.state !== 'running') return progress;
-    if (Date.now() > deadline) throw new Error(`approval of ${quoteId} did not settle within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return waitUntil(
+    `the approval of ${quoteId} to settle`,
+    async (): Promise<ApprovalProgress | undefined> => {
+      const { status } = await handle.describe();
+      if (status.name !== 'RUNNING') {
+        const result = (await handle.result()) as { legs: ApprovalProgress['legs'] };
+        return { state: 'completed', legs: result.legs };
+      }
+      const progress = await handle.query<ApprovalProgress, []>(APPROVAL_PROGRESS).catch(() => undefined);
+      return progress && progress.state !== 'running' ? progress : undefined;
+    },
+    { timeoutMs },
+  );
 }
 
 /**
@@ -37,16 +39,20 @@ export async function approvalSettled(client: Client, quoteId: string, timeoutMs
  */
 export async function changeOrderInvoiceSettled(client: Client, changeOrderId: string, timeoutMs = 60_000): Promise<ChangeOrderInvoiceProgress> {
   const handle = client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await handle.describe().then((d) => d.status.name, (error: unknown) => {
-      if (error instanceof WorkflowNotFoundError) return 'NOT_STARTED';
-      throw error;
-    });
-    if (status !== 'RUNNING' && status !== 'NOT_STARTED') return { state: 'completed', outcome: (await handle.result()) as ChangeOrderInvoiceOutcome };
-    const progress = status === 'RUNNING' ? await handle.query<ChangeOrderInvoiceProgress, []>(CHANGE_ORDER_INVOICE_PROGRESS).catch(() => undefined) : undefined;
-    if (progress && progress.state !== 'running') return progress;
-    if (Date.now() > deadline) throw new Error(`the invoice of change order ${changeOrderId} did not settle within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return waitUntil(
+    `the invoice of change order ${changeOrderId} to settle`,
+    async (): Promise<ChangeOrderInvoiceProgress | undefined> => {
+      const status = await handle.describe().then(
+        (d) => d.status.name,
+        (error: unknown) => {
+          if (error instanceof WorkflowNotFoundError) return 'NOT_STARTED';
+          throw error;
+        },
+      );
+      if (status !== 'RUNNING' && status !== 'NOT_STARTED') return { state: 'completed', outcome: (await handle.result()) as ChangeOrderInvoiceOutcome };
+      const progress = status === 'RUNNING' ? await handle.query<ChangeOrderInvoiceProgress, []>(CHANGE_ORDER_INVOICE_PROGRESS).catch(() => undefined) : undefined;
+      return progress && progress.state !== 'running' ? progress : undefined;
+    },
+    { timeoutMs },
+  );
 }

@@ -3,13 +3,12 @@ import type pg from 'pg';
 import type { ApiHarness } from '../../scripts/harness/api-harness';
 import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
 import type { Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
 import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { consent, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { faults } from '../../scripts/sandboxes/faults';
-import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { quoteTax } from '../../domain/tax/quote-tax';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
+import * as quotes from '../../scripts/harness/approved-quote';
 
 /**
  * The accounting (QuickBooks) and CRM (Salesforce) legs of the approval fan-out (D7), against
@@ -34,13 +33,7 @@ afterEach(() => {
 });
 afterAll(() => stack.close());
 
-async function approvedQuote(customer = { name: 'Avery Brooks', email: `avery-${Date.now()}-${Math.random()}@example.test` }) {
-  const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer }) });
-  const quote = (await calc.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number }; line_items: { price_cents: number }[] };
-  expect((await api.request(`/api/v1/quotes/${quote.quote_id}/approve`, { method: 'POST', token: sales })).status).toBe(200);
-  await approvalSettled(temporal.client, quote.quote_id);
-  return quote;
-}
+const approvedQuote = (customer = quotes.newCustomer()) => quotes.approvedQuote(stack, customer);
 const rows = async (quoteId: string) =>
   Object.fromEntries((await owner.query('select provider, status, attempts, external_id, amount_cents, last_error from sync_records where quote_id = $1', [quoteId])).rows.map((r) => [r.provider, r]));
 const realm = async () => (await owner.query(`select external_account_id from integration_connections where organization_id = $1 and provider = 'ACCOUNTING'`, [tenant.id])).rows[0].external_account_id as string;

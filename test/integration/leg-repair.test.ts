@@ -4,15 +4,14 @@ import type pg from 'pg';
 import type { ApiHarness } from '../../scripts/harness/api-harness';
 import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
 import type { Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
 import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import type { IntegrationFakes } from '../../scripts/harness/integration-fakes';
-import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { faults } from '../../scripts/sandboxes/faults';
 import { projectRoot } from '../../scripts/infra/paths';
 import { RETRY_LEG, approvalWorkflowId, type LegOutcome } from '../../infra/temporal/contracts';
 import { ApprovalStateKey } from '../../infra/temporal/search-attributes';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
+import * as quotes from '../../scripts/harness/approved-quote';
 
 /**
  * D19: a failed leg does not end its approval. It waits (ApprovalState = awaiting_repair) for the
@@ -42,12 +41,7 @@ function ops(...args: string[]): Promise<{ code: number; out: string }> {
   });
 }
 
-async function approvedQuote() {
-  const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer: { name: 'Repair Case', email: `repair-${Date.now()}-${Math.random()}@example.test` } }) });
-  const quote = (await calc.json()) as { quote_id: string; quote_number: number };
-  expect((await api.request(`/api/v1/quotes/${quote.quote_id}/approve`, { method: 'POST', token: sales })).status).toBe(200);
-  return { ...quote, progress: await approvalSettled(temporal.client, quote.quote_id) };
-}
+const approvedQuote = () => quotes.approvedQuote(stack, quotes.newCustomer('Repair Case'));
 const row = async (quoteId: string, provider: string) =>
   (await owner.query('select status, attempts, external_id, last_error from sync_records where quote_id = $1 and provider = $2', [quoteId, provider])).rows[0];
 const realm = async () => (await owner.query(`select external_account_id from integration_connections where organization_id = $1 and provider = 'ACCOUNTING'`, [tenant.id])).rows[0].external_account_id as string;

@@ -4,7 +4,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
@@ -20,6 +19,8 @@ import { REQUEST_ID_MEMO } from '../../infra/temporal/client-interceptors';
 import { createRequestMetrics } from '../../api/http/metrics';
 import { createWorkerMetrics, operationsFrom, syncRunLagFrom } from '../../worker/metrics';
 import { parseExposition, sampleValue } from '../support/prometheus-text';
+import * as quotes from '../../scripts/harness/approved-quote';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 /**
  * Prometheus metrics of the API and the worker, read from their `/metrics` as
@@ -100,17 +101,16 @@ afterAll(async () => {
 
 /** `finished`: the approval's workflow ended; a failed leg instead waits for its repair (D19), so then only its sync record is awaited. */
 async function approvedQuote(until: 'finished' | 'leg failed' = 'finished'): Promise<{ quoteId: string; requestId: string }> {
-  const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer: { name: 'Rae Quinn', email: `rae-${randomUUID()}@example.test` } }) });
-  expect(calc.status).toBe(200);
-  const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
-  const approved = await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: sales });
-  expect(approved.status).toBe(200);
-  if (until === 'finished') await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
-  else {
-    const status = async () => (await owner.query(`select status from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0]?.status as string | undefined;
-    for (let i = 0; i < 300 && (await status()) !== 'FAILED'; i++) await new Promise((r) => setTimeout(r, 100));
+  const maker = { api, temporal, sales };
+  if (until === 'finished') {
+    const { quote_id: quoteId, requestId } = await quotes.approvedQuote(maker, quotes.newCustomer('Rae Quinn'));
+    return { quoteId, requestId };
   }
-  return { quoteId, requestId: approved.headers.get('x-request-id')! };
+  const { quote_id: quoteId } = await quotes.keptQuote(maker, quotes.newCustomer('Rae Quinn'));
+  const requestId = await quotes.approve(maker, quoteId);
+  const status = async () => (await owner.query(`select status from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0]?.status as string | undefined;
+  await waitUntil('the payments leg to fail', async () => (await status()) === 'FAILED', { intervalMs: 100 });
+  return { quoteId, requestId };
 }
 
 describe('the API\'s /metrics', () => {

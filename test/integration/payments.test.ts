@@ -8,10 +8,10 @@ import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { CheckoutSession, InvoiceView } from '../../api/payments/schemas';
 import { quoteTax } from '../../domain/tax/quote-tax';
 import { signPayload } from '../../infra/webhooks/signature';
+import * as quotes from '../../scripts/harness/approved-quote';
 
 const KEY = 'sk_test_paymentsSuite0001';
 const WEBHOOK_SECRET = `whsec_${randomUUID().replaceAll('-', '')}`;
@@ -32,12 +32,8 @@ afterEach(() => fake.faults.clear());
 afterAll(() => stack.close());
 
 async function approvedQuote(options: { failPayments?: boolean } = {}) {
-  const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer: { name: 'Riley Chen', email: `riley-${randomUUID()}@example.test` } }) });
-  const quote = (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number }; line_items: { price_cents: number }[] };
   if (options.failPayments) fake.faults.inject({ method: 'POST', path: '/v1/invoices', times: 1, action: faults.status(400) });
-  expect((await api.request(`/api/v1/quotes/${quote.quote_id}/approve`, { method: 'POST', token: sales })).status).toBe(200);
-  await approvalSettled(temporal.client, quote.quote_id);
-  return quote;
+  return quotes.approvedQuote(stack, quotes.newCustomer('Riley Chen'));
 }
 const invoicesAtFake = (quoteId: string) => fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === quoteId);
 const payments = (quoteId: string) => owner.query(`select status, attempts, last_error, external_id from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId]).then((r) => r.rows[0]);

@@ -3,10 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
 import { startTemporalHarness, SYNC_INTERVAL_NEVER_IN_A_TEST, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
-import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { signStripeEvent } from '../../scripts/sandboxes/stripe/webhooks';
@@ -18,6 +16,7 @@ import { WORKFLOW_TYPES, providerSyncScheduleId, type LegProvider, type Provider
 import { OrganizationIdKey, ProviderKey } from '../../infra/temporal/search-attributes';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import * as quotes from '../../scripts/harness/approved-quote';
 
 /**
  * D18: the scheduled provider sync, against the fakes, real Temporal and PostgreSQL. Runs are
@@ -94,14 +93,9 @@ const watermark = async (provider: LegProvider) =>
   ((await owner.query('select watermark from provider_sync_state where organization_id = $1 and provider = $2', [tenant.id, provider])).rows[0]?.watermark ?? null) as string | null;
 const quoteRow = async (id: string) => (await owner.query('select status, paid_at from quotes where id = $1', [id])).rows[0] as { status: string; paid_at: Date | null };
 
-async function newQuote() {
-  const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer: { name: 'Sync Case', email: `sync-${randomUUID()}@example.test` } }) });
-  return (await calc.json()) as { quote_id: string; quote_number: number };
-}
+const newQuote = () => quotes.keptQuote({ api, temporal, sales }, quotes.newCustomer('Sync Case'));
 async function approvedQuote() {
-  const quote = await newQuote();
-  expect((await api.request(`/api/v1/quotes/${quote.quote_id}/approve`, { method: 'POST', token: sales })).status).toBe(200);
-  const progress = await approvalSettled(temporal.client, quote.quote_id);
+  const { progress, ...quote } = await quotes.approvedQuote({ api, temporal, sales }, quotes.newCustomer('Sync Case'));
   expect(progress.legs.map((l) => l.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
   return { ...quote, legs: Object.fromEntries(progress.legs.map((l) => [l.provider, l.externalId!])) as Record<LegProvider, string> };
 }

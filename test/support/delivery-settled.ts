@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { waitUntil } from '../../scripts/harness/wait-until';
 
 /**
  * A delivery is carried by its endpoint's long-lived workflow, which never finishes per
@@ -10,15 +11,18 @@ export async function deliverySettled(
   ref: { endpointId: string; eventId: string; series?: number },
   timeoutMs = 60_000,
 ): Promise<{ id: string; status: string; attempts: number }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await owner.query<{ id: string; status: string; attempts: number }>(
-      'select id, status, attempts from webhook_deliveries where endpoint_id = $1 and event_id = $2 and series = $3',
-      [ref.endpointId, ref.eventId, ref.series ?? 0],
-    );
-    const row = rows[0];
-    if (row && row.status !== 'pending') return row;
-    if (Date.now() > deadline) throw new Error(`delivery of ${ref.eventId} to ${ref.endpointId} (series ${ref.series ?? 0}) still ${row?.status ?? 'absent'} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  let last = 'absent';
+  return waitUntil(
+    `the delivery of ${ref.eventId} to ${ref.endpointId} (series ${ref.series ?? 0}) to settle`,
+    async () => {
+      const { rows } = await owner.query<{ id: string; status: string; attempts: number }>(
+        'select id, status, attempts from webhook_deliveries where endpoint_id = $1 and event_id = $2 and series = $3',
+        [ref.endpointId, ref.eventId, ref.series ?? 0],
+      );
+      const row = rows[0];
+      last = row?.status ?? 'absent';
+      return row && row.status !== 'pending' ? row : undefined;
+    },
+    { timeoutMs, intervalMs: 25, detail: () => `still ${last}` },
+  );
 }
