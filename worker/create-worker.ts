@@ -22,7 +22,7 @@ export interface WorkerOptions {
 /** `.ts` from source (tsx), `.js` in the compiled image (scripts/container/Dockerfile). */
 const SOURCE_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
 export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${SOURCE_EXTENSION}`, import.meta.url));
-/** Our workflow interceptors (log attributes, DeliveryStatus): bundled with the workflows. */
+/** Our workflow interceptors (log attributes): bundled with the workflows. */
 export const WORKFLOW_INTERCEPTORS_PATH = fileURLToPath(new URL(`../workflows/interceptors${SOURCE_EXTENSION}`, import.meta.url));
 /** Temporal's OpenTelemetry workflow interceptors (spans of workflows and the activities they schedule). */
 export const OTEL_WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');

@@ -78,26 +78,6 @@ export function refreshRecoveryDelayMs(timing: Timing): number {
 }
 
 /**
- * One webhook attempt: the POST has its own 8-second limit (6.3 rule 3); the activity is retried
- * only when it could not run or record (a database or worker failure), never for the receiver's
- * answer, which the delivery workflow schedules itself.
- */
-export function webhookAttemptProfile(timing: Timing): ActivityOptions {
-  return {
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: seconds(1, timing), backoffCoefficient: 2, maximumInterval: seconds(10, timing), maximumAttempts: 5 },
-  };
-}
-
-/**
- * One attempt of an `events` delivery (D13, document 001 section 6.2): the receiver has 300
- * seconds to answer, so the activity has a little more than that before it counts as lost.
- */
-export function longWebhookAttemptProfile(timing: Timing): ActivityOptions {
-  return { ...webhookAttemptProfile(timing), startToCloseTimeout: '330 seconds' };
-}
-
-/**
  * One batch of an endpoint's deliveries. Its requests have their format's window each
  * (8 s core, 10 s field, 300 s events), `rounds` of them at most, after further rounds for up to
  * `drainMs` while everything delivers; the activity heartbeats every

@@ -5,7 +5,6 @@ export { roundTrip } from './round-trip';
 export { quoteApproval, quoteInvoice } from './quote-approval';
 export { expireQuotes } from './expire-quotes';
 export { integrationTokenRefresh } from './integration-token-refresh';
-export { deliverWebhook } from './webhook-delivery';
 export { deliverEndpointWebhooks } from './webhook-endpoint-delivery';
 export { changeOrderInvoice } from './change-order-invoice';
 export { providerSync } from './provider-sync';

@@ -1,7 +1,4 @@
 import {
-  log,
-  patched,
-  upsertSearchAttributes,
   workflowInfo,
   type Next,
   type WorkflowExecuteInput,
@@ -9,26 +6,16 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /**
- * The worker's own workflow interceptors (worker/create-worker.ts loads this module
- * beside the workflows; deterministic code only, like them):
- * - every workflow log line (the SDK's and ours) carries the business ids of the workflow's
- *   input and search attributes, and the id of the API request that started it (memo);
- * - a webhook delivery says how it ended in the search attribute `DeliveryStatus`, so one that
- *   used all its attempts shows as `failed` to an operator (`DeliveryStatus = 'failed'` in the
- *   Temporal UI) rather than as a plain Completed, and is logged at warn.
+ * The worker's own workflow interceptors (worker/create-worker.ts loads this module beside the
+ * workflows; deterministic code only, like them): every workflow log line (the SDK's and ours)
+ * carries the business ids of the workflow's input and search attributes, and the id of the API
+ * request that started it (memo).
  */
 
-/** The name is also in infra/temporal/search-attributes.ts (registered there); a unit test keeps them equal. */
-export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
-/** Histories recorded before the attribute existed replay without the upsert. */
-export const DELIVERY_STATUS_PATCH = 'delivery-status-search-attribute';
-const DELIVERY_WORKFLOW = 'deliverWebhook';
-
 const SEARCH_ATTRIBUTE_FIELDS: Record<string, string> = { OrganizationId: 'organization_id', QuoteId: 'quote_id', QuoteNumber: 'quote_number', Provider: 'provider' };
-const INPUT_FIELDS: Record<string, string> = { organizationId: 'organization_id', quoteId: 'quote_id', deliveryId: 'delivery_id', provider: 'provider' };
+const INPUT_FIELDS: Record<string, string> = { organizationId: 'organization_id', quoteId: 'quote_id', provider: 'provider' };
 
 /** The ids worth a log line: from the input's first argument (one object, as all ours take). */
 function inputIds(args: readonly unknown[]): Record<string, unknown> {
@@ -48,15 +35,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   const inbound: WorkflowInboundCallsInterceptor = {
     async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
       Object.assign(ids, inputIds(input.args));
-      const result = await next(input);
-      if (workflowInfo().workflowType === DELIVERY_WORKFLOW) {
-        const status = (result as { status?: unknown } | undefined)?.status;
-        if (typeof status === 'string' && patched(DELIVERY_STATUS_PATCH)) {
-          upsertSearchAttributes([{ key: DeliveryStatusKey, value: status }]);
-          if (status !== 'delivered') log.warn('webhook delivery did not deliver', { delivery_status: status });
-        }
-      }
-      return result;
+      return next(input);
     },
   };
 

@@ -12,11 +12,9 @@ export interface DeliveryRow {
   series: number;
   /** The endpoint's format (D13), which picks the delivery's envelope, window and schedule. */
   format: WebhookFormat;
-  /** Pending from the legacy per-delivery workflows: carried by its own `deliverWebhook` workflow, not by its endpoint's. */
-  legacy: boolean;
 }
 
-const RETURNING = `id, event_id, endpoint_id, series, (select format from webhook_endpoints e where e.id = endpoint_id) as format, next_attempt_at is null as legacy`;
+const RETURNING = `id, event_id, endpoint_id, series, (select format from webhook_endpoints e where e.id = endpoint_id) as format`;
 
 /**
  * The `webhook_deliveries` table (section 6, D6). Everything runs in the event's own tenant, so

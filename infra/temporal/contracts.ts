@@ -23,7 +23,6 @@ export const WORKFLOW_TYPES = {
   quoteInvoice: 'quoteInvoice',
   expireQuotes: 'expireQuotes',
   integrationTokenRefresh: 'integrationTokenRefresh',
-  deliverWebhook: 'deliverWebhook',
   deliverEndpointWebhooks: 'deliverEndpointWebhooks',
   changeOrderInvoice: 'changeOrderInvoice',
   providerSync: 'providerSync',
@@ -96,18 +95,6 @@ export type ConnectionChangedSignal = SignalDefinition<[ConnectionChange], 'conn
 export const CONNECTION_CHANGED: ConnectionChangedSignal['name'] = 'connectionChanged';
 export const integrationRefreshWorkflowId = (ref: { organizationId: string; provider: RefreshedProvider }) =>
   `integration-refresh-${ref.organizationId}-${ref.provider.toLowerCase()}`;
-
-// ---- deliverWebhook: section 6.3, D6 ----
-export interface WebhookDeliveryInput {
-  organizationId: string;
-  deliveryId: string;
-  /** D13: the endpoint's format (fixed at registration); absent in runs started before formats (core). */
-  format?: 'core' | 'field' | 'events';
-  timing?: Timing;
-}
-export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<{ status: 'delivered' | 'failed' | 'missed' }>;
-/** One delivery series of one event to one endpoint; a replay is the next series. */
-export const webhookWorkflowId = (eventId: string, endpointId: string, series: number) => `webhook-${eventId}-${endpointId}-${series}`;
 
 // ---- deliverEndpointWebhooks: section 6.3, D6 (docs/webhook-delivery.md) ----
 /** The circuit breaker of one endpoint (workflows/webhook-breaker.ts has its table of transitions). */

@@ -10,9 +10,6 @@ export const SEARCH_ATTRIBUTES = {
   QuoteNumber: 'Int',
   QuoteId: 'Keyword',
   Provider: 'Keyword',
-  // How a webhook delivery ended (delivered, failed, missed), set by the delivery
-  // workflow's interceptor (workflows/interceptors.ts); `pending` from its start.
-  DeliveryStatus: 'Keyword',
   // D19: `awaiting_repair` while a failed leg waits for `retryLeg`; then `completed` or `repair_window_closed`.
   ApprovalState: 'Keyword',
 } as const;
@@ -21,5 +18,4 @@ export const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', Sear
 export const QuoteNumberKey = defineSearchAttributeKey('QuoteNumber', SearchAttributeType.INT);
 export const QuoteIdKey = defineSearchAttributeKey('QuoteId', SearchAttributeType.KEYWORD);
 export const ProviderKey = defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD);
-export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
 export const ApprovalStateKey = defineSearchAttributeKey('ApprovalState', SearchAttributeType.KEYWORD);

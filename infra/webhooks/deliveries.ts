@@ -7,8 +7,8 @@ import type { WebhookWorkflows } from '../temporal/webhook-workflows';
 
 /**
  * Section 6 and D6 as a feature: the deliveries an event calls for (db/webhooks/deliveries.ts)
- * and the workflows that carry them (infra/temporal/webhook-workflows.ts):
- * each endpoint's one delivery workflow, woken once the rows are committed.
+ * and the workflow that carries them (infra/temporal/webhook-workflows.ts): each endpoint's one
+ * delivery workflow, woken once the rows are committed.
  */
 export class WebhookDeliveries {
   constructor(
@@ -23,12 +23,7 @@ export class WebhookDeliveries {
   /** Many events of one tenant: their deliveries in one transaction, each endpoint woken once. */
   async fanOutMany(organizationId: string, envelopes: readonly EventEnvelope[]): Promise<void> {
     const pending = await createDeliveriesForEvents(this.em, organizationId, envelopes);
-    // A row pending from the legacy per-delivery workflows (an event the relay dispatches late) keeps its own workflow.
-    for (const delivery of pending.filter((d) => d.legacy)) {
-      const quoteId = (envelopes.find((e) => e.id === delivery.event_id)?.data as { quote_id?: unknown } | undefined)?.quote_id;
-      await this.workflows.start(organizationId, delivery, { quoteId: typeof quoteId === 'string' ? quoteId : undefined });
-    }
-    await this.wake(organizationId, pending.filter((d) => !d.legacy));
+    await this.wake(organizationId, pending);
   }
 
   /** D6 replay: a new series of attempts of the same event (same envelope id) to the same endpoint. */

@@ -4,8 +4,6 @@ import { trace } from '@opentelemetry/api';
 import { createLogger } from '../../infra/runtime/logger';
 import { runWithLogContext } from '../../infra/runtime/log-context';
 import { activeTracing, serviceName, startTracing } from '../../infra/runtime/tracing';
-import { DeliveryStatusKey as RegisteredKey, SEARCH_ATTRIBUTES } from '../../infra/temporal/search-attributes';
-import { DeliveryStatusKey } from '../../workflows/interceptors';
 import { PinoTemporalLogger } from '../../worker/temporal-logger';
 
 /** The pieces of logs and traces that need no server. */
@@ -47,12 +45,5 @@ describe('log lines', () => {
     sdk.debug('Workflow completed', { sdkComponent: 'worker', workflowId: 'w1', runId: 'r1', request_id: 'req-1' });
     expect(lines[0]).toMatchObject({ level: 'warn', msg: 'Activity failed', sdk_component: 'worker', workflow_id: 'w1', run_id: 'r1', activity_type: 'writePaymentsInvoice', err: { message: 'refused' } });
     expect(lines[1]).toMatchObject({ level: 'debug', msg: 'Workflow completed', workflow_id: 'w1', run_id: 'r1', request_id: 'req-1' });
-  });
-});
-
-describe('search attributes', () => {
-  it('DeliveryStatus, set by the workflow interceptor, is the one registered (Keyword)', () => {
-    expect(DeliveryStatusKey).toEqual(RegisteredKey);
-    expect(SEARCH_ATTRIBUTES.DeliveryStatus).toBe('Keyword');
   });
 });
