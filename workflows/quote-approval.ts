@@ -4,7 +4,6 @@ import {
   condition,
   defineQuery,
   defineUpdate,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -27,7 +26,7 @@ import type {
   Timing,
 } from '../infra/temporal/contracts';
 import type { SEARCH_ATTRIBUTES } from '../infra/temporal/search-attributes';
-import { databaseProfile, localDatabaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
+import { localDatabaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
 
 /** The contract's update and query (their names are part of the contract's types). */
 const retryLeg: RetryLegUpdate = defineUpdate<LegOutcome, [RetryLegInput], 'retryLeg'>('retryLeg');
@@ -35,11 +34,6 @@ const approvalProgress: ApprovalProgressQuery = defineQuery<ApprovalProgress, []
 const APPROVAL_STATE: keyof typeof SEARCH_ATTRIBUTES = 'ApprovalState';
 const ApprovalStateKey = defineSearchAttributeKey(APPROVAL_STATE, SearchAttributeType.KEYWORD);
 const LEG_PROVIDERS: readonly LegProvider[] = ['PAYMENTS', 'ACCOUNTING', 'CRM'];
-/**
- * The lean approval: the plan and a failed leg's sync row are local activities, and each
- * leg's one activity records its own SUCCEEDED row. Runs started before it keep their shape.
- */
-export const LEAN_APPROVAL_PATCH = 'lean-approval-legs';
 
 /**
  * Sections 3.1 and 3.4, D7: after a quote is approved, each provider leg runs on its own (one
@@ -48,19 +42,10 @@ export const LEAN_APPROVAL_PATCH = 'lean-approval-legs';
  */
 export const quoteApproval: QuoteApprovalWorkflow = async function quoteApproval(input) {
   const timing = input.timing ?? {};
-  const db = proxyActivities<Activities>(databaseProfile(timing));
-  // D19: runs started before the repair existed end when their legs end, as they did.
-  if (!patched('d19-await-repair')) {
-    const plan = await db.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
-    const legs: Promise<LegOutcome>[] = plan.skipped.map((provider) => Promise.resolve<LegOutcome>({ provider, status: 'SKIPPED' }));
-    for (const provider of plan.run) legs.push(runLeg(provider, input, timing, false));
-    return { legs: await Promise.all(legs) };
-  }
-  // Asked once, before the first command: asked again after a replay has caught up, it would say yes.
-  const lean = patched(LEAN_APPROVAL_PATCH);
-  const repairs = new LegRepairs(input, timing, lean);
+  const repairs = new LegRepairs(input, timing);
   repairs.listen();
-  const planner = lean ? proxyLocalActivities<Activities>(localDatabaseProfile(timing)) : db;
+  // The plan is a short database read: a local activity, no round trip through the server.
+  const planner = proxyLocalActivities<Activities>(localDatabaseProfile(timing));
   const plan = await planner.planApprovalLegs({ organizationId: input.organizationId, quoteId: input.quoteId });
   return repairs.run(plan);
 };
@@ -81,7 +66,6 @@ class LegRepairs {
   constructor(
     private readonly input: QuoteApprovalInput,
     private readonly timing: Timing,
-    private readonly lean: boolean,
   ) {}
 
   listen(): void {
@@ -129,7 +113,7 @@ class LegRepairs {
   }
 
   private start(provider: LegProvider): Promise<LegOutcome> {
-    const leg = runLeg(provider, this.input, this.timing, this.lean).then((outcome) => {
+    const leg = runLeg(provider, this.input, this.timing).then((outcome) => {
       this.outcomes.set(provider, outcome);
       this.running.delete(provider);
       return outcome;
@@ -148,37 +132,29 @@ class LegRepairs {
  * (`quote-invoice-<quoteId>-<attempt>`), never the other legs and never a second event.
  */
 export const quoteInvoice: QuoteInvoiceWorkflow = async function quoteInvoice(input) {
-  return runLeg('PAYMENTS', input, input.timing ?? {}, patched(LEAN_APPROVAL_PATCH));
+  return runLeg('PAYMENTS', input, input.timing ?? {});
 };
 
 type Provider = LegProvider;
 
-/** Each provider's write (one activity, every call keyed by quote and step), as a leg sees it. */
-const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Activities>>, ref: LegInput) => Promise<{ externalId: string; amountCents: number | null }>> = {
-  PAYMENTS: async (acts, ref) => {
-    const invoice = await acts.writePaymentsInvoice(ref);
-    return { externalId: invoice.invoiceId, amountCents: invoice.totalCents };
-  },
-  ACCOUNTING: async (acts, ref) => {
-    const invoice = await acts.writeAccountingInvoice(ref);
-    return { externalId: invoice.invoiceId, amountCents: invoice.totalCents };
-  },
-  CRM: async (acts, ref) => ({ externalId: (await acts.upsertCrmOpportunity(ref)).opportunityId, amountCents: null }),
+/** Each provider's write (one activity, every call keyed by quote and step, recording its own success), as a leg sees it: the external id. */
+const LEG_WRITES: Record<Provider, (acts: ReturnType<typeof proxyActivities<Activities>>, ref: LegInput) => Promise<string>> = {
+  PAYMENTS: async (acts, ref) => (await acts.writePaymentsInvoice(ref)).invoiceId,
+  ACCOUNTING: async (acts, ref) => (await acts.writeAccountingInvoice(ref)).invoiceId,
+  CRM: async (acts, ref) => (await acts.upsertCrmOpportunity(ref)).opportunityId,
 };
 
 /**
- * One leg: the provider write and its sync record, SUCCEEDED or FAILED with the last error. Lean:
- * one activity writes and records its success; a failure is recorded by a local
- * activity. Before: the write, then an activity for the record either way.
+ * One leg: the provider write and its sync record, SUCCEEDED or FAILED with the last error. One
+ * activity writes and records its success; a failure is recorded by a local activity.
  */
-async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Timing, lean: boolean): Promise<LegOutcome> {
-  const records = lean ? proxyLocalActivities<Activities>(localDatabaseProfile(timing)) : proxyActivities<Activities>(databaseProfile(timing));
+async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Timing): Promise<LegOutcome> {
+  const records = proxyLocalActivities<Activities>(localDatabaseProfile(timing));
   const providerCalls = proxyActivities<Activities>(providerLegProfile(timing));
   const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
   try {
-    const written = await LEG_WRITES[provider](providerCalls, lean ? { ...ref, recordSync: true } : ref);
-    if (!lean) await records.recordSyncSucceeded({ ...ref, provider, externalId: written.externalId, amountCents: written.amountCents });
-    return { provider, status: 'SUCCEEDED', externalId: written.externalId };
+    const externalId = await LEG_WRITES[provider](providerCalls, ref);
+    return { provider, status: 'SUCCEEDED', externalId };
   } catch (error) {
     const message = failureMessage(error);
     await records.recordSyncFailed({ ...ref, provider, lastError: message });

@@ -26,11 +26,10 @@ interface QuoteRef {
 }
 
 /**
- * A leg's input. `recordSync` (the lean approval): the activity records its own
- * SUCCEEDED sync row after the provider write, so the workflow needs no second activity for it.
- * Runs started before it pass no flag and record the row with `recordSyncSucceeded` themselves.
+ * A leg's input: the quote. The activity records its own SUCCEEDED sync row after the provider
+ * write, so the workflow needs no second activity for it.
  */
-export type LegInput = QuoteRef & { recordSync?: boolean };
+export type LegInput = QuoteRef;
 
 /** What a leg's provider write leaves behind, for its sync record. */
 export interface LegWrite {
@@ -94,7 +93,7 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
     // The leg records its own success. Should this fail (the database), the activity is
     // retried: the provider replays each stored answer by idempotency key and the row is written
     // again, so the guarantees are those of a write followed by a separate record.
-    if (input.recordSync) await recordSucceeded({ ...ref, provider, ...recorded(written) });
+    await recordSucceeded({ ...ref, provider, ...recorded(written) });
     return written;
   }
 
@@ -163,9 +162,6 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
         },
         (opportunity) => ({ externalId: opportunity.opportunityId, amountCents: null }),
       ),
-
-    /** Runs started before the lean approval record a leg's success as an activity of its own. */
-    recordSyncSucceeded: (input: QuoteRef & { provider: SyncProvider } & LegWrite) => recordSucceeded(input),
 
     recordSyncFailed: (input: QuoteRef & { provider: SyncProvider; lastError: string }) => syncRecords.failed(input),
 

@@ -13,11 +13,11 @@ import { faults } from '../../scripts/sandboxes/faults';
 import { RETRY_LEG, WORKFLOW_TYPES, approvalWorkflowId, invoiceWorkflowId, type LegOutcome, type QuoteInvoiceWorkflow } from '../../infra/temporal/contracts';
 
 /**
- * The lean approval: the plan is a local activity (a marker in the history, no activity
- * task), each leg is one activity task that records its own SUCCEEDED sync row, and a failed leg's
- * row is written by a local activity. Read from the workflow's history through the Temporal client.
- * Before it, one approval with three legs took seven activity tasks (the plan, three writes, three
- * records: test/histories/quote-approval-three-legs.json); now three.
+ * The lean approval: the plan is a local activity (a marker in the history, no activity task),
+ * each leg is one activity task that records its own SUCCEEDED sync row, and a failed leg's row
+ * is written by a local activity. Read from the workflow's history through the Temporal client.
+ * An approval with three legs takes three activity tasks (a plan, three writes and three records
+ * as activities of their own would take seven).
  */
 const KEY = 'sk_test_leanApproval0001';
 /** The marker the SDK records for each completed local activity. */
@@ -79,9 +79,9 @@ describe('the lean approval', () => {
     expect(progress.state).toBe('completed');
     const shape = shapeOf(await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).fetchHistory());
     expect(shape.activities.map((a) => a.type)).toEqual(['writePaymentsInvoice', 'writeAccountingInvoice', 'upsertCrmOpportunity']);
-    for (const activity of shape.activities) expect(activity.input).toEqual({ organizationId: tenant.id, quoteId, recordSync: true });
+    for (const activity of shape.activities) expect(activity.input).toEqual({ organizationId: tenant.id, quoteId });
     expect(shape.localActivities).toBe(1);
-    expect(shape.patches).toBe(2); // d19-await-repair and lean-approval-legs
+    expect(shape.patches).toBe(0); // one shape: no version markers
 
     const recorded = await rows(quoteId);
     for (const provider of ['PAYMENTS', 'ACCOUNTING', 'CRM']) expect(recorded[provider]).toMatchObject({ status: 'SUCCEEDED', attempts: 1, last_error: null });
@@ -123,8 +123,9 @@ describe('the lean approval', () => {
     });
     expect(outcome).toMatchObject({ provider: 'PAYMENTS', status: 'SUCCEEDED', externalId: invoice.id });
     const shape = shapeOf(await temporal.client.workflow.getHandle(invoiceWorkflowId(quoteId)).fetchHistory());
-    expect(shape.activities).toEqual([{ type: 'writePaymentsInvoice', input: { organizationId: tenant.id, quoteId, recordSync: true } }]);
+    expect(shape.activities).toEqual([{ type: 'writePaymentsInvoice', input: { organizationId: tenant.id, quoteId } }]);
     expect(shape.localActivities).toBe(0);
+    expect(shape.patches).toBe(0);
     expect(invoicesAtStripe(quoteId)).toHaveLength(1);
     expect((await rows(quoteId)).PAYMENTS).toMatchObject({ status: 'SUCCEEDED', attempts: 2, external_id: invoice.id });
     expect(await invoiceGenerated(quoteId)).toBe(1);
