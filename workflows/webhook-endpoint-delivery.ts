@@ -9,7 +9,7 @@ import type {
   EndpointDeliveryWorkflow,
   RetryDecision,
 } from '../infra/temporal/contracts';
-import type { WebhookFormat } from '../domain/webhooks/formats';
+import { FORMAT_RULES, type WebhookFormat } from '../domain/webhooks/formats';
 import { mailProfile, webhookBatchProfile } from './activity-profiles';
 import { batchAllowance, batchEvent, breakerAfter, coolDownLeftMs, initialBreaker } from './webhook-breaker';
 import { nextAttemptFor } from '../domain/webhooks/schedules';
@@ -30,9 +30,6 @@ export const ENDPOINT_DELIVERY_LIMITS: EndpointDeliveryLimits = {
   idleCheckMs: 300_000,
 };
 
-/** Each format's response window (domain/webhooks/formats.ts FORMAT_RULES, kept equal by a unit test): it sizes the batch's timeout. */
-export const RESPONSE_WINDOW_MS: { readonly [F in WebhookFormat]: number } = { core: 8_000, field: 10_000, events: 300_000 };
-
 /**
  * Every delivery of one endpoint (docs/webhook-delivery.md), id
  * `webhook-endpoint-<endpointId>`, started and woken by the dispatcher with signal-with-start.
@@ -41,10 +38,11 @@ export const RESPONSE_WINDOW_MS: { readonly [F in WebhookFormat]: number } = { c
  * retryable failures, claims the due deliveries (oldest first), POSTs them concurrently within
  * the endpoint's limit and records every attempt. This workflow alone decides what follows a
  * retryable failure (section 6.3 rule 5 for `core`, D13's 24-hour tables for `field` and
- * `events`), with its deterministic random, exactly as the per-delivery workflow did: the next
- * attempt's time goes into the delivery row, and the workflow sleeps with a durable timer until
- * the earliest one, a wake-up signal, or its breaker's cool-down. After `batchesPerRun` turns it
- * continues as new, carrying the breaker and the decisions not yet recorded.
+ * `events`: domain/webhooks/schedules.ts) with its deterministic random: the next attempt's time
+ * goes into the delivery row, and the workflow sleeps with a durable timer until the earliest one,
+ * a wake-up signal, or its breaker's cool-down. After `batchesPerRun` turns it continues as new,
+ * carrying the breaker and the decisions not yet recorded. Each batch's timeout is sized by its
+ * format's response window, read from the one table of formats (FORMAT_RULES).
  */
 export const deliverEndpointWebhooks: EndpointDeliveryWorkflow = async function deliverEndpointWebhooks(input) {
   const limits: EndpointDeliveryLimits = { ...ENDPOINT_DELIVERY_LIMITS, ...input.limits };
@@ -74,7 +72,7 @@ export const deliverEndpointWebhooks: EndpointDeliveryWorkflow = async function 
 
     const allowance = batchAllowance(breaker, limits);
     const batches = proxyActivities<Activities>(
-      webhookBatchProfile(timing, { responseWindowMs: RESPONSE_WINDOW_MS[format], rounds: Math.ceil(allowance.claim / limits.concurrency), drainMs: limits.drainMs }),
+      webhookBatchProfile(timing, { responseWindowMs: FORMAT_RULES[format].responseWindowMs, rounds: Math.ceil(allowance.claim / limits.concurrency), drainMs: limits.drainMs }),
     );
     const report = await batches.deliverWebhookBatch({
       organizationId: input.organizationId,

@@ -2,8 +2,7 @@
 // every transition of its table, and what it lets a batch do in each state.
 import { describe, expect, it } from '@jest/globals';
 import { BREAKER_TRANSITIONS, batchAllowance, batchEvent, breakerAfter, coolDownLeftMs, initialBreaker, type BreakerEvent } from '../../workflows/webhook-breaker';
-import { ENDPOINT_DELIVERY_LIMITS, RESPONSE_WINDOW_MS } from '../../workflows/webhook-endpoint-delivery';
-import { FORMAT_RULES } from '../../domain/webhooks/formats';
+import { ENDPOINT_DELIVERY_LIMITS } from '../../workflows/webhook-endpoint-delivery';
 import type { BreakerState, BreakerStateName } from '../../infra/temporal/contracts';
 
 const limits = { failuresToOpen: 5, coolDownMs: 1_000, maxCoolDownMs: 4_000, batchSize: 100 };
@@ -61,10 +60,6 @@ describe('what a batch tells the breaker, and what the breaker lets a batch do',
 });
 
 describe('the endpoint workflow\'s fixed figures', () => {
-  it('each format\'s response window is the one its attempts use (FORMAT_RULES)', () => {
-    for (const format of ['core', 'field', 'events'] as const) expect(RESPONSE_WINDOW_MS[format]).toBe(FORMAT_RULES[format].responseWindowMs);
-  });
-
   it('a dead endpoint holds at most its own concurrency before the breaker opens', () => {
     expect(ENDPOINT_DELIVERY_LIMITS.failuresToOpen).toBeLessThanOrEqual(ENDPOINT_DELIVERY_LIMITS.concurrency);
   });
