@@ -72,15 +72,6 @@ function outcomeOf(error: unknown): ProviderCallOutcome {
 /** What some activities' results mean for an operator. */
 function observe(activityType: string, args: Record<string, unknown>, result: unknown, deps: { logger: Logger; metrics?: WorkerMetrics | undefined }): void {
   switch (activityType) {
-    case 'attemptWebhookDelivery': {
-      const outcome = (result as { outcome?: unknown } | undefined)?.outcome;
-      if (typeof outcome !== 'string') return;
-      deps.metrics?.webhookAttempts.inc({ outcome });
-      if (outcome === 'delivered') deps.metrics?.webhookDeliveries.inc({ outcome: 'delivered' });
-      if (outcome === 'endpoint_deleted') deps.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
-      if (outcome !== 'delivered' && outcome !== 'already_delivered') deps.logger.info({ outcome }, 'webhook delivery attempt did not deliver');
-      return;
-    }
     case 'deliverWebhookBatch': {
       // A batch reports its attempts by outcome and the deliveries it ended.
       const report = result as { attempts?: Record<string, number>; delivered?: number; failed?: number; missed?: number; timedOut?: number; failedIds?: string[] } | undefined;
@@ -91,12 +82,6 @@ function observe(activityType: string, args: Record<string, unknown>, result: un
       if (notDelivered > 0) deps.logger.info({ not_delivered: notDelivered, timed_out: report.timedOut ?? 0 }, 'webhook delivery attempts did not deliver');
       for (const deliveryId of report.failedIds ?? []) deps.logger.warn({ delivery_id: deliveryId, delivery_status: 'failed' }, 'webhook delivery failed');
       if ((report.missed ?? 0) > 0) deps.logger.warn({ delivery_status: 'missed', count: report.missed }, 'webhook delivery missed: its endpoint is disabled');
-      return;
-    }
-    case 'finishWebhookDelivery': {
-      const status = typeof args.status === 'string' ? args.status : 'failed';
-      deps.metrics?.webhookDeliveries.inc({ outcome: status });
-      deps.logger.warn({ delivery_status: status, error: args.error }, status === 'missed' ? 'webhook delivery missed: its endpoint is disabled' : 'webhook delivery failed');
       return;
     }
     case 'recordSyncFailed':

@@ -23,9 +23,33 @@ import type { WebhookFormat } from '../../domain/events/catalogue';
 import { deliverOnce, type DeliveryAttemptResult } from './deliver';
 import { signPayload } from '../../infra/webhooks/signature';
 import { FORMAT_RULES, formatHeaders, renderBody } from '../../domain/webhooks/formats';
-import type { EndpointDisabled, WebhookDeliveryDeps } from './delivery-attempt';
+import type { CredentialCipher } from '../../db/security/credential-cipher';
+import type { Resolver } from '../../infra/webhooks/address-policy';
 
 const SANDBOX_SUBDOMAINS: ReadonlySet<string> = new Set(SANDBOX_TENANTS.map((t) => t.subdomain));
+
+/** What sending needs beyond the database (D6, D13). */
+export interface WebhookDeliveryDeps {
+  em: EntityManager;
+  cipher: CredentialCipher | undefined;
+  allowPrivateNetworks: boolean;
+  /** OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK (development): loopback receivers only. */
+  allowLoopback?: boolean | undefined;
+  /** Tests inject DNS answers; production resolves for real, at connect time. */
+  lookup?: Resolver | undefined;
+  /** Overrides every format's response window (tests of the core format). */
+  timeoutMs?: number | undefined;
+  /** Multiplies each format's response window (tests: an events window of 300 s in 3 s). */
+  responseWindowScale?: number | undefined;
+  now?: () => Date;
+}
+
+/** A batch's failure disabled the endpoint (D6): the workflow then sends the one notice (D13). */
+export interface EndpointDisabled {
+  endpointId: string;
+  /** ISO time; with the endpoint, the key of the notice. */
+  disabledAt: string;
+}
 
 /** One batch of one endpoint (docs/webhook-delivery.md). */
 export interface BatchInput {

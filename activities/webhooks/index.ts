@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
 import type { Mailer } from '../../infra/email/mailer';
 import type { Resolver } from '../../infra/webhooks/address-policy';
-import { attemptWebhookDelivery, finishWebhookDelivery, type AttemptInput } from './delivery-attempt';
 import { deliverWebhookBatch, type BatchInput } from './delivery-batch';
 import { sendEndpointDisabledNotice, type DisabledNoticeInput } from './disabled-notice';
 
@@ -28,14 +27,12 @@ export function createWebhookActivities(deps: { em: EntityManager; logger?: Logg
   const delivery = { em: deps.em, ...deps.webhooks };
   const notices = { em: deps.em, mailer: deps.webhooks.mailer, baseUrl: deps.webhooks.publicBaseUrl ?? 'http://localhost:3000', logger: deps.logger };
   return {
-    attemptWebhookDelivery: (input: AttemptInput) => attemptWebhookDelivery(delivery, input),
     // Heartbeats while the batch's requests are out: a worker that dies mid-batch is noticed
     // within the heartbeat timeout, and the retried batch takes back its rows (at-least-once).
     deliverWebhookBatch: (input: BatchInput) => {
       const context = Context.current();
       return deliverWebhookBatch({ ...delivery, heartbeat: () => context.heartbeat() }, input);
     },
-    finishWebhookDelivery: (input: { organizationId: string; deliveryId: string; status: 'failed' | 'missed'; error?: string }) => finishWebhookDelivery(deps.em, input),
     sendEndpointDisabledNotice: (input: DisabledNoticeInput) => sendEndpointDisabledNotice(notices, input),
   };
 }

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { eventPayloadFor } from '../../domain/versions/versions';
 
 /**
  * D16: the dated version a tenant is pinned to: the current version at its first API request,
@@ -12,14 +11,4 @@ export async function pinTenantVersion(em: EntityManager, current: string): Prom
   );
   if (!row) throw new Error('the tenant selected has no organization row');
   return row.api_version;
-}
-
-export async function endpointVersion(em: EntityManager, endpointId: string): Promise<string | null> {
-  const [row] = await em.execute<{ api_version: string | null }[]>('select api_version from webhook_endpoints where id = ?', [endpointId]);
-  return row?.api_version ?? null;
-}
-
-/** A stored event as the endpoint receives it: in the shape of the version it pinned (D16). */
-export async function eventPayloadForEndpoint(em: EntityManager, endpointId: string, payload: string): Promise<string> {
-  return eventPayloadFor(await endpointVersion(em, endpointId), payload);
 }

@@ -7,8 +7,8 @@ import type { AttemptRecord } from './attempts';
  * An endpoint's deliveries taken in batches by its one delivery workflow
  * (docs/webhook-delivery.md). Every function runs inside the endpoint's tenant transaction.
  *
- * A pending delivery with a `next_attempt_at` belongs to its endpoint's workflow; one without is
- * carried by its own `deliverWebhook` workflow (a legacy per-delivery run) and is never claimed here.
+ * A pending delivery is due at its `next_attempt_at` (the column's default is the moment the row
+ * is written; the workflow's retry decisions move it on).
  */
 
 /** The endpoint as a batch needs it: address, format, version pin, secrets and tenant. */

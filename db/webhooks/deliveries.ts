@@ -81,17 +81,6 @@ export async function closeMissedDelivery(em: EntityManager, organizationId: str
   await inTenant(em, organizationId, (tx) => tx.execute(`update webhook_deliveries set status = 'failed', last_error = 'missed while disabled; replayed' where id = ?`, [deliveryId]));
 }
 
-/** The workflow's ending of a pending delivery: failed (retries exhausted) or missed (endpoint disabled). */
-export async function finishDelivery(em: EntityManager, organizationId: string, input: { deliveryId: string; status: 'failed' | 'missed'; error?: string | undefined }): Promise<void> {
-  await inTenant(em, organizationId, (tx) =>
-    tx.execute(`update webhook_deliveries set status = ?, last_error = coalesce(?, last_error), updated_at = clock_timestamp() where id = ? and status = 'pending'`, [
-      input.status,
-      input.error ?? null,
-      input.deliveryId,
-    ]),
-  );
-}
-
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'missed';
 
 export interface DeliveryListRow {

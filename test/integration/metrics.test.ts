@@ -154,7 +154,7 @@ describe('the API\'s /metrics', () => {
   });
 });
 
-describe('the worker\'s /metrics, DeliveryStatus and log lines', () => {
+describe('the worker\'s /metrics and log lines', () => {
   it('counts provider calls and webhook deliveries by outcome; an exhausted delivery is failed to an operator, with its quote and request id', async () => {
     const subscribed = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: receiver.url, events: ['quote.approved'], description: 'metrics test receiver' } });
     expect(subscribed.status).toBe(201);

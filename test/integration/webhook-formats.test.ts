@@ -30,7 +30,7 @@ import { checkRecordedEvents } from '../support/recorded-events';
 import { waitUntil } from '../../scripts/harness/wait-until';
 import { createLogger } from '../../infra/runtime/logger';
 import type { WebhookDependencies } from '../../activities/webhooks';
-import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
+import { deliverWebhookBatch, type WebhookDeliveryDeps } from '../../activities/webhooks/delivery-batch';
 import { createDeliveriesForEvent } from '../../db/webhooks/deliveries';
 import { WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 
@@ -582,11 +582,16 @@ describe("a receiver that is slow, answers a huge body or holds the connection i
     const rows = await createDeliveriesForEvent(temporal.orm.em, envelope);
     return endpoints.map((e) => rows.find((r) => r.endpoint_id === e.id)!);
   }
-  const attempt = (deliveryId: string, deps: Partial<Parameters<typeof attemptWebhookDelivery>[0]> = {}) =>
-    attemptWebhookDelivery(
+  /** One batch of the delivery's endpoint, as the endpoint workflow runs it: its one attempt's outcome, and the endpoint's format. */
+  const attempt = async (delivery: { id: string; endpoint_id: string }, deps: Partial<WebhookDeliveryDeps> = {}) => {
+    const report = await deliverWebhookBatch(
       { em: temporal.orm.em, cipher: new CredentialCipher(KEY), allowPrivateNetworks: false, allowLoopback: true, ...deps },
-      { organizationId: tenant.id, deliveryId, attempt: 1 },
+      { organizationId: tenant.id, endpointId: delivery.endpoint_id, token: `window-${delivery.id}`, claim: 1, concurrency: 1, stopAfterFailures: 1, decisions: [] },
     );
+    const outcomes = Object.entries(report.attempts).flatMap(([outcome, count]) => Array<string>(count).fill(outcome));
+    expect(outcomes).toHaveLength(1);
+    return { outcome: outcomes[0], format: report.format };
+  };
   const logged = async (deliveryId: string) =>
     (await owner.query('select outcome, response_status, error, duration_ms, response_excerpt, request_body from webhook_delivery_attempts where delivery_id = $1', [deliveryId])).rows[0];
 
@@ -651,7 +656,7 @@ describe("a receiver that is slow, answers a huge body or holds the connection i
       const endpoint = await register({ url: silent.url, format, events: [format === 'core' ? 'work_order.pending' : 'quote.created'] });
       const [delivery] = await pendingDeliveries(format === 'core' ? 'work_order.pending' : 'quote.created', [endpoint]);
       const started = Date.now();
-      const report = await attempt(delivery!.id, { responseWindowScale: scale });
+      const report = await attempt(delivery!, { responseWindowScale: scale });
       const took = Date.now() - started;
       expect(report).toEqual({ outcome: 'retryable_failure', format });
       expect(Math.round(window * scale)).toBe(600);
@@ -673,8 +678,8 @@ describe("a receiver that is slow, answers a huge body or holds the connection i
       const quick = await register({ url: fast.url, format: 'events', events: ['quote.created'] });
       const [slowDelivery, quickDelivery] = await pendingDeliveries('quote.created', [slow, quick]);
       const started = Date.now();
-      const slowAttempt = attempt(slowDelivery!.id, { responseWindowScale: 0.01 }); // 3 s
-      const quickReport = await attempt(quickDelivery!.id, { responseWindowScale: 0.01 });
+      const slowAttempt = attempt(slowDelivery!, { responseWindowScale: 0.01 }); // 3 s
+      const quickReport = await attempt(quickDelivery!, { responseWindowScale: 0.01 });
       const quickTook = Date.now() - started;
       expect(quickReport).toEqual({ outcome: 'delivered', format: 'events' });
       expect(fast.received).toHaveLength(1);
@@ -694,12 +699,12 @@ describe("a receiver that is slow, answers a huge body or holds the connection i
       const big = await register({ url: huge.url, format: 'field', events: ['quote.created'] });
       const [openDelivery, bigDelivery] = await pendingDeliveries('quote.created', [open, big]);
       const started = Date.now();
-      expect(await attempt(openDelivery!.id, { responseWindowScale: 0.05 })).toEqual({ outcome: 'delivered', format: 'field' });
+      expect(await attempt(openDelivery!, { responseWindowScale: 0.05 })).toEqual({ outcome: 'delivered', format: 'field' });
       expect(Date.now() - started).toBeGreaterThanOrEqual(490);
       expect(await logged(openDelivery!.id)).toMatchObject({ outcome: 'delivered', response_status: 200, error: null, response_excerpt: expect.stringMatching(/^\{"ok": +$/) });
 
       const bigStarted = Date.now();
-      expect(await attempt(bigDelivery!.id)).toEqual({ outcome: 'delivered', format: 'field' });
+      expect(await attempt(bigDelivery!)).toEqual({ outcome: 'delivered', format: 'field' });
       expect(Date.now() - bigStarted).toBeLessThan(5000);
       const row = await logged(bigDelivery!.id);
       expect(row).toMatchObject({ outcome: 'delivered', response_status: 200 });
@@ -722,7 +727,7 @@ describe("a receiver that is slow, answers a huge body or holds the connection i
       asked.push(hostname);
       return [{ address: '10.20.30.40', family: 4 }];
     };
-    expect(await attempt(delivery!.id, { lookup })).toEqual({ outcome: 'permanent_failure', format: 'field' });
+    expect(await attempt(delivery!, { lookup })).toEqual({ outcome: 'permanent_failure', format: 'field' });
     expect(asked).toEqual(['hooks.field-receiver.test']);
     expect(await logged(delivery!.id)).toMatchObject({ outcome: 'permanent_failure', response_status: null, error: expect.stringMatching(/^refused: /), request_body: null });
     expect(r.received).toHaveLength(0);

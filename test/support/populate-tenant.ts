@@ -6,7 +6,7 @@ import { SyncRecords } from '../../activities/sync-records';
 import { consent, startIntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { CredentialCipher } from '../../db/security/credential-cipher';
-import { attemptWebhookDelivery } from '../../activities/webhooks/delivery-attempt';
+import { deliverWebhookBatch } from '../../activities/webhooks/delivery-batch';
 import { inTenant } from '../../db/tenant-scope';
 import { addToSyncRun, beginSyncRun, finishSyncRun, writeWatermark } from '../../db/provider-sync/provider-sync';
 import { workerOrm } from './worker-db';
@@ -70,37 +70,36 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     const raised = await field(`/v1/fsm/jobs/${workOrderId}/change-orders`, { reason: 'Isolation check change order', labour_hours: 1 }, 201);
     await field(`/v1/fsm/change-orders/${raised.change_order_id}/reject`, { reason: 'Isolation check' }, 200);
     await new SyncRecords(worker.em).skipped({ organizationId: tech.organizationId, quoteId, provider: 'CRM', reason: 'CRM provider not connected' });
-    // Without a worker here: the delivery row the fan-out writes, and one real attempt (the activity's code) with its log row.
-    const [delivery] = await inTenant(worker.em, tech.organizationId, (tx) =>
-      tx.execute<{ id: string }[]>(
+    // Without a worker here: the delivery row the fan-out writes, and one real batch (the activity's code) with its attempt's log row.
+    const sendDue = (id: string) =>
+      deliverWebhookBatch(
+        { em: worker.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
+        { organizationId: tech.organizationId, endpointId: id, token: `populate-${id}`, claim: 10, concurrency: 1, stopAfterFailures: 10, decisions: [] },
+      );
+    await inTenant(worker.em, tech.organizationId, (tx) =>
+      tx.execute(
         `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, status)
-         select app_current_organization(), ?, id, event, 'pending' from outbox_events where envelope->'data'->>'work_order_id' = ? returning id`,
+         select app_current_organization(), ?, id, event, 'pending' from outbox_events where envelope->'data'->>'work_order_id' = ?`,
         [endpointId, workOrderId],
       ),
     );
-    await attemptWebhookDelivery(
-      { em: worker.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
-      { organizationId: tech.organizationId, deliveryId: delivery!.id, attempt: 1 },
-    );
-    // D13: a second endpoint, failing for 72 hours, disabled by an attempt; the one notice of it,
+    await sendDue(endpointId);
+    // D13: a second endpoint, failing for 72 hours, disabled by a batch's attempt; the one notice of it,
     // sent by the activity through a real SMTP server (the mail catcher).
     const failing = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: receiver.url, events: ['work_order.dispatched'], description: 'failing' } });
     if (failing.status !== 201) throw new Error(`populating ${subdomain}: failing endpoint answered ${failing.status} ${await failing.text()}`);
     const failingId = ((await failing.json()) as { id: string }).id;
     await owner.query(`update webhook_endpoints set failing_since = now() - interval '73 hours' where id = $1`, [failingId]);
-    const [failingDelivery] = await inTenant(worker.em, tech.organizationId, (tx) =>
-      tx.execute<{ id: string }[]>(
+    await inTenant(worker.em, tech.organizationId, (tx) =>
+      tx.execute(
         `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, status)
-         select app_current_organization(), ?, id, event, 'pending' from outbox_events where envelope->'data'->>'work_order_id' = ? returning id`,
+         select app_current_organization(), ?, id, event, 'pending' from outbox_events where envelope->'data'->>'work_order_id' = ?`,
         [failingId, workOrderId],
       ),
     );
     receiver.script({ status: 500 });
-    const report = await attemptWebhookDelivery(
-      { em: worker.em, cipher: new CredentialCipher(fakes.env.CREDENTIAL_ENCRYPTION_KEY!), allowPrivateNetworks: true },
-      { organizationId: tech.organizationId, deliveryId: failingDelivery!.id, attempt: 1 },
-    );
-    if (!('disabled' in report) || !report.disabled) throw new Error(`populating ${subdomain}: the failing endpoint was not disabled (${JSON.stringify(report)})`);
+    const report = await sendDue(failingId);
+    if (!report.disabled) throw new Error(`populating ${subdomain}: the failing endpoint was not disabled (${JSON.stringify(report)})`);
     const catcher = await startMailCatcher();
     const mailer = smtpMailer(catcher.smtpUrl, 'Shade Office <no-reply@shade-office.invalid>');
     try {
