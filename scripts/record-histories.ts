@@ -1,9 +1,10 @@
 /**
  * Records the event histories that test/unit/workflow-replay.test.ts replays on every run, so a
- * change that breaks determinism fails the suite. Re-record (`npm run record-histories`) only
- * when a workflow change is meant to be incompatible, and then version the workflow (patched())
- * instead if runs may be in flight. Names given as arguments record only those histories (a new
- * path of a workflow gets its own file; the others stay as they were recorded).
+ * change that breaks determinism fails the suite. A change that would take running workflows
+ * down another path is versioned with patched() and keeps the old files; once no run of the old
+ * shape is open, the patch is retired and the files re-recorded (docs/workflow-versioning.md).
+ * Names given as arguments record only those histories (a new path of a workflow gets its own
+ * file; the others stay as they were recorded).
  *
  * Self-contained like `npm test`: its own PostgreSQL (or DATABASE_URL's server) and Temporal,
  * a local payments fake, and a worker in this process.

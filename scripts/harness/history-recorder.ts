@@ -83,12 +83,10 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     await sync.result();
     return {
       'provider-sync-payments': await sync.fetchHistory(),
-      // D19: refused, awaiting repair, repaired by the invoice endpoint's retryLeg update. The
-      // lean shape (local activities, legs that record their own row) has names of its own: the
-      // files of the shape before it stay as they were recorded and keep replaying.
-      'quote-approval-lean-payments-repaired': await approval.fetchHistory(),
-      'quote-invoice-lean-succeeded': await invoiceAlone.fetchHistory(),
-      'quote-approval-lean-three-legs': await fullFanOut.fetchHistory(),
+      // D19: refused, awaiting repair, repaired by the invoice endpoint's retryLeg update.
+      'quote-approval-payments-repaired': await approval.fetchHistory(),
+      'quote-invoice-succeeded': await invoiceAlone.fetchHistory(),
+      'quote-approval-three-legs': await fullFanOut.fetchHistory(),
       'change-order-invoice-succeeded': await changeOrder.fetchHistory(),
     };
   } finally {

@@ -27,8 +27,6 @@ export async function recordWebhookAndScheduleHistories(): Promise<Record<string
   await harness.startWorker({ webhooks: { cipher: new CredentialCipher(key), allowPrivateNetworks: false, allowLoopback: true } });
   const api = await startApi({ events: harness.dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' } });
   try {
-    // New deliveries go to their endpoint's workflow; the per-delivery histories
-    // (webhook-delivery-*.json) were recorded before it and stay as recorded, replayed on every run.
     const endpointRuns = await endpointWorkflowRuns();
 
     /**
