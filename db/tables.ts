@@ -72,6 +72,16 @@ export interface Tables {
     actual_start: Timestamp | null;
     job_updated_at: Timestamp;
   };
+  work_order_history: {
+    id: Id;
+    work_order_id: string;
+    sequence: ColumnType<string, never, never>;
+    from_status: string | null;
+    to_status: string;
+    changed_by_user_id: string;
+    changed_at: Timestamp;
+    notes: string | null;
+  };
   crews: { id: Id; name: string; foreman_user_id: string; created_at: Timestamp; updated_at: Timestamp };
   crew_members: { crew_id: string; user_id: string };
   sites: { id: Id; name: string; region: string };

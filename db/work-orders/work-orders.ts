@@ -151,13 +151,23 @@ export const WORK_ORDER_HISTORY_KEYSET = keyset(z.tuple([z.string().regex(/^\d{1
 
 /** One page of a work order's history, oldest first (`limit` + 1 rows), after a sequence number. */
 export function workOrderHistoryPage(em: EntityManager, id: string, afterSequence: string | undefined, limit: number): Promise<WorkOrderHistoryRow[]> {
-  return em.execute<WorkOrderHistoryRow[]>(
-    `select h.id, h.sequence::text as sequence, h.from_status, h.to_status, h.changed_by_user_id, u.full_name as changed_by_name, h.changed_at, h.notes
-       from work_order_history h join users u on u.id = h.changed_by_user_id
-      where h.work_order_id = ? ${afterSequence !== undefined ? 'and h.sequence > ?::bigint' : ''}
-      order by h.sequence asc limit ?`,
-    afterSequence !== undefined ? [id, afterSequence, limit + 1] : [id, limit + 1],
-  );
+  let query = tablesOf(em)
+    .selectFrom('work_order_history as h')
+    .innerJoin('users as u', 'u.id', 'h.changed_by_user_id')
+    .select((eb) => [
+      'h.id',
+      // A bigint as text (digits, exact); the order below names the column, not this text.
+      sql<string>`${eb.ref('h.sequence')}::text`.as('sequence'),
+      eb.ref('h.from_status').$castTo<WorkOrderStatus | null>().as('from_status'),
+      eb.ref('h.to_status').$castTo<WorkOrderStatus>().as('to_status'),
+      'h.changed_by_user_id',
+      'u.full_name as changed_by_name',
+      'h.changed_at',
+      'h.notes',
+    ])
+    .where('h.work_order_id', '=', id);
+  if (afterSequence !== undefined) query = query.where('h.sequence', '>', afterSequence);
+  return query.orderBy('h.sequence').limit(limit + 1).execute();
 }
 
 export interface NewWorkOrder {
