@@ -1,7 +1,7 @@
 // The retry schedule of outbound deliveries (spec 6.3 rule 5): at most 5 attempts in total,
 // backing off 2^n seconds with jitter after failed attempt n.
 //
-// It runs inside the delivery workflow (where Math.random is replaced by a deterministic,
+// It runs inside the endpoint's delivery workflow (where Math.random is replaced by a deterministic,
 // seeded source), so it is pure and must stay free of imports that do I/O.
 //
 // Jitter: ±20 % uniform around 2^n seconds, i.e. a wait in [0.8·2^n, 1.2·2^n). Centred jitter

@@ -1,5 +1,5 @@
 // D13: the retry schedules of the `field` and `events` delivery formats, as data (the `core`
-// schedule, document 000 section 6.3 rule 5, stays in webhook-backoff.ts, unchanged).
+// schedule, document 000 section 6.3 rule 5, is backoff.ts's; nextAttemptFor picks by format).
 //
 // Each table lists the base wait after failed attempt n (row n, 1-based); one attempt more than
 // rows in all. Both run for exactly 24 hours of base waits, so the last attempt lands 24 hours
