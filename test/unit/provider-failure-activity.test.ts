@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { Registry } from 'prom-client';
 import type { Connection } from 'jsforce';
 import { classifySalesforceError, classifyStripeError } from '../../activities/providers/failure';
@@ -65,7 +66,8 @@ const QUOTE: FrozenQuote = {
 
 /** An activity of the given type, as the worker runs it: our interceptors around it, on its `attempt`. */
 function asWorker(activityType: string, attempt = 2) {
-  return new MockActivityEnvironment({ activityType, attempt }, { interceptors: [activityInterceptors({ logger: createLogger('silent'), metrics })] });
+  // The SDK's own 'Activity failed' lines are expected here: only errors would be news.
+  return new MockActivityEnvironment({ activityType, attempt }, { logger: new DefaultLogger('ERROR'), interceptors: [activityInterceptors({ logger: createLogger('silent'), metrics })] });
 }
 
 /** The leg's rule around its write (activities/approval/index.ts): the provider's error leaves the activity classified. */
