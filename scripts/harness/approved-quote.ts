@@ -9,7 +9,7 @@ import { twoWindows } from './quote-requests';
 export interface QuoteMaker {
   api: ApiHarness;
   temporal: TemporalHarness;
-  /** A SALES user's token. */
+  /** The token that quotes and approves: a SALES user's, as a rule (an ADMIN's may too). */
   sales: string;
 }
 
@@ -22,7 +22,7 @@ export interface Customer {
 export interface KeptQuote {
   quote_id: string;
   quote_number: number;
-  totals: { amount_cents: number };
+  totals: { amount_cents: number; cost_cents: number };
   line_items: { price_cents: number }[];
 }
 

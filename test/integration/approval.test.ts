@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import type { Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
@@ -13,6 +12,7 @@ import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { quoteTax } from '../../domain/tax/quote-tax';
 import { RELAY_GRACE_SECONDS } from '../../worker/outbox-relay';
 import { waitUntil } from '../../scripts/harness/wait-until';
+import * as quotes from '../../scripts/harness/approved-quote';
 
 const KEY = 'sk_test_approvalSuite0001';
 let stack: PaymentsStack;
@@ -30,11 +30,7 @@ beforeAll(async () => {
 afterEach(() => fake.faults.clear());
 afterAll(() => stack.close());
 
-async function newQuote(customer: { name: string; email?: string } = { name: 'Morgan Lee', email: `morgan-${Date.now()}-${Math.random()}@example.test` }) {
-  const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer }) });
-  expect(res.status).toBe(200);
-  return (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number }; line_items: { price_cents: number }[] };
-}
+const newQuote = (customer = quotes.newCustomer('Morgan Lee')) => quotes.keptQuote(stack, customer);
 const approve = (id: string, token = sales) => api.request(`/api/v1/quotes/${id}/approve`, { method: 'POST', token });
 // D19: a failed leg leaves the approval awaiting its repair; the legs have settled either way.
 const finished = (quoteId: string) => approvalSettled(temporal.client, quoteId);

@@ -4,15 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import type { ApiHarness } from '../../scripts/harness/api-harness';
-import { approvalSettled, changeOrderInvoiceSettled } from '../../scripts/harness/approval-progress';
+import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progress';
 import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
 import { createTenant, giveRateCard, type Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
 import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
+import * as quotes from '../../scripts/harness/approved-quote';
 
 /**
  * D19 for every provider call that moves money: a quote's payments leg, a change order's invoice
@@ -65,11 +65,8 @@ const lineOf = (out: string, workflowId: string) => out.split('\n').find((l) => 
 const syncRow = async (localId: string) => (await owner.query(`select status, attempts, external_id from sync_records where provider = 'PAYMENTS' and local_id = $1`, [localId])).rows[0];
 
 async function approvedQuote(): Promise<{ quoteId: string; quoteNumber: number }> {
-  const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: admin, json: twoWindows({ persist: true, customer: { name: 'Lee Chen', email: 'lee@example.test' } }) });
-  const body = (await calc.json()) as { quote_id: string; quote_number: number };
-  expect((await api.request(`/api/v1/quotes/${body.quote_id}/approve`, { method: 'POST', token: admin })).status).toBe(200);
-  await approvalSettled(temporal.client, body.quote_id);
-  return { quoteId: body.quote_id, quoteNumber: body.quote_number };
+  const quote = await quotes.approvedQuote({ api, temporal, sales: admin }, { name: 'Lee Chen', email: 'lee@example.test' });
+  return { quoteId: quote.quote_id, quoteNumber: quote.quote_number };
 }
 
 async function jobOf(quoteId: string): Promise<string> {

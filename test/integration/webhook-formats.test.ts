@@ -33,6 +33,7 @@ import type { WebhookDependencies } from '../../activities/webhooks';
 import { deliverWebhookBatch, type WebhookDeliveryDeps } from '../../activities/webhooks/delivery-batch';
 import { createDeliveriesForEvent } from '../../db/webhooks/deliveries';
 import { WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
+import * as quotes from '../../scripts/harness/approved-quote';
 
 /**
  * D13: the three delivery formats. Each format's envelope, headers and signature as the loopback
@@ -150,11 +151,7 @@ async function settled(eventId: string): Promise<{ endpoint_id: string; status: 
   return (await owner.query('select endpoint_id, status, attempts from webhook_deliveries where event_id = $1 order by series', [eventId])).rows;
 }
 
-async function newQuote(token = sales): Promise<{ quote_id: string; quote_number: number; totals: { amount_cents: number; cost_cents: number } }> {
-  const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true, customer: { name: 'Avery Chen', email: 'avery@example.test' } }) });
-  expect(res.status).toBe(200);
-  return (await res.json()) as { quote_id: string; quote_number: number; totals: { amount_cents: number; cost_cents: number } };
-}
+const newQuote = () => quotes.keptQuote({ api, temporal, sales }, { name: 'Avery Chen', email: 'avery@example.test' });
 
 /** An event recorded straight into the outbox (as /v1/fsm will), then dispatched as the relay would. */
 async function emit<N extends OutboxEventName>(event: N, data: EventData<N>, using = dispatcher): Promise<EventEnvelope> {
