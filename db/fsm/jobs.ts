@@ -9,8 +9,8 @@ import type { JobStatus } from '../../domain/jobs/job-status-table';
 import { jobMoveEvents, planJobMove } from '../../domain/jobs/job-move';
 
 /**
- * Jobs (D11): the field view of the work orders, read and moved here with raw SQL inside the
- * caller's tenant transaction (db/tenant-scope.ts). Every job-changing transaction first takes
+ * Jobs (D11): the field view of the work orders, listed with the typed builder (db/tables.ts) and
+ * moved with SQL, inside the caller's tenant transaction (db/tenant-scope.ts). Every job-changing transaction first takes
  * the tenant's sync clock (lockJobClock) so its changes get feed positions in commit order
  * (docs/field-sync.md).
  */
