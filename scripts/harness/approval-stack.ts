@@ -1,20 +1,22 @@
 import type pg from 'pg';
 import { startApi, type ApiHarness } from './api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from './owner-db';
-import { startTemporalHarness, type TemporalHarness } from './temporal-harness';
+import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from './temporal-harness';
 import { consent, startIntegrationFakes, workerIntegrations, type IntegrationFakes } from './integration-fakes';
+import { StripeFake } from '../sandboxes/stripe-fake';
 import { createStripeClient } from '../../infra/payments/stripe-client';
+import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import type { Role } from '../../db/entities/user';
 
 /**
- * What the approval fan-out tests share: the accounting and CRM fakes, Temporal with a worker,
- * an API whose dispatcher starts the workflows, and a tenant with a rate card and both
- * connections made through the real consent flow. With `payments`, the API and the worker also
- * invoice through that Stripe (a fake the test runs); `env` adds settings of the API.
+ * The approval tests' world, in one place: Temporal with a worker, an API whose dispatcher starts
+ * the workflows, and a tenant with the sandbox rate card and a SALES user. Two shapes of it:
+ * the fan-out to every provider (startApprovalStack) and the payments leg alone
+ * (startPaymentsStack).
  */
-export interface ApprovalStack {
+export interface StackCore {
   owner: pg.Pool;
-  fakes: IntegrationFakes;
   temporal: TemporalHarness;
   api: ApiHarness;
   tenant: Tenant;
@@ -23,37 +25,92 @@ export interface ApprovalStack {
   close(): Promise<void>;
 }
 
-export async function startApprovalStack(options: { payments?: { secretKey: string; baseUrl: string }; env?: Record<string, string> } = {}): Promise<ApprovalStack> {
+export interface ApprovalStack extends StackCore {
+  fakes: IntegrationFakes;
+}
+
+export interface PaymentsStack extends StackCore {
+  /** The Stripe fake the stack runs, taking the key it was started with. */
+  fake: StripeFake;
+  fakeUrl: string;
+}
+
+interface CoreOptions {
+  payments?: { secretKey: string; baseUrl: string };
+  /** The API's own invoice runner (`POST /quotes/{id}/invoice` waits for the payments leg). */
+  invoices?: boolean;
+  /** The worker's accounting and CRM clients, reaching the fakes through the API's connections. */
+  integrations?: boolean;
+  users: Record<string, Role>;
+  env?: Record<string, string>;
+  /** Stopped after everything else, in order. */
+  alsoClose?: (() => Promise<void>)[];
+}
+
+async function startCore(options: CoreOptions): Promise<StackCore> {
   const owner = ownerPool();
-  const fakes = await startIntegrationFakes();
   const temporal = await startTemporalHarness();
   const payments = options.payments ? createStripeClient(options.payments) : undefined;
   const api = await startApi({
     events: temporal.dispatcher,
+    ...(options.invoices ? { invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, timing: TEST_TIMING }) } : {}),
     ...(payments ? { payments } : {}),
-    env: { ...fakes.env, ...(options.payments ? { PAYMENTS_SECRET_KEY: options.payments.secretKey } : {}), ...options.env },
+    env: { ...(options.payments ? { PAYMENTS_SECRET_KEY: options.payments.secretKey } : {}), ...options.env },
   });
-  await temporal.startWorker({ ...(payments ? { payments } : {}), integrations: workerIntegrations(api) });
-  const tenant = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES' });
+  await temporal.startWorker({ ...(payments ? { payments } : {}), ...(options.integrations ? { integrations: workerIntegrations(api) } : {}) });
+  const tenant = await createTenant(owner, options.users);
   await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  const sales = await api.tokenFor(tenant.users.sales!);
-  const admin = await api.tokenFor(tenant.users.admin!);
-  for (const slug of ['accounting', 'crm'] as const) {
-    const res = await consent(api, admin, slug);
-    if (res.status !== 200) throw new Error(`consent to ${slug} answered ${res.status}`);
-  }
   return {
     owner,
-    fakes,
     temporal,
     api,
     tenant,
-    sales,
+    sales: await api.tokenFor(tenant.users.sales!),
     close: async () => {
       await api.close();
       await temporal.close();
-      await fakes.close();
+      for (const close of options.alsoClose ?? []) await close();
       await owner.end();
     },
   };
+}
+
+/**
+ * The fan-out to every provider: the accounting and CRM fakes, with both connections made
+ * through the real consent flow by the tenant's ADMIN. With `payments`, the API and the worker
+ * also invoice through that Stripe (a fake the test runs).
+ */
+export async function startApprovalStack(options: { payments?: { secretKey: string; baseUrl: string }; env?: Record<string, string> } = {}): Promise<ApprovalStack> {
+  const fakes = await startIntegrationFakes();
+  const core = await startCore({
+    ...(options.payments ? { payments: options.payments } : {}),
+    integrations: true,
+    users: { admin: 'ADMIN', sales: 'SALES' },
+    env: { ...fakes.env, ...options.env },
+    alsoClose: [() => fakes.close()],
+  });
+  const admin = await core.api.tokenFor(core.tenant.users.admin!);
+  for (const slug of ['accounting', 'crm'] as const) {
+    const res = await consent(core.api, admin, slug);
+    if (res.status !== 200) throw new Error(`consent to ${slug} answered ${res.status}`);
+  }
+  return { ...core, fakes };
+}
+
+/**
+ * The payments leg alone: the Stripe fake taking `key`, a worker whose payments client points at
+ * it, an API that starts workflows and runs the invoice leg, and a tenant with a SALES user and
+ * a TECHNICIAN.
+ */
+export async function startPaymentsStack(options: { key: string; env?: Record<string, string> }): Promise<PaymentsStack> {
+  const fake = new StripeFake({ apiKeys: [options.key] });
+  const { url: fakeUrl, close: closeFake } = await fake.start();
+  const core = await startCore({
+    payments: { secretKey: options.key, baseUrl: fakeUrl },
+    invoices: true,
+    users: { sales: 'SALES', tech: 'TECHNICIAN' },
+    ...(options.env ? { env: options.env } : {}),
+    alsoClose: [closeFake],
+  });
+  return { ...core, fake, fakeUrl };
 }

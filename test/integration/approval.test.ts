@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import type { Tenant } from '../../scripts/harness/owner-db';
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { ApprovedQuote } from '../../api/quotes/schemas';

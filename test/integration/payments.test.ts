@@ -5,7 +5,7 @@ import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import type { Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { CheckoutSession, InvoiceView } from '../../api/payments/schemas';

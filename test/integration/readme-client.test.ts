@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../client/api-types';
-import { startPaymentsStack, type PaymentsStack } from '../support/payments-stack';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
 import { startIntegrationFakes, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { SANDBOX_PASSWORD } from '../../db/sandbox';
