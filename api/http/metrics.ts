@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
@@ -19,6 +19,18 @@ export interface RequestMetrics {
  * make a time series each.
  */
 export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The label of an answered request: the pattern of the route Express matched (never the ids in
+ * the path), or UNMATCHED_ROUTE. Every route is registered on the app itself with its whole path
+ * (api/http/route.ts), so the pattern alone is the route. `req.baseUrl` is not part of it: when
+ * the answer is sent it holds the mount path of whichever handler the router stands in, and a
+ * handler mounted under `/v1` that answered a route's error once labelled it `/v1/v1/fsm/jobs/:job_id`.
+ */
+export function routeLabel(req: Pick<Request, 'route'>): string {
+  const path: unknown = req.route?.path;
+  return typeof path === 'string' && path !== '' ? path : UNMATCHED_ROUTE;
+}
 
 export function createRequestMetrics(registry: Registry): RequestMetrics {
   const requests = new Counter({
@@ -43,8 +55,7 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
   const middleware: RequestHandler = (req, res, next) => {
     const stop = duration.startTimer();
     res.on('finish', () => {
-      // Express leaves the matched route on the request; its path is the pattern, never the ids.
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : UNMATCHED_ROUTE;
+      const route = routeLabel(req);
       const method = req.method;
       requests.inc({ method, route, status: String(res.statusCode) });
       stop({ method, route });
