@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import swaggerUi from 'swagger-ui-dist';
-import express from 'express';
 import { route, type RouteHost } from '../http/route';
 import { routeTable } from '../http/route-table';
+import { ErrorEnvelopeSchema } from '../http/common-schemas';
+import { notFound } from '../../domain/errors/errors';
 import { buildDocument, type DocumentOptions } from './openapi';
 
 export const RouteTable = z
@@ -130,7 +131,29 @@ export function metaRoutes(host: RouteHost, options: DocumentOptions): void {
       res.type('application/javascript').send(DOCS_INIT);
     },
   });
-  // Only the files the page loads: not the package's stock page, package.json or source maps.
-  const assets = express.static(swaggerUi.getAbsoluteFSPath(), { index: false, redirect: false, dotfiles: 'deny' });
-  host.app.use('/docs/assets', (req, res, next) => (DOCS_ASSETS.has(req.path.slice(1)) ? assets(req, res, next) : next()));
+  // A route rather than a mounted static folder, so that its answers carry a route pattern in
+  // the request metrics like every other answer (api/http/metrics.ts), never `unmatched`.
+  const assetsRoot = swaggerUi.getAbsoluteFSPath();
+  route(host, {
+    method: 'get',
+    path: '/docs/assets/:asset',
+    operationId: 'getApiReferenceAsset',
+    summary: 'The stylesheet and script of the API reference page (from swagger-ui-dist)',
+    description: "Only the files the page loads: not the package's stock page, package.json or source maps.",
+    tags: ['infrastructure'],
+    auth: 'none',
+    params: z.strictObject({ asset: z.string().regex(/^[^/]+\.[A-Za-z0-9]+$/, 'Must be a file name with its extension.') }),
+    responses: {
+      200: { description: 'CSS or JavaScript', schema: z.string(), contentType: 'application/javascript', example: '/*! For license information please see swagger-ui-bundle.js.LICENSE.txt */' },
+      404: { description: "Not one of the page's files", schema: ErrorEnvelopeSchema },
+    },
+    handler: async ({ req, res, params }) => {
+      // `swagger-ui.css/` matches the pattern too (routing is not strict), but names no file.
+      if (!DOCS_ASSETS.has(params.asset) || req.path.endsWith('/')) throw notFound(`No asset ${params.asset} of the API reference page.`);
+      await new Promise<void>((resolve, reject) => {
+        // A client that goes away mid-file is not an error of ours to answer.
+        res.sendFile(params.asset, { root: assetsRoot, dotfiles: 'deny' }, (err) => (err && !res.headersSent ? reject(err) : resolve()));
+      });
+    },
+  });
 }

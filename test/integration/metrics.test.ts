@@ -146,6 +146,33 @@ describe('the API\'s /metrics', () => {
     expect(text).not.toContain(strayPath);
   });
 
+  it('labels one success and one error of each interface (/api/, /v1/ REST, GraphQL) by its route; no 2xx is ever unmatched', async () => {
+    const before = await scrape(apiMetrics);
+    const requested = [
+      { method: 'GET', route: '/api/v1/quotes', status: '200', res: await api.request('/api/v1/quotes', { token: sales }) },
+      { method: 'GET', route: '/api/v1/quotes/:id', status: '404', res: await api.request(`/api/v1/quotes/${randomUUID()}`, { token: sales }) },
+      { method: 'GET', route: '/v1/fsm/jobs', status: '200', res: await api.request('/v1/fsm/jobs', { token: sales }) },
+      { method: 'GET', route: '/v1/fsm/jobs/:job_id', status: '404', res: await api.request(`/v1/fsm/jobs/${randomUUID()}`, { token: sales }) },
+      { method: 'POST', route: '/v1/graphql', status: '200', res: await api.request('/v1/graphql', { method: 'POST', token: admin, json: { query: '{ workOrders(first: 1) { nodes { id } } }' } }) },
+      // GraphQL over HTTP answers a document it cannot parse 400 when asked for its own media type.
+      { method: 'POST', route: '/v1/graphql', status: '400', res: await api.request('/v1/graphql', { method: 'POST', token: admin, headers: { accept: 'application/graphql-response+json' }, json: { query: '{ workOrders(' } }) },
+      // The reference page's files: once a static folder mounted on /docs/assets, counted unmatched.
+      { method: 'GET', route: '/docs/assets/:asset', status: '200', res: await api.request('/docs/assets/swagger-ui.css') },
+    ];
+    for (const r of requested) expect({ route: r.route, status: String(r.res.status) }).toEqual({ route: r.route, status: r.status });
+    // The counter moves on `finish`, which may come just after the client has its answer.
+    const increase = (samples: ReturnType<typeof parseExposition>, r: (typeof requested)[number]) =>
+      (sampleValue(samples, 'shade_http_requests_total', { method: r.method, route: r.route, status: r.status }) ?? 0) - (sampleValue(before, 'shade_http_requests_total', { method: r.method, route: r.route, status: r.status }) ?? 0);
+    let after = await scrape(apiMetrics);
+    await waitUntil('every request to be counted', async () => {
+      after = await scrape(apiMetrics);
+      return requested.every((r) => increase(after, r) >= 1);
+    }, { intervalMs: 20 });
+    for (const r of requested) expect({ route: r.route, status: r.status, increase: increase(after, r) }).toEqual({ route: r.route, status: r.status, increase: 1 });
+    const unmatchedSuccesses = after.filter((s) => s.name === 'shade_http_requests_total' && s.labels.route === 'unmatched' && /^[23]/.test(s.labels.status ?? ''));
+    expect(unmatchedSuccesses).toEqual([]);
+  });
+
   it('is served only on its own port: the API itself has no /metrics', async () => {
     expect((await api.request('/metrics')).status).toBe(404);
     expect(apiMetrics.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -211,6 +238,15 @@ describe('the worker\'s /metrics and log lines', () => {
     } finally {
       await owner.query('update outbox_events set dispatched_at = now() where id = $1', [eventId]);
     }
+  });
+
+  it('exports legs awaiting repair and disabled endpoints as 0 for a tenant with none, rather than leaving its series out', async () => {
+    const quiet = await createTenant(owner, { admin: 'ADMIN' });
+    const samples = await scrape(workerMetrics);
+    expect(sampleValue(samples, 'shade_legs_awaiting_repair', { organization_id: quiet.id })).toBe(0);
+    expect(sampleValue(samples, 'shade_webhook_endpoints_disabled', { organization_id: quiet.id })).toBe(0);
+    expect(sampleValue(samples, 'shade_outbox_lag_seconds')).toBeDefined();
+    expect(sampleValue(samples, 'shade_outbox_undispatched_events')).toBeDefined();
   });
 
   it('reads the sync runs\' lag through the worker\'s door by default: nothing (no error) while provider_sync_runs does not exist', async () => {
