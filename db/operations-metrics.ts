@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-/** One tenant's figures for the operator's alerts; tenants with nothing to report are absent. */
+/** One tenant's figures for the operator's alerts; every tenant has a row, zeros included. */
 export interface TenantOperationsFigures {
   organizationId: string;
   outboxUndispatched: number;

@@ -63,7 +63,7 @@ export function createWorkerMetrics(
 
   const readErrors = new Counter({
     name: 'shade_operations_read_errors_total',
-    help: 'Scrapes whose read of the operations figures (outbox, legs, endpoints, sync runs) failed; those gauges then read 0.',
+    help: 'Scrapes whose read of the operations figures (outbox, legs, endpoints, sync runs) failed; the outbox gauges then read 0 and the per-tenant gauges have no series.',
     registers: [registry],
   });
   // One read per scrape, shared by the gauges it feeds: a scrape collects every metric at once,
@@ -94,22 +94,23 @@ export function createWorkerMetrics(
   });
   new Gauge({
     name: 'shade_legs_awaiting_repair',
-    help: 'Approval provider legs that FAILED (their sync record), per tenant: a repair (POST /quotes/{id}/invoice, or reconnecting) is due.',
+    help: 'Approval provider legs that FAILED (their sync record), per tenant (every tenant, 0 when none): a repair (POST /quotes/{id}/invoice, or reconnecting) is due.',
     labelNames: ['organization_id'] as const,
     registers: [registry],
     async collect() {
       this.reset();
-      for (const t of await figures()) if (t.legsFailed > 0) this.set({ organization_id: t.organizationId }, t.legsFailed);
+      // Every tenant, 0 included: a repaired tenant's series falls to 0 rather than vanishing.
+      for (const t of await figures()) this.set({ organization_id: t.organizationId }, t.legsFailed);
     },
   });
   new Gauge({
     name: 'shade_webhook_endpoints_disabled',
-    help: 'Webhook endpoints disabled after failing (D13), per tenant.',
+    help: 'Webhook endpoints disabled after failing (D13), per tenant (every tenant, 0 when none).',
     labelNames: ['organization_id'] as const,
     registers: [registry],
     async collect() {
       this.reset();
-      for (const t of await figures()) if (t.endpointsDisabled > 0) this.set({ organization_id: t.organizationId }, t.endpointsDisabled);
+      for (const t of await figures()) this.set({ organization_id: t.organizationId }, t.endpointsDisabled);
     },
   });
   const syncRunLag = sources.syncRunLag ?? noSyncRuns;

@@ -18,6 +18,7 @@ import { Migration20261124120000WebhookFormats } from './Migration20261124120000
 import { Migration20261125190000WebhookEndpointDelivery } from './Migration20261125190000WebhookEndpointDelivery';
 import { Migration20261126090000CurrentRateCard } from './Migration20261126090000CurrentRateCard';
 import { Migration20261126100000DeletableForeignKeyIndexes } from './Migration20261126100000DeletableForeignKeyIndexes';
+import { Migration20261126120000OperationsMetricsEveryTenant } from './Migration20261126120000OperationsMetricsEveryTenant';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -44,4 +45,5 @@ export const migrations = [
   { name: 'Migration20261125190000WebhookEndpointDelivery', class: Migration20261125190000WebhookEndpointDelivery },
   { name: 'Migration20261126090000CurrentRateCard', class: Migration20261126090000CurrentRateCard },
   { name: 'Migration20261126100000DeletableForeignKeyIndexes', class: Migration20261126100000DeletableForeignKeyIndexes },
+  { name: 'Migration20261126120000OperationsMetricsEveryTenant', class: Migration20261126120000OperationsMetricsEveryTenant },
 ];
