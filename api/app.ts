@@ -9,6 +9,8 @@ import { requestScope } from './http/request-scope';
 import type { RequestMetrics } from './http/metrics';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
+import { readJsonBody, readRawBody } from './http/body-reader';
+import { refuseUndecodablePaths } from './http/path-decoder';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { meterUnrouted, PlanMeter } from './http/plan-meter';
@@ -116,8 +118,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(securityHeaders());
   app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
-  app.use('/api/v1/integrations/payments/webhook', express.raw({ type: () => true, limit: '1mb' }));
-  app.use(express.json({ limit: '1mb', strict: false }));
+  app.use('/api/v1/integrations/payments/webhook', readRawBody());
+  app.use(readJsonBody());
   // D16: every answer under /api/v1 and /v1 says its version, and is shaped for it.
   app.use(['/api/v1', '/v1'], announceVersion);
   // Consulted per request: by then every route has declared whether it is public.
@@ -125,6 +127,7 @@ export function createApp(deps: AppDependencies): Express {
   // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401.
   app.use('/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
   app.use(['/api/v1', '/v1'], resolveVersion(deps.em));
+  app.use(refuseUndecodablePaths());
 
   healthRoutes(host, deps);
   versionRoutes(host);

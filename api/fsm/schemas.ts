@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../http/date-schemas';
 import { JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { JOB_HISTORY_KINDS } from '../../db/fsm/jobs';
 import { CalculateBody } from '../quotes/schemas';
@@ -6,7 +7,7 @@ import { ChangeOrderDelta, ChangeOrderMargin, RevisedContractValue } from '../..
 
 /** Document 001 sections 2 and 4, D10-D12: the field-sync interface's shapes, one source for validation, types and OpenAPI. */
 
-export const Rfc3339 = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 timestamp' });
+export const Rfc3339 = instant('RFC 3339 timestamp');
 const JobStatus = z.enum(JOB_STATUSES);
 
 export const JobIdParams = z.strictObject({ job_id: z.uuid() });

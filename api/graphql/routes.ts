@@ -4,7 +4,9 @@ import { createHandler } from 'graphql-http';
 import { GraphQLError, printSchema } from 'graphql';
 import { route, type RouteHost } from '../http/route';
 import { notFound } from '../../domain/errors/errors';
-import { MAX_REPORTED_FIELDS, NUL_COMPLAINT, nulPaths } from '../http/validate';
+import { ERROR_RENDERINGS, type ErrorKind } from '../../domain/errors/error-kinds';
+import { RequestBodyError } from '../http/body-reader';
+import { MAX_REPORTED_FIELDS, unstorableText } from '../http/validate';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../v1/problem';
 import { schema } from './schema';
 import { createExecutor, type ExecutionDeps, type RequestScope } from './execute';
@@ -43,12 +45,11 @@ function sendErrors(res: Response, status: number, errors: GraphQLError[]): void
   res.status(status).type('application/json').send(JSON.stringify({ errors: errors.map((error) => error.toJSON()) }));
 }
 
-/** The body parser's refusals of POST /v1/graphql, as GraphQL errors. */
-const BODY_REFUSALS: Record<string, { status: number; error: () => GraphQLError }> = {
-  'entity.parse.failed': { status: 400, error: () => codedError('The request body is not valid JSON.', REFUSAL_CODES.badRequest) },
-  'entity.too.large': { status: 413, error: () => codedError('The request body is too large (at most 1 MB).', REFUSAL_CODES.tooLarge) },
-  'encoding.unsupported': { status: 415, error: () => codedError('The request body encoding is not supported.', REFUSAL_CODES.badRequest) },
-  'charset.unsupported': { status: 415, error: () => codedError('The request body encoding is not supported.', REFUSAL_CODES.badRequest) },
+/** The body reader's refusals (api/http/body-reader.ts) of POST /v1/graphql, as GraphQL errors, by their kind. */
+const BODY_REFUSAL_CODES: Partial<Record<ErrorKind, string>> = {
+  bad_request: REFUSAL_CODES.badRequest,
+  payload_too_large: REFUSAL_CODES.tooLarge,
+  unsupported_encoding: REFUSAL_CODES.badRequest,
 };
 
 /** Errors graphql-http raises itself (parsing, validation, a malformed request) given their codes. */
@@ -97,9 +98,9 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
 
   // Before the /v1 problem handler: the body parser's refusals of this path answer GraphQL errors.
   const bodyRefusals: ErrorRequestHandler = (err: unknown, req, res, next) => {
-    const refusal = BODY_REFUSALS[(err as { type?: string } | null)?.type ?? ''];
-    if (!refusal || req.method !== 'POST' || req.path !== '/') return next(err);
-    sendErrors(res, refusal.status, [refusal.error()]);
+    const code = err instanceof RequestBodyError ? BODY_REFUSAL_CODES[err.kind] : undefined;
+    if (!(err instanceof RequestBodyError) || !code || req.method !== 'POST' || req.path !== '/') return next(err);
+    sendErrors(res, ERROR_RENDERINGS[err.kind].status, [codedError(err.message, code)]);
   };
   host.app.use('/v1/graphql', bodyRefusals);
 
@@ -125,11 +126,11 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
         sendErrors(res, 400, [codedError('Send one operation per request; arrays of operations (batching) are not supported.', REFUSAL_CODES.batch)]);
         return;
       }
-      // PostgreSQL text cannot hold a NUL: refused in the query, its name and every variable before anything runs.
-      const withNul = nulPaths(body, 'body');
-      if (withNul.length > 0) {
-        const fields = Object.fromEntries(withNul.slice(0, MAX_REPORTED_FIELDS).map((path) => [path, NUL_COMPLAINT]));
-        sendErrors(res, 400, [codedError(`Must not contain the NUL character (\\u0000): ${Object.keys(fields).join(', ')}.`, REFUSAL_CODES.badInput, { fields })]);
+      // The one string rule (no NUL, no lone surrogate): refused in the query, its name and every variable before anything runs.
+      const unstorable = unstorableText(body, 'body');
+      if (unstorable.length > 0) {
+        const fields = Object.fromEntries(unstorable.slice(0, MAX_REPORTED_FIELDS));
+        sendErrors(res, 400, [codedError(`Text that cannot be stored: ${Object.entries(fields).map(([path, complaint]) => `${path} (${complaint})`).join(', ')}.`, REFUSAL_CODES.badInput, { fields })]);
         return;
       }
       const size = oversizedVariables((body as { variables?: unknown } | undefined)?.variables);

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { instant } from './date-schemas';
 import { ERROR_CODES } from '../../domain/errors/error-kinds';
 
 export const Uuid = z.uuid();
-export const Timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO-8601, UTC' });
+export const Timestamp = instant('ISO-8601, UTC');
 export const IdParams = z.strictObject({ id: Uuid });
 
 export const ErrorEnvelopeSchema = z

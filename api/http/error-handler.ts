@@ -3,26 +3,14 @@ import { DomainError, RateLimitedError, type ErrorEnvelope } from '../../domain/
 import { ERROR_RENDERINGS, type ErrorRendering } from '../../domain/errors/error-kinds';
 import { isProblemPath, sendProblem } from '../v1/problem';
 
-interface BodyParserError {
-  type?: string;
-}
-
-const BODY_PARSER_ERRORS: Record<string, () => DomainError> = {
-  'entity.parse.failed': () => new DomainError('bad_request', 'The request body is not valid JSON.'),
-  'entity.too.large': () => new DomainError('payload_too_large', 'The request body is too large.'),
-  'encoding.unsupported': () => new DomainError('unsupported_encoding', 'The request body encoding is not supported.'),
-  'charset.unsupported': () => new DomainError('unsupported_encoding', 'The request body encoding is not supported.'),
-};
-
 /**
- * Any thrown value as a domain error: ours as they are, the body parser's by its type, and
- * anything else as `internal` (logged here, under the request id; the answer says nothing of it).
+ * Any thrown value as a domain error: ours as they are (the body reader's refusals among them,
+ * api/http/body-reader.ts), and anything else as `internal` (logged here, under the request id;
+ * the answer says nothing of it).
  * Exported for features that answer their errors in another form (the OAuth callback's page).
  */
 export function asDomainError(err: unknown, log?: { error(obj: object, msg: string): void }): DomainError {
   if (err instanceof DomainError) return err;
-  const parserError = BODY_PARSER_ERRORS[(err as BodyParserError)?.type ?? ''];
-  if (parserError) return parserError();
   log?.error({ err }, 'unhandled error');
   return new DomainError('internal', 'Internal server error.');
 }

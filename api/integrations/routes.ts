@@ -6,7 +6,7 @@ import { asDomainError } from '../http/error-handler';
 import { ERROR_RENDERINGS } from '../../domain/errors/error-kinds';
 import { RateLimitedError } from '../../domain/errors/errors';
 import { ADMIN_ONLY } from '../http/roles';
-import { nulPaths } from '../http/validate';
+import { unstorableText } from '../http/validate';
 import { sendCallbackPage } from './callback-page';
 import type { IntegrationService } from './integration-service';
 import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList, SyncRunList, SyncRunListQuery } from './schemas';
@@ -147,10 +147,10 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
   host.app.get(CALLBACK_PATH, async (req: Request, res: Response) => {
     try {
       const query = CallbackQuery.safeParse(req.query);
-      // NUL characters too, as everywhere (api/http/validate.ts): the database cannot store them.
-      const withNul = nulPaths(req.query, 'query');
-      if (!query.success || withNul.length > 0) {
-        const fields = [...new Set([...withNul, ...(query.success ? [] : query.error.issues.map((issue) => issue.path.join('.')))])].join(', ');
+      // Text the database cannot store too, as everywhere (api/http/validate.ts).
+      const unstorable = unstorableText(req.query, 'query').map(([path]) => path);
+      if (!query.success || unstorable.length > 0) {
+        const fields = [...new Set([...unstorable, ...(query.success ? [] : query.error.issues.map((issue) => issue.path.join('.')))])].join(', ');
         return sendCallbackPage(res, { kind: 'bad_request', reason: `The link’s parameters are not valid (${fields}).` });
       }
       sendCallbackPage(res, await deps.integrations.callback(String(req.params.provider), query.data, req.log));

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { calendarDate } from '../http/date-schemas';
 import { Timestamp } from '../http/common-schemas';
 import { CursorParam } from '../http/pagination';
 import { WORK_ORDER_STATUSES } from '../../domain/work-orders/status-table';
 
-const CalendarDate = z.iso.date().meta({ description: 'YYYY-MM-DD' });
+const CalendarDate = calendarDate('YYYY-MM-DD');
 
 /** Section 4.4, and `cursor` for the pages after the first (the Link header gives it). */
 export const WorkOrderListQuery = z.strictObject({
