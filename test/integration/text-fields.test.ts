@@ -6,12 +6,13 @@ import { twoWindows } from '../../scripts/harness/quote-requests';
 import { example, stringPaths, withStringAt, type JsonSchema, type OpenApiDocument } from '../support/schema-examples';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
-import { NUL_COMPLAINT } from '../../api/http/validate';
+import { LONE_SURROGATE_COMPLAINT, NUL_COMPLAINT } from '../../api/http/validate';
 
 /**
- * A NUL character in a text field is a 500 from the database driver unless refused first. Every string
- * field of every JSON request body in the OpenAPI document (the route table's own schemas) is
- * sent, one at a time, in an otherwise valid body, holding a NUL: each is a 422 naming its path.
+ * A NUL character, or a lone UTF-16 surrogate, in a text field is a 500 from the database driver
+ * unless refused first (the one string rule, domain/text/storable-text.ts). Every string field of
+ * every JSON request body in the OpenAPI document (the route table's own schemas) is sent, one at
+ * a time, in an otherwise valid body, holding each: each is a 422 naming its path.
  */
 let owner: pg.Pool;
 let api: ApiHarness;
@@ -110,8 +111,15 @@ function withHints(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, key in hints ? hints[key] : withHints(v)]));
 }
 
-describe('NUL characters in text fields', () => {
-  it('are refused with 422 and the dotted path in every string field of every request body', async () => {
+/** Each way text can be unstorable, spliced after a string's first character, and its complaint. */
+const UNSTORABLE = [
+  { name: 'a NUL character', insert: '\u0000', complaint: NUL_COMPLAINT },
+  { name: 'a lone high surrogate', insert: '\ud800', complaint: LONE_SURROGATE_COMPLAINT },
+  { name: 'a lone low surrogate', insert: '\udfff', complaint: LONE_SURROGATE_COMPLAINT },
+];
+
+describe.each(UNSTORABLE)('$name in text fields', ({ insert, complaint: expected }) => {
+  it('is refused with 422 and the dotted path in every string field of every request body', async () => {
     const operations = bodyOperations();
     // Section 4's bodies at least: login, calculate, work orders (2), checkout, webhook endpoints (2).
     expect(operations.length).toBeGreaterThanOrEqual(7);
@@ -128,7 +136,7 @@ describe('NUL characters in text fields', () => {
       const paths = stringPaths(doc, schema);
       expect(paths.length).toBeGreaterThan(0);
       for (const path of paths) {
-        const res = await send(withStringAt(valid, path, (s) => `${s.slice(0, 1)}\u0000${s.slice(1)}`));
+        const res = await send(withStringAt(valid, path, (s) => `${s.slice(0, 1)}${insert}${s.slice(1)}`));
         // Section 7's envelope under /api/, D10's problem (`errors`) under /v1/, and GraphQL's own
         // errors (a request refused before execution: 400, BAD_USER_INPUT with the fields).
         const body = (await res.json()) as {
@@ -142,17 +150,30 @@ describe('NUL characters in text fields', () => {
       }
     }
     expect(answers.length).toBeGreaterThanOrEqual(20);
-    // All at once, so a failure lists every field that lets a NUL through.
-    expect(answers).toEqual(answers.map(({ field }) => ({ field, status: field.startsWith('POST /v1/graphql ') ? 400 : 422, complaint: NUL_COMPLAINT })));
+    // All at once, so a failure lists every field that lets one through.
+    expect(answers).toEqual(answers.map(({ field }) => ({ field, status: field.startsWith('POST /v1/graphql ') ? 400 : 422, complaint: expected })));
   });
+});
 
-  it('are refused in keys and in query strings too', async () => {
+describe('unstorable text elsewhere', () => {
+  it('is refused in keys and in query strings too', async () => {
     const key = await api.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"subdomain":"sandbox","email":"a@b.test","password":"x","e\\u0000vil":1}' });
     expect(key.status).toBe(422);
     expect(((await key.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields['e\u0000vil']).toBe(NUL_COMPLAINT);
     const query = await api.request(`/api/v1/quotes?status=DRAFT%00`, { token });
     expect(query.status).toBe(422);
     expect(((await query.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields.status).toBe(NUL_COMPLAINT);
+  });
+
+  it('a lone surrogate in a key is refused at its path', async () => {
+    const key = await api.request('/api/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"subdomain":"sandbox","email":"a@b.test","password":"x","e\\ud800vil":1}' });
+    expect(key.status).toBe(422);
+    expect(((await key.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields['e\ud800vil']).toBe(LONE_SURROGATE_COMPLAINT);
+  });
+
+  it('a well-formed pair of surrogates (an emoji) is text like any other', async () => {
+    const res = await api.request('/api/v1/work-orders', { method: 'POST', token, json: { notes: 'sun blind \ud83c\udf1e' } });
+    expect(res.status).toBe(201);
   });
 
   it('a NUL in a GraphQL variable is refused before execution, with its path', async () => {
