@@ -99,8 +99,8 @@ export async function startApprovalStack(options: { payments?: { secretKey: stri
 
 /**
  * The payments leg alone: the Stripe fake taking `key`, a worker whose payments client points at
- * it, an API that starts workflows and runs the invoice leg, and a tenant with a SALES user and
- * a TECHNICIAN.
+ * it, an API that starts workflows and runs the invoice leg, and a tenant with an ADMIN, a SALES
+ * user and a TECHNICIAN (an ADMIN makes work orders and change orders).
  */
 export async function startPaymentsStack(options: { key: string; env?: Record<string, string> }): Promise<PaymentsStack> {
   const fake = new StripeFake({ apiKeys: [options.key] });
@@ -108,7 +108,7 @@ export async function startPaymentsStack(options: { key: string; env?: Record<st
   const core = await startCore({
     payments: { secretKey: options.key, baseUrl: fakeUrl },
     invoices: true,
-    users: { sales: 'SALES', tech: 'TECHNICIAN' },
+    users: { admin: 'ADMIN', sales: 'SALES', tech: 'TECHNICIAN' },
     ...(options.env ? { env: options.env } : {}),
     alsoClose: [closeFake],
   });

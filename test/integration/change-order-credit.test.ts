@@ -1,16 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type pg from 'pg';
-import type { ApiHarness } from '../../scripts/harness/api-harness';
-import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
-import { createTenant, giveRateCard, type Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
-import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
+import type { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { quoteTax } from '../../domain/tax/quote-tax';
-import { approvalWorkflowId } from '../../infra/temporal/contracts';
-import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progress';
+import { approvedChangeOrder as raiseAndApprove, approvedQuote, jobOf, type ChangeOrderCaller } from '../support/change-orders';
 
 /**
  * D12 for a change order that takes work away: its sell is below zero, and the payments leg is a
@@ -18,30 +11,20 @@ import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progre
  */
 const KEY = 'sk_test_changeOrderCredit001';
 
-let stack: ApprovalStack;
+let stack: PaymentsStack;
 let stripe: StripeFake;
-let closeStripe: () => Promise<void>;
-let owner: pg.Pool;
-let api: ApiHarness;
-let temporal: TemporalHarness;
-let tenant: Tenant;
-let admin: string;
+let caller: ChangeOrderCaller;
+let organizationId: string;
 
 beforeAll(async () => {
-  stripe = new StripeFake({ apiKeys: [KEY] });
-  const started = await stripe.start();
-  closeStripe = started.close;
-  stack = await startApprovalStack({ payments: { secretKey: KEY, baseUrl: started.url } });
-  ({ owner, api, temporal } = stack);
-  tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  admin = await api.tokenFor(tenant.users.admin!);
+  stack = await startPaymentsStack({ key: KEY });
+  stripe = stack.fake;
+  const tenant = stack.tenant;
+  organizationId = tenant.id;
+  caller = { api: stack.api, temporal: stack.temporal, admin: await stack.api.tokenFor(tenant.users.admin!), technicianId: tenant.users.tech!.id };
 }, 120_000);
 afterEach(() => stripe.faults.clear());
-afterAll(async () => {
-  await stack.close();
-  await closeStripe();
-});
+afterAll(() => stack.close());
 
 type Invoice = { id: string; status: string; total: number; amount_due: number; amount_paid: number; amount_remaining: number; pre_payment_credit_notes_amount: number; post_payment_credit_notes_amount: number; metadata: Record<string, string> };
 type CreditNote = { id: string; invoice: string; total: number; pre_payment_amount: number; post_payment_amount: number; out_of_band_amount: number | null; reason: string; metadata: Record<string, string>; lines: { data: { description: string; unit_amount: number; quantity: number }[] } };
@@ -51,31 +34,20 @@ const creditNotesOf = (changeOrderId: string) => (stripe.inspect.creditNotes(KEY
 
 /** An approved quote, invoiced, on a job; `pay` has the customer pay its invoice first. */
 async function jobOfApprovedQuote(options: { pay?: boolean } = {}) {
-  const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: admin, json: twoWindows({ persist: true, customer: { name: 'Robin Park', email: 'robin@example.test' } }) });
-  const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
-  expect((await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: admin })).status).toBe(200);
-  await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
+  const { quoteId } = await approvedQuote(caller);
   if (options.pay) stripe.payInvoiceAsCustomer(KEY, invoiceOf(quoteId).id);
-  const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tenant.users.tech!.id } });
-  expect(job.status).toBe(201);
-  return { quoteId, jobId: ((await job.json()) as { id: string }).id };
+  return { quoteId, jobId: await jobOf(caller, quoteId) };
 }
 
 /** Raises and approves a change order of `labour_hours` alone; answers it and its payments leg's outcome. */
 async function approvedChangeOrder(jobId: string, labourHours: number) {
-  const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token: admin, json: { reason: 'The customer keeps the old valance: less install time', labour_hours: labourHours } });
-  expect(raised.status).toBe(201);
-  const changeOrder = (await raised.json()) as { change_order_id: string; delta: { sell: number } };
-  const approved = await api.request(`/v1/fsm/change-orders/${changeOrder.change_order_id}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'Robin Park', role: 'Homeowner', method: 'in_person' } } });
-  expect(approved.status).toBe(200);
-  // A refused credit waits for a repair (D19); either way its outcome is settled here.
-  const { outcome } = await changeOrderInvoiceSettled(temporal.client, changeOrder.change_order_id);
+  const { changeOrder, settled } = await raiseAndApprove(caller, jobId, labourHours, 'The customer keeps the old valance: less install time');
   const credit = -Math.round(changeOrder.delta.sell * 100);
-  return { changeOrder, outcome, credit, tax: quoteTax(null, credit).total_cents };
+  return { changeOrder, outcome: settled.outcome, credit, tax: quoteTax(null, credit).total_cents };
 }
 
 const syncRecordOf = async (changeOrderId: string) =>
-  (await owner.query(`select status, external_id, amount_cents::int as amount_cents, last_error, entity_type from sync_records where local_id = $1 and provider = 'PAYMENTS'`, [changeOrderId])).rows[0];
+  (await stack.owner.query(`select status, external_id, amount_cents::int as amount_cents, last_error, entity_type from sync_records where local_id = $1 and provider = 'PAYMENTS'`, [changeOrderId])).rows[0];
 
 describe('D12: a change order for less is a credit note on the quote\'s invoice', () => {
   it('on an open invoice: one credit note for the credit and its 13 % tax lowers what is owed; recorded, and no invoice.generated', async () => {
@@ -88,7 +60,7 @@ describe('D12: a change order for less is a credit note on the quote\'s invoice'
     const note = notes[0]!;
     expect(outcome).toEqual({ status: 'SUCCEEDED', externalId: note.id });
     expect(note).toMatchObject({ invoice: before.id, total: credit + tax, pre_payment_amount: credit + tax, post_payment_amount: 0, out_of_band_amount: null, reason: 'order_change' });
-    expect(note.metadata).toMatchObject({ quote_id: quoteId, change_order_id: changeOrder.change_order_id, change_order_sequence: '1', organization_id: tenant.id });
+    expect(note.metadata).toMatchObject({ quote_id: quoteId, change_order_id: changeOrder.change_order_id, change_order_sequence: '1', organization_id: organizationId });
     expect(note.lines.data.map((l) => [l.description, l.quantity, l.unit_amount])).toEqual([
       ['Change order 1: The customer keeps the old valance: less install time', 1, credit],
       ['HST (13%)', 1, tax],
@@ -96,9 +68,9 @@ describe('D12: a change order for less is a credit note on the quote\'s invoice'
     expect(invoiceOf(quoteId)).toMatchObject({ status: 'open', total: before.total, amount_due: before.total - credit - tax, pre_payment_credit_notes_amount: credit + tax });
     expect(await syncRecordOf(changeOrder.change_order_id)).toEqual({ status: 'SUCCEEDED', external_id: note.id, amount_cents: -(credit + tax), last_error: null, entity_type: 'change_order_invoice' });
     // No invoice was made for it: the only invoice.generated of the quote is its own invoice's.
-    const generated = await owner.query(`select payload::json->'data'->>'id' as id from outbox_events where organization_id = $1 and event = 'invoice.generated' and payload::json->'data'->>'quoteId' = $2`, [tenant.id, quoteId]);
+    const generated = await stack.owner.query(`select payload::json->'data'->>'id' as id from outbox_events where organization_id = $1 and event = 'invoice.generated' and payload::json->'data'->>'quoteId' = $2`, [organizationId, quoteId]);
     expect(generated.rows.map((r) => r.id)).toEqual([before.id]);
-    const approvedEvent = await owner.query(`select payload::json->'data' as data from outbox_events where organization_id = $1 and event = 'change_order.approved' and payload::json->'data'->>'change_order_id' = $2`, [tenant.id, changeOrder.change_order_id]);
+    const approvedEvent = await stack.owner.query(`select payload::json->'data' as data from outbox_events where organization_id = $1 and event = 'change_order.approved' and payload::json->'data'->>'change_order_id' = $2`, [organizationId, changeOrder.change_order_id]);
     expect(approvedEvent.rows[0].data).toMatchObject({ invoice: true });
   }, 90_000);
 

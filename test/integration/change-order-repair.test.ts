@@ -2,17 +2,12 @@ import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type pg from 'pg';
-import type { ApiHarness } from '../../scripts/harness/api-harness';
-import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progress';
-import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
-import { createTenant, giveRateCard, type Tenant } from '../../scripts/harness/owner-db';
-import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
+import type { Tenant } from '../../scripts/harness/owner-db';
+import type { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
-import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
-import * as quotes from '../../scripts/harness/approved-quote';
+import { approvedChangeOrder, approvedQuote, jobOf, type ChangeOrderCaller } from '../support/change-orders';
 
 /**
  * D19 for every provider call that moves money: a quote's payments leg, a change order's invoice
@@ -23,30 +18,19 @@ import * as quotes from '../../scripts/harness/approved-quote';
 const KEY = 'sk_test_changeOrderRepair00001';
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-let stack: ApprovalStack;
+let stack: PaymentsStack;
 let stripe: StripeFake;
-let closeStripe: () => Promise<void>;
-let owner: pg.Pool;
-let api: ApiHarness;
-let temporal: TemporalHarness;
 let tenant: Tenant;
-let admin: string;
+let caller: ChangeOrderCaller;
 
 beforeAll(async () => {
-  stripe = new StripeFake({ apiKeys: [KEY] });
-  const started = await stripe.start();
-  closeStripe = started.close;
-  stack = await startApprovalStack({ payments: { secretKey: KEY, baseUrl: started.url } });
-  ({ owner, api, temporal } = stack);
-  tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  admin = await api.tokenFor(tenant.users.admin!);
+  stack = await startPaymentsStack({ key: KEY });
+  stripe = stack.fake;
+  tenant = stack.tenant;
+  caller = { api: stack.api, temporal: stack.temporal, admin: await stack.api.tokenFor(tenant.users.admin!), technicianId: tenant.users.tech!.id };
 }, 120_000);
 afterEach(() => stripe.faults.clear());
-afterAll(async () => {
-  await stack.close();
-  await closeStripe();
-});
+afterAll(() => stack.close());
 
 /** `npm run ops -- ...` as an operator runs it, against this run's database and Temporal. */
 function ops(...args: string[]): Promise<{ code: number; out: string }> {
@@ -62,32 +46,12 @@ const invoicesOf = (match: (m: Record<string, string>) => boolean) => (stripe.in
 const creditNotesOf = (changeOrderId: string) => (stripe.inspect.creditNotes(KEY) as unknown as Metadata[]).filter((n) => n.metadata.change_order_id === changeOrderId);
 const refuseInvoices = () => stripe.faults.inject({ method: 'POST', path: '/v1/invoices', times: Infinity, action: faults.status(400) });
 const lineOf = (out: string, workflowId: string) => out.split('\n').find((l) => l.includes(workflowId));
-const syncRow = async (localId: string) => (await owner.query(`select status, attempts, external_id from sync_records where provider = 'PAYMENTS' and local_id = $1`, [localId])).rows[0];
-
-async function approvedQuote(): Promise<{ quoteId: string; quoteNumber: number }> {
-  const quote = await quotes.approvedQuote({ api, temporal, sales: admin }, { name: 'Lee Chen', email: 'lee@example.test' });
-  return { quoteId: quote.quote_id, quoteNumber: quote.quote_number };
-}
-
-async function jobOf(quoteId: string): Promise<string> {
-  const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tenant.users.tech!.id } });
-  expect(job.status).toBe(201);
-  return ((await job.json()) as { id: string }).id;
-}
-
-async function approvedChangeOrder(jobId: string, labourHours: number): Promise<string> {
-  const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token: admin, json: { reason: 'The customer changed the scope on site', labour_hours: labourHours } });
-  expect(raised.status).toBe(201);
-  const id = ((await raised.json()) as { change_order_id: string }).change_order_id;
-  const approved = await api.request(`/v1/fsm/change-orders/${id}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'Lee Chen', role: 'Homeowner', method: 'in_person' } } });
-  expect(approved.status).toBe(200);
-  return id;
-}
+const syncRow = async (localId: string) => (await stack.owner.query(`select status, attempts, external_id from sync_records where provider = 'PAYMENTS' and local_id = $1`, [localId])).rows[0];
 
 describe('D19: every failed call that moves money is listed as what it is and repaired by its own workflow', () => {
   it("a quote's payments leg: listed as a quote leg, repaired once; a second retry calls nothing and says so", async () => {
     const refusal = refuseInvoices();
-    const { quoteId, quoteNumber } = await approvedQuote();
+    const { quoteId, quoteNumber } = await approvedQuote(caller, { name: 'Lee Chen', email: 'lee@example.test' });
     expect(await syncRow(quoteId)).toMatchObject({ status: 'FAILED' });
 
     const listed = await ops('failed');
@@ -110,14 +74,14 @@ describe('D19: every failed call that moves money is listed as what it is and re
   }, 120_000);
 
   it("a change order's invoice: FAILED, the workflow waits; listed by its reference; a refused retry exits 1 and still waits; the repair bills it once", async () => {
-    const { quoteId, quoteNumber } = await approvedQuote();
-    const jobId = await jobOf(quoteId);
+    const { quoteId, quoteNumber } = await approvedQuote(caller, { name: 'Lee Chen', email: 'lee@example.test' });
+    const jobId = await jobOf(caller, quoteId);
     const refusal = refuseInvoices();
-    const changeOrderId = await approvedChangeOrder(jobId, 2);
-    const settled = await changeOrderInvoiceSettled(temporal.client, changeOrderId);
+    const { changeOrder, settled } = await approvedChangeOrder(caller, jobId, 2);
+    const changeOrderId = changeOrder.change_order_id;
     expect(settled).toMatchObject({ state: 'awaiting_repair', outcome: { status: 'FAILED' } });
     expect(await syncRow(changeOrderId)).toMatchObject({ status: 'FAILED', attempts: 1 });
-    const handle = temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId));
+    const handle = stack.temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId));
     expect((await handle.describe()).status.name).toBe('RUNNING');
 
     const reference = `CO-${jobId}-1`;
@@ -147,11 +111,12 @@ describe('D19: every failed call that moves money is listed as what it is and re
   }, 120_000);
 
   it("a change order's credit note: listed as a credit note, repaired by the change order's id", async () => {
-    const { quoteId } = await approvedQuote();
-    const jobId = await jobOf(quoteId);
+    const { quoteId } = await approvedQuote(caller, { name: 'Lee Chen', email: 'lee@example.test' });
+    const jobId = await jobOf(caller, quoteId);
     const refusal = stripe.faults.inject({ method: 'POST', path: '/v1/credit_notes', times: Infinity, action: faults.status(400) });
-    const changeOrderId = await approvedChangeOrder(jobId, -1);
-    expect(await changeOrderInvoiceSettled(temporal.client, changeOrderId)).toMatchObject({ state: 'awaiting_repair' });
+    const { changeOrder, settled } = await approvedChangeOrder(caller, jobId, -1);
+    const changeOrderId = changeOrder.change_order_id;
+    expect(settled).toMatchObject({ state: 'awaiting_repair' });
     const line = lineOf((await ops('failed')).out, changeOrderInvoiceWorkflowId(changeOrderId));
     expect(line).toContain(`credit note CO-${jobId}-1`);
 
@@ -159,16 +124,16 @@ describe('D19: every failed call that moves money is listed as what it is and re
     const repaired = await ops('retry', '--change-order', changeOrderId);
     expect(repaired.code).toBe(0);
     expect(creditNotesOf(changeOrderId)).toHaveLength(1);
-    expect(await temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId)).result()).toMatchObject({ status: 'SUCCEEDED', externalId: creditNotesOf(changeOrderId)[0]!.id });
+    expect(await stack.temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId)).result()).toMatchObject({ status: 'SUCCEEDED', externalId: creditNotesOf(changeOrderId)[0]!.id });
   }, 120_000);
 
   it('after an outage, `retry --all payments --tenant` repairs every failed call of the provider with a line each and a summary', async () => {
-    const { quoteId } = await approvedQuote();
-    const jobId = await jobOf(quoteId);
+    const { quoteId } = await approvedQuote(caller, { name: 'Lee Chen', email: 'lee@example.test' });
+    const jobId = await jobOf(caller, quoteId);
     const refusal = refuseInvoices();
-    const first = await approvedChangeOrder(jobId, 1);
-    const second = await approvedChangeOrder(jobId, 3);
-    for (const id of [first, second]) expect(await changeOrderInvoiceSettled(temporal.client, id)).toMatchObject({ state: 'awaiting_repair' });
+    const raised = [await approvedChangeOrder(caller, jobId, 1), await approvedChangeOrder(caller, jobId, 3)];
+    for (const { settled } of raised) expect(settled).toMatchObject({ state: 'awaiting_repair' });
+    const [first, second] = raised.map((r) => r.changeOrder.change_order_id);
     const down = await ops('retry', '--all', 'payments', '--tenant', tenant.subdomain);
     expect(down.code).toBe(1);
     refusal.cancel();
@@ -176,17 +141,18 @@ describe('D19: every failed call that moves money is listed as what it is and re
     expect(up.out).toMatch(/\[1\/\d+\]/);
     expect(up.out).toMatch(/Summary: \d+ SUCCEEDED, 0 FAILED again/);
     expect(up.code).toBe(0);
-    for (const id of [first, second]) expect(invoicesOf((m) => m.change_order_id === id)).toHaveLength(1);
+    for (const id of [first!, second!]) expect(invoicesOf((m) => m.change_order_id === id)).toHaveLength(1);
     expect((await ops('retry', '--all', 'payments', '--tenant', tenant.subdomain)).out).toMatch(/No FAILED payments in/);
   }, 180_000);
 
   it('a call whose workflow has ended is said to have ended, not retried', async () => {
-    const { quoteId } = await approvedQuote();
-    const jobId = await jobOf(quoteId);
+    const { quoteId } = await approvedQuote(caller, { name: 'Lee Chen', email: 'lee@example.test' });
+    const jobId = await jobOf(caller, quoteId);
     refuseInvoices();
-    const changeOrderId = await approvedChangeOrder(jobId, 1);
-    expect(await changeOrderInvoiceSettled(temporal.client, changeOrderId)).toMatchObject({ state: 'awaiting_repair' });
-    await temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId)).terminate('an operator gave up on it');
+    const { changeOrder, settled } = await approvedChangeOrder(caller, jobId, 1);
+    const changeOrderId = changeOrder.change_order_id;
+    expect(settled).toMatchObject({ state: 'awaiting_repair' });
+    await stack.temporal.client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId)).terminate('an operator gave up on it');
     const requests = stripe.requests.all().length;
     const late = await ops('retry', '--change-order', changeOrderId);
     expect(late.code).toBe(2);

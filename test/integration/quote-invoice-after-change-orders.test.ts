@@ -1,14 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type pg from 'pg';
-import type { ApiHarness } from '../../scripts/harness/api-harness';
-import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
-import { createTenant, giveRateCard, type Tenant } from '../../scripts/harness/owner-db';
-import { twoWindows } from '../../scripts/harness/quote-requests';
-import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
-import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import { approvalWorkflowId } from '../../infra/temporal/contracts';
-import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progress';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
+import { approvedChangeOrder, approvedQuote, jobOf, type ChangeOrderCaller } from '../support/change-orders';
 
 /**
  * A quote's invoice stays its own after change orders on its job are billed (D12): the quote's
@@ -17,55 +9,21 @@ import { changeOrderInvoiceSettled } from '../../scripts/harness/approval-progre
  */
 const KEY = 'sk_test_quoteInvoiceAfterChangeOrders01';
 
-let stack: ApprovalStack;
-let stripe: StripeFake;
-let closeStripe: () => Promise<void>;
-let owner: pg.Pool;
-let api: ApiHarness;
-let temporal: TemporalHarness;
-let tenant: Tenant;
-let admin: string;
+let stack: PaymentsStack;
+let caller: ChangeOrderCaller;
 
 beforeAll(async () => {
-  stripe = new StripeFake({ apiKeys: [KEY] });
-  const started = await stripe.start();
-  closeStripe = started.close;
-  stack = await startApprovalStack({ payments: { secretKey: KEY, baseUrl: started.url }, env: { CHECKOUT_RETURN_ORIGINS: 'https://office.example.test' } });
-  ({ owner, api, temporal } = stack);
-  tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
-  await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
-  admin = await api.tokenFor(tenant.users.admin!);
+  stack = await startPaymentsStack({ key: KEY, env: { CHECKOUT_RETURN_ORIGINS: 'https://office.example.test' } });
+  const tenant = stack.tenant;
+  caller = { api: stack.api, temporal: stack.temporal, admin: await stack.api.tokenFor(tenant.users.admin!), technicianId: tenant.users.tech!.id };
 }, 120_000);
-afterEach(() => stripe.faults.clear());
-afterAll(async () => {
-  await stack.close();
-  await closeStripe();
-});
+afterAll(() => stack.close());
 
 type Invoice = { id: string; metadata: Record<string, string> };
-const quoteInvoiceId = (quoteId: string) => (stripe.inspect.invoices(KEY) as unknown as Invoice[]).find((i) => i.metadata.quote_id === quoteId && !i.metadata.change_order_id)!.id;
-
-async function jobOfApprovedQuote() {
-  const calc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: admin, json: twoWindows({ persist: true, customer: { name: 'Sam Ortiz', email: 'sam@example.test' } }) });
-  const quoteId = ((await calc.json()) as { quote_id: string }).quote_id;
-  expect((await api.request(`/api/v1/quotes/${quoteId}/approve`, { method: 'POST', token: admin })).status).toBe(200);
-  await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).result();
-  const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId, assignedTechnicianId: tenant.users.tech!.id } });
-  expect(job.status).toBe(201);
-  return { quoteId, jobId: ((await job.json()) as { id: string }).id };
-}
-
-async function changeOrder(jobId: string, labourHours: number): Promise<string> {
-  const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token: admin, json: { reason: 'The customer changed the scope on site', labour_hours: labourHours } });
-  expect(raised.status).toBe(201);
-  const id = ((await raised.json()) as { change_order_id: string }).change_order_id;
-  const approved = await api.request(`/v1/fsm/change-orders/${id}/approve`, { method: 'POST', token: admin, json: { approved_by: { name: 'Sam Ortiz', role: 'Homeowner', method: 'in_person' } } });
-  expect(approved.status).toBe(200);
-  await changeOrderInvoiceSettled(temporal.client, id);
-  return id;
-}
+const quoteInvoiceId = (quoteId: string) => (stack.fake.inspect.invoices(KEY) as unknown as Invoice[]).find((i) => i.metadata.quote_id === quoteId && !i.metadata.change_order_id)!.id;
 
 async function expectQuoteInvoiceReadable(quoteId: string, firstCheckout: boolean) {
+  const { api, admin } = caller;
   const invoiceId = quoteInvoiceId(quoteId);
   const read = await api.request(`/api/v1/quotes/${quoteId}/invoice`, { token: admin });
   expect({ status: read.status, invoice: ((await read.json()) as { invoice_id?: string }).invoice_id }).toEqual({ status: 200, invoice: invoiceId });
@@ -78,7 +36,8 @@ async function expectQuoteInvoiceReadable(quoteId: string, firstCheckout: boolea
 
 describe("a quote's invoice after change orders on its job (D12)", () => {
   it('stays readable, re-invoiceable and payable after an invoiced, a credited and a failed change order', async () => {
-    const { quoteId, jobId } = await jobOfApprovedQuote();
+    const { quoteId } = await approvedQuote(caller, { name: 'Sam Ortiz', email: 'sam@example.test' });
+    const jobId = await jobOf(caller, quoteId);
     const kinds: [string, number][] = [
       ['invoiced', 2],
       ['credited', -1],
@@ -86,8 +45,8 @@ describe("a quote's invoice after change orders on its job (D12)", () => {
       ['failed', -1000],
     ];
     for (const [index, [kind, hours]] of kinds.entries()) {
-      const id = await changeOrder(jobId, hours);
-      const { rows } = await owner.query(`select status from sync_records where local_id = $1 and provider = 'PAYMENTS'`, [id]);
+      const { changeOrder } = await approvedChangeOrder(caller, jobId, hours);
+      const { rows } = await stack.owner.query(`select status from sync_records where local_id = $1 and provider = 'PAYMENTS'`, [changeOrder.change_order_id]);
       expect({ kind, status: rows[0]?.status }).toEqual({ kind, status: kind === 'failed' ? 'FAILED' : 'SUCCEEDED' });
       await expectQuoteInvoiceReadable(quoteId, index === 0);
     }
