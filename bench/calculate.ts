@@ -30,8 +30,8 @@ import { printPeakMemory } from '../scripts/infra/peak-memory';
 import { SANDBOX_PASSWORD } from '../db/sandbox';
 import { SANDBOX_RATE_CARD } from '../db/rate-cards/sandbox-rate-cards';
 import { buildRateCardSnapshot } from '../domain/pricing/rate-card';
-import { priceQuoteReference } from '../domain/pricing/engine';
-import { priceQuote } from '../domain/pricing/fast-engine';
+import { priceQuoteReference } from '../domain/pricing/reference-engine';
+import { priceQuote } from '../domain/pricing/engine';
 import type { CalculationRequest } from '../domain/pricing/request';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);

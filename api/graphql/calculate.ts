@@ -1,8 +1,8 @@
 import { badRequest } from '../../domain/errors/errors';
 import { parseOrThrow } from '../http/validate';
 import { CalculateBody } from '../quotes/schemas';
-import type { PricedQuote } from '../../domain/pricing/engine';
-import { priceQuote } from '../../domain/pricing/fast-engine';
+import type { PricedQuote } from '../../domain/pricing/reference-engine';
+import { priceQuote } from '../../domain/pricing/engine';
 import type { GraphQLContext } from './context';
 import { withoutNulls } from './input';
 

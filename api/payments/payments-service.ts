@@ -6,7 +6,7 @@ import { badRequest, conflict, notFound, providerFailed, providerUnavailable } f
 import type { Caller } from '../http/request-context';
 import type { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { quoteTax, taxLineLabel } from '../../domain/tax/quote-tax';
-import type { PricedQuote } from '../../domain/pricing/engine';
+import type { PricedQuote } from '../../domain/pricing/reference-engine';
 import { readInvoiceView } from './invoice-view';
 import type { CheckoutSession, InvoiceView } from './schemas';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { priceQuote } from '../../domain/pricing/fast-engine';
+import { priceQuote } from '../../domain/pricing/engine';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import type { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuotePage, QuoteSummary } from './schemas';

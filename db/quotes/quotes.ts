@@ -207,7 +207,7 @@ interface DetailRow extends SummaryRow {
   rejected_at: Date | null;
   expired_at: Date | null;
   paid_at: Date | null;
-  /** The engine's result as priced (domain/pricing/engine.ts), kept as stored JSON. */
+  /** The engine's result as priced (domain/pricing/reference-engine.ts), kept as stored JSON. */
   calculation: unknown;
 }
 

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
-import { labourCostCents, priceFromCostAtMargin, type PricedQuote } from './engine';
-import { priceQuote } from './fast-engine';
+import { labourCostCents, priceFromCostAtMargin, type PricedQuote } from './reference-engine';
+import { priceQuote } from './engine';
 import { UnknownLabourTierError } from './errors';
 import type { CalculationLineItem } from './request';
 import type { RateCardSnapshot } from './rate-card';

@@ -10,7 +10,7 @@
  */
 import type Decimal from 'decimal.js';
 import type { RateCardLabourTier, RateCardSnapshot, SkuComponent, SkuUnit } from './rate-card';
-import { Dec, plain } from './engine';
+import { Dec, plain } from './reference-engine';
 import { UNIT } from './scaled';
 
 /** Most decimal places a rate-card value may carry on the fast path. */

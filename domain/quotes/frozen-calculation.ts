@@ -1,6 +1,6 @@
 /**
  * D3: what a quote keeps of its calculation at approval (the `quotes.frozen_calculation` JSON),
- * as far as the invoicing legs read it. The pricing engine's result (domain/pricing/engine.ts)
+ * as far as the invoicing legs read it. The pricing engine's result (domain/pricing/reference-engine.ts)
  * is checked against this shape at compile time, so the two cannot drift apart.
  */
 export interface FrozenCalculation {

@@ -5,7 +5,7 @@ import { createTenant, giveRateCard, ownerPool, sandboxUser, type Tenant } from 
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import { CalculationResult, type CalculateBody } from '../../api/quotes/schemas';
 import { RateCardRepository } from '../../db/rate-cards/repository';
-import { priceQuote } from '../../domain/pricing/fast-engine';
+import { priceQuote } from '../../domain/pricing/engine';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_ALT_RATE_CARD, SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 

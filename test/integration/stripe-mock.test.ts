@@ -7,7 +7,7 @@ import { writeInvoice } from '../../activities/payments/write-invoice';
 import { creditNoteKey, creditNoteParams, type CreditNoteRequest } from '../../activities/payments/write-credit-note';
 import { readInvoiceView } from '../../api/payments/invoice-view';
 import { checkoutSessionParams } from '../../api/payments/payments-service';
-import { priceQuote } from '../../domain/pricing/fast-engine';
+import { priceQuote } from '../../domain/pricing/engine';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { quoteTax } from '../../domain/tax/quote-tax';

@@ -10,8 +10,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { priceQuoteReference, type PriceQuoteInput } from '../../domain/pricing/engine';
-import { priceQuote, priceQuoteFast } from '../../domain/pricing/fast-engine';
+import { priceQuoteReference, type PriceQuoteInput } from '../../domain/pricing/reference-engine';
+import { priceQuote, priceQuoteFast } from '../../domain/pricing/engine';
 import { buildRateCardSnapshot, type RateCardLabourTier, type RateCardSku, type SkuComponent, type SkuUnit } from '../../domain/pricing/rate-card';
 import type { CalculationLineItem, CalculationRequest } from '../../domain/pricing/request';
 import { EXAMPLE_SETTINGS, EXAMPLE_SKUS, EXAMPLE_TIERS } from '../../scripts/harness/worked-example-card';

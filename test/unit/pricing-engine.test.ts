@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { priceQuote } from '../../domain/pricing/fast-engine';
-import type { PricedQuote } from '../../domain/pricing/engine';
+import { priceQuote } from '../../domain/pricing/engine';
+import type { PricedQuote } from '../../domain/pricing/reference-engine';
 import {
   MarginBelowFloorError,
   MarginOverrideNotAuthorisedError,

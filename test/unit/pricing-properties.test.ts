@@ -5,8 +5,8 @@
 import { describe, expect, it } from '@jest/globals';
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
-import { priceQuote } from '../../domain/pricing/fast-engine';
-import type { PricedQuote } from '../../domain/pricing/engine';
+import { priceQuote } from '../../domain/pricing/engine';
+import type { PricedQuote } from '../../domain/pricing/reference-engine';
 import { MarginBelowFloorError, MarginOverrideNotAuthorisedError } from '../../domain/pricing/errors';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import type { RateCardLabourTier, RateCardSettings, RateCardSku, RateCardSnapshot, SkuComponent, SkuUnit } from '../../domain/pricing/rate-card';

@@ -1,5 +1,5 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLInputObjectType, GraphQLInt, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
-import type { PricedComponent, PricedLineItem, PricedQuote } from '../../../domain/pricing/engine';
+import type { PricedComponent, PricedLineItem, PricedQuote } from '../../../domain/pricing/reference-engine';
 import { calculate } from '../calculate';
 import { costs } from '../cost';
 import { Cents, Decimal, listOf, nonNull, requireOffice, type Context } from './common';

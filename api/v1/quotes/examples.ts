@@ -1,4 +1,4 @@
-import { priceQuote } from '../../../domain/pricing/fast-engine';
+import { priceQuote } from '../../../domain/pricing/engine';
 import { buildRateCardSnapshot } from '../../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../../db/catalogue/sandbox-products';
