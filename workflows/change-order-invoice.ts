@@ -1,5 +1,4 @@
-import { ActivityFailure, ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, condition, defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type {
   ApprovalState,
@@ -9,15 +8,11 @@ import type {
   ChangeOrderInvoiceWorkflow,
   LegOutcome,
   RetryLegInput,
-  RetryLegUpdate,
 } from '../infra/temporal/contracts';
-import type { SEARCH_ATTRIBUTES } from '../infra/temporal/search-attributes';
 import { databaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
+import { recordApprovalState, retryLeg } from './repair-signals';
 
-const retryLeg: RetryLegUpdate = defineUpdate<LegOutcome, [RetryLegInput], 'retryLeg'>('retryLeg');
 const progress: ChangeOrderInvoiceProgressQuery = defineQuery<ChangeOrderInvoiceProgress, [], 'changeOrderInvoiceProgress'>('changeOrderInvoiceProgress');
-const APPROVAL_STATE: keyof typeof SEARCH_ATTRIBUTES = 'ApprovalState';
-const ApprovalStateKey = defineSearchAttributeKey(APPROVAL_STATE, SearchAttributeType.KEYWORD);
 
 /**
  * D12: an approved change order on an approved quote is invoiced for its delta (or credited, when
@@ -62,7 +57,7 @@ export const changeOrderInvoice: ChangeOrderInvoiceWorkflow = async function cha
   const asLeg = (result: ChangeOrderInvoiceOutcome): LegOutcome => ({ provider: 'PAYMENTS', ...result });
   const setState = (next: ApprovalState) => {
     state = next;
-    upsertSearchAttributes([{ key: ApprovalStateKey, value: next }]);
+    recordApprovalState(next);
   };
 
   setHandler(progress, () => ({ state, outcome }));

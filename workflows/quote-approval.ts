@@ -3,13 +3,10 @@ import {
   ApplicationFailure,
   condition,
   defineQuery,
-  defineUpdate,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { LegInput } from '../activities/approval';
 import type {
@@ -22,17 +19,13 @@ import type {
   QuoteApprovalWorkflow,
   QuoteInvoiceWorkflow,
   RetryLegInput,
-  RetryLegUpdate,
   Timing,
 } from '../infra/temporal/contracts';
-import type { SEARCH_ATTRIBUTES } from '../infra/temporal/search-attributes';
 import { localDatabaseProfile, providerLegProfile, REPAIR_WINDOW_MS } from './activity-profiles';
+import { recordApprovalState, retryLeg } from './repair-signals';
 
-/** The contract's update and query (their names are part of the contract's types). */
-const retryLeg: RetryLegUpdate = defineUpdate<LegOutcome, [RetryLegInput], 'retryLeg'>('retryLeg');
+/** The contract's query (its name is part of the contract's type). */
 const approvalProgress: ApprovalProgressQuery = defineQuery<ApprovalProgress, [], 'approvalProgress'>('approvalProgress');
-const APPROVAL_STATE: keyof typeof SEARCH_ATTRIBUTES = 'ApprovalState';
-const ApprovalStateKey = defineSearchAttributeKey(APPROVAL_STATE, SearchAttributeType.KEYWORD);
 const LEG_PROVIDERS: readonly LegProvider[] = ['PAYMENTS', 'ACCOUNTING', 'CRM'];
 
 /**
@@ -109,7 +102,7 @@ class LegRepairs {
 
   private setState(state: ApprovalState): void {
     this.state = state;
-    upsertSearchAttributes([{ key: ApprovalStateKey, value: state }]);
+    recordApprovalState(state);
   }
 
   private start(provider: LegProvider): Promise<LegOutcome> {
