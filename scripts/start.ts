@@ -94,8 +94,8 @@ try {
 
   // A process that crashes is restarted with backoff (scripts/infra/supervisor.ts); only one that
   // keeps crashing stops the stack. Each process is given its own database role's password.
-  const { DATABASE_WORKER_PASSWORD: _workerPassword, ...apiEnv } = env;
-  const { DATABASE_APP_PASSWORD: _apiPassword, ...workerEnv } = env;
+  const { DATABASE_WORKER_PASSWORD: _workerPassword, DATABASE_WORKER_PASSWORD_FILE: _workerPasswordFile, ...apiEnv } = env;
+  const { DATABASE_APP_PASSWORD: _apiPassword, DATABASE_APP_PASSWORD_FILE: _apiPasswordFile, ...workerEnv } = env;
   const supervise = (name: string, entry: string, processEnv: NodeJS.ProcessEnv) => {
     const supervisor = new Supervisor({
       name,

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { fileSettingOf, resolveSecretFiles, type SecretSetting } from './secret-files';
 
 /**
  * D8: every setting the processes read, validated once at start-up. The README lists each one
  * with its default; test/tooling/docker-compose.test.ts checks that docker-compose.yml passes each
- * one to the API and the worker. Empty strings count as unset (a blank line in .env).
+ * one to the API and the worker. Empty strings count as unset (a blank line in .env). Every
+ * secret may come from a file instead (`<NAME>_FILE`, infra/runtime/secret-files.ts).
  */
 const blankAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalSecret = z.preprocess(blankAsUndefined, z.string().min(1).optional());
@@ -92,10 +94,13 @@ export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Setting
 export class SettingsError extends Error {}
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const parsed = settingsSchema.safeParse(env);
+  const secrets = resolveSecretFiles(env);
+  if (secrets.problems.length > 0) throw new SettingsError(`invalid settings: ${secrets.problems.join('; ')}`);
+  const parsed = settingsSchema.safeParse(secrets.env);
   if (!parsed.success) {
     // Name the settings, never echo their values: some are secrets.
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    const describe = (name: string) => (secrets.fromFiles.has(name) ? `${name} (read from ${fileSettingOf(name as SecretSetting)})` : name);
+    const problems = parsed.error.issues.map((issue) => `${describe(issue.path.join('.'))}: ${issue.message}`).join('; ');
     throw new SettingsError(`invalid settings: ${problems}`);
   }
   const settings = parsed.data;

@@ -6,7 +6,7 @@ import { dataDir } from './paths';
 /**
  * Development secrets the local stack needs but a newcomer should not have to invent: made once
  * per clone, kept in the git-ignored .data folder, never printed. Values already in the
- * environment win.
+ * environment, or in a file it names, win.
  */
 export function developmentSecrets(): Record<string, string> {
   const file = join(dataDir, 'dev-secrets.json');
@@ -31,6 +31,11 @@ export function developmentSecrets(): Record<string, string> {
     writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
   }
   const result: Record<string, string> = {};
-  for (const name of Object.keys(wanted)) result[name] = process.env[name] || stored[name]!;
+  for (const name of Object.keys(wanted)) {
+    // A value given as a file (<NAME>_FILE, infra/runtime/secret-files.ts) wins too: the loader
+    // refuses a setting given both ways.
+    if (process.env[`${name}_FILE`]) continue;
+    result[name] = process.env[name] || stored[name]!;
+  }
   return result;
 }
