@@ -105,6 +105,29 @@ describe('docker-compose.yml', () => {
     expect(services.migrate!.command).toEqual(['node', '--import', './scripts/container/extensionless.mjs', 'dist/scripts/migrate.js']);
   });
 
+  // A stack missing a secret must not start half-configured: compose refuses before any container runs.
+  it('requires every secret the stack cannot run without (fails fast, no default), each listed in docs/operations.md', () => {
+    const requiredIn = (value: string | undefined) => [...(value ?? '').matchAll(/\$\{([A-Z_]+):\?[^}]+\}/g)].map((m) => m[1]);
+    const required: Record<string, string[]> = {
+      api: ['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'DATABASE_APP_PASSWORD'],
+      worker: ['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'DATABASE_WORKER_PASSWORD'],
+      migrate: ['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'DATABASE_APP_PASSWORD', 'DATABASE_WORKER_PASSWORD'],
+    };
+    for (const [name, settings] of Object.entries(required)) {
+      const env = services[name]!.environment ?? {};
+      for (const setting of settings) expect({ service: name, setting, required: requiredIn(env[setting]) }).toEqual({ service: name, setting, required: [setting] });
+      expect({ service: name, owner: requiredIn(env.DATABASE_URL) }).toEqual({ service: name, owner: ['POSTGRES_PASSWORD'] });
+    }
+    // Every variable compose requires is in the doc's table of required settings.
+    const raw = readConfig('docker-compose.yml');
+    const everyRequired = new Set([...raw.matchAll(/\$\{([A-Z_]+):\?/g)].map((m) => m[1]!));
+    expect([...everyRequired].sort()).toEqual(expect.arrayContaining(['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD']));
+    const operations = readConfig('docs/operations.md');
+    const section = operations.slice(operations.indexOf('### Required settings'), operations.indexOf('### Secrets from files'));
+    expect(section.length).toBeGreaterThan(0);
+    for (const setting of everyRequired) expect({ setting, listed: section.includes(`| \`${setting}\` |`) }).toEqual({ setting, listed: true });
+  });
+
   // Traces to the collector, metrics to Prometheus, none of it public.
   it('sends traces to the collector and lets Prometheus, and only it, scrape both processes\' /metrics', () => {
     for (const name of ['api', 'worker']) {
