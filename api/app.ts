@@ -11,7 +11,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
 import { readJsonBody, readRawBody } from './http/body-reader';
 import { refuseUndecodablePaths } from './http/path-decoder';
-import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit } from './http/rate-limit';
+import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { meterUnrouted, PlanMeter } from './http/plan-meter';
 import { IdempotencyKeys } from './http/idempotency';
@@ -116,7 +116,8 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestScope());
   if (deps.metrics) app.use(deps.metrics.middleware);
   app.use(securityHeaders());
-  app.use(broadRateLimit(new Limiter(deps.limiterPool, BROAD_LIMIT)));
+  const broadLimiter = new Limiter(deps.limiterPool, BROAD_LIMIT);
+  app.use(broadRateLimit(broadLimiter));
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', readRawBody());
   app.use(readJsonBody());
@@ -124,8 +125,9 @@ export function createApp(deps: AppDependencies): Express {
   app.use(['/api/v1', '/v1'], announceVersion);
   // Consulted per request: by then every route has declared whether it is public.
   app.use('/api/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
-  // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401.
-  app.use('/v1', authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes }));
+  // D10: any unauthenticated request under /v1/, to a real or an invented path, is 401, and
+  // counts against its address (section 8's broad limit) as it would under /api/.
+  app.use('/v1', limitUntilAuthenticated(broadLimiter, authenticate({ em: deps.em, tokens, publicRoutes: host.publicRoutes })));
   app.use(['/api/v1', '/v1'], resolveVersion(deps.em));
   app.use(refuseUndecodablePaths());
 

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { createHandler } from 'graphql-http';
 import { GraphQLError, printSchema } from 'graphql';
 import { route, type RouteHost } from '../http/route';
-import { notFound } from '../../domain/errors/errors';
+import { notFound, RateLimitedError } from '../../domain/errors/errors';
 import { ERROR_RENDERINGS, type ErrorKind } from '../../domain/errors/error-kinds';
 import { RequestBodyError } from '../http/body-reader';
 import { MAX_REPORTED_FIELDS, unstorableText } from '../http/validate';
@@ -116,7 +116,8 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
       '`VARIABLES_TOO_LARGE`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, ….',
     tags: ['graphql'],
     auth: 'bearer',
-    // D17: the operation's cost in points, drawn by the executor once costed (api/graphql/execute.ts).
+    // D15 and D17: one request token, as every /v1/ request, and the operation's cost in points on
+    // top, drawn by the executor once costed (api/graphql/execute.ts).
     metering: 'points',
     rawBody: { description: 'A GraphQL request: query, optional operationName and variables. One operation per request (no arrays).', schema: GraphQLRequestBody, example: { query: '{ workOrders(first: 1) { nodes { id status } } }' } },
     responses: { 200: { description: 'The result, with extensions.cost; errors carry extensions.code', schema: GraphQLResponse, example: RESPONSE_EXAMPLE } },
@@ -151,6 +152,18 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
       res.send(answer ?? '');
     },
   });
+
+  // D15: the request token route() draws before the document is read; refused, it answers as
+  // GraphQL's THROTTLED like a query the bucket cannot pay for, with the request's own status.
+  const requestThrottled: ErrorRequestHandler = (err: unknown, req, res, next) => {
+    // The unauthenticated are refused by the address limit before this route, in the shape of their 401.
+    if (!(err instanceof RateLimitedError) || !req.caller || req.method !== 'POST' || req.path !== '/') return next(err);
+    res.setHeader('Retry-After', String(err.retryAfterSeconds));
+    sendErrors(res, ERROR_RENDERINGS.rate_limited.status, [
+      codedError(`Throttled: every request draws one request from the plan's bucket, and it is empty; retry in ${err.retryAfterSeconds} seconds.`, REFUSAL_CODES.throttled, { retryAfterSeconds: err.retryAfterSeconds }),
+    ]);
+  };
+  host.app.use('/v1/graphql', requestThrottled);
 
   route(host, {
     method: 'get',

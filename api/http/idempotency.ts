@@ -3,8 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { completeKey, holderOf, holdKey, insertClaim, releaseKey, type KeptAnswer } from '../../db/idempotency/keys';
 import { decide, fingerprintOf, keyComplaint, type Decision, type RequestIdentity } from '../../domain/idempotency/idempotency';
-import { DomainError, idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../../domain/errors/errors';
-import type { RequestMeter } from './plan-meter';
+import { idempotencyKeyInUse, idempotencyKeyReused, validationFailed } from '../../domain/errors/errors';
 
 /**
  * D14's one protocol, for every interface that takes an idempotency key (a route that declares
@@ -19,8 +18,7 @@ import type { RequestMeter } from './plan-meter';
  *    neither does;
  * 3. a failed request keeps nothing: its claim is released (or rolled back with it).
  * Where the claim commits is the one choice a caller makes: `IdempotencyKeys.once` claims in a
- * transaction of its own, committed before the work, so what the claim draws (D15) is spent even
- * when the work fails, and the work may open its own transactions (a key left running by a process
+ * transaction of its own, committed before the work, so the work may open its own transactions (a key left running by a process
  * that died is claimed anew after its lease); `onceWithin` claims in the caller's transaction, for
  * work that runs in it whole (GraphQL's operation), and its rollback frees the key.
  */
@@ -57,9 +55,6 @@ export function checkKey(key: string, field: string): void {
   if (complaint) throw validationFailed({ [field]: complaint });
 }
 
-/** The key refused this request: it is in use, or was used by another request. */
-const isKeyRefusal = (error: unknown): boolean => error instanceof DomainError && (error.kind === 'idempotency_key_in_use' || error.kind === 'idempotency_key_reused');
-
 const kept = (answer: Answer): KeptAnswer => ({ status: answer.status, body: answer.body, headers: answer.headers ?? {} });
 
 async function claim(tx: EntityManager, key: string, fingerprint: string): Promise<Decision<KeptAnswer>> {
@@ -87,17 +82,10 @@ function settled(decision: Decision<KeptAnswer>): Outcome | undefined {
 export class IdempotencyKeys {
   constructor(private readonly em: EntityManager) {}
 
-  /** `onClaim` runs in the claim's transaction when the request is new (D15's deferred draw; a throw there rolls the claim back). */
-  async once(organizationId: string, keyed: KeyedRequest, work: (keep: Keep) => Promise<Answer>, onClaim?: (tx: EntityManager) => Promise<void>): Promise<Outcome> {
+  async once(organizationId: string, keyed: KeyedRequest, work: (keep: Keep) => Promise<Answer>): Promise<Outcome> {
     const { key } = keyed;
     const fingerprint = fingerprintOf(keyed.request);
-    const replay = settled(
-      await inTenant(this.em, organizationId, async (tx) => {
-        const decision = await claim(tx, key, fingerprint);
-        if (decision.kind === 'new') await onClaim?.(tx);
-        return decision;
-      }),
-    );
+    const replay = settled(await inTenant(this.em, organizationId, (tx) => claim(tx, key, fingerprint)));
     if (replay) return replay;
     let keptWithWrite = false;
     let answer: Answer;
@@ -142,33 +130,18 @@ export interface KeyedHttpRequest {
   /** The request's Idempotency-Key header. */
   key: string;
   keys: IdempotencyKeys;
-  /** The route's D15 meter (`metering: 'request'`), drawn from when the key is claimed. */
-  meter?: RequestMeter;
 }
 
 /**
  * A route's request carrying an `Idempotency-Key` (api/http/route.ts `idempotency`): its method
- * and path with its parsed JSON body make the fingerprint; the route's one D15 token is drawn in
- * the claim's transaction, so a malformed, reused or in-use key and a replay draw nothing (their
- * answers carry the bucket's headers all the same); a replay says `Idempotent-Replayed: true`.
+ * and path with its parsed JSON body make the fingerprint; a replay says `Idempotent-Replayed:
+ * true`. Its D15 token was drawn by route() before the key was looked at, so a malformed, reused
+ * or in-use key and a replay are counted like any request.
  */
-export async function answerOnce({ req, res, key, keys, meter }: KeyedHttpRequest, work: (keep: Keep) => Promise<Answer>): Promise<void> {
-  const organizationId = req.caller!.organizationId;
+export async function answerOnce({ req, res, key, keys }: KeyedHttpRequest, work: (keep: Keep) => Promise<Answer>): Promise<void> {
   const complaint = keyComplaint(key);
-  if (complaint) {
-    await meter?.peek(organizationId, res);
-    throw validationFailed({ [`headers.${IDEMPOTENCY_HEADER}`]: complaint });
-  }
-  let outcome: Outcome;
-  try {
-    outcome = await keys.once(organizationId, { key, request: { operation: `${req.method} ${req.baseUrl}${req.path}`, payload: req.body } }, work, meter && ((tx) => meter.drawWithin(tx, res)));
-  } catch (error) {
-    if (isKeyRefusal(error)) await meter?.peek(organizationId, res);
-    throw error;
-  }
-  if (outcome.replayed) {
-    await meter?.peek(organizationId, res);
-    res.setHeader('Idempotent-Replayed', 'true');
-  }
+  if (complaint) throw validationFailed({ [`headers.${IDEMPOTENCY_HEADER}`]: complaint });
+  const outcome = await keys.once(req.caller!.organizationId, { key, request: { operation: `${req.method} ${req.baseUrl}${req.path}`, payload: req.body } }, work);
+  if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
   sendAnswer(res, outcome.answer);
 }

@@ -1,16 +1,17 @@
 import type { RequestHandler, Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { drawTokens, peekTokens, type BucketState } from '../../db/plans/buckets';
+import { drawTokens, type BucketState } from '../../db/plans/buckets';
 import { RateLimitedError } from '../../domain/errors/errors';
 
 /**
  * D15: what a route draws from its tenant's plan bucket (db/plans/buckets.ts), declared with the
- * route (api/http/route.ts) the way `auth` is:
- * - `request`: one token per request, before its roles and input are checked; a request with an
- *   Idempotency-Key draws when its key is claimed instead (D14: a replay draws nothing);
- * - `points`: the operation's cost in GraphQL points, drawn by its handler once costed (D17,
- *   api/graphql/execute.ts).
+ * route (api/http/route.ts) the way `auth` is. Every request draws one token, before its roles,
+ * input and Idempotency-Key are checked, so a refusal, a replay (D14) and a key refused draw it
+ * as any request does (every request counts, as Stripe's limits and Jobber's cheapest query do):
+ * - `request`: that one token;
+ * - `points`: that one token, and the operation's cost in GraphQL points on top, drawn by its
+ *   handler once costed (D17, api/graphql/execute.ts).
  */
 export type Metering = 'request' | 'points';
 
@@ -18,10 +19,6 @@ export type Metering = 'request' | 'points';
 export interface RequestMeter {
   /** Draws in a transaction of its own; a refused draw throws the 429 (`rate-limited`, with Retry-After). */
   draw(organizationId: string, res: Response): Promise<void>;
-  /** Draws in the tenant transaction `tx` (an idempotency key's claim), so that both commit or neither. */
-  drawWithin(tx: EntityManager, res: Response): Promise<void>;
-  /** The bucket's headers without drawing (a replay, a key refused). */
-  peek(organizationId: string, res: Response): Promise<void>;
 }
 
 function setLimitHeaders(res: Response, state: BucketState): void {
@@ -42,13 +39,6 @@ export class PlanMeter implements RequestMeter {
     answerDraw(res, await inTenant(this.em, organizationId, (tx) => drawTokens(tx)));
   }
 
-  async drawWithin(tx: EntityManager, res: Response): Promise<void> {
-    answerDraw(res, await drawTokens(tx));
-  }
-
-  async peek(organizationId: string, res: Response): Promise<void> {
-    setLimitHeaders(res, await inTenant(this.em, organizationId, (tx) => peekTokens(tx)));
-  }
 }
 
 /**

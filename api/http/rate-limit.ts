@@ -100,8 +100,9 @@ export class Limiter {
 
 /**
  * The broad limit: every path but the health check and `/v1/`, per client address
- * (api/http/client-address.ts). `/v1/` is limited per tenant by its plan's bucket instead (D15:
- * a growth burst of 800 would not fit in 300 a minute per address).
+ * (api/http/client-address.ts). `/v1/` counts here only until authenticated
+ * (limitUntilAuthenticated below); an authenticated request is limited per tenant by its plan's
+ * bucket instead (D15: a growth burst of 800 would not fit in 300 a minute per address).
  */
 export function broadRateLimit(limiter: Limiter): RequestHandler {
   return async (req, res, next) => {
@@ -113,4 +114,19 @@ export function broadRateLimit(limiter: Limiter): RequestHandler {
       next(error);
     }
   };
+}
+
+/**
+ * `/v1/`'s bearer guard (`authenticate`) with the broad limit in front of whatever it does not
+ * authenticate: a request without a valid token (its 401) and one to a public route (GraphiQL)
+ * count against their client address, under the same counter as the rest of the API, and are 429
+ * once it is spent; an authenticated request is not counted here (it draws from its tenant's
+ * bucket, D15).
+ */
+export function limitUntilAuthenticated(limiter: Limiter, authenticate: RequestHandler): RequestHandler {
+  return (req, res, next) =>
+    authenticate(req, res, (refusal?: unknown) => {
+      if (req.caller) return next(refusal);
+      limiter.consume(`ip:${clientAddressKey(req)}`, res).then(() => next(refusal), next);
+    });
 }

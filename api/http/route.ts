@@ -96,7 +96,7 @@ export interface RouteHost {
   registry: OpenAPIRegistry;
   /** Filled by route(); the bearer guard lets these through. */
   publicRoutes: PublicRoutes;
-  /** D15: the plan buckets that routes declaring `metering: 'request'` draw from. */
+  /** D15: the plan buckets that routes declaring `metering` draw their request token from. */
   meter?: RequestMeter;
   /** D14: where routes declaring `idempotency` claim their keys. */
   idempotencyKeys?: IdempotencyKeys;
@@ -118,12 +118,12 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
   if (spec.auth !== 'bearer') host.publicRoutes.add(spec.method, spec.path);
   host.app[spec.method](spec.path, async (req: Request, res: Response) => {
     const key = spec.idempotency ? req.get(IDEMPOTENCY_HEADER) : undefined;
-    // Checked by checkGuards: a metered route is a bearer route of a host with a meter.
-    const meter = spec.metering === 'request' ? host.meter! : undefined;
     if (spec.auth === 'bearer') {
       if (!req.caller) throw unauthenticated();
-      // D15: before roles and input, as for every /v1/ request; a keyed request draws when its key is claimed.
-      if (key === undefined) await meter?.draw(req.caller.organizationId, res);
+      // D15: one request token before roles, input and key, so a refusal or a replay draws it too;
+      // GraphQL's operation draws its cost on top (metering 'points'). Checked by checkGuards:
+      // a metered route is a bearer route of a host with a meter.
+      if (spec.metering !== undefined) await host.meter!.draw(req.caller.organizationId, res);
       if (spec.roles && !spec.roles.includes(req.caller.role)) throw forbidden();
     }
     const params = spec.params ? parseOrThrow(spec.params, req.params, 'params') : undefined;
@@ -138,7 +138,7 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
       sendAnswer(res, await spec.handler({ ...ctx, keep: keepNothing }));
       return;
     }
-    await answerOnce({ req, res, key, keys: host.idempotencyKeys!, meter }, (keep) => spec.handler({ ...ctx, keep }));
+    await answerOnce({ req, res, key, keys: host.idempotencyKeys! }, (keep) => spec.handler({ ...ctx, keep }));
   });
 }
 
@@ -147,7 +147,7 @@ function checkGuards(host: RouteHost, spec: AnySpec): void {
   const under = isProblemPath(spec.path);
   if (spec.metering !== undefined) {
     if (spec.auth !== 'bearer' || !under) throw new Error(`${spec.operationId}: only bearer routes under /v1/ draw from a plan bucket (D15)`);
-    if (spec.metering === 'request' && !host.meter) throw new Error(`${spec.operationId}: declares metering but the host has no plan meter`);
+    if (!host.meter) throw new Error(`${spec.operationId}: declares metering but the host has no plan meter`);
   } else if (spec.auth === 'bearer' && under) {
     throw new Error(`${spec.operationId}: a bearer route under /v1/ declares what it draws from the tenant's plan (D15 metering)`);
   }

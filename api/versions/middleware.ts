@@ -57,7 +57,8 @@ export function sendJsonBytes(req: Request, res: Response, body: unknown): void 
 
 /**
  * D16, second step (after the bearer guard): a malformed, unknown, future or retired
- * `Service-Version` is 400 (`bad_request` on /api/, a `validation-failed` problem on /v1/);
+ * `Service-Version` is 400 (`bad_request` on /api/, a `validation-failed` problem on /v1/), naming
+ * the header in its fields (`details.fields`, the problem's `errors`);
  * without the header, the tenant's pinned version applies, pinned to the current version at its
  * first request (cached per process: a pin never changes).
  */
@@ -68,7 +69,7 @@ export function resolveVersion(em: EntityManager): RequestHandler {
       const requested = req.get(VERSION_HEADER);
       if (requested !== undefined) {
         const verdict = checkVersion(requested);
-        if (!verdict.ok) throw badRequest(verdict.reason);
+        if (!verdict.ok) throw badRequest(verdict.reason, { [VERSION_HEADER]: verdict.reason });
         return next();
       }
       if (!req.caller) return next();

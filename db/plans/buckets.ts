@@ -68,17 +68,6 @@ export async function drawTokens(em: EntityManager, cost = 1): Promise<BucketSta
   return stateOf(row, cost);
 }
 
-/** The bucket as it stands, refilled to now, without drawing (a replayed request costs nothing). */
-export async function peekTokens(em: EntityManager): Promise<BucketState> {
-  const [row] = await em.execute<Row[]>(
-    `with p as (${PLAN_OF_TENANT})
-     select true as allowed, coalesce(least(p.depth, b.tokens + p.rate * greatest(extract(epoch from p.at - b.updated_at), 0)), p.depth) as tokens, p.depth, p.rate, p.at
-       from p left join plan_buckets b on b.organization_id = app_current_organization()`,
-  );
-  if (!row) throw new Error('the tenant selected has no organization row');
-  return stateOf(row, 1);
-}
-
 /**
  * D17 with D15: the GraphQL side of the tenant's one token bucket (drawTokens above draws from
  * it). A query draws its requested cost there before it runs; these read the bucket to the

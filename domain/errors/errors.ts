@@ -15,7 +15,8 @@ export class DomainError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new DomainError('bad_request', message);
+/** `fields` names what was malformed (a header), as a validation failure names its fields. */
+export const badRequest = (message: string, fields?: Record<string, string>) => new DomainError('bad_request', message, fields ? { fields } : null);
 export const unauthenticated = (message = 'A valid bearer token is required.') => new DomainError('unauthenticated', message);
 export const invalidCredentials = () => new DomainError('invalid_credentials', 'The workspace, email or password is incorrect.');
 export const forbidden = (message = 'Your role does not allow this.') => new DomainError('forbidden', message);

@@ -48,10 +48,11 @@ describe('the plan bucket (D15) pays for GraphQL (D17)', () => {
     await setTokens(PLAN_LIMITS.starter.burst);
     const { res, body } = await gql('{ workOrders(first: 5) { nodes { id } } }');
     expect(body.errors).toBeUndefined();
-    // Nothing to return: requested 2 + 5 = 7, actual 2; the 5 unused points go back.
+    // Nothing to return: requested 2 + 5 = 7, actual 2; the 5 unused points go back. The request
+    // itself took one request's worth of points first, as every /v1/ request does (D15).
     expect(body.extensions.cost).toMatchObject({ requestedQueryCost: 7, actualQueryCost: 2 });
     expect(body.extensions.cost.throttleStatus).toEqual({ maximumAvailable: 10_000, currentlyAvailable: expect.any(Number), restoreRate: 1_000 });
-    expect(body.extensions.cost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(10_000 - 2);
+    expect(body.extensions.cost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(10_000 - POINTS_PER_REQUEST - 2);
     expect(res.headers.get('x-ratelimit-limit')).toBe('200');
     for (const limit of Object.values(PLAN_LIMITS)) expect(limit.burst * POINTS_PER_REQUEST).toBeGreaterThanOrEqual(MAX_QUERY_COST);
   });
@@ -60,24 +61,26 @@ describe('the plan bucket (D15) pays for GraphQL (D17)', () => {
     await setTokens(PLAN_LIMITS.starter.burst);
     const { body } = await gql(HALF_BUCKET);
     expect(body.extensions.cost.requestedQueryCost).toBe(5_002);
-    // The tenant has no work orders: actual 2 points, so 5,000 go back before the next request.
+    // The tenant has no work orders: actual 2 points, so 5,000 go back before the next request;
+    // the query's request token and this request's are spent.
     const after = await api.request('/v1/graphql/schema.graphql', { token });
-    expect(Number(after.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(198);
+    expect(Number(after.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(197);
     // Drawn, not given back: five requests' worth of REST leaves less for GraphQL.
-    // 100.04 tokens pay for the query alone; no refill while the five requests are sent.
-    await setTokens(100.04, 60);
+    // 101.04 tokens pay for the query alone (its request token and 5,002 points); no refill while the five requests are sent.
+    await setTokens(101.04, 60);
     for (let i = 0; i < 5; i++) expect((await api.request('/v1/graphql/schema.graphql', { token })).status).toBe(200);
     const throttled = await gql(HALF_BUCKET);
     expect(throttled.body.errors?.[0]?.extensions.code).toBe('THROTTLED');
   });
 
   it('THROTTLED after the bucket runs dry: the time to wait, nothing run, nothing drawn', async () => {
-    await setTokens(0);
+    // Two tokens: the request's own, and one towards the query's 100.04.
+    await setTokens(2);
     const { res, body } = await gql(HALF_BUCKET);
     expect(res.status).toBe(200);
     expect(body.data ?? null).toBeNull();
     expect(body.errors).toHaveLength(1);
-    // 100.04 tokens at 20 a second: about five seconds.
+    // The 99.04 tokens missing at 20 a second: about five seconds.
     expect(body.errors![0]!.extensions).toEqual({ code: 'THROTTLED', retryAfterSeconds: expect.any(Number) });
     const wait = body.errors![0]!.extensions.retryAfterSeconds as number;
     expect(wait).toBeGreaterThanOrEqual(5);
@@ -85,7 +88,7 @@ describe('the plan bucket (D15) pays for GraphQL (D17)', () => {
     expect(res.headers.get('retry-after')).toBe(String(wait));
     expect(body.extensions.cost).toMatchObject({ requestedQueryCost: 5_002, actualQueryCost: 0 });
     expect(body.extensions.cost.throttleStatus.currentlyAvailable).toBeLessThan(5_002);
-    // A cheap query still runs: the refused one took nothing.
+    // A cheap query still runs: the refused one took nothing beyond its request token.
     const cheap = await gql('{ workOrders(first: 1) { nodes { id } } }');
     expect(cheap.body.errors).toBeUndefined();
   });

@@ -4,6 +4,7 @@ import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool } from '../../scripts/harness/owner-db';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { PLAN_LIMITS, PLANS, type Plan } from '../../db/plans/plan-limits';
+import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 
 // D15: one token bucket per tenant and plan on every /v1/ path, shared by every API process.
 let owner: pg.Pool;
@@ -117,5 +118,77 @@ describe('plan buckets (D15, document 001 section 8)', () => {
     // Which process met the empty bucket first is a matter of timing; that both now meet it is not.
     expect((await get(tenant.token, api)).status).toBe(429);
     expect((await get(tenant.token, second)).status).toBe(429);
+  });
+});
+
+describe('every /v1/ request draws at least one token (D15), refusals and replays included', () => {
+  /** A tenant that can make a /v1/ quote: its catalogue and a customer. */
+  async function quotingTenant(): Promise<{ id: string; token: string; quote: Record<string, unknown> }> {
+    const tenant = await tenantOn('growth');
+    for (const p of SANDBOX_PRODUCTS) {
+      await owner.query(
+        'insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code) values ($1, $2, $3, $4, $5, $6)',
+        [tenant.id, p.sku, p.name, p.fabricSkuCode, p.hardwareSkuCode, p.trimSkuCode ?? null],
+      );
+    }
+    const { rows } = await owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Jordan Rivera') returning id`, [tenant.id]);
+    const quote = {
+      customerId: rows[0]!.id,
+      currency: 'CAD',
+      taxRegion: 'CA-ON',
+      pricebookId: tenant.id,
+      lines: [{ sku: 'ROLLER-SCREEN', quantity: 1, configuration: { finishedWidthIn: 48, finishedHeightIn: 60, controlSide: 'left', motorised: false } }],
+    };
+    return { ...tenant, quote };
+  }
+  const remainingOf = (res: Response) => Number(res.headers.get('x-ratelimit-remaining'));
+
+  it('GraphQL typename queries, introspection and invalid documents, /v1/quotes replays and empty-key 422s each take one token', async () => {
+    const tenant = await quotingTenant();
+    const gql = (query: string) => api.request('/v1/graphql', { method: 'POST', token: tenant.token, json: { query } });
+    const postQuote = (key: string) => api.request('/v1/quotes', { method: 'POST', token: tenant.token, json: tenant.quote, headers: { 'Idempotency-Key': key } });
+    const key = `replayed-${tenant.id}`;
+    const made = await postQuote(key);
+    expect(made.status).toBe(201);
+
+    const depth = 100;
+    // No refill while the requests are sent (see freeze): each kind's count is exact.
+    await freeze(tenant.id, depth);
+    const kinds: [string, () => Promise<Response>, (res: Response) => Promise<void>][] = [
+      ['a typename query', () => gql('{ __typename }'), async (res) => expect(((await res.json()) as { data: unknown }).data).toEqual({ __typename: 'Query' })],
+      ['an introspection', () => gql('{ __schema { queryType { name } } }'), async (res) => expect(res.status).toBe(200)],
+      ['an invalid document', () => gql('{ workOrders('), async (res) => expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('GRAPHQL_PARSE_FAILED')],
+      ['a replay', () => postQuote(key), async (res) => expect([res.status, res.headers.get('idempotent-replayed')]).toEqual([201, 'true'])],
+      ['an empty key', () => postQuote(''), async (res) => expect(res.status).toBe(422)],
+    ];
+    let left = depth;
+    for (const [kind, send, check] of kinds) {
+      for (let i = 0; i < 3; i++) {
+        const res = await send();
+        await check(res);
+        left -= 1;
+        expect([kind, remainingOf(res)]).toEqual([kind, left]);
+      }
+    }
+    // The bucket itself agrees with what the answers said.
+    const { rows } = await owner.query<{ tokens: number }>('select tokens::float8 as tokens from plan_buckets where organization_id = $1', [tenant.id]);
+    expect(Math.floor(rows[0]!.tokens)).toBe(left);
+  });
+
+  it('an empty bucket refuses each of them: 429 rate-limited, GraphQL as THROTTLED', async () => {
+    const tenant = await quotingTenant();
+    const key = `refused-${tenant.id}`;
+    expect((await api.request('/v1/quotes', { method: 'POST', token: tenant.token, json: tenant.quote, headers: { 'Idempotency-Key': key } })).status).toBe(201);
+    await freeze(tenant.id, 0);
+    const replay = await api.request('/v1/quotes', { method: 'POST', token: tenant.token, json: tenant.quote, headers: { 'Idempotency-Key': key } });
+    expect(replay.status).toBe(429);
+    expect(((await replay.json()) as { type: string }).type).toBe('rate-limited');
+    for (const query of ['{ __typename }', '{ workOrders(']) {
+      const res = await api.request('/v1/graphql', { method: 'POST', token: tenant.token, json: { query } });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const body = (await res.json()) as { errors: { extensions: { code: string; retryAfterSeconds: number } }[] };
+      expect(body.errors.map((e) => e.extensions)).toEqual([{ code: 'THROTTLED', retryAfterSeconds: Number(res.headers.get('retry-after')) }]);
+    }
   });
 });

@@ -3,7 +3,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
-import { ownerPool } from '../../scripts/harness/owner-db';
+import { createTenant, ownerPool } from '../../scripts/harness/owner-db';
 
 let first: ApiHarness;
 let second: ApiHarness;
@@ -75,6 +75,32 @@ describe('broad rate limit (section 8)', () => {
     // Another address is not affected, and health stays open for the limited one.
     expect((await first.request('/api/connectors', { headers: { 'x-forwarded-for': address() } })).status).toBe(200);
     expect((await first.request('/api/health', { headers })).status).toBe(200);
+  });
+
+  it('counts unauthenticated /v1/ requests per address until authenticated: 401 for 300, then 429; a token still draws from its tenant', async () => {
+    const client = address();
+    const headers = { 'x-forwarded-for': client };
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 14; batch++) {
+      const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => first.request(i % 2 ? '/v1/quotes' : '/v1/no-such-path', { headers })));
+      statuses.push(...answers.map((a) => a.status));
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(300);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(50);
+    const refused = await second.request('/v1/graphql', { method: 'POST', json: { query: '{ __typename }' }, headers });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(((await refused.json()) as { type: string }).type).toBe('rate-limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit')).toMatch(/^limit=300, remaining=0, reset=\d+$/);
+    // One counter per address for both interfaces, as /api/ counts everything before authentication.
+    expect((await first.request('/api/connectors', { headers })).status).toBe(429);
+    // Authenticated, the same address is not counted here: the tenant's plan bucket limits it (D15).
+    const tenant = await createTenant(owner, { admin: 'ADMIN' });
+    const authenticated = await first.request('/v1/graphql/schema.graphql', { token: await first.tokenFor(tenant.users.admin!), headers });
+    expect(authenticated.status).toBe(200);
+    expect(authenticated.headers.get('ratelimit')).toBeNull();
+    expect(authenticated.headers.get('x-ratelimit-remaining')).not.toBeNull();
   });
 
   it('trusts exactly one proxy hop: the address nearest the proxy counts, not a forged first entry', async () => {

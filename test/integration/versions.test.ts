@@ -167,11 +167,16 @@ describe('Service-Version on requests and responses (D16)', () => {
     const envelope = (await onApi.json()) as { error: { code: string; message: string } };
     expect(envelope.error.code).toBe('bad_request');
     expect(envelope.error.message).toMatch(/Service-Version/);
+    expect((envelope.error as { details?: unknown }).details).toEqual({ fields: { 'Service-Version': envelope.error.message } });
 
     const onV1 = await postQuote(t, version);
     expect(onV1.status).toBe(400);
     expect(onV1.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(((await onV1.json()) as { type: string }).type).toBe('validation-failed');
+    const problem = (await onV1.json()) as { type: string; detail: string; errors: Record<string, string> };
+    expect(problem.type).toBe('validation-failed');
+    // The problem names what was malformed: the header, with the reason.
+    expect(problem.errors).toEqual({ 'Service-Version': problem.detail });
+    expect(problem.errors['Service-Version']).toMatch(/Service-Version/);
     const { rows } = await owner.query(
       `select (select count(*)::int from quotes where organization_id = $1) as quotes, (select count(*)::int from plan_buckets where organization_id = $1) as buckets`,
       [t.tenant.id],

@@ -72,8 +72,6 @@ describe('route(): metering and idempotency are declared (D15, D14)', () => {
     return {
       calls,
       draw: async (organizationId: string) => void calls.push(`draw ${organizationId}`),
-      drawWithin: async () => void calls.push('draw within the claim'),
-      peek: async () => void calls.push('peek'),
     };
   };
   const keyed = {
@@ -133,7 +131,7 @@ describe('route(): metering and idempotency are declared (D15, D14)', () => {
       await new Promise((closed) => server.close(closed));
     });
 
-    it('metering "request" draws once before roles are checked; "points" leaves the draw to the handler', async () => {
+    it('metering "request" and "points" draw one request token before roles are checked; "points" leaves only its cost to the handler', async () => {
       const m = meter();
       const h = withCaller({ ...host(), meter: m });
       route(h, { ...v1, path: '/v1/things/office', operationId: 'office', metering: 'request', roles: ['ADMIN'] });
@@ -142,17 +140,16 @@ describe('route(): metering and idempotency are declared (D15, D14)', () => {
       expect((await fetch(`${origin}/v1/things/office`)).status).toBe(403);
       expect(m.calls).toEqual(['draw o1']);
       expect((await fetch(`${origin}/v1/things/points`)).status).toBe(200);
-      expect(m.calls).toEqual(['draw o1']);
+      expect(m.calls).toEqual(['draw o1', 'draw o1']);
     });
 
-    it('a request with an Idempotency-Key draws when its key is claimed; a replay draws nothing and says so', async () => {
+    it('a request with an Idempotency-Key draws before its key is looked at: a replay and a malformed key draw as any request (D15)', async () => {
       const m = meter();
       const claims: { key: string; operation: string; payload: unknown }[] = [];
       const keys = {
-        once: async (_organizationId: string, keyedRequest: { key: string; request: { operation: string; payload: unknown } }, work: (keep: () => Promise<void>) => Promise<unknown>, onClaim?: (tx: never) => Promise<void>) => {
+        once: async (_organizationId: string, keyedRequest: { key: string; request: { operation: string; payload: unknown } }, work: (keep: () => Promise<void>) => Promise<unknown>) => {
           claims.push({ key: keyedRequest.key, ...keyedRequest.request });
           if (claims.length > 1) return { answer: { status: 201, body: { made: true }, headers: { 'X-Kept': 'yes' } }, replayed: true };
-          await onClaim?.({} as never);
           return { answer: await work(async () => undefined), replayed: false };
         },
       };
@@ -163,18 +160,18 @@ describe('route(): metering and idempotency are declared (D15, D14)', () => {
         fetch(`${origin}/v1/things`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'Idempotency-Key': key }) }, body: JSON.stringify({ name: 'Roller' }) });
       const first = await post('k1');
       expect([first.status, first.headers.get('idempotent-replayed'), await first.json()]).toEqual([201, null, { made: true }]);
-      expect(m.calls).toEqual(['draw within the claim']);
+      expect(m.calls).toEqual(['draw o1']);
       expect(claims).toEqual([{ key: 'k1', operation: 'POST /v1/things', payload: { name: 'Roller' } }]);
       const again = await post('k1');
       expect([again.status, again.headers.get('idempotent-replayed'), again.headers.get('x-kept')]).toEqual([201, 'true', 'yes']);
-      expect(m.calls).toEqual(['draw within the claim', 'peek']);
-      // Without a key the request draws up front and runs as any other; a malformed key is refused before any claim.
+      expect(m.calls).toEqual(['draw o1', 'draw o1']);
+      // Without a key the request draws and runs as any other; a malformed key is refused before any claim, its token drawn.
       expect((await post()).status).toBe(201);
-      expect(m.calls).toEqual(['draw within the claim', 'peek', 'draw o1']);
+      expect(m.calls).toEqual(['draw o1', 'draw o1', 'draw o1']);
       const malformed = await post('');
       expect([malformed.status, ((await malformed.json()) as { kind: string }).kind]).toEqual([422, 'validation_failed']);
       expect(claims).toHaveLength(2);
-      expect(m.calls).toEqual(['draw within the claim', 'peek', 'draw o1', 'peek']);
+      expect(m.calls).toEqual(['draw o1', 'draw o1', 'draw o1', 'draw o1']);
     });
   });
 });
