@@ -38,3 +38,13 @@ export async function currentOrganization(em: EntityManager): Promise<Organizati
 export async function setTechnicalContact(em: EntityManager, email: string | null): Promise<void> {
   await em.execute('update organizations set technical_contact_email = ? where id = app_current_organization()', [email]);
 }
+
+/** The subdomain of the tenant of this transaction, and the number of one of its quotes (null when none). */
+export async function subdomainAndQuoteNumber(em: EntityManager, quoteId: string | null): Promise<{ subdomain: string; quote_number: number | null } | undefined> {
+  const [row] = await em.execute<{ subdomain: string; quote_number: number | null }[]>(
+    `select o.subdomain, (select q.quote_number from quotes q where q.id = ?) as quote_number
+       from organizations o where o.id = app_current_organization()`,
+    [quoteId],
+  );
+  return row;
+}

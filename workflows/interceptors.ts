@@ -14,7 +14,7 @@ import {
  * request that started it (memo).
  */
 
-const SEARCH_ATTRIBUTE_FIELDS: Record<string, string> = { OrganizationId: 'organization_id', QuoteId: 'quote_id', QuoteNumber: 'quote_number', Provider: 'provider' };
+const SEARCH_ATTRIBUTE_FIELDS: Record<string, string> = { OrganizationId: 'organization_id', OrganizationSubdomain: 'organization_subdomain', QuoteId: 'quote_id', QuoteNumber: 'quote_number', Provider: 'provider' };
 const INPUT_FIELDS: Record<string, string> = { organizationId: 'organization_id', quoteId: 'quote_id', provider: 'provider' };
 
 /** The ids worth a log line: from the input's first argument (one object, as all ours take). */

@@ -7,6 +7,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  */
 export const SEARCH_ATTRIBUTES = {
   OrganizationId: 'Keyword',
+  // The tenant by the name operators use: every workflow of a tenant carries it (tenant-subdomains.ts).
+  OrganizationSubdomain: 'Keyword',
   QuoteNumber: 'Int',
   QuoteId: 'Keyword',
   Provider: 'Keyword',
@@ -15,6 +17,7 @@ export const SEARCH_ATTRIBUTES = {
 } as const;
 
 export const OrganizationIdKey = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+export const OrganizationSubdomainKey = defineSearchAttributeKey('OrganizationSubdomain', SearchAttributeType.KEYWORD);
 export const QuoteNumberKey = defineSearchAttributeKey('QuoteNumber', SearchAttributeType.INT);
 export const QuoteIdKey = defineSearchAttributeKey('QuoteId', SearchAttributeType.KEYWORD);
 export const ProviderKey = defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD);
