@@ -15,6 +15,7 @@ import { databasePassword, loadSettings } from '../infra/runtime/settings';
 import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
 import { activeTracing } from '../infra/runtime/tracing';
 import { clientInterceptors } from '../infra/temporal/client-interceptors';
+import { tenantSubdomainsFrom } from '../infra/temporal/tenant-subdomains';
 import { createRequestMetrics } from './http/metrics';
 
 export interface ApiProcessOptions {
@@ -42,13 +43,15 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   const temporal = new Client({ connection: temporalConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
   const events = new EventDispatcher(temporal, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger, ...(options.dispatchTiming ? { timing: options.dispatchTiming } : {}) });
 
-  const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE });
+  // The tenant's subdomain on every workflow it starts (search attribute `OrganizationSubdomain`).
+  const subdomains = tenantSubdomainsFrom(orm.em);
+  const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains });
   // Reads (the invoice view) and the checkout page call the provider directly; invoice writes run
   // in the worker's workflows.
   const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
 
-  const syncSchedules = new ProviderSyncSchedules(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
-  const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger, syncSchedules });
+  const syncSchedules = new ProviderSyncSchedules(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
+  const integrationWorkflows = new IntegrationWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains, logger, syncSchedules });
 
   // Prometheus metrics on their own port (docs/operations.md).
   const metricsRegistry = createMetricsRegistry('api');

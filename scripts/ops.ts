@@ -20,6 +20,7 @@ import { loadDotEnv } from './infra/dotenv';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId, type LegOutcome, type LegProvider } from '../infra/temporal/contracts';
 import { RepairUnavailable, retryApprovalLeg, retryChangeOrderInvoice, stillWaiting } from '../infra/temporal/leg-repair';
 import { InvoiceRunner } from '../infra/temporal/invoice-runner';
+import { knownSubdomains } from '../infra/temporal/tenant-subdomains';
 import { ENTITY_TYPE } from '../db/sync-records';
 import { CHANGE_ORDER_ENTITY } from '../db/fsm/change-orders';
 
@@ -164,7 +165,7 @@ async function retryQuoteLeg(db: pg.Pool, client: Client, input: { subdomain: st
     run: () =>
       provider === 'PAYMENTS'
         ? // The payments leg also runs alone once its approval has ended, as POST /quotes/{id}/invoice does.
-          new InvoiceRunner(client, { taskQueue: env('TEMPORAL_TASK_QUEUE') ?? 'shade-office' }).run({ organizationId: quote.organization_id, quoteId: quote.quote_id, quoteNumber })
+          new InvoiceRunner(client, { taskQueue: env('TEMPORAL_TASK_QUEUE') ?? 'shade-office', subdomains: knownSubdomains(new Map([[quote.organization_id, subdomain]])) }).run({ organizationId: quote.organization_id, quoteId: quote.quote_id, quoteNumber })
         : retryApprovalLeg(client, { quoteId: quote.quote_id, provider }),
   });
 }

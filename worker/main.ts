@@ -15,6 +15,7 @@ import { refreshTargets } from '../infra/integrations/connection-store';
 import { CredentialCipher } from '../db/security/credential-cipher';
 import { IntegrationWorkflows } from '../infra/temporal/integration-workflows';
 import { clientInterceptors } from '../infra/temporal/client-interceptors';
+import { tenantSubdomainsFrom } from '../infra/temporal/tenant-subdomains';
 import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
 import { activeTracing } from '../infra/runtime/tracing';
 import { installRuntime } from './runtime';
@@ -39,7 +40,8 @@ const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: 
 const clientConnection = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
 const client = new Client({ connection: clientConnection, namespace: settings.TEMPORAL_NAMESPACE, interceptors: clientInterceptors() });
 // D18: a sync that finds its connection unusable pauses its own schedule.
-const syncSchedules = new ProviderSyncSchedules(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
+const subdomains = tenantSubdomainsFrom(orm.em);
+const syncSchedules = new ProviderSyncSchedules(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
 const worker = await createWorker({
   connection,
   namespace: settings.TEMPORAL_NAMESPACE,
@@ -68,7 +70,7 @@ await ensureSchedules(client, settings.TEMPORAL_TASK_QUEUE);
 // Every usable connection has its token refresh workflow, even one whose start the API could not
 // make (Temporal was down at consent time). Starting one that runs only wakes it.
 const connectedTargets = await refreshTargets(orm.em);
-const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }).ensureAll(connectedTargets);
+const ensuredRefreshes = await new IntegrationWorkflows(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains, logger }).ensureAll(connectedTargets);
 // D18: every usable provider of every tenant has its sync schedule (payments: the platform's account).
 const ensuredSyncs = await syncSchedules.ensureAll([
   ...connectedTargets,

@@ -7,6 +7,7 @@ import type { EndpointDeliveryLimits, Timing } from '../temporal/contracts';
 import { EventWorkflows } from '../temporal/event-workflows';
 import { WebhookWorkflows } from '../temporal/webhook-workflows';
 import { WebhookDeliveries } from '../webhooks/deliveries';
+import { tenantSubdomainsFrom } from '../temporal/tenant-subdomains';
 
 /**
  * Starts the workflows an outbox event calls for (its own, and wakes the delivery workflow of each
@@ -23,8 +24,9 @@ export class EventDispatcher {
     private readonly em: EntityManager,
     private readonly options: { taskQueue: string; timing?: Timing; logger: Logger; endpointLimits?: Partial<EndpointDeliveryLimits> },
   ) {
-    this.workflows = new EventWorkflows(client, options);
-    this.webhooks = new WebhookDeliveries(em, new WebhookWorkflows(client, options));
+    const subdomains = tenantSubdomainsFrom(em);
+    this.workflows = new EventWorkflows(client, { ...options, subdomains });
+    this.webhooks = new WebhookDeliveries(em, new WebhookWorkflows(client, { ...options, subdomains }));
   }
 
   /** True when every workflow of the event is running or has run. */

@@ -2,7 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import { WORKFLOW_TYPES, approvalWorkflowId, changeOrderInvoiceWorkflowId, type ChangeOrderInvoiceWorkflow, type QuoteApprovalWorkflow, type Timing } from './contracts';
-import { OrganizationIdKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
+import { OrganizationIdKey, OrganizationSubdomainKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
+import type { TenantSubdomains } from './tenant-subdomains';
 
 /**
  * Starts the workflows an outbox event calls for. Workflow ids are business keys, so a second
@@ -11,7 +12,7 @@ import { OrganizationIdKey, QuoteIdKey, QuoteNumberKey } from './search-attribut
 export class EventWorkflows {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; timing?: Timing },
+    private readonly options: { taskQueue: string; timing?: Timing; subdomains: TenantSubdomains },
   ) {}
 
   async startFor(envelope: EventEnvelope): Promise<void> {
@@ -25,6 +26,7 @@ export class EventWorkflows {
             args: [{ organizationId: envelope.organization_id, quoteId: data.quote_id, timing: this.options.timing ?? {} }],
             typedSearchAttributes: [
               { key: OrganizationIdKey, value: envelope.organization_id },
+              { key: OrganizationSubdomainKey, value: await this.options.subdomains.of(envelope.organization_id) },
               { key: QuoteIdKey, value: data.quote_id },
               { key: QuoteNumberKey, value: data.quote_number },
             ],
@@ -38,6 +40,8 @@ export class EventWorkflows {
         // D12: on an approved quote, the change order's own invoice; never the quote's approval again.
         const data = envelope.data as { change_order_id: string; quote_id: string | null; invoice?: boolean };
         if (!data.invoice || !data.quote_id) return;
+        // The event names the quote by id only (its payload is public): one read for its number and the tenant's subdomain.
+        const { subdomain, quoteNumber } = await this.options.subdomains.withQuoteNumber(envelope.organization_id, data.quote_id);
         await ignoreAlreadyStarted(
           this.client.workflow.start<ChangeOrderInvoiceWorkflow>(WORKFLOW_TYPES.changeOrderInvoice, {
             taskQueue: this.options.taskQueue,
@@ -45,7 +49,9 @@ export class EventWorkflows {
             args: [{ organizationId: envelope.organization_id, changeOrderId: data.change_order_id, timing: this.options.timing ?? {} }],
             typedSearchAttributes: [
               { key: OrganizationIdKey, value: envelope.organization_id },
+              { key: OrganizationSubdomainKey, value: subdomain },
               { key: QuoteIdKey, value: data.quote_id },
+              ...(quoteNumber === null ? [] : [{ key: QuoteNumberKey, value: quoteNumber }]),
             ],
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           }),

@@ -11,7 +11,8 @@ import {
   type TokenRefreshInput,
   type TokenRefreshWorkflow,
 } from './contracts';
-import { OrganizationIdKey, ProviderKey } from './search-attributes';
+import { OrganizationIdKey, OrganizationSubdomainKey, ProviderKey } from './search-attributes';
+import type { TenantSubdomains } from './tenant-subdomains';
 import type { ProviderSyncSchedules } from './provider-sync-schedules';
 
 export interface ConnectionKey {
@@ -27,7 +28,7 @@ export interface ConnectionKey {
 export class IntegrationWorkflows {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; timing?: Timing; roundsPerRun?: number; logger?: Logger; syncSchedules?: ProviderSyncSchedules },
+    private readonly options: { taskQueue: string; subdomains: TenantSubdomains; timing?: Timing; roundsPerRun?: number; logger?: Logger; syncSchedules?: ProviderSyncSchedules },
   ) {}
 
   /**
@@ -66,6 +67,7 @@ export class IntegrationWorkflows {
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       typedSearchAttributes: [
         { key: OrganizationIdKey, value: ref.organizationId },
+        { key: OrganizationSubdomainKey, value: await this.options.subdomains.of(ref.organizationId) },
         { key: ProviderKey, value: ref.provider },
       ],
     });

@@ -1,7 +1,8 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { WORKFLOW_TYPES, invoiceWorkflowId, type LegOutcome, type QuoteInvoiceWorkflow, type Timing } from './contracts';
-import { OrganizationIdKey, ProviderKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
+import { OrganizationIdKey, OrganizationSubdomainKey, ProviderKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
+import type { TenantSubdomains } from './tenant-subdomains';
 import { RepairUnavailable, retryApprovalLeg } from './leg-repair';
 
 /**
@@ -14,7 +15,7 @@ import { RepairUnavailable, retryApprovalLeg } from './leg-repair';
 export class InvoiceRunner {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; timing?: Timing },
+    private readonly options: { taskQueue: string; timing?: Timing; subdomains: TenantSubdomains },
   ) {}
 
   async run(input: { organizationId: string; quoteId: string; quoteNumber: number }): Promise<LegOutcome> {
@@ -33,6 +34,7 @@ export class InvoiceRunner {
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       typedSearchAttributes: [
         { key: OrganizationIdKey, value: input.organizationId },
+        { key: OrganizationSubdomainKey, value: await this.options.subdomains.of(input.organizationId) },
         { key: QuoteIdKey, value: input.quoteId },
         { key: QuoteNumberKey, value: input.quoteNumber },
         { key: ProviderKey, value: 'PAYMENTS' },

@@ -1,7 +1,9 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { WORKFLOW_TYPES, providerSyncScheduleId, type LegProvider, type ProviderSyncInput, type ProviderSyncWorkflow, type Timing } from './contracts';
-import { OrganizationIdKey, ProviderKey } from './search-attributes';
+import { OrganizationIdKey, OrganizationSubdomainKey, ProviderKey } from './search-attributes';
+import type { TenantSubdomains } from './tenant-subdomains';
 
 export interface SyncTarget {
   organizationId: string;
@@ -11,13 +13,13 @@ export interface SyncTarget {
 /**
  * D18: one Temporal schedule per tenant and usable provider (`provider-sync-<org>-<provider>`),
  * every `PROVIDER_SYNC_INTERVAL`. Made (or resumed) when the connection becomes usable, paused
- * when it stops being so; its runs carry `OrganizationId` and `Provider`, so the Temporal UI finds
+ * when it stops being so; its runs carry `OrganizationId`, `OrganizationSubdomain` and `Provider`, so the Temporal UI finds
  * a tenant's sync runs. Operators pause, resume and trigger it there or with the CLI.
  */
 export class ProviderSyncSchedules {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; interval: string | number; timing?: Timing; pagesPerRun?: number; logger?: Logger; /** Run once at creation and on resume (default true). */ runAtOnce?: boolean },
+    private readonly options: { taskQueue: string; subdomains: TenantSubdomains; interval: string | number; timing?: Timing; pagesPerRun?: number; logger?: Logger; /** Run once at creation and on resume (default true). */ runAtOnce?: boolean },
   ) {}
 
   /** Exists and runs: created (its first run at once) or, when paused, resumed. */
@@ -39,10 +41,7 @@ export class ProviderSyncSchedules {
           workflowId: scheduleId,
           taskQueue: this.options.taskQueue,
           args: [input] satisfies Parameters<ProviderSyncWorkflow>,
-          typedSearchAttributes: [
-            { key: OrganizationIdKey, value: target.organizationId },
-            { key: ProviderKey, value: target.provider },
-          ],
+          typedSearchAttributes: await this.runAttributes(target),
         },
         // One run at a time per tenant and provider; a run missed while the worker was down is made up once.
         policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
@@ -51,11 +50,25 @@ export class ProviderSyncSchedules {
     } catch (error) {
       if (!(error instanceof ScheduleAlreadyRunning)) throw error;
       const handle = this.client.schedule.getHandle(scheduleId);
-      if ((await handle.describe()).state.paused) {
+      const described = await handle.describe();
+      // A schedule made before its runs named the tenant's subdomain is given it once.
+      if (described.action.type === 'startWorkflow' && described.action.typedSearchAttributes && 'get' in described.action.typedSearchAttributes && described.action.typedSearchAttributes.get(OrganizationSubdomainKey) === undefined) {
+        const typedSearchAttributes = await this.runAttributes(target);
+        await handle.update((previous) => ({ ...previous, action: { ...previous.action, typedSearchAttributes } }));
+      }
+      if (described.state.paused) {
         await handle.unpause(note);
         if (this.options.runAtOnce ?? true) await handle.trigger();
       }
     }
+  }
+
+  private async runAttributes(target: SyncTarget): Promise<SearchAttributePair[]> {
+    return [
+      { key: OrganizationIdKey, value: target.organizationId },
+      { key: OrganizationSubdomainKey, value: await this.options.subdomains.of(target.organizationId) },
+      { key: ProviderKey, value: target.provider },
+    ];
   }
 
   /** Stops its runs (the schedule stays, with the reason as its note); nothing to do if none exists. */

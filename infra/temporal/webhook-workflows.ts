@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { DELIVERIES_DUE, WORKFLOW_TYPES, endpointDeliveryWorkflowId, type EndpointDeliveryLimits, type EndpointDeliveryWorkflow, type Timing } from './contracts';
-import { OrganizationIdKey } from './search-attributes';
+import { OrganizationIdKey, OrganizationSubdomainKey } from './search-attributes';
+import type { TenantSubdomains } from './tenant-subdomains';
 
 /**
  * Wakes (signal-with-start) the one delivery workflow of an endpoint, id
@@ -9,7 +10,7 @@ import { OrganizationIdKey } from './search-attributes';
 export class WebhookWorkflows {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; timing?: Timing; endpointLimits?: Partial<EndpointDeliveryLimits> },
+    private readonly options: { taskQueue: string; timing?: Timing; endpointLimits?: Partial<EndpointDeliveryLimits>; subdomains: TenantSubdomains },
   ) {}
 
   /** Starts the endpoint's workflow if none runs, and signals it that deliveries are due. */
@@ -20,7 +21,11 @@ export class WebhookWorkflows {
       args: [{ organizationId, endpointId: endpoint.endpointId, format: endpoint.format, timing: this.options.timing ?? {}, ...(this.options.endpointLimits ? { limits: this.options.endpointLimits } : {}) }],
       signal: DELIVERIES_DUE,
       signalArgs: [],
-      typedSearchAttributes: [{ key: OrganizationIdKey, value: organizationId }],
+      typedSearchAttributes: [
+        { key: OrganizationIdKey, value: organizationId },
+        // Read once per tenant and process (tenant-subdomains.ts): the dispatch path stays as fast.
+        { key: OrganizationSubdomainKey, value: await this.options.subdomains.of(organizationId) },
+      ],
     });
   }
 }

@@ -53,7 +53,7 @@ async function startCore(options: CoreOptions): Promise<StackCore> {
   const payments = options.payments ? createStripeClient(options.payments) : undefined;
   const api = await startApi({
     events: temporal.dispatcher,
-    ...(options.invoices ? { invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, timing: TEST_TIMING }) } : {}),
+    ...(options.invoices ? { invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, timing: TEST_TIMING }) } : {}),
     ...(payments ? { payments } : {}),
     env: { ...(options.payments ? { PAYMENTS_SECRET_KEY: options.payments.secretKey } : {}), ...options.env },
   });

@@ -26,7 +26,7 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
   const harness = await startTemporalHarness();
   const payments = createStripeClient({ secretKey: 'sk_test_recordHistories01', baseUrl: url });
   const fakes = await startIntegrationFakes();
-  const api = await startApi({ events: harness.dispatcher, payments, invoices: new InvoiceRunner(harness.client, { taskQueue: harness.taskQueue, timing: TEST_TIMING }), env: { PAYMENTS_SECRET_KEY: 'sk_test_recordHistories01', ...fakes.env } });
+  const api = await startApi({ events: harness.dispatcher, payments, invoices: new InvoiceRunner(harness.client, { taskQueue: harness.taskQueue, subdomains: harness.subdomains, timing: TEST_TIMING }), env: { PAYMENTS_SECRET_KEY: 'sk_test_recordHistories01', ...fakes.env } });
   await harness.startWorker({ payments, integrations: workerIntegrations(api) });
   try {
     const token = await api.tokenFor(await sandboxUser(owner, 'sandbox', 'sales@sandbox.test'));

@@ -24,7 +24,7 @@ export async function recordIntegrationHistories(): Promise<Record<string, Histo
   const owner = ownerPool();
   const fakes = await startIntegrationFakes({ qbo: { accessTokenTtlSeconds: 2 } });
   const harness = await startTemporalHarness();
-  const api = await startApi({ env: fakes.env, integrationWorkflows: new IntegrationWorkflows(harness.client, { taskQueue: harness.taskQueue, timing: { retryScale: 0.005 }, roundsPerRun: 2 }) });
+  const api = await startApi({ env: fakes.env, integrationWorkflows: new IntegrationWorkflows(harness.client, { taskQueue: harness.taskQueue, subdomains: harness.subdomains, timing: { retryScale: 0.005 }, roundsPerRun: 2 }) });
   await harness.startWorker({ integrations: workerIntegrations(api) });
   try {
     const tenant = await createTenant(owner, { admin: 'ADMIN' });

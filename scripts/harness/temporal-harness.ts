@@ -14,6 +14,7 @@ import type { IntegrationDependencies } from '../../activities/integrations';
 import type { WebhookDependencies } from '../../activities/webhooks';
 import type { Logger } from '../../infra/runtime/logger';
 import { clientInterceptors } from '../../infra/temporal/client-interceptors';
+import { tenantSubdomainsFrom, type TenantSubdomains } from '../../infra/temporal/tenant-subdomains';
 import type { WorkerMetrics } from '../../worker/metrics';
 import type { ProviderSyncDependencies } from '../../activities/provider-sync';
 
@@ -34,6 +35,8 @@ export interface TemporalHarness {
   orm: MikroORM;
   dispatcher: EventDispatcher;
   relay: OutboxRelay;
+  /** For the starters a test builds (InvoiceRunner, IntegrationWorkflows, ProviderSyncSchedules). */
+  subdomains: TenantSubdomains;
   /** `cacheWorkflows: true` runs with the SDK's default cache, as production does (benchmarks). */
   /** `metrics` and `logger`: the worker's counters, and a logger to read its lines (silent otherwise). */
   startWorker(deps?: {
@@ -73,6 +76,7 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
     orm,
     dispatcher,
     relay,
+    subdomains: tenantSubdomainsFrom(orm.em),
     async startWorker(deps = {}) {
       workerConnection ??= await connectWorker(process.env.TEMPORAL_ADDRESS!);
       worker = await createWorker({

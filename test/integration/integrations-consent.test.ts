@@ -36,7 +36,7 @@ beforeAll(async () => {
   owner = ownerPool();
   fakes = await startIntegrationFakes();
   temporal = await startTemporalHarness();
-  api = await startApi({ env: fakes.env, integrationWorkflows: new IntegrationWorkflows(temporal.client, { taskQueue: temporal.taskQueue, timing: TEST_TIMING }) });
+  api = await startApi({ env: fakes.env, integrationWorkflows: new IntegrationWorkflows(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, timing: TEST_TIMING }) });
   await temporal.startWorker({ integrations: workerIntegrations(api) });
   tenant = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES', tech: 'TECHNICIAN' });
   admin = await api.tokenFor(tenant.users.admin!);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   owner = ownerPool();
   fakes = await startIntegrationFakes({ qbo: { accessTokenTtlSeconds: 2 }, sf: { rotateRefreshTokens: true } });
   temporal = await startTemporalHarness();
-  api = await startApi({ env: fakes.env, integrationWorkflows: new IntegrationWorkflows(temporal.client, { taskQueue: temporal.taskQueue, timing: TIMING, roundsPerRun: 3 }) });
+  api = await startApi({ env: fakes.env, integrationWorkflows: new IntegrationWorkflows(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, timing: TIMING, roundsPerRun: 3 }) });
   await temporal.startWorker({ integrations: workerIntegrations(api) });
 }, 120_000);
 

@@ -13,7 +13,7 @@ import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
 import { ProviderSyncSchedules } from '../../infra/temporal/provider-sync-schedules';
 import { WORKFLOW_TYPES, providerSyncScheduleId, type LegProvider, type ProviderSyncWorkflow } from '../../infra/temporal/contracts';
-import { OrganizationIdKey, ProviderKey } from '../../infra/temporal/search-attributes';
+import { OrganizationIdKey, OrganizationSubdomainKey, ProviderKey } from '../../infra/temporal/search-attributes';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import * as quotes from '../../scripts/harness/approved-quote';
@@ -45,12 +45,12 @@ beforeAll(async () => {
   temporal = await startTemporalHarness();
   const payments = createStripeClient({ secretKey: KEY, baseUrl: started.url });
   // Runs are started by the tests themselves (never by a schedule, at once or on the hour), so each knows what ran.
-  schedules = new ProviderSyncSchedules(temporal.client, { taskQueue: temporal.taskQueue, interval: SYNC_INTERVAL_NEVER_IN_A_TEST, timing: TEST_TIMING, runAtOnce: false });
+  schedules = new ProviderSyncSchedules(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, interval: SYNC_INTERVAL_NEVER_IN_A_TEST, timing: TEST_TIMING, runAtOnce: false });
   api = await startApi({
     events: temporal.dispatcher,
     payments,
-    invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, timing: TEST_TIMING }),
-    integrationWorkflows: new IntegrationWorkflows(temporal.client, { taskQueue: temporal.taskQueue, timing: TEST_TIMING, syncSchedules: schedules }),
+    invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, timing: TEST_TIMING }),
+    integrationWorkflows: new IntegrationWorkflows(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, timing: TEST_TIMING, syncSchedules: schedules }),
     env: { PAYMENTS_SECRET_KEY: KEY, PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET, ...fakes.env },
   });
   await temporal.startWorker({ payments, integrations: workerIntegrations(api), providerSync: { schedules, pageSize: PAGE } });
@@ -260,6 +260,7 @@ describe('D18 schedules and the runs list', () => {
     expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'providerSync', workflowId: providerSyncScheduleId({ organizationId: tenant.id, provider: 'CRM' }) });
     const attributes = described.action.type === 'startWorkflow' ? described.action.typedSearchAttributes : undefined;
     expect(attributes && 'get' in attributes ? attributes.get(OrganizationIdKey) : undefined).toBe(tenant.id);
+    expect(attributes && 'get' in attributes ? attributes.get(OrganizationSubdomainKey) : undefined).toBe(tenant.subdomain);
     expect((await api.request('/api/v1/integrations/crm', { method: 'DELETE', token: admin })).status).toBe(200);
     expect((await handle.describe()).state).toMatchObject({ paused: true, note: 'disconnected' });
     // A run that finds the connection unusable records why and pauses its schedule itself.

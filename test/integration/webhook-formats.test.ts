@@ -94,7 +94,7 @@ beforeAll(async () => {
   dispatcher = new EventDispatcher(temporal.client, temporal.orm.em, { taskQueue: temporal.taskQueue, timing: SHORT, logger: createLogger('silent') });
   api = await startApi({
     events: dispatcher,
-    invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, timing: SHORT }),
+    invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, timing: SHORT }),
     payments,
     env: { CREDENTIAL_ENCRYPTION_KEY: KEY, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true', PAYMENTS_SECRET_KEY: STRIPE_KEY },
   });
