@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { QUOTE_TRANSITIONS, type QuoteAction, type QuoteStatus } from '../../domain/quotes/quote-status';
 import type { FrozenCalculation } from '../../domain/quotes/frozen-calculation';
 import { pageOf } from '../cursor';
-import { linesByQuoteIds, QUOTE_KEYSET, quotePage, quotePosition, type QuoteRecord } from './quote-list';
+import { linesByQuoteIds, QUOTE_KEYSET, quotePage, quotePosition, type QuoteLineRecord, type QuoteRecord } from './quote-list';
 
 /**
  * The `quotes` table with its lines, numbers and customers. Every function runs inside a tenant
@@ -211,20 +211,6 @@ interface DetailRow extends SummaryRow {
   calculation: unknown;
 }
 
-/** A quote line as stored (`quote_lines`). */
-export interface QuoteLineRow {
-  position: number;
-  reference: string | null;
-  width_inches: string;
-  drop_inches: string;
-  quantity: number;
-  fabric_sku_code: string;
-  hardware_sku_code: string;
-  motor_sku_code: string | null;
-  trim_sku_code: string | null;
-  cost_cents: string;
-  price_cents: string;
-}
 
 const isoOrNull = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
@@ -241,7 +227,7 @@ export async function quoteDetail(em: EntityManager, id: string) {
     [id],
   );
   if (!row) return undefined;
-  const lines: QuoteLineRow[] = await linesByQuoteIds(em, [id]);
+  const lines: QuoteLineRecord[] = await linesByQuoteIds(em, [id]);
   const summary = toSummary(row);
   return {
     ...summary,
