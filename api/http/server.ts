@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { listenOn } from '../../infra/runtime/listen';
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import type { ErrorEnvelope } from '../../domain/errors/errors';
@@ -77,19 +78,11 @@ export async function serve(app: Express, options: { port: number; host?: string
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listenOn(server, options.port, options.host);
 
   return {
     server,
-    url: `http://${host}:${address.port}`,
+    url,
     async stop(deadlineMs = DRAIN_DEADLINE_MS) {
       stopping = true;
       for (const res of inFlight) closeAfter(res);

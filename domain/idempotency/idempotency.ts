@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical-json';
+import canonicalize from 'canonicalize';
 
 /**
  * D14's idempotency rule, the one definition REST (`Idempotency-Key` header, api/http/route.ts)
@@ -33,7 +33,7 @@ export interface RequestIdentity {
 }
 
 /** The request's fingerprint: its operation and its canonical payload (RFC 8785). */
-export const fingerprintOf = (request: RequestIdentity): string => `${request.operation}\n${canonicalJson(request.payload ?? null)}`;
+export const fingerprintOf = (request: RequestIdentity): string => `${request.operation}\n${canonicalize(request.payload ?? null)}`;
 
 /** What holds a key when a request comes to claim it. */
 export type Holder<A> =

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from './listen';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /**
@@ -41,17 +41,9 @@ export async function serveMetrics(registry: Registry, options: { host: string; 
       }
     })();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const base = await listenOn(server, options.port, options.host);
   return {
-    url: `http://${host}:${address.port}/metrics`,
+    url: `${base}/metrics`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

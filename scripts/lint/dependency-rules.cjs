@@ -1,7 +1,8 @@
 // The layer rules of docs/architecture.md, written once and checked by dependency-cruiser on every
 // `npm test` (scripts/test.ts), so a wrong import fails the run instead of waiting for a review:
 //
-//   domain/      the rules of the business, pure: imports nothing of ours (every layer may import it)
+//   domain/      the rules of the business, pure: imports nothing of ours (every layer may import it);
+//                from npm only zod, decimal.js and canonicalize
 //   db/          SQL: imports domain/ only
 //   infra/       what the API and the worker share (settings, logging, Temporal clients, provider
 //                clients, the event dispatcher, email): imports db/ and domain/
@@ -25,10 +26,10 @@ module.exports = {
     },
     {
       name: 'domain-does-no-io',
-      comment: 'domain/ reads no clock, file or network: no Node built-ins, and only zod and decimal.js from npm.',
+      comment: 'domain/ reads no clock, file or network: no Node built-ins, and from npm only pure libraries (zod, decimal.js, canonicalize).',
       severity: 'error',
       from: { path: '^domain/' },
-      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'], pathNot: 'node_modules/(zod|decimal\\.js)/' },
+      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'], pathNot: 'node_modules/(zod|decimal\\.js|canonicalize)/' },
     },
     {
       name: 'db-imports-only-domain',

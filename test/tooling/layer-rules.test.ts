@@ -73,9 +73,9 @@ describe('the layer rules', () => {
       'scripts-and-benchmarks-never-use-tests: bench/run.ts → test/helper.ts',
     ];
     for (const line of expected) expect(result.output).toContain(line);
-    // An npm package other than zod and decimal.js (resolved through the linked node_modules).
+    // An npm package other than zod, decimal.js and canonicalize (resolved through the linked node_modules).
     expect(result.output).toMatch(/domain-does-no-io: domain\/reaches\.ts → \S*node_modules\/pg\//);
-    // What each layer is allowed: domain/ with zod and decimal.js, db/ and infra/ on domain/, activities/ on infra/, api/ on infra/.
+    // What each layer is allowed: domain/ with zod and decimal.js (and canonicalize), db/ and infra/ on domain/, activities/ on infra/, api/ on infra/.
     for (const allowed of ['domain/pure.ts →', 'db/rows.ts → domain/pure.ts', 'infra/client.ts → domain/pure.ts', 'activities/io.ts → infra/client.ts', 'api/handler.ts → infra/client.ts']) {
       expect(result.output).not.toContain(allowed);
     }
