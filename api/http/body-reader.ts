@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { DomainError } from '../../domain/errors/errors';
 
 /** The largest request body any route reads. */
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 
 /**
  * A refusal of the request body itself, raised by the one body reader before any route runs.

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { beyond, keyset } from '../cursor';
 import { tablesOf } from '../tables';
+import { DEFAULT_TAX_REGION } from '../../domain/tax/quote-tax';
 
 /** Crews (D11): a name, a foreman and member technicians (the foreman is always a member). */
 
@@ -122,8 +123,8 @@ export async function deactivatedMembers(em: EntityManager, crewId: string): Pro
   return rows.map((r) => r.id);
 }
 
-/** D11: a site found or made from a work order's site address (the tenant's region by default). */
-export async function siteForAddress(em: EntityManager, address: string | null, region = 'CA-ON'): Promise<string | null> {
+/** D11: a site found or made from a work order's site address (in the default region of D25 unless given). */
+export async function siteForAddress(em: EntityManager, address: string | null, region = DEFAULT_TAX_REGION): Promise<string | null> {
   const name = address?.trim();
   if (!name) return null;
   const [made] = await em.execute<{ id: string }[]>(

@@ -4,8 +4,8 @@
  * got that far), and ISO-8601's four-digit years end at 9999; a time zone offset can carry an
  * instant written `0001-01-01T00:00:00+01:00` back into year 0000, so instants are judged in UTC.
  */
-export const FIRST_DAY = '0001-01-01';
-export const LAST_DAY = '9999-12-31';
+const FIRST_DAY = '0001-01-01';
+const LAST_DAY = '9999-12-31';
 
 // Parsed, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
 const FIRST_INSTANT_MS = Date.parse(`${FIRST_DAY}T00:00:00.000Z`);

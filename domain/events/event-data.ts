@@ -113,7 +113,7 @@ const ChangeOrderRejectedData = z.strictObject({
 // --- field and events (document 001 section 6.2's objects, D13) ---
 
 /** A quote's status as the document 001 interfaces write it: in lower case. */
-export const QUOTE_STATUSES_IN_EVENTS = QUOTE_STATUSES.map((s) => s.toLowerCase() as Lowercase<typeof s>);
+const QUOTE_STATUSES_IN_EVENTS = QUOTE_STATUSES.map((s) => s.toLowerCase() as Lowercase<typeof s>);
 export const quoteStatusInEvents = (status: (typeof QUOTE_STATUSES)[number]) => status.toLowerCase() as Lowercase<typeof status>;
 
 const QuoteCreatedData = z.strictObject({
