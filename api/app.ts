@@ -53,6 +53,8 @@ import type { Resolver } from '../infra/webhooks/address-policy';
 import { organizationRoutes } from './organization/routes';
 import { developerRoutes } from './developer/routes';
 import { OrganizationService } from './organization/organization-service';
+import { auditRoutes } from './audit/routes';
+import { AuditService } from './audit/audit-service';
 import { fsmRoutes } from './fsm/routes';
 import { JobService } from './fsm/job-service';
 import { CrewService } from './fsm/crew-service';
@@ -167,6 +169,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   });
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
+  auditRoutes(host, { audit: new AuditService(deps.em) });
   developerRoutes(host);
   fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });

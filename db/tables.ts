@@ -152,6 +152,19 @@ export interface Tables {
     response_headers: unknown;
     attempted_at: Timestamp;
   };
+  audit_events: {
+    id: Id;
+    organization_id: string;
+    occurred_at: Timestamp;
+    actor_type: string;
+    actor_id: string | null;
+    actor_email: string | null;
+    action: string;
+    entity_type: string;
+    entity_id: string;
+    changes: unknown;
+    request_id: string | null;
+  };
 }
 
 /**

@@ -19,6 +19,7 @@ import { Migration20261125190000WebhookEndpointDelivery } from './Migration20261
 import { Migration20261126090000CurrentRateCard } from './Migration20261126090000CurrentRateCard';
 import { Migration20261126100000DeletableForeignKeyIndexes } from './Migration20261126100000DeletableForeignKeyIndexes';
 import { Migration20261126120000OperationsMetricsEveryTenant } from './Migration20261126120000OperationsMetricsEveryTenant';
+import { Migration20261127000000AuditLog } from './Migration20261127000000AuditLog';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -46,4 +47,5 @@ export const migrations = [
   { name: 'Migration20261126090000CurrentRateCard', class: Migration20261126090000CurrentRateCard },
   { name: 'Migration20261126100000DeletableForeignKeyIndexes', class: Migration20261126100000DeletableForeignKeyIndexes },
   { name: 'Migration20261126120000OperationsMetricsEveryTenant', class: Migration20261126120000OperationsMetricsEveryTenant },
+  { name: 'Migration20261127000000AuditLog', class: Migration20261127000000AuditLog },
 ];

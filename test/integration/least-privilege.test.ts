@@ -77,6 +77,8 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   idempotency_keys: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   // D15: each tenant's token bucket.
   plan_buckets: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  // D22: the audit log is append-only; the worker records what operators and timers change.
+  audit_events: { api: ['INSERT', 'SELECT'], worker: ['INSERT'] },
 };
 /** Security-definer doors: each one's callers. */
 const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
