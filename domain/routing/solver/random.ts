@@ -1,0 +1,20 @@
+// A seeded pseudo-random source (mulberry32): the solver's only randomness, so that one seed and
+// one clock give one answer.
+export interface Random {
+  /** Uniform in [0, 1). */
+  next(): number;
+  /** Uniform integer in [0, n). */
+  below(n: number): number;
+}
+
+export function seededRandom(seed: number): Random {
+  let state = (seed | 0) ^ 0x9e3779b9;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, below: (n) => Math.floor(next() * n) };
+}
