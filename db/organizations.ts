@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { withDefaults, type OrganizationSettings, type SettingsPatch, type StoredSettings } from '../domain/organizations/settings';
 
 /** Every tenant's id, through the security-definer `tenant_ids()` (for jobs that visit each tenant in turn). */
 export async function allTenantIds(em: EntityManager): Promise<string[]> {
@@ -47,4 +48,35 @@ export async function subdomainAndQuoteNumber(em: EntityManager, quoteId: string
     [quoteId],
   );
   return row;
+}
+
+const SETTINGS_COLUMNS = `name, display_name, time_zone, working_day_start, quote_validity_days, depot_lat, depot_lon,
+  road_factor::float8 as road_factor, average_speed_kmh, overtime_cap_minutes, eta_drift_threshold_minutes, dispatch_coalesce_seconds`;
+
+/**
+ * The tenant's settings (D11, D3, D22, D23) with every default applied: the one read of them for
+ * the API, the worker and routing. Runs inside the tenant's transaction (db/tenant-scope.ts).
+ */
+export async function organizationSettings(em: EntityManager): Promise<OrganizationSettings> {
+  const [row] = await em.execute<StoredSettings[]>(`select ${SETTINGS_COLUMNS} from organizations where id = app_current_organization()`);
+  if (!row) throw new Error('the tenant selected has no organization row');
+  return withDefaults(row);
+}
+
+/** Stores the settings a PATCH names (absent ones unchanged; a null depot clears it). */
+export async function updateOrganizationSettings(em: EntityManager, patch: SettingsPatch): Promise<void> {
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  const set = (column: string, value: unknown) => {
+    sets.push(`${column} = ?`);
+    values.push(value);
+  };
+  const scalar = ['display_name', 'time_zone', 'working_day_start', 'quote_validity_days', 'road_factor', 'average_speed_kmh', 'overtime_cap_minutes', 'eta_drift_threshold_minutes', 'dispatch_coalesce_seconds'] as const;
+  for (const key of scalar) if (patch[key] !== undefined) set(key, patch[key]);
+  if (patch.depot !== undefined) {
+    set('depot_lat', patch.depot?.lat ?? null);
+    set('depot_lon', patch.depot?.lon ?? null);
+  }
+  if (sets.length === 0) return;
+  await em.execute(`update organizations set ${sets.join(', ')} where id = app_current_organization()`, values);
 }
