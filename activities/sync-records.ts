@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../db/tenant-scope';
 import { beginSyncAttempt, lockSyncRecord, syncFailed, syncSkipped, syncSucceeded, type SyncProvider } from '../db/sync-records';
-import { recordInvoiceGenerated } from '../db/events/quote-events';
+import { correctInvoiceErpSync, lockQuoteForInvoiceEvents, recordInvoiceGenerated } from '../db/events/quote-events';
 
 
 export interface SyncRef {
@@ -30,16 +30,24 @@ export class SyncRecords {
    */
   succeeded(ref: SyncRef & { externalId: string; amountCents: number | null }): Promise<void> {
     return inTenant(this.em, ref.organizationId, async (tx) => {
+      // Issue 30, defect 4: the payments and accounting legs' commits are ordered by the quote row.
+      if (ref.provider !== 'CRM') await lockQuoteForInvoiceEvents(tx, ref.quoteId);
       const before = ref.provider === 'PAYMENTS' ? await lockSyncRecord(tx, ref) : undefined;
       await syncSucceeded(tx, ref);
       if (ref.provider === 'PAYMENTS' && !(before?.status === 'SUCCEEDED' && before.external_id === ref.externalId)) {
         await recordInvoiceGenerated(tx, ref.organizationId, { quoteId: ref.quoteId, invoiceId: ref.externalId, totalCents: ref.amountCents });
       }
+      if (ref.provider === 'ACCOUNTING') await correctInvoiceErpSync(tx, ref.organizationId, ref.quoteId);
     });
   }
 
+  /** The leg failed; an accounting failure corrects the `erpSync` of invoices already announced (defect 4). */
   failed(ref: SyncRef & { lastError: string }): Promise<void> {
-    return inTenant(this.em, ref.organizationId, (tx) => syncFailed(tx, ref));
+    return inTenant(this.em, ref.organizationId, async (tx) => {
+      if (ref.provider === 'ACCOUNTING') await lockQuoteForInvoiceEvents(tx, ref.quoteId);
+      await syncFailed(tx, ref);
+      if (ref.provider === 'ACCOUNTING') await correctInvoiceErpSync(tx, ref.organizationId, ref.quoteId);
+    });
   }
 
   skipped(ref: SyncRef & { reason: string }): Promise<void> {

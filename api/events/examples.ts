@@ -107,7 +107,7 @@ const FIELD_DATA_EXAMPLES: { [N in FieldEventName]: EventData<N> } = {
     totals: { subtotal: dollars(subtotalCents), taxTotal: dollars(taxCents), grandTotal: dollars(subtotalCents + taxCents), currency: 'CAD' },
     taxLines: tax.lines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) })),
     partsConsumed: [],
-    erpSync: { target: 'accounting', status: 'not_connected' },
+    erpSync: { target: 'accounting', status: 'succeeded' },
   },
 };
 

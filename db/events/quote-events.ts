@@ -5,7 +5,7 @@ import { frozenQuoteRow } from '../quotes/quotes';
 import { quoteTax, type QuoteTax } from '../../domain/tax/quote-tax';
 import { dollars, percentOf } from '../../domain/money';
 import type { QuoteStatus } from '../../domain/quotes/quote-status';
-import { quoteStatusInEvents } from '../../domain/events/event-data';
+import { quoteStatusInEvents, type EventData } from '../../domain/events/event-data';
 
 /**
  * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
@@ -92,12 +92,12 @@ export interface GeneratedInvoice {
  * success.
  */
 export async function recordInvoiceGenerated(em: EntityManager, organizationId: string, invoice: GeneratedInvoice): Promise<EventEnvelope> {
+  await lockQuoteForInvoiceEvents(em, invoice.quoteId);
   const quote = await frozenQuoteRow(em, invoice.quoteId);
   if (!quote?.frozen_calculation) throw new Error(`quote ${invoice.quoteId} has no frozen calculation`);
   const subtotal = invoice.source ? invoice.source.subtotalCents : quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
   // D25: the invoice's tax lines are its quote's region's, as the payments leg wrote them.
   const tax = quoteTax(quote.tax_region, subtotal);
-  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and entity_type = 'invoice' and quote_id = ?`, [invoice.quoteId]);
   return recordEvent(em, organizationId, 'invoice.generated', {
     id: invoice.invoiceId,
     reference: quoteReference(quote.quote_number),
@@ -111,8 +111,55 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
     taxLines: eventTaxLines(tax),
     // Parts are drawn against jobs (D11); a quote's invoice consumes none of them.
     partsConsumed: [],
-    erpSync: { target: 'accounting', status: accounting ? accounting.status.toLowerCase() : 'not_connected' },
+    erpSync: await erpSyncOf(em, invoice.quoteId),
   });
+}
+
+/**
+ * The quote row, locked until the transaction ends. Every transaction that records an
+ * `invoice.generated` or settles the quote's accounting leg takes it first, so the two commits
+ * never race: whichever commits second sees the other (issue 30, defect 4).
+ */
+export async function lockQuoteForInvoiceEvents(em: EntityManager, quoteId: string): Promise<void> {
+  await em.execute('select id from quotes where id = ? for update', [quoteId]);
+}
+
+type ErpSync = EventData<'invoice.generated'>['erpSync'];
+
+/**
+ * The accounting leg of the quote as the invoice events carry it. The approval plans every leg
+ * before any runs and records a SKIPPED row for an accounting that is not connected, so a quote
+ * without an accounting row has a leg that has not begun yet: `pending`, never `not_connected`.
+ */
+async function erpSyncOf(em: EntityManager, quoteId: string): Promise<ErpSync> {
+  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and entity_type = 'invoice' and quote_id = ?`, [quoteId]);
+  return { target: 'accounting', status: accounting ? accounting.status.toLowerCase() : 'pending' };
+}
+
+/**
+ * Issue 30, defect 4: the accounting leg settled (succeeded, failed, or was repaired) after an
+ * invoice of the quote was announced with another `erpSync`. Each such invoice gets a later
+ * revision of its `invoice.generated`: the same object with the settled `erpSync`, and
+ * `previousAttributes` holding the one it corrects (document 001 section 6.2). Call it in the
+ * transaction that settles the accounting leg, after lockQuoteForInvoiceEvents and the leg's row.
+ */
+export async function correctInvoiceErpSync(em: EntityManager, organizationId: string, quoteId: string): Promise<EventEnvelope[]> {
+  const erpSync = await erpSyncOf(em, quoteId);
+  if (erpSync.status === 'pending') return [];
+  // The latest revision of each invoice's event: the one a receiver holds as current.
+  const latest = await em.execute<{ data: EventData<'invoice.generated'> }[]>(
+    `select distinct on (envelope->'data'->>'id') envelope->'data' as data
+       from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = ?
+      order by envelope->'data'->>'id', created_at desc, id desc`,
+    [quoteId],
+  );
+  const recorded: EventEnvelope[] = [];
+  for (const { data } of latest) {
+    if (data.erpSync.status === erpSync.status) continue;
+    const { previousAttributes: _corrected, ...object } = data;
+    recorded.push(await recordEvent(em, organizationId, 'invoice.generated', { ...object, erpSync, previousAttributes: { erpSync: data.erpSync } }));
+  }
+  return recorded;
 }
 
 /** Tax lines as the document 001 interfaces answer them: rates as numbers, amounts in dollars. */

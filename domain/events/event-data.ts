@@ -138,6 +138,15 @@ const QuoteCreatedData = z.strictObject({
   }),
 });
 
+/**
+ * The accounting leg's status as an invoice event carries it: lower case, `pending` while the leg
+ * has not settled, `skipped` when accounting was not connected at approval.
+ */
+const ErpSync = z.strictObject({
+  target: z.literal('accounting'),
+  status: z.string().meta({ description: 'The accounting leg’s status in lower case (pending, succeeded, failed, skipped)' }),
+});
+
 const InvoiceGeneratedData = z.strictObject({
   id: z.string().meta({ description: 'The payments provider’s invoice id' }),
   reference: z.string().meta({ description: 'The quote’s proposal reference `Q-<quote number>`' }),
@@ -150,7 +159,11 @@ const InvoiceGeneratedData = z.strictObject({
   totals: z.strictObject({ subtotal: Money, taxTotal: Money, grandTotal: Money, currency: Currency }),
   taxLines: z.array(z.strictObject({ code: z.string(), rate: z.number().meta({ description: 'A fraction: 0.13 is 13 %' }), amount: Money })),
   partsConsumed: z.array(z.strictObject({ sku: z.string(), quantity: DecimalString, vanId: z.string().nullable() })),
-  erpSync: z.strictObject({ target: z.literal('accounting'), status: z.string().meta({ description: 'The accounting leg’s status in lower case, or not_connected' }) }),
+  erpSync: ErpSync,
+  previousAttributes: z
+    .strictObject({ erpSync: ErpSync })
+    .optional()
+    .meta({ description: 'On a later revision of the event only: the erpSync it corrects (the `events` format sends it as data.previousAttributes)' }),
 });
 
 /** Every name the outbox may carry, with its data schema. */

@@ -2007,8 +2007,17 @@ export interface components {
             erpSync: {
                 /** @enum {string} */
                 target: "accounting";
-                /** @description The accounting leg’s status in lower case, or not_connected */
+                /** @description The accounting leg’s status in lower case (pending, succeeded, failed, skipped) */
                 status: string;
+            };
+            /** @description On a later revision of the event only: the erpSync it corrects (the `events` format sends it as data.previousAttributes) */
+            previousAttributes?: {
+                erpSync: {
+                    /** @enum {string} */
+                    target: "accounting";
+                    /** @description The accounting leg’s status in lower case (pending, succeeded, failed, skipped) */
+                    status: string;
+                };
             };
         };
         EventsQuoteCreatedEvent: {
@@ -14792,7 +14801,7 @@ export interface operations {
                  *         "partsConsumed": [],
                  *         "erpSync": {
                  *           "target": "accounting",
-                 *           "status": "not_connected"
+                 *           "status": "succeeded"
                  *         }
                  *       }
                  *     }
@@ -14927,7 +14936,7 @@ export interface operations {
                  *           "partsConsumed": [],
                  *           "erpSync": {
                  *             "target": "accounting",
-                 *             "status": "not_connected"
+                 *             "status": "succeeded"
                  *           }
                  *         },
                  *         "previousAttributes": null

@@ -92,7 +92,11 @@ function invoiceAtStripe(quoteId: string) {
 }
 
 async function invoiceGenerated(quoteId: string, sourceType = 'quote'): Promise<Json> {
-  const { rows } = await owner.query(`select envelope from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1 and envelope->'data'->>'sourceType' = $2`, [
+  // The latest revision of each invoice's event (a later one may correct its erpSync, defect 4 of issue 30).
+  const { rows } = await owner.query(
+    `select distinct on (envelope->'data'->>'id') envelope from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1 and envelope->'data'->>'sourceType' = $2
+      order by envelope->'data'->>'id', created_at desc`,
+    [
     quoteId,
     sourceType,
   ]);
