@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { inTenant } from '../../db/tenant-scope';
-import { userRoleAndActive } from '../../db/users';
+import { userForAuthentication } from '../../db/users';
 import type { Settings } from '../../infra/runtime/settings';
 import { badRequest } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
@@ -113,7 +113,7 @@ export class IntegrationService {
    * provider, single use), then what the provider said (declined or a code), then the exchange.
    * The nonce is spent before the exchange, so a replay racing the first use is refused too.
    */
-  async callback(slug: string, query: CallbackQuery, log: Logger): Promise<CallbackOutcome> {
+  async callback(slug: string, query: CallbackQuery, log: Logger, requestId: string | null = null): Promise<CallbackOutcome> {
     const name = slug === 'accounting' || slug === 'crm' ? providerOfSlug(slug) as OAuthProviderName : undefined;
     if (!name) return { kind: 'bad_request', reason: 'There is no consent to complete for this provider.' };
     const display = displayName(slug as ProviderSlug);
@@ -124,7 +124,7 @@ export class IntegrationService {
     }
     if (!(await this.nonces.consume(check.claims))) return { kind: 'bad_request', reason: 'The link has already been used.' };
     // Section 5.3: who started the consent must still be an active ADMIN when it completes.
-    const starter = await inTenant(this.deps.em, check.claims.organizationId, (tx) => userRoleAndActive(tx, check.claims.userId));
+    const starter = await inTenant(this.deps.em, check.claims.organizationId, (tx) => userForAuthentication(tx, check.claims.userId));
     if (!starter?.active || starter.role !== 'ADMIN') return { kind: 'bad_request', reason: 'The person who started this connection may no longer connect integrations.' };
 
     if (query.error) {
@@ -146,17 +146,33 @@ export class IntegrationService {
       return { kind: 'provider_refused', providerName: display, reason: `${display} did not accept the authorization code.` };
     }
     const ref = { organizationId: check.claims.organizationId, provider: name };
-    await this.deps.connections.storeGrant({ ...ref, userId: check.claims.userId }, grant);
+    await this.deps.connections.storeGrant({ ...ref, userId: check.claims.userId }, grant, {
+      actor: { type: 'user', id: check.claims.userId, email: starter.email },
+      action: 'integration.connected',
+      entityType: 'integration',
+      entityId: slug,
+      changes: [
+        { field: 'status', before: null, after: 'CONNECTED' },
+        { field: 'external_account_id', before: null, after: grant.externalAccountId },
+      ],
+      requestId,
+    });
     await this.wake(ref, 'connected', log);
     log.info({ provider: name, organization_id: ref.organizationId, external_account_id: grant.externalAccountId }, 'integration connected');
     return { kind: 'connected', providerName: display, accountId: grant.externalAccountId };
   }
 
   /** 3.3: DISCONNECTED, credentials erased, sync rows kept; idempotent; ends the refresh workflow. */
-  async disconnect(caller: Caller, slug: ProviderSlug, log: Logger): Promise<{ provider: OAuthProviderName; status: 'DISCONNECTED' }> {
+  async disconnect(caller: Caller, slug: ProviderSlug, log: Logger, requestId: string | null = null): Promise<{ provider: OAuthProviderName; status: 'DISCONNECTED' }> {
     if (slug === 'payments') throw paymentsRefusal();
     const ref = { organizationId: caller.organizationId, provider: providerOfSlug(slug) as OAuthProviderName };
-    const { refreshToken } = await this.deps.connections.disconnect(ref);
+    const { refreshToken } = await this.deps.connections.disconnect(ref, {
+      actor: { type: 'user', id: caller.userId, email: caller.email },
+      action: 'integration.disconnected',
+      entityType: 'integration',
+      entityId: slug,
+      requestId,
+    });
     await this.wake(ref, 'disconnected', log);
     const provider = this.deps.providers[ref.provider];
     if (refreshToken && provider) {

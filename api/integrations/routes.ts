@@ -116,7 +116,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
       400: { ...error('payments'), example: errorExample(400, 'Payments run through the platform’s own account; there is no workspace consent to give or take back.') },
     },
     handler: async ({ req, res, caller, params }) => {
-      res.json(await deps.integrations.disconnect(caller, params.provider, req.log));
+      res.json(await deps.integrations.disconnect(caller, params.provider, req.log, req.requestId));
     },
   });
 
@@ -153,7 +153,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
         const fields = [...new Set([...unstorable, ...(query.success ? [] : query.error.issues.map((issue) => issue.path.join('.')))])].join(', ');
         return sendCallbackPage(res, { kind: 'bad_request', reason: `The link’s parameters are not valid (${fields}).` });
       }
-      sendCallbackPage(res, await deps.integrations.callback(String(req.params.provider), query.data, req.log));
+      sendCallbackPage(res, await deps.integrations.callback(String(req.params.provider), query.data, req.log, req.requestId));
     } catch (err) {
       req.log.error({ err }, 'oauth callback failed');
       sendCallbackPage(res, { kind: 'failed', requestId: req.requestId });

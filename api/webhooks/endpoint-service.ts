@@ -15,10 +15,20 @@ import { cursorPosition } from '../http/pagination';
 import { pageOf } from '../../db/cursor';
 import { ATTEMPT_KEYSET, attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
 import { DELIVERY_KEYSET, deliveryPage, type DeliveryListRow } from '../../db/webhooks/deliveries';
+import { recordAuditEvent } from '../../db/audit/audit-events';
+import { fieldChanges, type AuditActor } from '../../domain/audit/audit-entry';
 
 
 /** D6: the rotated-out secret keeps signing beside the new one for this long. */
 export const ROTATION_OVERLAP_HOURS = 24;
+
+/** What the audit log keeps of an endpoint (D22): its settings, never its secret. */
+const audited = (row: EndpointRow) => ({ url: row.url, events: row.events, description: row.description, status: row.status, format: row.format });
+
+export interface AuditContext {
+  actor: AuditActor;
+  requestId: string;
+}
 
 const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   id: row.id,
@@ -72,14 +82,14 @@ export class WebhookEndpointService {
     if (!verdict.ok) throw badRequest(verdict.reason);
   }
 
-  async create(caller: Caller, body: CreateEndpointBody, apiVersion: string): Promise<WebhookEndpoint & { secret: string }> {
+  async create(caller: Caller, body: CreateEndpointBody, apiVersion: string, audit: AuditContext): Promise<WebhookEndpoint & { secret: string }> {
     const cipher = this.requireCipher();
     await this.checkUrl(body.url);
     const id = randomUUID();
     const secret = generateEndpointSecret();
     const sealed = cipher.encrypt(secret, secretContext(id));
-    const row = await inTenant(this.deps.em, caller.organizationId, (tx) =>
-      insertEndpoint(tx, {
+    const row = await inTenant(this.deps.em, caller.organizationId, async (tx) => {
+      const inserted = await insertEndpoint(tx, {
         id,
         url: body.url,
         events: body.events,
@@ -88,8 +98,10 @@ export class WebhookEndpointService {
         // D16: every endpoint pins the version of its registration (an events endpoint's apiVersion).
         apiVersion,
         sealed,
-      }),
-    ).catch((error: unknown) => {
+      });
+      await recordAuditEvent(tx, caller.organizationId, { ...audit, action: 'webhook_endpoint.created', entityType: 'webhook_endpoint', entityId: id, changes: fieldChanges({}, audited(inserted!)) });
+      return inserted;
+    }).catch((error: unknown) => {
       // The database counts (db/limits.ts), so that concurrent registrations cannot pass it together.
       if ((error as { constraint?: string }).constraint === WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT) {
         throw validationFailed({ url: `A workspace may have at most ${WEBHOOK_ENDPOINTS_PER_TENANT} webhook endpoints; delete one first.` });
@@ -105,7 +117,7 @@ export class WebhookEndpointService {
     }));
   }
 
-  async update(caller: Caller, id: string, body: UpdateEndpointBody): Promise<WebhookEndpoint> {
+  async update(caller: Caller, id: string, body: UpdateEndpointBody, audit: AuditContext): Promise<WebhookEndpoint> {
     if (body.url) await this.checkUrl(body.url);
     const { row, reenabled } = await inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const before = await lockEndpoint(tx, id);
@@ -114,6 +126,8 @@ export class WebhookEndpointService {
       const complaint = body.events ? catalogueComplaint(before.format, body.events) : undefined;
       if (complaint) throw validationFailed({ [`events.${complaint.index}`]: complaint.message });
       const after = await updateEndpoint(tx, id, body);
+      const changes = fieldChanges(audited(before), audited(after!));
+      if (changes.length > 0) await recordAuditEvent(tx, caller.organizationId, { ...audit, action: 'webhook_endpoint.updated', entityType: 'webhook_endpoint', entityId: id, changes });
       return { row: after!, reenabled: before.status === 'disabled' && after!.status === 'enabled' };
     });
     // D6: what the endpoint missed while disabled is delivered now.
@@ -124,17 +138,28 @@ export class WebhookEndpointService {
     return toEndpoint(row);
   }
 
-  async rotateSecret(caller: Caller, id: string): Promise<WebhookEndpoint & { secret: string }> {
+  async rotateSecret(caller: Caller, id: string, audit: AuditContext): Promise<WebhookEndpoint & { secret: string }> {
     const cipher = this.requireCipher();
     const secret = generateEndpointSecret();
     const sealed = cipher.encrypt(secret, secretContext(id));
-    const row = await inTenant(this.deps.em, caller.organizationId, (tx) => rotateEndpointSecret(tx, id, sealed, ROTATION_OVERLAP_HOURS));
+    const row = await inTenant(this.deps.em, caller.organizationId, async (tx) => {
+      const rotated = await rotateEndpointSecret(tx, id, sealed, ROTATION_OVERLAP_HOURS);
+      // D22: that the secret rotated, never the secret.
+      if (rotated) await recordAuditEvent(tx, caller.organizationId, { ...audit, action: 'webhook_endpoint.secret_rotated', entityType: 'webhook_endpoint', entityId: id, changes: [] });
+      return rotated;
+    });
     if (!row) throw notFound('No such webhook endpoint in this workspace.');
     return { ...toEndpoint(row), secret };
   }
 
-  async remove(caller: Caller, id: string): Promise<void> {
-    const deleted = await inTenant(this.deps.em, caller.organizationId, (tx) => deleteEndpoint(tx, id));
+  async remove(caller: Caller, id: string, audit: AuditContext): Promise<void> {
+    const deleted = await inTenant(this.deps.em, caller.organizationId, async (tx) => {
+      const before = await lockEndpoint(tx, id);
+      if (!before) return false;
+      await deleteEndpoint(tx, id);
+      await recordAuditEvent(tx, caller.organizationId, { ...audit, action: 'webhook_endpoint.deleted', entityType: 'webhook_endpoint', entityId: id, changes: fieldChanges(audited(before), {}) });
+      return true;
+    });
     if (!deleted) throw notFound('No such webhook endpoint in this workspace.');
   }
 

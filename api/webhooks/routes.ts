@@ -4,6 +4,7 @@ import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WebhookEndpointService } from './endpoint-service';
 import { linkNext, PageHeaders } from '../http/pagination';
+import { auditContext } from '../http/audit-actor';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
 import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, ReplayResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 import {
@@ -32,7 +33,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     responses: { 201: { description: 'Registered', schema: WebhookEndpointWithSecret, example: ENDPOINT_WITH_SECRET_EXAMPLE }, 400: error('Not https, or resolves to a non-public address, or no encryption key') },
     handler: async ({ req, res, caller, body }) => {
       // D16: its deliveries are shaped for the version current now (or the one this request named).
-      res.status(201).json(await deps.endpoints.create(caller, body, deps.registrationVersion(req)));
+      res.status(201).json(await deps.endpoints.create(caller, body, deps.registrationVersion(req), auditContext(req)));
     },
   });
 
@@ -64,8 +65,8 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     body: UpdateEndpointBody,
     bodyExample: UPDATE_ENDPOINT_EXAMPLE,
     responses: { 200: { description: 'Updated', schema: WebhookEndpoint, example: { ...ENDPOINT_EXAMPLE, events: ['*'] } }, 400: error('Refused URL'), 404: error('No such endpoint') },
-    handler: async ({ res, caller, params, body }) => {
-      res.json(await deps.endpoints.update(caller, params.id, body));
+    handler: async ({ req, res, caller, params, body }) => {
+      res.json(await deps.endpoints.update(caller, params.id, body, auditContext(req)));
     },
   });
 
@@ -80,8 +81,8 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     roles: ADMIN_ONLY,
     params: IdParams,
     responses: { 200: { description: 'Rotated', schema: WebhookEndpointWithSecret, example: ENDPOINT_WITH_SECRET_EXAMPLE }, 404: error('No such endpoint') },
-    handler: async ({ res, caller, params }) => {
-      res.json(await deps.endpoints.rotateSecret(caller, params.id));
+    handler: async ({ req, res, caller, params }) => {
+      res.json(await deps.endpoints.rotateSecret(caller, params.id, auditContext(req)));
     },
   });
 
@@ -96,8 +97,8 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     roles: ADMIN_ONLY,
     params: IdParams,
     responses: { 204: { description: 'Removed' }, 404: error('No such endpoint') },
-    handler: async ({ res, caller, params }) => {
-      await deps.endpoints.remove(caller, params.id);
+    handler: async ({ req, res, caller, params }) => {
+      await deps.endpoints.remove(caller, params.id, auditContext(req));
       res.status(204).end();
     },
   });

@@ -1,3 +1,5 @@
+import { recordAuditEvent } from '../../db/audit/audit-events';
+import type { AuditEntry } from '../../domain/audit/audit-entry';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
@@ -95,12 +97,13 @@ export class IntegrationConnections {
   }
 
   /** A completed consent: the connection is CONNECTED with these tokens, whatever it was before. */
-  async storeGrant(ref: ConnectionRef & { userId: string }, grant: ConnectedGrant): Promise<void> {
+  /** Stores the grant and, in the same transaction, the audit event of the connection (D22: never a token). */
+  async storeGrant(ref: ConnectionRef & { userId: string }, grant: ConnectedGrant, audit?: AuditEntry): Promise<void> {
     const cipher = this.requireCipher();
     const access = cipher.encrypt(grant.accessToken, context(ref, 'access_token'));
     const refresh = cipher.encrypt(grant.refreshToken, context(ref, 'refresh_token'));
-    await inTenant(this.em, ref.organizationId, (tx) =>
-      storeConnectedGrant(tx, {
+    await inTenant(this.em, ref.organizationId, async (tx) => {
+      await storeConnectedGrant(tx, {
         provider: ref.provider,
         externalAccountId: grant.externalAccountId,
         instanceUrl: grant.instanceUrl,
@@ -110,8 +113,9 @@ export class IntegrationConnections {
         accessTokenExpiresAt: grant.accessTokenExpiresAt,
         refreshTokenExpiresAt: grant.refreshTokenExpiresAt,
         connectedByUserId: ref.userId,
-      }),
-    );
+      });
+      if (audit) await recordAuditEvent(tx, ref.organizationId, audit);
+    });
   }
 
   /**
@@ -119,10 +123,11 @@ export class IntegrationConnections {
    * Idempotent. Answers the refresh token it erased (if it could still be read) so the caller
    * can revoke it at the provider.
    */
-  async disconnect(ref: ConnectionRef): Promise<{ refreshToken: string | undefined }> {
+  async disconnect(ref: ConnectionRef, audit?: Omit<AuditEntry, 'changes'>): Promise<{ refreshToken: string | undefined }> {
     return inTenant(this.em, ref.organizationId, async (tx) => {
       const row = await lockCredentials(tx, ref.provider);
       if (!row) return { refreshToken: undefined };
+      if (audit && row.status !== 'DISCONNECTED') await recordAuditEvent(tx, ref.organizationId, { ...audit, changes: [{ field: 'status', before: row.status, after: 'DISCONNECTED' }] });
       let refreshToken: string | undefined;
       try {
         refreshToken = row.refresh_token_ciphertext && row.encryption_key_id && this.cipher

@@ -294,5 +294,15 @@ describe('DELETE /api/v1/integrations/{provider}', () => {
     const payments = await api.request('/api/v1/integrations/payments', { method: 'DELETE', token });
     expect(payments.status).toBe(400);
     expect(((await payments.json()) as { error: { code: string } }).error.code).toBe('bad_request');
+
+    // D22: one audit event for the connection and one for the disconnection (the repeat changed nothing), no token in either.
+    const audit = await api.request('/api/v1/audit-events?entity_type=integration', { token });
+    const events = ((await audit.json()) as { data: Array<{ action: string; entity_id: string; changes: unknown[] }> }).data;
+    expect(events.map((event) => [event.action, event.entity_id])).toEqual([
+      ['integration.disconnected', 'accounting'],
+      ['integration.connected', 'accounting'],
+    ]);
+    expect(events[0]!.changes).toEqual([{ field: 'status', before: 'CONNECTED', after: 'DISCONNECTED' }]);
+    expect(JSON.stringify(events)).not.toContain(refresh);
   });
 });
