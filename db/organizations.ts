@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Plan } from './plans/plan-limits';
 import { withDefaults, type OrganizationSettings, type SettingsPatch, type StoredSettings } from '../domain/organizations/settings';
 
 /** Every tenant's id, through the security-definer `tenant_ids()` (for jobs that visit each tenant in turn). */
@@ -27,11 +28,12 @@ export interface OrganizationRow {
   id: string;
   name: string;
   subdomain: string;
+  plan: Plan;
 }
 
 /** The tenant's own row (row-level security shows no other). */
 export async function currentOrganization(em: EntityManager): Promise<OrganizationRow | undefined> {
-  const [row] = await em.execute<OrganizationRow[]>('select id, name, subdomain from organizations where id = app_current_organization()');
+  const [row] = await em.execute<OrganizationRow[]>('select id, name, subdomain, plan from organizations where id = app_current_organization()');
   return row;
 }
 

@@ -1,4 +1,5 @@
 import { route, type RouteHost } from '../http/route';
+import { auditContext } from '../http/audit-actor';
 import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
 import type { OrganizationService } from './organization-service';
@@ -13,8 +14,8 @@ export function organizationRoutes(host: RouteHost, deps: { organizations: Organ
     method: 'get',
     path: '/api/v1/organization',
     operationId: 'getOrganization',
-    summary: 'The workspace, with its technical contact',
-    description: 'D13: the technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN\'s email.',
+    summary: 'The workspace, with its technical contact and settings',
+    description: 'D13: the technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN\'s email. D11, D3, D23: the settings, every default applied.',
     tags: ['organization'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -28,16 +29,17 @@ export function organizationRoutes(host: RouteHost, deps: { organizations: Organ
     method: 'patch',
     path: '/api/v1/organization',
     operationId: 'updateOrganization',
-    summary: 'Set the technical contact (null returns to the first ADMIN\'s email)',
-    description: 'D13: `technical_contact_email` must be an email address (422 otherwise, nothing stored); null clears it, so the first ADMIN\'s email is used.',
+    summary: 'Change the workspace\'s settings and technical contact',
+    description:
+      'Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). D13: `technical_contact_email` must be an email address; null clears it, so the first ADMIN\'s email is used. D11: `time_zone` is an IANA name and `working_day_start` `HH:mm`; D3: `quote_validity_days` 1-365; D23: `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300. D22: every change is audited with each field\'s before and after.',
     tags: ['organization'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     body: UpdateOrganizationBody,
     bodyExample: UPDATE_ORGANIZATION_EXAMPLE,
-    responses: { 200: { description: 'Updated', schema: Organization, example: ORGANIZATION_EXAMPLE }, 422: error('Not an email address') },
-    handler: async ({ res, caller, body }) => {
-      res.json(await deps.organizations.update(caller, body));
+    responses: { 200: { description: 'Updated', schema: Organization, example: ORGANIZATION_EXAMPLE }, 422: error('A setting out of its bounds, or not an email address') },
+    handler: async ({ req, res, caller, body }) => {
+      res.json(await deps.organizations.update(caller, body, auditContext(req)));
     },
   });
 }

@@ -1,24 +1,37 @@
 import { z } from 'zod';
+import { DepotSchema, SettingsPatch } from '../../domain/organizations/settings';
 
-/** D13: the workspace and its technical contact, who is emailed when a webhook endpoint is disabled. */
+/** D13, D22, D11, D3, D23: the workspace, its technical contact and its settings (defaults applied). */
 export const Organization = z
   .strictObject({
     id: z.uuid(),
-    name: z.string(),
+    name: z.string().meta({ description: 'The name the workspace was registered with (`ops tenant create --name`)' }),
     subdomain: z.string(),
+    plan: z.enum(['starter', 'growth', 'enterprise']).meta({ description: 'D15: the plan whose limits `/v1/` meters against; the operator changes it' }),
     technical_contact_email: z.string().nullable().meta({ description: 'Who is emailed when a webhook endpoint is disabled; null only when the workspace has no ADMIN' }),
     technical_contact_is_default: z.boolean().meta({ description: 'True when none is set and this is the first ADMIN\'s email' }),
+    display_name: z.string().meta({ description: 'The name the workspace shows; its registered name until one is set' }),
+    time_zone: z.string().meta({ description: 'IANA time zone (default America/Toronto): D11\'s working day and every local time follow it' }),
+    working_day_start: z.string().meta({ description: '`HH:mm` local to `time_zone` (default 08:00): a job\'s scheduled start (D11)' }),
+    quote_validity_days: z.int().meta({ description: 'D3: DRAFT and SENT quotes older than this many days expire (default 30)' }),
+    depot: DepotSchema.nullable().meta({ description: 'D23: where every crew starts and ends its day; null until set' }),
+    road_factor: z.number().meta({ description: 'D23: road distance over great-circle distance (default 1.3)' }),
+    average_speed_kmh: z.int().meta({ description: 'D23: average speed between stops (default 40)' }),
+    overtime_cap_minutes: z.int().meta({ description: 'D23: the daily overtime a route may hold (default 60)' }),
+    eta_drift_threshold_minutes: z.int().meta({ description: 'D23: an ETA moving by more than this fires `dispatch.updated` (default 15)' }),
+    dispatch_coalesce_seconds: z.int().meta({ description: 'D23: how long dispatch changes are gathered before `dispatch.updated` fires (default 5)' }),
   })
   .meta({ id: 'Organization' });
 export type Organization = z.infer<typeof Organization>;
 
-export const UpdateOrganizationBody = z
-  .strictObject({
-    technical_contact_email: z
-      .email({ message: 'Must be an email address, such as ops@contractor.example' })
-      .max(320)
-      .nullable()
-      .meta({ description: 'An email address; null returns to the default (the first ADMIN\'s email)' }),
-  })
+export const UpdateOrganizationBody = SettingsPatch.extend({
+  technical_contact_email: z
+    .email({ message: 'Must be an email address, such as ops@contractor.example' })
+    .max(320)
+    .nullable()
+    .optional()
+    .meta({ description: 'An email address; null returns to the default (the first ADMIN\'s email)' }),
+})
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'Name at least one setting to change' })
   .meta({ id: 'UpdateOrganizationRequest' });
 export type UpdateOrganizationBody = z.output<typeof UpdateOrganizationBody>;

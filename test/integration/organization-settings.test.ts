@@ -50,3 +50,91 @@ describe('organizationSettings (D11, D3, D23): every setting with its default ap
     expect((await inTenant(api.orm.em, tenant.id, (tx) => organizationSettings(tx))).time_zone).toBe('America/Toronto');
   });
 });
+
+describe('PATCH /api/v1/organization: the settings (D11, D3, D23), each validated and audited (D22)', () => {
+  const patch = (json: unknown, token: string) => api.request('/api/v1/organization', { method: 'PATCH', token, json });
+
+  it.each([
+    [{ time_zone: 'Mars/Olympus_Mons' }, 'time_zone'],
+    [{ time_zone: '+05:00' }, 'time_zone'],
+    [{ time_zone: '' }, 'time_zone'],
+    [{ working_day_start: '8:00' }, 'working_day_start'],
+    [{ working_day_start: '24:00' }, 'working_day_start'],
+    [{ quote_validity_days: 0 }, 'quote_validity_days'],
+    [{ quote_validity_days: 366 }, 'quote_validity_days'],
+    [{ quote_validity_days: 7.5 }, 'quote_validity_days'],
+    [{ depot: { lat: 90.5, lon: 0 } }, 'depot.lat'],
+    [{ depot: { lat: 43.6, lon: -180.01 } }, 'depot.lon'],
+    [{ depot: { lat: 43.6 } }, 'depot.lon'],
+    [{ depot: { lat: '43.6', lon: -79.4 } }, 'depot.lat'],
+    [{ road_factor: 0.9 }, 'road_factor'],
+    [{ road_factor: 3.5 }, 'road_factor'],
+    [{ road_factor: 1.333 }, 'road_factor'],
+    [{ average_speed_kmh: 4 }, 'average_speed_kmh'],
+    [{ average_speed_kmh: 131 }, 'average_speed_kmh'],
+    [{ overtime_cap_minutes: -1 }, 'overtime_cap_minutes'],
+    [{ overtime_cap_minutes: 481 }, 'overtime_cap_minutes'],
+    [{ eta_drift_threshold_minutes: 0 }, 'eta_drift_threshold_minutes'],
+    [{ eta_drift_threshold_minutes: 241 }, 'eta_drift_threshold_minutes'],
+    [{ dispatch_coalesce_seconds: -1 }, 'dispatch_coalesce_seconds'],
+    [{ dispatch_coalesce_seconds: 301 }, 'dispatch_coalesce_seconds'],
+    [{ display_name: '   ' }, 'display_name'],
+    [{ display_name: 'x'.repeat(201) }, 'display_name'],
+    [{ colour: 'blue' }, 'colour'],
+  ])('%j is 422 naming %s, and nothing is stored', async (body, path) => {
+    const admin = await api.tokenFor(tenant.users.admin!);
+    const before = await (await api.request('/api/v1/organization', { token: admin })).json();
+    const res = await patch({ display_name: 'Stored only with the rest', ...body }, admin);
+    expect(res.status).toBe(422);
+    const envelope = (await res.json()) as { error: { code: string; details: { fields: Record<string, string> } } };
+    expect(envelope.error.code).toBe('validation_failed');
+    expect(Object.keys(envelope.error.details.fields)[0]).toBe(path);
+    expect(await (await api.request('/api/v1/organization', { token: admin })).json()).toEqual(before);
+  });
+
+  it('an empty body is 422: a PATCH names at least one setting', async () => {
+    const res = await patch({}, await api.tokenFor(tenant.users.admin!));
+    expect(res.status).toBe(422);
+  });
+
+  it('only an ADMIN may read or change them', async () => {
+    const sales = await api.tokenFor(tenant.users.sales!);
+    expect((await api.request('/api/v1/organization', { token: sales })).status).toBe(403);
+    expect((await patch({ time_zone: 'America/Halifax' }, sales)).status).toBe(403);
+  });
+
+  it('stores what it names, answers every setting, and audits each changed field with before and after (D22)', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN' });
+    const admin = await api.tokenFor(own.users.admin!);
+    const res = await patch({ display_name: 'Brightline', time_zone: 'America/Vancouver', working_day_start: '07:30', quote_validity_days: 45, depot: { lat: 49.2606, lon: -123.114 }, road_factor: 1.25, average_speed_kmh: 50, overtime_cap_minutes: 90, eta_drift_threshold_minutes: 10, dispatch_coalesce_seconds: 2 }, admin);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      id: own.id, subdomain: own.subdomain, plan: 'starter', name: `Test ${own.subdomain}`,
+      display_name: 'Brightline', time_zone: 'America/Vancouver', working_day_start: '07:30', quote_validity_days: 45,
+      depot: { lat: 49.2606, lon: -123.114 }, road_factor: 1.25, average_speed_kmh: 50, overtime_cap_minutes: 90, eta_drift_threshold_minutes: 10, dispatch_coalesce_seconds: 2,
+    });
+    // A second PATCH with one value the same and one changed audits only the changed one.
+    expect((await patch({ time_zone: 'America/Vancouver', working_day_start: '09:00' }, admin)).status).toBe(200);
+    // Nothing changed: no event.
+    expect((await patch({ working_day_start: '09:00' }, admin)).status).toBe(200);
+    const { rows } = await pool.query<{ action: string; actor_type: string; actor_id: string; entity_type: string; entity_id: string; changes: { field: string; before: unknown; after: unknown }[]; request_id: string | null }>(
+      `select action, actor_type, actor_id, entity_type, entity_id, changes, request_id from audit_events where organization_id = $1 order by occurred_at, id`,
+      [own.id],
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ action: 'organization.updated', actor_type: 'user', actor_id: own.users.admin!.id, entity_type: 'organization', entity_id: own.id });
+    expect(rows[0]!.request_id).toEqual(expect.any(String));
+    expect(rows[0]!.changes).toEqual(
+      expect.arrayContaining([
+        { field: 'display_name', before: `Test ${own.subdomain}`, after: 'Brightline' },
+        { field: 'time_zone', before: 'America/Toronto', after: 'America/Vancouver' },
+        { field: 'quote_validity_days', before: 30, after: 45 },
+        { field: 'depot.lat', before: null, after: 49.2606 },
+        { field: 'depot.lon', before: null, after: -123.114 },
+        { field: 'road_factor', before: 1.3, after: 1.25 },
+      ]),
+    );
+    expect(rows[0]!.changes).toHaveLength(11);
+    expect(rows[1]!.changes).toEqual([{ field: 'working_day_start', before: '07:30', after: '09:00' }]);
+  });
+});
