@@ -1,81 +1,76 @@
 // The built-in solver (D23): pure TypeScript, no network, deterministic for a seed and a clock.
+//
+// 1. Construction by regret-2 insertion (construction.ts).
+// 2. Large-neighbourhood search by string removals and blink insertion (ruin-recreate.ts), under
+//    simulated annealing: a worse answer is taken with a probability that falls as the time
+//    budget runs out, so the search roams first and settles last.
+// Answers compare on the number of jobs left out first (every job that fits is planned), then on
+// the objective's cost. Every route returned is checked once more by scheduleRoute.
 import type { RoutingProblem, RoutingSolution, SolveOptions, Solver } from '../problem';
 import { scheduleRoute } from '../route-schedule';
+import { regretInsertion } from './construction';
+import { seededRandom } from './random';
+import { DEFAULT_RUIN, recreate, ruin } from './ruin-recreate';
+import { RouteState } from './state';
+import { Workspace } from './workspace';
 
-/** Cost of one crew's sequence under the problem's objective; Infinity when infeasible. */
-function routeCost(problem: RoutingProblem, crewIndex: number, jobIndices: number[]): number {
-  if (jobIndices.length === 0) return 0;
-  const schedule = scheduleRoute(problem, crewIndex, jobIndices);
-  if (schedule.violations.length > 0) return Infinity;
-  const { perVehicle, perTravel, perOvertime } = problem.objective;
-  return perVehicle + perTravel * schedule.travel + perOvertime * schedule.overtime;
+/** Start and end temperatures, as multiples of the construction's mean cost per job. */
+const START_TEMPERATURE = 10;
+const END_TEMPERATURE = 0.1;
+
+export function better(a: RouteState, b: RouteState): boolean {
+  if (a.unassigned.length !== b.unassigned.length) return a.unassigned.length < b.unassigned.length;
+  return a.totalCost() < b.totalCost();
 }
 
-/** Construction by regret-2 insertion: the job that would lose most by waiting goes in first. */
-export function regretConstruction(problem: RoutingProblem): { routes: number[][]; unassigned: number[] } {
-  const routes: number[][] = problem.crews.map(() => []);
-  const costs = routes.map(() => 0);
-  let pending = problem.jobs.map((_, index) => index);
-  const unassigned: number[] = [];
-  while (pending.length > 0) {
-    let chosen: { job: number; crew: number; position: number; regret: number; delta: number } | null = null;
-    const stuck: number[] = [];
-    for (const job of pending) {
-      let best = Infinity;
-      let second = Infinity;
-      let bestCrew = -1;
-      let bestPosition = -1;
-      for (let crew = 0; crew < routes.length; crew++) {
-        if (!problem.allowed[job]?.[crew]) continue;
-        const route = routes[crew]!;
-        let crewBest = Infinity;
-        let crewPosition = -1;
-        for (let position = 0; position <= route.length; position++) {
-          const candidate = [...route.slice(0, position), job, ...route.slice(position)];
-          const delta = routeCost(problem, crew, candidate) - costs[crew]!;
-          if (delta < crewBest) {
-            crewBest = delta;
-            crewPosition = position;
-          }
-        }
-        if (crewBest < best) {
-          second = best;
-          best = crewBest;
-          bestCrew = crew;
-          bestPosition = crewPosition;
-        } else if (crewBest < second) second = crewBest;
-      }
-      if (bestCrew < 0) {
-        stuck.push(job);
-        continue;
-      }
-      const regret = second === Infinity ? Number.MAX_VALUE : second - best;
-      if (!chosen || regret > chosen.regret || (regret === chosen.regret && best < chosen.delta)) {
-        chosen = { job, crew: bestCrew, position: bestPosition, regret, delta: best };
+export function solveBuiltIn(problem: RoutingProblem, options: SolveOptions): RoutingSolution {
+  const started = options.now();
+  const ws = new Workspace(problem);
+  const rng = seededRandom(options.seed);
+  let current = new RouteState(ws);
+  regretInsertion(current, Array.from({ length: ws.jobCount }, (_, job) => job));
+  let best = current.clone();
+  const assigned = ws.jobCount - current.unassigned.length;
+  const scale = assigned > 0 ? current.totalCost() / assigned : 0;
+  const hot = Math.max(scale * START_TEMPERATURE, Number.MIN_VALUE);
+  const cold = Math.max(scale * END_TEMPERATURE, Number.MIN_VALUE);
+  if (ws.jobCount > 0) {
+    for (;;) {
+      const elapsed = options.now() - started;
+      if (elapsed >= options.timeBudgetMs) break;
+      const temperature = hot * Math.pow(cold / hot, elapsed / options.timeBudgetMs);
+      const candidate = current.clone();
+      const removed = ruin(candidate, rng, DEFAULT_RUIN);
+      recreate(candidate, removed, rng, DEFAULT_RUIN);
+      if (candidate.unassigned.length < current.unassigned.length
+        || (candidate.unassigned.length === current.unassigned.length && candidate.totalCost() < current.totalCost() - temperature * Math.log(rng.next()))) {
+        current = candidate;
+        if (better(current, best)) best = current.clone();
       }
     }
-    unassigned.push(...stuck);
-    if (!chosen) break;
-    routes[chosen.crew]!.splice(chosen.position, 0, chosen.job);
-    costs[chosen.crew] = routeCost(problem, chosen.crew, routes[chosen.crew]!);
-    const done = chosen.job;
-    pending = pending.filter((job) => job !== done && !stuck.includes(job));
   }
-  return { routes, unassigned };
+  return toSolution(problem, best);
 }
 
-export function toSolution(problem: RoutingProblem, routes: number[][], unassigned: number[]): RoutingSolution {
-  return {
-    routes: routes.flatMap((route, crew) => (route.length === 0 ? [] : [{ crewId: problem.crews[crew]!.id, jobIds: route.map((job) => problem.jobs[job]!.id) }])),
-    unassigned: [...unassigned].sort((a, b) => a - b).map((job) => problem.jobs[job]!.id),
-  };
+/** The answer in the interface's terms; a route scheduleRoute faults (never expected) loses its jobs to `unassigned`. */
+export function toSolution(problem: RoutingProblem, state: RouteState): RoutingSolution {
+  const unassigned = state.unassigned.slice();
+  const routes: RoutingSolution['routes'] = [];
+  state.routes.forEach((route, crew) => {
+    if (route.length === 0) return;
+    if (scheduleRoute(problem, crew, route).violations.length > 0) {
+      unassigned.push(...route);
+      return;
+    }
+    routes.push({ crewId: problem.crews[crew]!.id, jobIds: route.map((job) => problem.jobs[job]!.id) });
+  });
+  return { routes, unassigned: unassigned.sort((a, b) => a - b).map((job) => problem.jobs[job]!.id) };
 }
 
 export class BuiltInSolver implements Solver {
   readonly name = 'built-in';
 
-  async solve(problem: RoutingProblem, _options: SolveOptions): Promise<RoutingSolution> {
-    const { routes, unassigned } = regretConstruction(problem);
-    return toSolution(problem, routes, unassigned);
+  async solve(problem: RoutingProblem, options: SolveOptions): Promise<RoutingSolution> {
+    return solveBuiltIn(problem, options);
   }
 }
