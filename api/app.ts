@@ -56,6 +56,8 @@ import { OrganizationService } from './organization/organization-service';
 import { auditRoutes } from './audit/routes';
 import { AuditService } from './audit/audit-service';
 import { fsmRoutes } from './fsm/routes';
+import { routingDataRoutes } from './fsm/routing-data-routes';
+import { RoutingDataService } from './fsm/routing-data-service';
 import { JobService } from './fsm/job-service';
 import { CrewService } from './fsm/crew-service';
 import { ChangeOrderService } from './fsm/change-order-service';
@@ -171,7 +173,9 @@ export function createApp(deps: AppDependencies): Express {
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   auditRoutes(host, { audit: new AuditService(deps.em) });
   developerRoutes(host);
-  fsmRoutes(host, { jobs: new JobService(deps.em, deps.events), crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
+  const jobs = new JobService(deps.em, deps.events);
+  fsmRoutes(host, { jobs, crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
+  routingDataRoutes(host, { routingData: new RoutingDataService(deps.em), jobs });
   graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 

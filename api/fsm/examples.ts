@@ -67,6 +67,7 @@ export const JOB_DETAIL_EXAMPLE: z.input<typeof JobDetail> = {
   material_draws: [
     { id: '2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', sku: 'HW-ROLLER-STD', quantity: '2', unit: 'each', van_id: 'VAN-3', drawn_by: '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a', created_at: '2026-12-03T13:20:00.000Z' },
   ],
+  schedule: { window_start: '09:00', window_end: '12:00', duration_minutes: 105, required_skills: ['motorisation'], defaults: ['duration_minutes'] },
 };
 
 export const CREW_EXAMPLE: z.input<typeof Crew> = {

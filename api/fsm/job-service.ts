@@ -7,7 +7,7 @@ import { cursorPosition } from '../http/pagination';
 import { encodeCursor } from '../../db/cursor';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { EventEnvelope } from '../../domain/events/catalogue';
-import { JOB_FEED_KEYSET, jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
+import { JOB_FEED_KEYSET, WORKING_DAY_START, jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
 import { decideJobTransition, TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { assignJobCrew, crewById, deactivatedMembers } from '../../db/fsm/crews';
 import { userRoleAndActive } from '../../db/users';
@@ -16,6 +16,8 @@ import { insertMaterialDraw, insertTimeEntry, changeOrdersOfJobs, materialDrawsO
 import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
 import { toChangeOrder } from './change-order-view';
 import { iso } from '../../domain/timestamps';
+import { jobScheduleRows } from '../../db/fsm/routing-data';
+import { jobSchedule } from '../../domain/routing/job-schedule';
 
 /** D11: clock skew allowed on a device's sign-off time. */
 export const SIGN_OFF_SKEW_MS = 60_000;
@@ -126,6 +128,7 @@ export class JobService {
     const row = await jobById(tx, id, visibilityOf(caller));
     if (!row) throw jobNotFound();
     const [changeOrders, timeEntries, draws] = [await changeOrdersOfJobs(tx, [id]), await timeEntriesOfJobs(tx, [id]), await materialDrawsOfJobs(tx, [id])];
+    const [stored] = await jobScheduleRows(tx, [id]);
     return {
       ...toJob(row),
       change_orders: changeOrders.map((co) => toChangeOrder(co, row.quote_number)),
@@ -139,6 +142,17 @@ export class JobService {
         created_at: iso(t.created_at)!,
       })),
       material_draws: draws.map((d) => ({ id: d.id, sku: d.sku_code, quantity: d.quantity, unit: d.unit, van_id: d.van_id, drawn_by: d.drawn_by_user_id, created_at: iso(d.created_at)! })),
+      schedule: jobSchedule({
+        windowStart: stored!.window_start,
+        windowEnd: stored!.window_end,
+        durationMinutes: stored!.duration_minutes,
+        addedSkills: stored!.added_skills,
+        lines: stored!.lines,
+        hoursEstimated: row.hours_estimated,
+        hoursLogged: row.hours_logged,
+        headcount: row.crew_headcount,
+        workingDayStart: WORKING_DAY_START,
+      }),
     };
   }
 

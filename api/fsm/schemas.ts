@@ -4,6 +4,7 @@ import { JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { JOB_HISTORY_KINDS } from '../../db/fsm/jobs';
 import { CalculateBody } from '../quotes/schemas';
 import { ChangeOrderDelta, ChangeOrderMargin, RevisedContractValue } from '../../domain/events/event-data';
+import { JobSchedule } from './routing-schemas';
 
 /** Document 001 sections 2 and 4, D10-D12: the field-sync interface's shapes, one source for validation, types and OpenAPI. */
 
@@ -120,6 +121,7 @@ export const JobDetail = Job.extend({
   change_orders: z.array(ChangeOrder),
   time_entries: z.array(TimeEntry),
   material_draws: z.array(MaterialDraw),
+  schedule: JobSchedule.meta({ description: 'D23: the window, duration and required skills routing uses, with the defaults where the office set nothing.' }),
 }).meta({ id: 'JobDetail' });
 export type JobDetail = z.infer<typeof JobDetail>;
 

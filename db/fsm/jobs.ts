@@ -158,7 +158,7 @@ export async function lockJob(em: EntityManager, id: string, visibility: JobVisi
 }
 
 /** What a history entry records (the table's check constraint holds the same list). */
-export const JOB_HISTORY_KINDS = ['created', 'status', 'crew', 'time_entry', 'material_draw', 'change_order'] as const;
+export const JOB_HISTORY_KINDS = ['created', 'status', 'crew', 'time_entry', 'material_draw', 'change_order', 'route'] as const;
 export type JobHistoryKind = (typeof JOB_HISTORY_KINDS)[number];
 
 /** D11: the append-only history of a job: what changed, who and when. */

@@ -83,6 +83,9 @@ export const settingsSchema = z.object({
   // Traces go to this OpenTelemetry collector (OTLP over HTTP, `<endpoint>/v1/traces`);
   // unset, nothing is traced. Read by infra/runtime/instrument.ts before the process starts.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  // D23: travel times from an OSRM server's table service when set; great-circle otherwise.
+  ROUTING_OSRM_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  ROUTING_OSRM_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
   BUILD_COMMIT: optionalSecret,
   BUILD_REF: optionalSecret,
   BUILD_ENVIRONMENT: optionalSecret,
