@@ -7,7 +7,7 @@ import { cursorPosition } from '../http/pagination';
 import { encodeCursor } from '../../db/cursor';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { EventEnvelope } from '../../domain/events/catalogue';
-import { JOB_FEED_KEYSET, WORKING_DAY_START, jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
+import { JOB_FEED_KEYSET, jobById, jobPage, lockJob, lockJobClock, moveJob, recordJobHistory, touchJobs, type JobRow, type JobVisibility } from '../../db/fsm/jobs';
 import { decideJobTransition, TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
 import { assignJobCrew, crewById, deactivatedMembers } from '../../db/fsm/crews';
 import { userRoleAndActive } from '../../db/users';
@@ -17,6 +17,7 @@ import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, Ma
 import { toChangeOrder } from './change-order-view';
 import { iso } from '../../domain/timestamps';
 import { jobScheduleRows } from '../../db/fsm/routing-data';
+import { organizationSettings } from '../../db/organizations';
 import { jobSchedule } from '../../domain/routing/job-schedule';
 
 /** D11: clock skew allowed on a device's sign-off time. */
@@ -151,7 +152,7 @@ export class JobService {
         hoursEstimated: row.hours_estimated,
         hoursLogged: row.hours_logged,
         headcount: row.crew_headcount,
-        workingDayStart: WORKING_DAY_START,
+        workingDayStart: (await organizationSettings(tx)).working_day_start,
       }),
     };
   }

@@ -25,6 +25,7 @@ export const TAGS = [
   { name: 'organization', description: 'The workspace and its technical contact, emailed when a webhook endpoint is disabled (ADMIN).' },
   { name: 'audit', description: 'D22: the append-only log of every administrative change, field by field, with who made it (ADMIN).' },
   { name: 'Field sync', description: 'Document 001 (D10-D12): jobs for dispatch boards and devices, their incremental feed, crews, time, materials and change orders. Errors are RFC 9457 problems.' },
+  { name: 'Routes', description: 'D23: daily crew routes: the data routing needs (skills, hours, sites, job schedules), plans that name why a crew cannot take a job, and hand sequences with their violations (docs/routes.md).' },
   { name: 'graphql', description: 'D17: GraphQL over quotes, jobs, work orders, crews and customers, each operation costed in points drawn from the plan bucket (docs/graphql.md); its SDL; GraphiQL outside production.' },
 ] as const;
 
