@@ -133,9 +133,10 @@ async function contractor(): Promise<boolean> {
     overtime += schedule.overtime;
   }
   if (placed.size + solution.unassigned.length !== problem.jobs.length) faults.push('jobs lost or doubled');
+  const nobodys = problem.allowed.filter((row) => !row.some(Boolean)).length;
   const ok = faults.length === 0 && seconds <= TARGETS.contractorSeconds;
   console.log(`\nContractor's day (20 crews, 120 jobs around Toronto, great-circle minutes, 30-minute breaks, overtime cap 60):`);
-  console.log(`  ${solution.routes.length} routes, ${solution.unassigned.length} unassigned, ${drive} drive minutes, ${overtime} overtime minutes, ${seconds.toFixed(2)} s wall, ${cpuSeconds.toFixed(2)} s CPU, feasible: ${faults.length === 0 ? 'yes' : faults.slice(0, 3).join('; ')}`);
+  console.log(`  ${solution.routes.length} routes, ${solution.unassigned.length} unassigned (${nobodys} of them need both a motor fitter and high reach, which no crew has), ${drive} drive minutes, ${overtime} overtime minutes, ${seconds.toFixed(2)} s wall, ${cpuSeconds.toFixed(2)} s CPU, feasible: ${faults.length === 0 ? 'yes' : faults.slice(0, 3).join('; ')}`);
   console.log(`  target <= ${TARGETS.contractorSeconds} s: ${verdict(ok)}`);
   return ok;
 }
