@@ -1,3 +1,5 @@
+import { isDatabaseUnreachable } from '../../db/connectivity';
+import { asDomainError } from '../http/error-handler';
 import { GraphQLError } from 'graphql';
 import { DomainError } from '../../domain/errors/errors';
 import { ERROR_RENDERINGS } from '../../domain/errors/error-kinds';
@@ -31,7 +33,8 @@ export const codedError = (message: string, code: string, extensions: Record<str
  * validation failure), a GraphQLError that already has a code as it is, and anything else masked.
  */
 export function clientError(error: GraphQLError, log?: { error(obj: object, msg: string): void }): GraphQLError {
-  const original = error.originalError;
+  // A resolver that could not reach the database answers SERVICE_UNAVAILABLE, as REST answers 503.
+  const original = isDatabaseUnreachable(error.originalError) ? asDomainError(error.originalError, log) : error.originalError;
   if (original instanceof DomainError) {
     const fields = (original.details as { fields?: Record<string, string> } | null)?.fields;
     return new GraphQLError(original.message, {

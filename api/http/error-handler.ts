@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { DomainError, RateLimitedError, type ErrorEnvelope } from '../../domain/errors/errors';
+import { DomainError, RateLimitedError, ServiceUnavailableError, type ErrorEnvelope } from '../../domain/errors/errors';
+import { isDatabaseUnreachable } from '../../db/connectivity';
 import { ERROR_RENDERINGS, type ErrorRendering } from '../../domain/errors/error-kinds';
 import { isProblemPath, sendProblem } from '../v1/problem';
 
@@ -9,8 +10,16 @@ import { isProblemPath, sendProblem } from '../v1/problem';
  * the answer says nothing of it).
  * Exported for features that answer their errors in another form (the OAuth callback's page).
  */
-export function asDomainError(err: unknown, log?: { error(obj: object, msg: string): void }): DomainError {
+/** How long a client waits before retrying while the database is unreachable. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+export function asDomainError(err: unknown, log?: { error(obj: object, msg: string): void; warn?(obj: object, msg: string): void }): DomainError {
   if (err instanceof DomainError) return err;
+  if (isDatabaseUnreachable(err)) {
+    // One readable line, not a stack: the operator's signal is the database's own health.
+    log?.warn?.({ reason: err instanceof Error ? err.message : String(err) }, 'database unreachable; answered 503');
+    return new ServiceUnavailableError('The database is unreachable at the moment; retry shortly.', DATABASE_RETRY_AFTER_SECONDS);
+  }
   log?.error({ err }, 'unhandled error');
   return new DomainError('internal', 'Internal server error.');
 }
@@ -65,8 +74,8 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   const error = asDomainError(err, req.log);
   const rendering = ERROR_RENDERINGS[error.kind];
-  if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-  if (rendering.status >= 500 && error.kind !== 'internal') req.log?.warn({ kind: error.kind, message: error.message }, 'provider error');
+  if (error instanceof RateLimitedError || error instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  if (rendering.status >= 500 && error.kind !== 'internal' && error.kind !== 'service_unavailable') req.log?.warn({ kind: error.kind, message: error.message }, 'provider error');
   if (res.headersSent) return;
   rendererOf(req).error(error, rendering, req, res);
 };

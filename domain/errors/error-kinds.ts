@@ -50,6 +50,8 @@ export const ERROR_RENDERINGS = {
   // D5: 502 and 503 carry provider_error.
   provider_failed: { status: 502, code: 'provider_error', problem: { type: 'internal-error', title: 'A provider answered with an error.' }, graphql: 'PROVIDER_ERROR' },
   provider_unavailable: { status: 503, code: 'provider_error', problem: { type: 'internal-error', title: 'A provider is unavailable.' }, graphql: 'PROVIDER_ERROR' },
+  // The service's own database is unreachable: 503 with Retry-After, recovering by itself when it returns.
+  service_unavailable: { status: 503, code: 'provider_error', problem: { type: 'internal-error', title: 'The service is temporarily unavailable.' }, graphql: 'SERVICE_UNAVAILABLE' },
   internal: { status: 500, code: 'internal_error', problem: { type: 'internal-error', title: 'Internal server error.' }, graphql: 'INTERNAL_SERVER_ERROR' },
   job_not_found: { status: 404, code: 'not_found', problem: { type: 'job-not-found', title: 'No such job.' }, graphql: 'NOT_FOUND' },
   invalid_transition: { status: 409, code: 'conflict', problem: { type: 'invalid-transition', title: 'The job cannot move to that status.' }, graphql: 'INVALID_TRANSITION' },

@@ -48,6 +48,13 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/** Something the service itself depends on (its database) cannot be reached now; the client retries after a while. */
+export class ServiceUnavailableError extends DomainError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super('service_unavailable', message);
+  }
+}
+
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; details?: Record<string, unknown> | null; request_id: string | null };
 }

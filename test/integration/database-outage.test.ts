@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../scripts/infra/embedded-postgres';
+import { freePort } from '../../scripts/infra/free-port';
+import { dataDir } from '../../scripts/infra/paths';
+import { withDatabaseName } from '../../db/database-urls';
+import { migrate } from '../../db/migrate';
+import { seedSandbox } from '../../db/seed';
+import { waitUntil } from '../../scripts/harness/wait-until';
+
+/**
+ * While PostgreSQL is unreachable, requests answer 503 with Retry-After in their interface's
+ * shape (never 500), the API stays up, and it recovers by itself when the database returns.
+ * The suite's own PostgreSQL is shared by every test file, so this one stops a server of its own.
+ */
+let server: RunningPostgres;
+let port: number;
+let api: ApiHarness;
+let token: string;
+const folder = join(dataDir, `outage-postgres-${process.pid}`);
+const passwords = { api: randomBytes(12).toString('hex'), worker: randomBytes(12).toString('hex') };
+
+const startServer = () => startEmbeddedPostgres({ dataDir: folder, port, persistent: true });
+
+beforeAll(async () => {
+  port = await freePort();
+  server = await startServer();
+  const url = withDatabaseName(server.url, 'shade_outage');
+  await migrate(url, passwords);
+  await seedSandbox(url);
+  api = await startApi({ env: { DATABASE_URL: url, DATABASE_APP_PASSWORD: passwords.api, DATABASE_WORKER_PASSWORD: passwords.worker } });
+  const owner = new pg.Pool({ connectionString: url, max: 1 });
+  const { rows } = await owner.query<{ id: string; organization_id: string }>(`select id, organization_id from users where email = 'admin@sandbox.test' order by created_at limit 1`);
+  await owner.end();
+  token = await api.tokenFor({ id: rows[0]!.id, organizationId: rows[0]!.organization_id, role: 'ADMIN' });
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  await server?.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const reads = [
+  { path: '/api/v1/auth/me', shape: 'envelope' },
+  { path: '/api/v1/quotes', shape: 'envelope' },
+  { path: '/v1/fsm/jobs', shape: 'problem' },
+  { path: '/v1/customers', shape: 'problem' },
+] as const;
+
+describe('a database outage', () => {
+  it('answers 503 with Retry-After in each interface\'s shape while PostgreSQL is down, and recovers by itself', async () => {
+    for (const read of reads) expect({ path: read.path, status: (await api.request(read.path, { token })).status }).toEqual({ path: read.path, status: 200 });
+
+    await server.stop();
+    for (const read of reads) {
+      const res = await api.request(read.path, { token });
+      const body = (await res.json()) as Record<string, unknown>;
+      expect({ path: read.path, status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({ path: read.path, status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
+      if (read.shape === 'envelope') expect(body).toMatchObject({ error: { code: 'provider_error', message: expect.stringMatching(/database/i) } });
+      else {
+        expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+        expect(body).toMatchObject({ status: 503, title: 'The service is temporarily unavailable.' });
+      }
+    }
+    // Logging in reads the database too.
+    const login = await api.request('/api/v1/auth/login', { method: 'POST', json: { subdomain: 'sandbox', email: 'admin@sandbox.test', password: 'x'.repeat(12) } });
+    expect(login.status).toBe(503);
+
+    server = await startServer();
+    await waitUntil('the API to answer again', async () => (await api.request('/api/v1/auth/me', { token })).status === 200, { timeoutMs: 30_000 });
+    for (const read of reads) expect({ path: read.path, status: (await api.request(read.path, { token })).status }).toEqual({ path: read.path, status: 200 });
+  }, 120_000);
+});
