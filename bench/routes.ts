@@ -10,7 +10,7 @@
  *   npm run bench:routes                       # every instance, then the contractor's day
  *   npm run bench:routes -- --solutions DIR    # also writes DIR/<NAME>.json {"routes": [[node, ...], ...]}
  *   npm run bench:routes -- --only R1          # the instances whose name starts with R1
- *   npm run bench:routes -- --budget-ms 1800 --seed 1
+ *   npm run bench:routes -- --budget-ms 1700 --seed 1
  */
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,8 +27,8 @@ const { values } = parseArgs({
   options: {
     solutions: { type: 'string' },
     only: { type: 'string' },
-    'budget-ms': { type: 'string', default: '1800' },
-    'contractor-budget-ms': { type: 'string', default: '900' },
+    'budget-ms': { type: 'string', default: '1700' },
+    'contractor-budget-ms': { type: 'string', default: '800' },
     seed: { type: 'string', default: '1' },
     'skip-solomon': { type: 'boolean', default: false },
   },

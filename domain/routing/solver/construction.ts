@@ -11,21 +11,9 @@ export function regretInsertion(state: RouteState, jobs: readonly number[]): voi
   const bestDelta = new Float64Array(pending.length * crews);
   const bestPosition = new Int32Array(pending.length * crews);
   const price = (slot: number, crew: number): void => {
-    const job = pending[slot]!;
-    let best = Infinity;
-    let where = -1;
-    if (ws.isAllowed(job, crew) && state.load[crew]! + ws.demand[job]! <= ws.capacity[crew]!) {
-      const length = state.routes[crew]!.length;
-      const departure = state.departure[crew]!;
-      for (let position = 0; position <= length; position++) {
-        if (position > 0 && departure[position - 1]! > ws.windowEnd[job]!) break;
-        const delta = state.insertionDelta(job, crew, position, best);
-        if (delta < best) {
-          best = delta;
-          where = position;
-        }
-      }
-    }
+    state.bestInsertion(pending[slot]!, crew, Infinity, null, 0);
+    const best = state.foundPosition < 0 ? Infinity : state.foundDelta;
+    const where = state.foundPosition;
     bestDelta[slot * crews + crew] = best;
     bestPosition[slot * crews + crew] = where;
   };

@@ -55,7 +55,7 @@ export function ruin(state: RouteState, rng: Random, parameters: RuinParameters)
 }
 
 function removeString(state: RouteState, crew: number, position: number, length: number, rng: Random, removed: number[]): void {
-  const route = state.routes[crew]!;
+  const route = state.own(crew);
   const first = clampStart(position - Math.floor(rng.next() * length), length, route.length);
   for (const job of route.splice(first, length)) {
     state.routeOf[job] = -1;
@@ -65,7 +65,7 @@ function removeString(state: RouteState, crew: number, position: number, length:
 
 /** Removes `length` jobs of a string of `length + kept` around `position`, keeping `kept` in the middle. */
 function removeSplitString(state: RouteState, crew: number, position: number, length: number, rng: Random, removed: number[]): void {
-  const route = state.routes[crew]!;
+  const route = state.own(crew);
   let kept = 1;
   while (length + kept < route.length && rng.next() > 0.5) kept++;
   const span = length + kept;
@@ -105,22 +105,17 @@ export function recreate(state: RouteState, removed: number[], rng: Random, para
       break;
     }
   }
+  const blink = () => rng.next();
   for (const job of removed) {
     let best = Infinity;
     let bestCrew = -1;
     let bestPosition = -1;
     for (let crew = 0; crew < ws.crewCount; crew++) {
-      if (!ws.isAllowed(job, crew) || state.load[crew]! + ws.demand[job]! > ws.capacity[crew]!) continue;
-      const length = state.routes[crew]!.length;
-      const departure = state.departure[crew]!;
-      for (let position = 0; position <= length; position++) {
-        if (position > 0 && departure[position - 1]! > ws.windowEnd[job]!) break;
-        const delta = state.insertionDelta(job, crew, position, best);
-        if (delta < best && rng.next() >= parameters.blinkRate) {
-          best = delta;
-          bestCrew = crew;
-          bestPosition = position;
-        }
+      state.bestInsertion(job, crew, best, blink, parameters.blinkRate);
+      if (state.foundPosition >= 0) {
+        best = state.foundDelta;
+        bestCrew = crew;
+        bestPosition = state.foundPosition;
       }
     }
     if (bestCrew < 0) state.unassigned.push(job);

@@ -21,12 +21,21 @@ export class RouteState {
   routeOf: Int32Array;
   positionOf: Int32Array;
   unassigned: number[];
+  /**
+   * Copy on write: a clone shares its source's sequences and copies one only before changing it
+   * (`own`); passes are never changed in place, only replaced by `refresh`. Most moves touch a
+   * few routes, so a clone costs little.
+   */
+  readonly #owned: Uint8Array;
 
   constructor(readonly ws: Workspace, source?: RouteState) {
+    this.#owned = new Uint8Array(ws.crewCount);
     if (source) {
-      this.routes = source.routes.map((route) => route.slice());
-      this.departure = source.departure.map((times) => times.slice());
-      this.latestStart = source.latestStart.map((times) => times.slice());
+      // Neither side may now change a shared sequence in place.
+      source.#owned.fill(0);
+      this.routes = source.routes.slice();
+      this.departure = source.departure.slice();
+      this.latestStart = source.latestStart.slice();
       this.load = source.load.slice();
       this.travel = source.travel.slice();
       this.cost = source.cost.slice();
@@ -36,6 +45,7 @@ export class RouteState {
       return;
     }
     const crews = ws.crewCount;
+    this.#owned.fill(1);
     this.routes = Array.from({ length: crews }, () => []);
     this.departure = Array.from({ length: crews }, () => []);
     this.latestStart = Array.from({ length: crews }, () => []);
@@ -45,6 +55,15 @@ export class RouteState {
     this.routeOf = new Int32Array(ws.jobCount).fill(-1);
     this.positionOf = new Int32Array(ws.jobCount).fill(-1);
     this.unassigned = [];
+  }
+
+  /** The route's sequence, this state's own copy, for changing in place. */
+  own(crew: number): number[] {
+    if (!this.#owned[crew]) {
+      this.routes[crew] = this.routes[crew]!.slice();
+      this.#owned[crew] = 1;
+    }
+    return this.routes[crew]!;
   }
 
   clone(): RouteState {
@@ -136,8 +155,8 @@ export class RouteState {
     const next = position === length ? ws.depot[crew]! : ws.location[route[position]!]!;
     const here = ws.location[job]!;
     const arrival = (position === 0 ? ws.shiftStart[crew]! : this.departure[crew]![position - 1]!) + ws.t(prev, here);
-    if (arrival > ws.windowEnd[job]!) return Infinity;
     const start = arrival < ws.windowStart[job]! ? ws.windowStart[job]! : arrival;
+    if (start > ws.windowEnd[job]!) return Infinity;
     const arrivalNext = start + ws.service[job]! + ws.t(here, next);
     const latestNext = position === length ? ws.latestReturn[crew]! : this.latestStart[crew]![position]!;
     if (arrivalNext > latestNext + TIGHT) return Infinity;
@@ -152,15 +171,72 @@ export class RouteState {
     return delta;
   }
 
+  /** Where `bestInsertion` found the cheapest place, and its cost change. */
+  foundPosition = -1;
+  foundDelta = Infinity;
+
+  /**
+   * The cheapest place for `job` in `crew`'s route that beats `bound`: sets `foundPosition`
+   * (-1 when none) and `foundDelta`. One pass over the route with the O(1) checks of
+   * `insertionDelta` written out, as this is the solver's innermost loop; a place whose verdict
+   * needs scheduleRoute (a crew with a break, a tight fit) goes through `insertionDelta`. With a
+   * `blink` source, each would-be best place is skipped with probability `blinkRate`.
+   */
+  bestInsertion(job: number, crew: number, bound: number, blink: (() => number) | null, blinkRate: number): void {
+    const ws = this.ws;
+    this.foundPosition = -1;
+    this.foundDelta = bound;
+    if (!ws.isAllowed(job, crew) || this.load[crew]! + ws.demand[job]! > ws.capacity[crew]!) return;
+    const travel = ws.travel;
+    const size = ws.size;
+    const location = ws.location;
+    const route = this.routes[crew]!;
+    const departure = this.departure[crew]!;
+    const latest = this.latestStart[crew]!;
+    const length = route.length;
+    const here = location[job]!;
+    const opens = ws.windowStart[job]!;
+    const closes = ws.windowEnd[job]!;
+    const service = ws.service[job]!;
+    if (opens > closes) return;
+    const depot = ws.depot[crew]!;
+    const exact = ws.exact[crew] === 1;
+    const perTravel = ws.perTravel;
+    const opening = length === 0 ? ws.perVehicle : 0;
+    let prev = depot;
+    let leave = ws.shiftStart[crew]!;
+    for (let position = 0; position <= length; position++) {
+      if (leave > closes) break;
+      const next = position === length ? depot : location[route[position]!]!;
+      const toHere = travel[prev * size + here]!;
+      const arrival = leave + toHere;
+      if (arrival <= closes) {
+        const fromHere = travel[here * size + next]!;
+        const arrivalNext = (arrival < opens ? opens : arrival) + service + fromHere;
+        const latestNext = position === length ? ws.latestReturn[crew]! : latest[position]!;
+        if (arrivalNext <= latestNext + TIGHT) {
+          let delta = perTravel * (toHere + fromHere - travel[prev * size + next]!) + opening;
+          if (delta < this.foundDelta && (exact || arrivalNext > latestNext - TIGHT)) delta = this.insertionDelta(job, crew, position, this.foundDelta);
+          if (delta < this.foundDelta && (blink === null || blink() >= blinkRate)) {
+            this.foundDelta = delta;
+            this.foundPosition = position;
+          }
+        }
+      }
+      if (position < length) leave = departure[position]!;
+      prev = next;
+    }
+  }
+
   insert(job: number, crew: number, position: number): void {
-    this.routes[crew]!.splice(position, 0, job);
+    this.own(crew).splice(position, 0, job);
     this.refresh(crew);
   }
 
   /** Takes a job out of its route without refreshing it (the caller refreshes once per route). */
   detach(job: number): number {
     const crew = this.routeOf[job]!;
-    const route = this.routes[crew]!;
+    const route = this.own(crew);
     route.splice(route.indexOf(job), 1);
     this.routeOf[job] = -1;
     this.positionOf[job] = -1;
