@@ -99,7 +99,8 @@ try {
   const supervise = (name: string, entry: string, processEnv: NodeJS.ProcessEnv) => {
     const supervisor = new Supervisor({
       name,
-      start: () => startService(entry, processEnv),
+      // Full JSON lines with LOG_LEVEL=debug or trace (and in production); readable lines otherwise.
+      start: () => startService(entry, processEnv, /^(debug|trace)$/.test(processEnv.LOG_LEVEL ?? '') || processEnv.NODE_ENV === 'production' ? {} : { readableAs: name }),
       say,
       onGiveUp: () => {
         say(`stopping the stack: ${name} keeps crashing (its output above says why)`);
