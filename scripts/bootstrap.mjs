@@ -12,10 +12,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
 const entries = { start: 'scripts/start.ts', test: 'scripts/test.ts', unit: 'scripts/test-unit.ts' };
 
-function ensureDependencies() {
+async function ensureDependencies() {
   const state = installState(root);
   if (state === 'current') return;
-  const status = installDependencies(root, state);
+  const status = await installDependencies(root, state);
   if (status !== 0) process.exit(status);
   recordInstall(root);
 }
@@ -25,7 +25,7 @@ if (!entries[command]) {
   console.error(`usage: node scripts/bootstrap.mjs ${Object.keys(entries).join('|')} [args...]`);
   process.exit(2);
 }
-ensureDependencies();
+await ensureDependencies();
 const child = spawn(nodeBin, ['--import', 'tsx', entries[command], ...process.argv.slice(3)], {
   cwd: root,
   stdio: 'inherit',

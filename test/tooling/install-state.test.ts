@@ -25,7 +25,7 @@ describe('npm start / npm test install check', () => {
 
 describe('the bootstrap install step: one calm line, real errors shown', () => {
   // A stand-in for npm that talks like npm ci does on this machine's older Node.
-  function fakeNpm(exitCode: number): { npm: string; args: string } {
+  function fakeNpm(exitCode: number, seconds = 0): { npm: string; args: string } {
     const dir = mkdtempSync(join(tmpdir(), 'fake-npm-'));
     const args = join(dir, 'args');
     const npm = join(dir, 'npm');
@@ -35,6 +35,7 @@ describe('the bootstrap install step: one calm line, real errors shown', () => {
         '#!/bin/sh',
         `echo "$@" > '${args}'`,
         ...Array.from({ length: 40 }, (_, i) => `echo "npm warn EBADENGINE Unsupported engine { package: 'pkg-${i}@1.0.0', required: { node: '>=22' } }" >&2`),
+        ...(seconds > 0 ? ['mkdir -p node_modules/left-pad node_modules/@scope/a node_modules/@scope/b', `sleep ${seconds}`] : []),
         'echo "added 686 packages in 53s"',
         exitCode === 0 ? 'exit 0' : `echo "npm error code E404" >&2; echo "npm error 404 Not Found - GET https://registry.example/left-pad" >&2; exit ${exitCode}`,
       ].join('\n'),
@@ -47,19 +48,29 @@ describe('the bootstrap install step: one calm line, real errors shown', () => {
     return { stream: { isTTY: false, write: (chunk: string) => ((text += chunk), true) }, text: () => text };
   };
 
-  it('prints only "[setup] dependencies ... N s" on success, and asks npm for errors only', () => {
+  it('prints only "[setup] dependencies ... N s" on success, and asks npm for errors only', async () => {
     const { npm, args } = fakeNpm(0);
     const out = capture();
-    expect(installDependencies(mkdtempSync(join(tmpdir(), 'root-')), 'missing', { npm, stderr: out.stream as never })).toBe(0);
-    expect(out.text()).toMatch(/^\[setup\] dependencies \(npm ci, about a minute on a fresh clone\) \.\.\. \d+ s\n$/);
+    expect(await installDependencies(mkdtempSync(join(tmpdir(), 'root-')), 'missing', { npm, stderr: out.stream as never })).toBe(0);
+    expect(out.text()).toMatch(/^\[setup\] dependencies \(npm ci\) \.\.\.\n\[setup\] dependencies \(npm ci\) \.\.\. \d+ s\n$/);
     expect(readFileSync(args, 'utf8').trim()).toBe('ci --no-fund --no-audit --loglevel=error');
   });
 
-  it('on failure shows everything npm said, and its exit status', () => {
+  it('ticks while npm runs, saying how long and how many packages are in place', async () => {
+    const { npm } = fakeNpm(0, 1);
+    const out = capture();
+    expect(await installDependencies(mkdtempSync(join(tmpdir(), 'root-')), 'missing', { npm, stderr: out.stream as never, tickMs: 300 })).toBe(0);
+    const lines = out.text().trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(lines.slice(1, -1).every((line) => /^\[setup\]   still installing \(\d+ s, \d+ packages in place\) \.\.\.$/.test(line))).toBe(true);
+    expect(lines.slice(1, -1).at(-1)).toMatch(/, 3 packages in place\)/);
+  });
+
+  it('on failure shows everything npm said, and its exit status', async () => {
     const { npm } = fakeNpm(3);
     const out = capture();
-    expect(installDependencies(mkdtempSync(join(tmpdir(), 'root-')), 'stale', { npm, stderr: out.stream as never })).toBe(3);
-    expect(out.text()).toMatch(/^\[setup\] dependencies changed: npm ci \.\.\. failed\n/);
+    expect(await installDependencies(mkdtempSync(join(tmpdir(), 'root-')), 'stale', { npm, stderr: out.stream as never })).toBe(3);
+    expect(out.text()).toMatch(/^\[setup\] dependencies changed: npm ci \.\.\.\n\[setup\] dependencies changed: npm ci \.\.\. failed after \d+ s\n/);
     expect(out.text()).toContain('npm error 404 Not Found');
     expect(out.text()).toContain('[setup] npm ci failed; see the output above.');
   });
