@@ -87,6 +87,20 @@ describe('the built-in solver (D23)', () => {
     expect(cost(problem, solution)).toBeCloseTo(optimum, 9);
   });
 
+  it('takes vehicles first when a vehicle costs more than any distance (the hierarchical objective)', async () => {
+    const problem = tinyInstance();
+    problem.crews = [0, 1, 2].map((crew) => ({ id: `v${crew + 1}`, depot: 0, shiftStart: 0, shiftEnd: 100, breakTime: 0, overtimeCap: 0, capacity: 20 }));
+    problem.allowed = problem.jobs.map(() => [true, true, true]);
+    problem.objective = { perVehicle: 1000, perTravel: 1, perOvertime: 0 };
+    const vehiclesFirst = await solve(problem);
+    feasibleAndComplete(problem, vehiclesFirst);
+    // Enumerating two routes covers every answer with one or two vehicles; three are never needed.
+    const twoCrews = { ...problem, crews: problem.crews.slice(0, 2), allowed: problem.jobs.map(() => [true, true]) };
+    const optimum = bruteForceOptimum(twoCrews);
+    expect(cost(problem, vehiclesFirst)).toBeCloseTo(optimum, 9);
+    expect(vehiclesFirst.routes).toHaveLength(Math.floor(optimum / 1000));
+  });
+
   it('gives the same answer for the same seed and clock, on a contractor day with breaks and overtime', async () => {
     const problem = contractorDay({ crews: 6, jobs: 36, seed: 11 });
     const first = await solve(problem, 3, 150);

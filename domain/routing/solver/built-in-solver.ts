@@ -14,7 +14,7 @@ import { DEFAULT_RUIN, recreate, ruin } from './ruin-recreate';
 import { RouteState } from './state';
 import { Workspace } from './workspace';
 
-/** Start and end temperatures, as multiples of the construction's mean cost per job. */
+/** Start and end temperatures, as multiples of the construction's mean travel cost per job. */
 const START_TEMPERATURE = 10;
 const END_TEMPERATURE = 0.1;
 
@@ -31,17 +31,23 @@ export function solveBuiltIn(problem: RoutingProblem, options: SolveOptions): Ro
   regretInsertion(current, Array.from({ length: ws.jobCount }, (_, job) => job));
   let best = current.clone();
   const assigned = ws.jobCount - current.unassigned.length;
-  const scale = assigned > 0 ? current.totalCost() / assigned : 0;
+  // The temperature follows the travel cost per job, not the vehicles' cost: a large perVehicle
+  // (vehicles first) must not make every worse route acceptable.
+  const travelCost = ws.perTravel * current.travel.reduce((sum, travel) => sum + travel, 0);
+  const scale = assigned === 0 ? 0 : (travelCost > 0 ? travelCost : current.totalCost()) / assigned;
   const hot = Math.max(scale * START_TEMPERATURE, Number.MIN_VALUE);
   const cold = Math.max(scale * END_TEMPERATURE, Number.MIN_VALUE);
+  // Emptying a whole route mostly diversifies; it becomes the main way to save a vehicle when
+  // vehicles cost (vehicles first, then distance: Solomon's hierarchical objective).
+  const ruinParameters = { ...DEFAULT_RUIN, routeRemovalRate: ws.perVehicle > 0 ? 0.1 : DEFAULT_RUIN.routeRemovalRate };
   if (ws.jobCount > 0) {
     for (;;) {
       const elapsed = options.now() - started;
       if (elapsed >= options.timeBudgetMs) break;
       const temperature = hot * Math.pow(cold / hot, elapsed / options.timeBudgetMs);
       const candidate = current.clone();
-      const removed = ruin(candidate, rng, DEFAULT_RUIN);
-      recreate(candidate, removed, rng, DEFAULT_RUIN);
+      const removed = ruin(candidate, rng, ruinParameters);
+      recreate(candidate, removed, rng, ruinParameters);
       if (candidate.unassigned.length < current.unassigned.length
         || (candidate.unassigned.length === current.unassigned.length && candidate.totalCost() < current.totalCost() - temperature * Math.log(rng.next()))) {
         current = candidate;

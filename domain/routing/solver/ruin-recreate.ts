@@ -16,9 +16,14 @@ export interface RuinParameters {
   splitRate: number;
   /** Probability of skipping each candidate place when recreating. */
   blinkRate: number;
+  /**
+   * Probability of emptying a whole route instead (the shorter of two drawn at random): the move
+   * that takes a vehicle away, which pays when routes cost (`perVehicle`).
+   */
+  routeRemovalRate: number;
 }
 
-export const DEFAULT_RUIN: RuinParameters = { averageRemoved: 10, maxString: 10, splitRate: 0.5, blinkRate: 0.01 };
+export const DEFAULT_RUIN: RuinParameters = { averageRemoved: 10, maxString: 10, splitRate: 0.5, blinkRate: 0.01, routeRemovalRate: 0.01 };
 
 export function ruin(state: RouteState, rng: Random, parameters: RuinParameters): number[] {
   const ws = state.ws;
@@ -31,6 +36,15 @@ export function ruin(state: RouteState, rng: Random, parameters: RuinParameters)
     if (route.length > 0) used++;
   }
   if (assigned === 0) return removed;
+  if (used >= 2 && rng.next() < parameters.routeRemovalRate) {
+    const crew = shorterOfTwoRoutes(state, used, rng);
+    for (const job of state.own(crew).splice(0)) {
+      state.routeOf[job] = -1;
+      removed.push(job);
+    }
+    state.refresh(crew);
+    return removed;
+  }
   const meanLength = assigned / used;
   const maxString = Math.min(parameters.maxString, meanLength);
   const maxStrings = (4 * parameters.averageRemoved) / (1 + maxString) - 1;
@@ -52,6 +66,18 @@ export function ruin(state: RouteState, rng: Random, parameters: RuinParameters)
   }
   for (const crew of ruined) state.repair(crew, removed);
   return removed;
+}
+
+function shorterOfTwoRoutes(state: RouteState, used: number, rng: Random): number {
+  const nthUsed = (n: number): number => {
+    for (let crew = 0, seen = 0; crew < state.routes.length; crew++) {
+      if (state.routes[crew]!.length > 0 && seen++ === n) return crew;
+    }
+    throw new RangeError(`no used route number ${n}`);
+  };
+  const a = nthUsed(Math.floor(rng.next() * used));
+  const b = nthUsed(Math.floor(rng.next() * used));
+  return state.routes[b]!.length < state.routes[a]!.length ? b : a;
 }
 
 function removeString(state: RouteState, crew: number, position: number, length: number, rng: Random, removed: number[]): void {
