@@ -6,6 +6,7 @@ import { createChangeOrderInvoiceActivities } from './approval/change-order-invo
 import { createIntegrationActivities, type IntegrationDependencies } from './integrations';
 import { createWebhookActivities, type WebhookDependencies } from './webhooks';
 import { createProviderSyncActivities, type ProviderSyncDependencies } from './provider-sync';
+import { createPricebookActivities } from './pricebook';
 
 /** What every activity may use; the worker builds it (worker/main.ts). */
 export interface ActivityDependencies {
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createIntegrationActivities(deps),
     ...createWebhookActivities(deps),
     ...createProviderSyncActivities({ ...deps, payments: deps.payments }),
+    ...createPricebookActivities(deps),
   };
 }
 

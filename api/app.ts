@@ -9,7 +9,7 @@ import { requestScope } from './http/request-scope';
 import type { RequestMetrics } from './http/metrics';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
-import { readJsonBody, readRawBody } from './http/body-reader';
+import { readCsvBody, readJsonBody, readRawBody } from './http/body-reader';
 import { refuseUndecodablePaths } from './http/path-decoder';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
@@ -19,6 +19,9 @@ import { announceVersion, registrationVersion, resolveVersion } from './versions
 import { versionRoutes } from './versions/routes';
 import { inTenant } from '../db/tenant-scope';
 import { v1QuoteRoutes } from './v1/quotes/routes';
+import { pricebookRoutes } from './v1/pricebooks/routes';
+import { PricebookService } from './v1/pricebooks/pricebook-service';
+import type { PricebookWorkflows } from '../infra/temporal/pricebook-workflows';
 import { V1QuoteService } from './v1/quotes/v1-quote-service';
 import { PublicRoutes } from './http/public-routes';
 import { createRegistry } from './meta/openapi';
@@ -88,6 +91,8 @@ export interface AppDependencies {
   resolver?: Resolver;
   /** Where GraphQL draws its points (D17 with D15): the tenant's plan bucket unless a test gives another. */
   graphqlBucket?: PointsBucket;
+  /** D21: starts the timer that announces a future-dated price book revision. */
+  pricebookWorkflows?: PricebookWorkflows;
   /** Prometheus counters of requests, served at METRICS_PORT by api/main.ts. */
   metrics?: RequestMetrics;
 }
@@ -124,6 +129,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(broadRateLimit(broadLimiter));
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', readRawBody());
+  app.use('/v1/pricebooks', readCsvBody());
   app.use(readJsonBody());
   // D16: every answer under /api/v1 and /v1 says its version, and is shaped for it.
   app.use(['/api/v1', '/v1'], announceVersion);
@@ -144,6 +150,7 @@ export function createApp(deps: AppDependencies): Express {
   quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events) });
   const v1Quotes = new V1QuoteService(deps.em, rateCards, deps.events);
   v1QuoteRoutes(host, { em: deps.em, rateCards, quotes: v1Quotes });
+  pricebookRoutes(host, { pricebooks: new PricebookService(deps.em, { events: deps.events, workflows: deps.pricebookWorkflows }) });
   workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
   paymentsRoutes(host, {
     em: deps.em,

@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from '../infra/events/dispatcher';
 import { InvoiceRunner } from '../infra/temporal/invoice-runner';
 import { IntegrationWorkflows } from '../infra/temporal/integration-workflows';
+import { PricebookWorkflows } from '../infra/temporal/pricebook-workflows';
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
 import { createStripeClient } from '../infra/payments/stripe-client';
 import { createOrm } from '../db/orm';
@@ -56,7 +57,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   // Prometheus metrics on their own port (docs/operations.md).
   const metricsRegistry = createMetricsRegistry('api');
   const metrics = createRequestMetrics(metricsRegistry);
-  const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, metrics, ...(payments ? { payments } : {}) });
+  const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, pricebookWorkflows: new PricebookWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE }), metrics, ...(payments ? { payments } : {}) });
   const api = await serve(app, { port: settings.PORT, ...(options.host ? { host: options.host } : {}) });
   const metricsServer = await serveMetrics(metricsRegistry, { host: settings.METRICS_HOST, port: settings.METRICS_PORT });
   logger.info({ port: settings.PORT, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'api listening');

@@ -8,3 +8,4 @@ export { integrationTokenRefresh } from './integration-token-refresh';
 export { deliverEndpointWebhooks } from './webhook-endpoint-delivery';
 export { changeOrderInvoice } from './change-order-invoice';
 export { providerSync } from './provider-sync';
+export { pricebookPublication } from './pricebook-publication';

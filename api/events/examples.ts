@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { EventEnvelope, EventName, FieldEventName, OutboxEventName } from '../../domain/events/catalogue';
+import type { EventEnvelope, EventName, EventsEventName, FieldEventName, OutboxEventName } from '../../domain/events/catalogue';
 import type { EventData } from '../../domain/events/event-data';
 import { renderBody } from '../../domain/webhooks/formats';
 import { CURRENT_VERSION } from '../../domain/versions/versions';
@@ -43,6 +43,13 @@ export const EVENT_EXAMPLES: { [E in EventName]: z.input<(typeof EVENT_SCHEMAS)[
   'work_order.completed': workOrderEvent('COMPLETED', 'f8c0e2a4-6b8d-4f1c-a3e5-7a9b1d3f5c0e', '2026-12-03T15:42:18.000Z', SANDBOX_TECHNICIAN_ID),
   'work_order.pending': workOrderEvent('PENDING', 'a9d1f3b5-7c9e-4a2d-b4f6-8b0c2e4a6d1f', '2026-12-02T18:05:00.000Z', SANDBOX_ADMIN_ID),
   'work_order.cancelled': workOrderEvent('CANCELLED', 'b0e2a4c6-8d0f-4b3e-85a7-9c1d3f5b7e2a', '2026-12-02T18:30:00.000Z', SANDBOX_ADMIN_ID),
+  'pricebook.published': {
+    event: 'pricebook.published',
+    id: 'e1a3c5e7-0b2d-4f4a-8c6e-1a3c5e7f9b2d',
+    organization_id: SANDBOX_ORGANIZATION_ID,
+    created_at: '2026-11-30T05:00:00.000Z',
+    data: { pricebook_id: SANDBOX_ORGANIZATION_ID, revision: '2026-11-26T15:04:05.123Z', effective_from: '2026-11-30T05:00:00.000Z', published_by_user_id: SANDBOX_ADMIN_ID },
+  },
 };
 
 /**
@@ -118,10 +125,12 @@ export const EVENT_DATA_EXAMPLES: { [N in OutboxEventName]: EventData<N> } = {
   'work_order.completed': EVENT_EXAMPLES['work_order.completed'].data,
   'work_order.pending': EVENT_EXAMPLES['work_order.pending'].data,
   'work_order.cancelled': EVENT_EXAMPLES['work_order.cancelled'].data,
+  'pricebook.published': EVENT_EXAMPLES['pricebook.published'].data,
   ...FIELD_DATA_EXAMPLES,
 };
 
-const FIELD_EVENT_TIMES: { [N in FieldEventName]: { id: string; at: string } } = {
+const FIELD_EVENT_TIMES: { [N in FieldEventName | EventsEventName]: { id: string; at: string } } = {
+  'pricebook.published': { id: EVENT_EXAMPLES['pricebook.published'].id, at: EVENT_EXAMPLES['pricebook.published'].created_at },
   'quote.created': { id: 'c1d3e5f7-9a1b-4c3d-8e5f-7a9b1c3d5e7f', at: EXAMPLE_CREATED_AT },
   'invoice.generated': { id: 'd2e4f6a8-0b2c-4d4e-9f6a-8b0c2d4e6f8a', at: '2026-11-21T16:45:09.000Z' },
   'job.dispatched': { id: 'e3f5a7b9-1c3d-4e5f-8a7b-9c1d3e5f7a9b', at: '2026-12-02T17:10:00.000Z' },
@@ -137,7 +146,7 @@ const FIELD_EVENT_TIMES: { [N in FieldEventName]: { id: string; at: string } } =
  * stored envelope by the delivery's own renderer (domain/webhooks/formats.ts), so the example is
  * what is sent.
  */
-export function renderedEventExample(format: 'field' | 'events', event: FieldEventName): unknown {
+export function renderedEventExample(format: 'field' | 'events', event: FieldEventName | EventsEventName): unknown {
   const stored: EventEnvelope = { event, id: FIELD_EVENT_TIMES[event].id, organization_id: SANDBOX_ORGANIZATION_ID, created_at: FIELD_EVENT_TIMES[event].at, data: EVENT_DATA_EXAMPLES[event] };
   return JSON.parse(renderBody(format, JSON.stringify(stored), { apiVersion: CURRENT_VERSION, livemode: false }));
 }

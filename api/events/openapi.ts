@@ -1,8 +1,15 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
-import { EVENT_NAMES, EVENTS_EVENT_NAMES, FIELD_EVENT_NAMES, type EventName, type FieldEventName } from '../../domain/events/catalogue';
+import { EVENT_NAMES, EVENTS_EVENT_NAMES, FIELD_EVENT_NAMES, type EventName, type EventsEventName, type FieldEventName } from '../../domain/events/catalogue';
 import { DeliveryHeaders, EVENT_SCHEMAS, EVENTS_EVENT_SCHEMAS, EventsDeliveryHeaders, FIELD_EVENT_SCHEMAS, FieldDeliveryHeaders, pascal } from './schemas';
 import { EVENT_EXAMPLES, renderedEventExample } from './examples';
+
+/** D21, in the core and events formats alike. */
+const PRICEBOOK_PUBLISHED_WHEN = {
+  summary: 'A price book revision became current',
+  description:
+    'Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out).',
+};
 
 /** Section 6.2: when each event is sent. */
 const WHEN: Record<EventName, { summary: string; description: string }> = {
@@ -14,6 +21,7 @@ const WHEN: Record<EventName, { summary: string; description: string }> = {
   'work_order.completed': { summary: 'A work order was completed', description: 'Sent when a DISPATCHED work order moves to COMPLETED; `changed_at` is the server’s completion time.' },
   'work_order.pending': { summary: 'A work order went back to PENDING', description: 'Sent when a DISPATCHED work order moves back to PENDING.' },
   'work_order.cancelled': { summary: 'A work order was cancelled', description: 'Sent when a PENDING or DISPATCHED work order moves to CANCELLED.' },
+  'pricebook.published': PRICEBOOK_PUBLISHED_WHEN,
 };
 
 const DELIVERY_RULES =
@@ -59,7 +67,7 @@ export function registerEventWebhooks(registry: OpenAPIRegistry): void {
 }
 
 /** Document 001 section 6.1's column "fires when", in this service's words. */
-const FIELD_WHEN: Record<FieldEventName, { summary: string; description: string }> = {
+const FIELD_WHEN: Record<FieldEventName | EventsEventName, { summary: string; description: string }> = {
   'job.dispatched': {
     summary: 'A job was dispatched',
     description: 'Sent when a job moves to dispatched: PATCH /v1/fsm/jobs/{job_id} (its crew assigned), or PATCH /api/v1/work-orders/{id}/status to DISPATCHED (D11).',
@@ -83,6 +91,7 @@ const FIELD_WHEN: Record<FieldEventName, { summary: string; description: string 
     summary: 'An invoice was generated',
     description: 'Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12).',
   },
+  'pricebook.published': PRICEBOOK_PUBLISHED_WHEN,
 };
 
 /** D13: each format's delivery, as document 001 sections 6.1 and 6.2 and domain/webhooks/formats.ts have it. */
@@ -109,7 +118,7 @@ const FORMAT_RESPONSES = {
 };
 
 /** A `field` or `events` event under `webhooks`, named `<format>:<event>` (a name may be in both catalogues). */
-function registerFormatWebhook(registry: OpenAPIRegistry, format: 'field' | 'events', event: FieldEventName, schema: z.ZodType): void {
+function registerFormatWebhook(registry: OpenAPIRegistry, format: 'field' | 'events', event: FieldEventName | EventsEventName, schema: z.ZodType): void {
   const example = renderedEventExample(format, event);
   const parsed = schema.safeParse(example);
   if (!parsed.success) throw new Error(`the ${format} example of ${event} does not match its schema: ${parsed.error.message}`);

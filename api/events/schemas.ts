@@ -27,6 +27,7 @@ export const EVENT_SCHEMAS = {
   'work_order.completed': envelope('work_order.completed', EVENT_DATA_SCHEMAS['work_order.completed'], 'WorkOrderCompletedEvent'),
   'work_order.pending': envelope('work_order.pending', EVENT_DATA_SCHEMAS['work_order.pending'], 'WorkOrderPendingEvent'),
   'work_order.cancelled': envelope('work_order.cancelled', EVENT_DATA_SCHEMAS['work_order.cancelled'], 'WorkOrderCancelledEvent'),
+  'pricebook.published': envelope('pricebook.published', EVENT_DATA_SCHEMAS['pricebook.published'], 'PricebookPublishedEvent'),
 } satisfies Record<EventName, z.ZodType>;
 
 /** `job.status_changed` as `JobStatusChanged`: the name of a schema in the document. */
@@ -36,7 +37,7 @@ export const pascal = (event: string) => event.replace(/(^|[._])([a-z])/g, (_, _
  * The data of an event the field and events formats both send (`quote.created`,
  * `invoice.generated`) is one component, referenced by both envelopes.
  */
-const dataComponent = <E extends FieldEventName>(event: E) => EVENT_DATA_SCHEMAS[event].meta({ id: `${pascal(event)}Data` });
+const dataComponent = <E extends FieldEventName | EventsEventName>(event: E) => EVENT_DATA_SCHEMAS[event].meta({ id: `${pascal(event)}Data` });
 const DATA_COMPONENTS = {
   'job.dispatched': dataComponent('job.dispatched'),
   'job.status_changed': dataComponent('job.status_changed'),
@@ -46,7 +47,8 @@ const DATA_COMPONENTS = {
   'change_order.rejected': dataComponent('change_order.rejected'),
   'quote.created': dataComponent('quote.created'),
   'invoice.generated': dataComponent('invoice.generated'),
-} satisfies Record<FieldEventName, z.ZodType>;
+  'pricebook.published': dataComponent('pricebook.published'),
+} satisfies Record<FieldEventName | EventsEventName, z.ZodType>;
 
 /** Document 001 section 6.1: `event`, `event_id`, `occurred_at`, `data`. */
 const fieldEnvelope = <E extends FieldEventName>(event: E) =>
@@ -89,6 +91,7 @@ export const FIELD_EVENT_SCHEMAS = {
 export const EVENTS_EVENT_SCHEMAS = {
   'quote.created': eventsEnvelope('quote.created'),
   'invoice.generated': eventsEnvelope('invoice.generated'),
+  'pricebook.published': eventsEnvelope('pricebook.published'),
 } satisfies Record<EventsEventName, z.ZodType>;
 
 /** The headers of every delivery (section 6.3). */

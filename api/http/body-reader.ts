@@ -56,3 +56,6 @@ export const readJsonBody = (): RequestHandler => reading(express.json({ limit: 
 
 /** The exact bytes, for a body verified by its signature (the payments webhook), under the same refusals. */
 export const readRawBody = (): RequestHandler => reading(express.raw({ type: () => true, limit: BODY_LIMIT }));
+
+/** D21: a CSV file as bytes (the price book import decodes and parses it); other types pass on untouched. */
+export const readCsvBody = (): RequestHandler => reading(express.raw({ type: ['text/csv', 'application/csv'], limit: BODY_LIMIT }));

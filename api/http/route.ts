@@ -57,7 +57,7 @@ interface RouteDeclaration<B extends z.ZodType | undefined, Q extends AnyObject 
   /** Request headers the handler reads itself (documented, not validated here). */
   headers?: z.ZodObject;
   /** A body the handler reads as raw bytes itself (a signed webhook): documented, not parsed here. */
-  rawBody?: { description: string; schema: z.ZodType; example: unknown };
+  rawBody?: { description: string; schema: z.ZodType; example: unknown; contentType?: string };
   responses: Record<number, ResponseSpec>;
   /**
    * D15: what each request draws from its tenant's plan bucket (api/http/plan-meter.ts). Every
@@ -242,7 +242,7 @@ function describe(spec: AnySpec): RouteConfig {
             body: {
               required: true,
               description: spec.rawBody.description,
-              content: { 'application/json': { schema: spec.rawBody.schema, example: checkedExample(spec, 'the request body', spec.rawBody.schema, spec.rawBody.example) } },
+              content: { [spec.rawBody.contentType ?? 'application/json']: { schema: spec.rawBody.schema, example: checkedExample(spec, 'the request body', spec.rawBody.schema, spec.rawBody.example) } },
             },
           }
         : {}),

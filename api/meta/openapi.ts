@@ -22,6 +22,7 @@ export const TAGS = [
   { name: 'integrations', description: 'Accounting and CRM connections (OAuth consent) and the sync log (ADMIN).' },
   { name: 'webhooks', description: 'Subscriptions to the outbound events, their delivery log and replays (ADMIN).' },
   { name: 'v1 quotes', description: 'D14: the alternate `/v1/quotes` (problem details, Idempotency-Key, plan limits) and the catalogue, customers and price book a quote names (ADMIN, SALES).' },
+  { name: 'v1 pricebooks', description: 'D21: the price book as immutable revisions: the current one, every revision and their comparison (ADMIN, SALES); change sets, CSV import and export (publishing ADMIN).' },
   { name: 'organization', description: 'The workspace and its technical contact, emailed when a webhook endpoint is disabled (ADMIN).' },
   { name: 'audit', description: 'D22: the append-only log of every administrative change, field by field, with who made it (ADMIN).' },
   { name: 'Field sync', description: 'Document 001 (D10-D12): jobs for dispatch boards and devices, their incremental feed, crews, time, materials and change orders. Errors are RFC 9457 problems.' },

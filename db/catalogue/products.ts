@@ -38,20 +38,47 @@ const toProduct = (row: ProductRow): Product => ({
 /** By sku: a product's position is its sku (D14 hands the last sku back as the cursor). */
 export const PRODUCT_KEYSET = keyset(z.tuple([z.string()]), (row: ProductRow) => [row.sku] as const);
 
-/** The one list query of the catalogue: ordered by sku, a page after `afterSku` (exclusive) of at most `limit`. */
+/**
+ * D21: which revision's products a read sees: a revision published through the price book lists
+ * its own (`rate_card_products`, active ones only); revisions made before it use the catalogue.
+ */
+async function listedRevision(em: EntityManager, revisionId?: string): Promise<string | null> {
+  const [row] = await em.execute<{ id: string | null; products_listed: boolean | null }[]>(
+    `select r.id, r.products_listed from rate_card_revisions r where r.id = coalesce(?::uuid, rate_card_revision_at(now()))`,
+    [revisionId ?? null],
+  );
+  return row?.products_listed ? row.id : null;
+}
+
+const LISTED_COLUMNS = `product_id as id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code`;
+
+/** The one list query of the catalogue (the current revision's products): ordered by sku, a page after `afterSku` (exclusive) of at most `limit`. */
 export async function listProducts(em: EntityManager, page: { limit: number; afterSku?: string | undefined }): Promise<{ data: Product[]; next_cursor: string | null }> {
-  let query = tablesOf(em).selectFrom('catalogue_products').select(['id', 'sku', 'name', 'fabric_sku_code', 'hardware_sku_code', 'trim_sku_code']);
-  if (page.afterSku !== undefined) query = query.where('sku', '>', page.afterSku);
-  const { rows, hasMore } = pageOf(await query.orderBy('sku').limit(page.limit + 1).execute(), page.limit, PRODUCT_KEYSET);
-  const data = rows.map(toProduct);
+  const listed = await listedRevision(em);
+  let rows: ProductRow[];
+  if (listed) {
+    rows = await em.execute<ProductRow[]>(
+      `select ${LISTED_COLUMNS} from rate_card_products where revision_id = ? and active ${page.afterSku !== undefined ? 'and sku > ?' : ''} order by sku limit ?`,
+      page.afterSku !== undefined ? [listed, page.afterSku, page.limit + 1] : [listed, page.limit + 1],
+    );
+  } else {
+    let query = tablesOf(em).selectFrom('catalogue_products').select(['id', 'sku', 'name', 'fabric_sku_code', 'hardware_sku_code', 'trim_sku_code']);
+    if (page.afterSku !== undefined) query = query.where('sku', '>', page.afterSku);
+    rows = await query.orderBy('sku').limit(page.limit + 1).execute();
+  }
+  const { rows: pageRows, hasMore } = pageOf(rows, page.limit, PRODUCT_KEYSET);
+  const data = pageRows.map(toProduct);
   return { data, next_cursor: hasMore ? data[data.length - 1]!.sku : null };
 }
 
-/** The products of these skus that exist, by sku. */
-export async function productsBySku(em: EntityManager, skus: readonly string[]): Promise<Map<string, Product>> {
+/** The products of these skus that exist in the revision that prices (the current one by default), by sku. */
+export async function productsBySku(em: EntityManager, skus: readonly string[], revisionId?: string): Promise<Map<string, Product>> {
+  const listed = await listedRevision(em, revisionId);
   const rows = await em.execute<ProductRow[]>(
-    `select id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code from catalogue_products where sku in (select jsonb_array_elements_text(?::jsonb))`,
-    [JSON.stringify([...new Set(skus)])],
+    listed
+      ? `select ${LISTED_COLUMNS} from rate_card_products where revision_id = ? and active and sku in (select jsonb_array_elements_text(?::jsonb))`
+      : `select id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code from catalogue_products where sku in (select jsonb_array_elements_text(?::jsonb))`,
+    listed ? [listed, JSON.stringify([...new Set(skus)])] : [JSON.stringify([...new Set(skus)])],
   );
   return new Map(rows.map((row) => [row.sku, toProduct(row)]));
 }

@@ -26,7 +26,7 @@ export async function jobQuote(em: EntityManager, jobId: string): Promise<JobQuo
 
 /** The tenant's margin floor now: its current rate-card revision's. */
 export async function tenantMarginFloor(em: EntityManager): Promise<string> {
-  const [row] = await em.execute<{ margin_floor: string }[]>('select margin_floor::text as margin_floor from rate_card_revisions order by revision desc limit 1');
+  const [row] = await em.execute<{ margin_floor: string }[]>('select margin_floor::text as margin_floor from rate_card_revisions where id = rate_card_revision_at(now())');
   return row!.margin_floor;
 }
 

@@ -80,7 +80,7 @@ export function timeEntriesOfJobs(em: EntityManager, jobIds: readonly string[], 
 export async function activeSku(em: EntityManager, code: string): Promise<{ code: string; unit: string } | undefined> {
   const [row] = await em.execute<{ code: string; unit: string }[]>(
     `select s.code, s.unit from rate_card_skus s
-      where s.code = ? and s.active and s.revision_id = (select id from rate_card_revisions order by revision desc limit 1)`,
+      where s.code = ? and s.active and s.revision_id = rate_card_revision_at(now())`,
     [code],
   );
   return row;

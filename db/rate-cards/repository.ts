@@ -35,8 +35,9 @@ export class RateCardRepository {
 
   /** Within a tenant transaction (row-level security picks the tenant). */
   async current(em: EntityManager): Promise<CurrentRateCard | undefined> {
-    const [latest] = await em.execute<{ id: string }[]>(`select id from rate_card_revisions order by revision desc limit 1`);
-    if (!latest) return undefined;
+    // D21: the revision current at this transaction's instant, by effective_from (a future one is not used before it).
+    const [latest] = await em.execute<{ id: string | null }[]>(`select rate_card_revision_at(now()) as id`);
+    if (!latest?.id) return undefined;
     return { revisionId: latest.id, snapshot: await this.byId(em, latest.id) };
   }
 

@@ -8,6 +8,8 @@ export const EVENT_NAMES = [
   'work_order.completed',
   'work_order.pending',
   'work_order.cancelled',
+  // D21: a price book revision became current (also in the `events` catalogue).
+  'pricebook.published',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
@@ -34,7 +36,7 @@ export const FIELD_EVENT_NAMES = [
 export type FieldEventName = (typeof FIELD_EVENT_NAMES)[number];
 
 /** D13: the `events` catalogue (document 001 section 6.2; `dispatch.updated` comes with a later decision). */
-export const EVENTS_EVENT_NAMES = ['quote.created', 'invoice.generated'] as const;
+export const EVENTS_EVENT_NAMES = ['quote.created', 'invoice.generated', 'pricebook.published'] as const;
 export type EventsEventName = (typeof EVENTS_EVENT_NAMES)[number];
 
 /**

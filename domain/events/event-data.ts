@@ -166,6 +166,16 @@ const InvoiceGeneratedData = z.strictObject({
     .meta({ description: 'On a later revision of the event only: the erpSync it corrects (the `events` format sends it as data.previousAttributes)' }),
 });
 
+// --- core and events (D21) ---
+
+/** A price book revision became current: at its publication, or at its `effective_from` when that was in the future. */
+const PricebookPublishedData = z.strictObject({
+  pricebook_id: z.uuid().meta({ description: 'The price book (GET /v1/pricebooks/{id})' }),
+  revision: Timestamp.meta({ description: 'The revision that became current (a quote’s `pricebookRevision`)' }),
+  effective_from: Timestamp.meta({ description: 'When it became current' }),
+  published_by_user_id: z.uuid().nullable().meta({ description: 'The ADMIN who published it' }),
+});
+
 /** Every name the outbox may carry, with its data schema. */
 export const EVENT_DATA_SCHEMAS = {
   'quote.approved': QuoteApprovedData,
@@ -181,6 +191,7 @@ export const EVENT_DATA_SCHEMAS = {
   'change_order.rejected': ChangeOrderRejectedData,
   'quote.created': QuoteCreatedData,
   'invoice.generated': InvoiceGeneratedData,
+  'pricebook.published': PricebookPublishedData,
 } as const satisfies { readonly [N in OutboxEventName]: z.ZodObject };
 
 /** The `data` an event of name `N` carries. */

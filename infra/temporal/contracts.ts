@@ -26,6 +26,7 @@ export const WORKFLOW_TYPES = {
   deliverEndpointWebhooks: 'deliverEndpointWebhooks',
   changeOrderInvoice: 'changeOrderInvoice',
   providerSync: 'providerSync',
+  pricebookPublication: 'pricebookPublication',
 } as const;
 
 // ---- roundTrip: the smallest workflow (start-up probe, benchmark baseline) ----
@@ -196,3 +197,16 @@ export type ProviderSyncWorkflow = (input: ProviderSyncInput) => Promise<Provide
  * time), so an operator finds a tenant's runs by id prefix as well as by search attributes.
  */
 export const providerSyncScheduleId = (ref: { organizationId: string; provider: LegProvider }) => `provider-sync-${ref.organizationId}-${ref.provider.toLowerCase()}`;
+
+// ---- pricebookPublication: D21, one per future-dated price book revision ----
+export interface PricebookPublicationInput {
+  organizationId: string;
+  revisionId: string;
+  /** ISO-8601: the instant the revision becomes current (the durable timer's deadline). */
+  effectiveFrom: string;
+  timing?: Timing;
+}
+export type PricebookPublicationOutcome = { announced: boolean };
+export type PricebookPublicationWorkflow = (input: PricebookPublicationInput) => Promise<PricebookPublicationOutcome>;
+/** Keyed by tenant and revision: a retried start lands on the same timer. */
+export const pricebookPublicationWorkflowId = (ref: { organizationId: string; revisionId: string }) => `pricebook-publication-${ref.organizationId}-${ref.revisionId}`;

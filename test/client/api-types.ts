@@ -445,6 +445,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pricebooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current revision of the price book, whole (D21)
+         * @description The revision that prices a quote made now: settings, every SKU (inactive ones too), labour tiers and products, exact decimals as strings.
+         */
+        get: operations["getPricebook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pricebooks/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The price book’s revisions, newest first (D21)
+         * @description A scheduled revision (a future `effective_from`) is listed with `current: false` until its instant. Pass `next_cursor` back as `cursor` for the next page.
+         */
+        get: operations["listPricebookRevisions"];
+        put?: never;
+        /**
+         * Publish a change set as a new revision (D21)
+         * @description The changes apply, in order, to the newest revision, which must be `base_revision` (409 otherwise: another admin published first). All or nothing: each refused change is reported at its dotted path (`changes.3.sku.unit_cost_cents`). `adjust_costs` rounds as docs/pricing.md section 12 states. `dry_run: true` answers the revision that would be published, with its `changes`, and writes nothing (200). A future `effective_from` makes the revision current at that instant (quotes priced before it use the revision current then); `pricebook.published` is sent when it becomes current. Records an audit event.
+         */
+        post: operations["publishPricebookRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pricebooks/{id}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One revision whole, optionally compared to another (D21)
+         * @description With `compare_to=<revision>`, `changes` lists every field that differs from that revision to this one: `{entity, key, field, before, after}`.
+         */
+        get: operations["getPricebookRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pricebooks/{id}/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A revision’s SKUs as CSV (D21)
+         * @description UTF-8 with a BOM, CRLF line ends, RFC 4180 quoting; header `code,component,description,unit,unit_cost_cents,active`. A cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading apostrophe (OWASP CSV injection), which the import reads back.
+         */
+        get: operations["exportPricebookCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pricebooks/{id}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import SKUs from CSV: validate, or publish one revision (D21)
+         * @description The body is the CSV file (`text/csv`, UTF-8, BOM and CRLF accepted), with the export’s header. Each row creates or updates the SKU of its code; SKUs not in the file are unchanged. `dry_run` defaults to true: a result per row (`created`, `updated`, `unchanged`, or `refused` with its complaints), nothing written. With `dry_run=false` the whole file is one new revision (201), or nothing when any row is refused (422 with each complaint at `rows.<line>.<column>`). At most 5,000 rows; a missing or extra column, another encoding, or a bare formula cell is refused.
+         */
+        post: operations["importPricebookCsv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/work-orders": {
         parameters: {
             query?: never;
@@ -843,6 +947,26 @@ export interface paths {
          * @description D13: `technical_contact_email` must be an email address (422 otherwise, nothing stored); null clears it, so the first ADMIN's email is used.
          */
         patch: operations["updateOrganization"];
+        trace?: never;
+    };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every administrative change, newest first, field by field
+         * @description D22: one event per change to users and roles, invitations, password resets (that one happened, never the token), the price book, webhook endpoints (a rotation, never the secret), integrations, organization settings, plans and suspensions; written in the same transaction as the change. Narrow by `entity_type` and `entity_id`, `actor_id`, `action` or `since`. At most `limit` per page: while more follow, the `Link` header names the next page.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/developer/webhooks": {
@@ -1299,6 +1423,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "pricebook.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pricebook.published: A price book revision became current
+         * @description Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out). POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         */
+        post: operations["pricebookPublishedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "field:job.dispatched": {
         parameters: {
             query?: never;
@@ -1499,6 +1643,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "events:pricebook.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pricebook.published (events format): A price book revision became current
+         * @description Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out). Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         */
+        post: operations["eventsPricebookPublishedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1670,6 +1834,44 @@ export interface components {
                  * @description ISO-8601, UTC
                  */
                 changed_at: string;
+            };
+        };
+        PricebookPublishedEvent: {
+            /** @enum {string} */
+            event: "pricebook.published";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Delivery)
+             */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The price book (GET /v1/pricebooks/{id})
+                 */
+                pricebook_id: string;
+                /**
+                 * Format: date-time
+                 * @description The revision that became current (a quote’s `pricebookRevision`)
+                 */
+                revision: string;
+                /**
+                 * Format: date-time
+                 * @description When it became current
+                 */
+                effective_from: string;
+                /**
+                 * Format: uuid
+                 * @description The ADMIN who published it
+                 */
+                published_by_user_id: string | null;
             };
         };
         FieldJobDispatchedEvent: {
@@ -2069,6 +2271,53 @@ export interface components {
                     [key: string]: unknown;
                 } | null;
             };
+        };
+        EventsPricebookPublishedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it
+             */
+            id: string;
+            /** @enum {string} */
+            type: "pricebook.published";
+            /** @description The version the endpoint pinned at registration (D16) */
+            apiVersion: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            createdAt: string;
+            /** @description false for an event of a sandbox workspace (D1) */
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["PricebookPublishedData"];
+                /** @description The changed attributes' prior values; null for events that describe no change */
+                previousAttributes: {
+                    [key: string]: unknown;
+                } | null;
+            };
+        };
+        PricebookPublishedData: {
+            /**
+             * Format: uuid
+             * @description The price book (GET /v1/pricebooks/{id})
+             */
+            pricebook_id: string;
+            /**
+             * Format: date-time
+             * @description The revision that became current (a quote’s `pricebookRevision`)
+             */
+            revision: string;
+            /**
+             * Format: date-time
+             * @description When it became current
+             */
+            effective_from: string;
+            /**
+             * Format: uuid
+             * @description The ADMIN who published it
+             */
+            published_by_user_id: string | null;
         };
         Health: {
             /** @enum {string} */
@@ -2572,6 +2821,254 @@ export interface components {
             /** @enum {string} */
             currency: "CAD";
         };
+        PricebookRevision: {
+            /**
+             * Format: uuid
+             * @description The price book (D14 `pricebookId`)
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The revision stamp; null on a dry run
+             */
+            revision: string | null;
+            /**
+             * Format: date-time
+             * @description When this revision is (or becomes) current
+             */
+            effective_from: string;
+            /** @description Whether it is the revision that prices a quote now */
+            current: boolean;
+            settings: components["schemas"]["PricebookSettings"];
+            /** @description Every SKU of the revision, inactive ones included */
+            skus: {
+                code: string;
+                /** @enum {string} */
+                component: "fabric" | "hardware" | "motor" | "trim";
+                description: string;
+                /** @enum {string} */
+                unit: "sq_ft" | "each" | "linear_ft";
+                /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
+                unit_cost_cents: string;
+                /** @default true */
+                active?: boolean;
+            }[];
+            labour_tiers: {
+                code: string;
+                name: string;
+                hourly_rate_cents: number;
+                /** @description Applied to the labour hours; greater than 0 */
+                multiplier: string;
+            }[];
+            products: {
+                sku: string;
+                name: string;
+                fabric_sku: string;
+                hardware_sku: string;
+                /** @default null */
+                trim_sku?: string | null;
+                /** @default true */
+                active?: boolean;
+            }[];
+            /** @description With `compare_to`, and on a publication: field-level changes from the other revision */
+            changes?: components["schemas"]["PricebookFieldChange"][];
+        };
+        PricebookSettings: {
+            /** @description Exact decimal as a string */
+            margin_floor: string;
+            /** @description Exact decimal as a string */
+            fabric_waste_factor: string;
+            /** @description Exact decimal as a string */
+            labour_base_hours_per_unit: string;
+            /** @description Exact decimal as a string */
+            labour_hours_per_square_foot: string;
+            /** @description Exact decimal as a string */
+            labour_motorisation_hours: string;
+            /** @description Exact decimal as a string */
+            tube_deduction_inches: string;
+            /** @description Exact decimal as a string */
+            hembar_deduction_inches: string;
+            /** @description Exact decimal as a string */
+            fabric_width_deduction_inches: string;
+            /** @description Exact decimal as a string */
+            fabric_drop_allowance_inches: string;
+        };
+        PricebookFieldChange: {
+            /** @enum {string} */
+            entity: "setting" | "sku" | "labour_tier" | "product";
+            /** @description The setting name, SKU code, tier code or product sku */
+            key: string;
+            field: string;
+            before?: unknown;
+            after?: unknown;
+        };
+        PricebookRevisionPage: {
+            data: components["schemas"]["PricebookRevisionSummary"][];
+            next_cursor: string | null;
+        };
+        PricebookRevisionSummary: {
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            revision: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            effective_from: string;
+            current: boolean;
+            /** Format: uuid */
+            published_by_user_id: string | null;
+        };
+        PricebookPublishRequest: {
+            /**
+             * Format: date-time
+             * @description The newest revision (the current one, or a scheduled one when one is pending): else 409
+             */
+            base_revision: string;
+            changes: ({
+                /** @enum {string} */
+                op: "set_setting";
+                /** @enum {string} */
+                field: "margin_floor" | "fabric_waste_factor" | "labour_base_hours_per_unit" | "labour_hours_per_square_foot" | "labour_motorisation_hours" | "tube_deduction_inches" | "hembar_deduction_inches" | "fabric_width_deduction_inches" | "fabric_drop_allowance_inches";
+                value: string;
+            } | {
+                /** @enum {string} */
+                op: "upsert_sku";
+                sku: {
+                    code: string;
+                    /** @enum {string} */
+                    component: "fabric" | "hardware" | "motor" | "trim";
+                    description: string;
+                    /** @enum {string} */
+                    unit: "sq_ft" | "each" | "linear_ft";
+                    /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
+                    unit_cost_cents: string;
+                    /** @default true */
+                    active?: boolean;
+                };
+            } | {
+                /** @enum {string} */
+                op: "deactivate_sku";
+                code: string;
+            } | {
+                /** @enum {string} */
+                op: "upsert_labour_tier";
+                tier: {
+                    code: string;
+                    name: string;
+                    hourly_rate_cents: number;
+                    /** @description Applied to the labour hours; greater than 0 */
+                    multiplier: string;
+                };
+            } | {
+                /** @enum {string} */
+                op: "adjust_costs";
+                /**
+                 * @description Omitted: every active SKU
+                 * @enum {string}
+                 */
+                component?: "fabric" | "hardware" | "motor" | "trim";
+                /** @description Percent, for example "7.5" or "-3"; -100 to 1000 */
+                percent: string;
+            } | {
+                /** @enum {string} */
+                op: "upsert_product";
+                product: {
+                    sku: string;
+                    name: string;
+                    fabric_sku: string;
+                    hardware_sku: string;
+                    /** @default null */
+                    trim_sku?: string | null;
+                    /** @default true */
+                    active?: boolean;
+                };
+            })[];
+            /**
+             * Format: date-time
+             * @description Omitted: current at once. In the future: current at that instant
+             */
+            effective_from?: string;
+            /** @default false */
+            dry_run?: boolean;
+        };
+        PricebookImportResult: {
+            dry_run: boolean;
+            summary: {
+                rows: number;
+                created: number;
+                updated: number;
+                unchanged: number;
+                refused: number;
+            };
+            results: components["schemas"]["PricebookImportRow"][];
+            /** @description The revision published (201), or that would be (dry run); null when the file changes nothing or a row is refused */
+            revision: {
+                /**
+                 * Format: uuid
+                 * @description The price book (D14 `pricebookId`)
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description The revision stamp; null on a dry run
+                 */
+                revision: string | null;
+                /**
+                 * Format: date-time
+                 * @description When this revision is (or becomes) current
+                 */
+                effective_from: string;
+                /** @description Whether it is the revision that prices a quote now */
+                current: boolean;
+                settings: components["schemas"]["PricebookSettings"];
+                /** @description Every SKU of the revision, inactive ones included */
+                skus: {
+                    code: string;
+                    /** @enum {string} */
+                    component: "fabric" | "hardware" | "motor" | "trim";
+                    description: string;
+                    /** @enum {string} */
+                    unit: "sq_ft" | "each" | "linear_ft";
+                    /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
+                    unit_cost_cents: string;
+                    /** @default true */
+                    active?: boolean;
+                }[];
+                labour_tiers: {
+                    code: string;
+                    name: string;
+                    hourly_rate_cents: number;
+                    /** @description Applied to the labour hours; greater than 0 */
+                    multiplier: string;
+                }[];
+                products: {
+                    sku: string;
+                    name: string;
+                    fabric_sku: string;
+                    hardware_sku: string;
+                    /** @default null */
+                    trim_sku?: string | null;
+                    /** @default true */
+                    active?: boolean;
+                }[];
+                /** @description With `compare_to`, and on a publication: field-level changes from the other revision */
+                changes?: components["schemas"]["PricebookFieldChange"][];
+            } | null;
+        };
+        PricebookImportRow: {
+            /** @description The line of the file, the header being 1 */
+            row: number;
+            code: string | null;
+            /** @enum {string} */
+            result: "created" | "updated" | "unchanged" | "refused";
+            /** @description Why the row was refused, by column */
+            errors?: {
+                [key: string]: string;
+            };
+        };
         WorkOrderList: {
             data: components["schemas"]["WorkOrder"][];
         };
@@ -2889,7 +3386,7 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** Format: uri */
             url: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated), or ["*"] for all of them */
+            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated, pricebook.published), or ["*"] for all of them */
             events: string[];
             description?: string;
             /**
@@ -2932,7 +3429,7 @@ export interface components {
         UpdateWebhookEndpointRequest: {
             /** Format: uri */
             url?: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated), or ["*"] for all of them */
+            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated, pricebook.published), or ["*"] for all of them */
             events?: string[];
             description?: string | null;
             /** @enum {string} */
@@ -3045,6 +3542,36 @@ export interface components {
              * @description An email address; null returns to the default (the first ADMIN's email)
              */
             technical_contact_email: string | null;
+        };
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+        };
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            occurred_at: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "operator" | "system";
+                /** Format: uuid */
+                id: string | null;
+                email: string | null;
+            };
+            /** @enum {string} */
+            action: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected";
+            /** @enum {string} */
+            entity_type: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration";
+            entity_id: string;
+            changes: {
+                field: string;
+                before?: unknown;
+                after?: unknown;
+            }[];
+            request_id: string | null;
         };
         JobPage: {
             data: components["schemas"]["Job"][];
@@ -6865,6 +7392,1667 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Role not allowed.",
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPricebook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current revision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *       "revision": "2026-11-01T00:00:00.000Z",
+                     *       "effective_from": "2026-11-01T00:00:00.000Z",
+                     *       "current": true,
+                     *       "settings": {
+                     *         "margin_floor": "0.35",
+                     *         "fabric_waste_factor": "0.1",
+                     *         "labour_base_hours_per_unit": "0.75",
+                     *         "labour_hours_per_square_foot": "0.02",
+                     *         "labour_motorisation_hours": "0.5",
+                     *         "tube_deduction_inches": "1.125",
+                     *         "hembar_deduction_inches": "1.375",
+                     *         "fabric_width_deduction_inches": "1.5",
+                     *         "fabric_drop_allowance_inches": "12"
+                     *       },
+                     *       "skus": [
+                     *         {
+                     *           "code": "FAB-SCREEN-3",
+                     *           "component": "fabric",
+                     *           "description": "Solar screen fabric, 3% openness",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "437.5",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "FAB-BLACKOUT",
+                     *           "component": "fabric",
+                     *           "description": "Blackout fabric, vinyl-backed",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "396.75",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-STD",
+                     *           "component": "hardware",
+                     *           "description": "Roller hardware, 1.5 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "725",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-HD",
+                     *           "component": "hardware",
+                     *           "description": "Heavy-duty roller hardware, 2 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1087.5",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-BATTERY",
+                     *           "component": "motor",
+                     *           "description": "Rechargeable battery motor with remote",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "23900",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-WIRED",
+                     *           "component": "motor",
+                     *           "description": "Hard-wired 120 V AC motor",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "19850",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-CASSETTE",
+                     *           "component": "trim",
+                     *           "description": "Aluminium cassette valance",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1475",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-FASCIA",
+                     *           "component": "trim",
+                     *           "description": "Fascia cover, fabric-wrapped",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "862.5",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "labour_tiers": [
+                     *         {
+                     *           "code": "STANDARD",
+                     *           "name": "Standard installation",
+                     *           "hourly_rate_cents": 8500,
+                     *           "multiplier": "1"
+                     *         },
+                     *         {
+                     *           "code": "PREMIUM",
+                     *           "name": "Premium installation",
+                     *           "hourly_rate_cents": 11500,
+                     *           "multiplier": "1.25"
+                     *         }
+                     *       ],
+                     *       "products": [
+                     *         {
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "name": "Solar screen roller shade",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-SCREEN-CASSETTE",
+                     *           "name": "Solar screen roller shade in a cassette",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": "TRIM-CASSETTE",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT",
+                     *           "name": "Blackout roller shade",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *           "name": "Blackout roller shade, heavy duty, with fascia",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-HD",
+                     *           "trim_sku": "TRIM-FASCIA",
+                     *           "active": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricebookRevision"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not this workspace’s price book */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "Not this workspace’s price book",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "id": "Invalid UUID"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPricebookRevisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of revisions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "revision": "2026-11-26T15:04:05.123Z",
+                     *           "effective_from": "2026-11-30T05:00:00.000Z",
+                     *           "current": false,
+                     *           "published_by_user_id": "0b6f2c1e-7d4a-4c3b-9e2f-5a8d1c4b7e90"
+                     *         },
+                     *         {
+                     *           "revision": "2026-11-01T00:00:00.000Z",
+                     *           "effective_from": "2026-11-01T00:00:00.000Z",
+                     *           "current": true,
+                     *           "published_by_user_id": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricebookRevisionPage"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    publishPricebookRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "base_revision": "2026-11-01T00:00:00.000Z",
+                 *       "changes": [
+                 *         {
+                 *           "op": "adjust_costs",
+                 *           "component": "fabric",
+                 *           "percent": "7.5"
+                 *         }
+                 *       ],
+                 *       "effective_from": "2026-11-30T05:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PricebookPublishRequest"];
+            };
+        };
+        responses: {
+            /** @description Dry run: the revision that would be published (`revision` null); nothing written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *       "revision": null,
+                     *       "effective_from": "2026-11-30T05:00:00.000Z",
+                     *       "current": false,
+                     *       "settings": {
+                     *         "margin_floor": "0.35",
+                     *         "fabric_waste_factor": "0.1",
+                     *         "labour_base_hours_per_unit": "0.75",
+                     *         "labour_hours_per_square_foot": "0.02",
+                     *         "labour_motorisation_hours": "0.5",
+                     *         "tube_deduction_inches": "1.125",
+                     *         "hembar_deduction_inches": "1.375",
+                     *         "fabric_width_deduction_inches": "1.5",
+                     *         "fabric_drop_allowance_inches": "12"
+                     *       },
+                     *       "skus": [
+                     *         {
+                     *           "code": "FAB-BLACKOUT",
+                     *           "component": "fabric",
+                     *           "description": "Blackout fabric, vinyl-backed",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "426.51",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "FAB-SCREEN-3",
+                     *           "component": "fabric",
+                     *           "description": "Solar screen fabric, 3% openness",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "470.3",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-HD",
+                     *           "component": "hardware",
+                     *           "description": "Heavy-duty roller hardware, 2 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1087.5",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-STD",
+                     *           "component": "hardware",
+                     *           "description": "Roller hardware, 1.5 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "725",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-BATTERY",
+                     *           "component": "motor",
+                     *           "description": "Rechargeable battery motor with remote",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "23900",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-WIRED",
+                     *           "component": "motor",
+                     *           "description": "Hard-wired 120 V AC motor",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "19850",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-CASSETTE",
+                     *           "component": "trim",
+                     *           "description": "Aluminium cassette valance",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1475",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-FASCIA",
+                     *           "component": "trim",
+                     *           "description": "Fascia cover, fabric-wrapped",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "862.5",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "labour_tiers": [
+                     *         {
+                     *           "code": "PREMIUM",
+                     *           "name": "Premium installation",
+                     *           "hourly_rate_cents": 11500,
+                     *           "multiplier": "1.25"
+                     *         },
+                     *         {
+                     *           "code": "STANDARD",
+                     *           "name": "Standard installation",
+                     *           "hourly_rate_cents": 8500,
+                     *           "multiplier": "1"
+                     *         }
+                     *       ],
+                     *       "products": [
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT",
+                     *           "name": "Blackout roller shade",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *           "name": "Blackout roller shade, heavy duty, with fascia",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-HD",
+                     *           "trim_sku": "TRIM-FASCIA",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "name": "Solar screen roller shade",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-SCREEN-CASSETTE",
+                     *           "name": "Solar screen roller shade in a cassette",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": "TRIM-CASSETTE",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "changes": [
+                     *         {
+                     *           "entity": "sku",
+                     *           "key": "FAB-BLACKOUT",
+                     *           "field": "unit_cost_cents",
+                     *           "before": "396.75",
+                     *           "after": "426.51"
+                     *         },
+                     *         {
+                     *           "entity": "sku",
+                     *           "key": "FAB-SCREEN-3",
+                     *           "field": "unit_cost_cents",
+                     *           "before": "437.5",
+                     *           "after": "470.3"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricebookRevision"];
+                };
+            };
+            /** @description The new revision, with its changes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *       "revision": "2026-11-26T15:04:05.123Z",
+                     *       "effective_from": "2026-11-30T05:00:00.000Z",
+                     *       "current": false,
+                     *       "settings": {
+                     *         "margin_floor": "0.35",
+                     *         "fabric_waste_factor": "0.1",
+                     *         "labour_base_hours_per_unit": "0.75",
+                     *         "labour_hours_per_square_foot": "0.02",
+                     *         "labour_motorisation_hours": "0.5",
+                     *         "tube_deduction_inches": "1.125",
+                     *         "hembar_deduction_inches": "1.375",
+                     *         "fabric_width_deduction_inches": "1.5",
+                     *         "fabric_drop_allowance_inches": "12"
+                     *       },
+                     *       "skus": [
+                     *         {
+                     *           "code": "FAB-BLACKOUT",
+                     *           "component": "fabric",
+                     *           "description": "Blackout fabric, vinyl-backed",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "426.51",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "FAB-SCREEN-3",
+                     *           "component": "fabric",
+                     *           "description": "Solar screen fabric, 3% openness",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "470.3",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-HD",
+                     *           "component": "hardware",
+                     *           "description": "Heavy-duty roller hardware, 2 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1087.5",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-STD",
+                     *           "component": "hardware",
+                     *           "description": "Roller hardware, 1.5 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "725",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-BATTERY",
+                     *           "component": "motor",
+                     *           "description": "Rechargeable battery motor with remote",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "23900",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-WIRED",
+                     *           "component": "motor",
+                     *           "description": "Hard-wired 120 V AC motor",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "19850",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-CASSETTE",
+                     *           "component": "trim",
+                     *           "description": "Aluminium cassette valance",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1475",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-FASCIA",
+                     *           "component": "trim",
+                     *           "description": "Fascia cover, fabric-wrapped",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "862.5",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "labour_tiers": [
+                     *         {
+                     *           "code": "PREMIUM",
+                     *           "name": "Premium installation",
+                     *           "hourly_rate_cents": 11500,
+                     *           "multiplier": "1.25"
+                     *         },
+                     *         {
+                     *           "code": "STANDARD",
+                     *           "name": "Standard installation",
+                     *           "hourly_rate_cents": 8500,
+                     *           "multiplier": "1"
+                     *         }
+                     *       ],
+                     *       "products": [
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT",
+                     *           "name": "Blackout roller shade",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *           "name": "Blackout roller shade, heavy duty, with fascia",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-HD",
+                     *           "trim_sku": "TRIM-FASCIA",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "name": "Solar screen roller shade",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-SCREEN-CASSETTE",
+                     *           "name": "Solar screen roller shade in a cassette",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": "TRIM-CASSETTE",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "changes": [
+                     *         {
+                     *           "entity": "sku",
+                     *           "key": "FAB-BLACKOUT",
+                     *           "field": "unit_cost_cents",
+                     *           "before": "396.75",
+                     *           "after": "426.51"
+                     *         },
+                     *         {
+                     *           "entity": "sku",
+                     *           "key": "FAB-SCREEN-3",
+                     *           "field": "unit_cost_cents",
+                     *           "before": "437.5",
+                     *           "after": "470.3"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricebookRevision"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `base_revision` is not the newest revision */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "`base_revision` is not the newest revision",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "base_revision": "Invalid input: expected string, received undefined",
+                     *         "changes": "Invalid input: expected array, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPricebookRevision: {
+        parameters: {
+            query?: {
+                /** @description Another revision: adds `changes` from it to this one */
+                compare_to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description The revision stamp, as `revision` answers it */
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *       "revision": "2026-11-26T15:04:05.123Z",
+                     *       "effective_from": "2026-11-30T05:00:00.000Z",
+                     *       "current": false,
+                     *       "settings": {
+                     *         "margin_floor": "0.35",
+                     *         "fabric_waste_factor": "0.1",
+                     *         "labour_base_hours_per_unit": "0.75",
+                     *         "labour_hours_per_square_foot": "0.02",
+                     *         "labour_motorisation_hours": "0.5",
+                     *         "tube_deduction_inches": "1.125",
+                     *         "hembar_deduction_inches": "1.375",
+                     *         "fabric_width_deduction_inches": "1.5",
+                     *         "fabric_drop_allowance_inches": "12"
+                     *       },
+                     *       "skus": [
+                     *         {
+                     *           "code": "FAB-BLACKOUT",
+                     *           "component": "fabric",
+                     *           "description": "Blackout fabric, vinyl-backed",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "426.51",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "FAB-SCREEN-3",
+                     *           "component": "fabric",
+                     *           "description": "Solar screen fabric, 3% openness",
+                     *           "unit": "sq_ft",
+                     *           "unit_cost_cents": "470.3",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-HD",
+                     *           "component": "hardware",
+                     *           "description": "Heavy-duty roller hardware, 2 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1087.5",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "HW-ROLLER-STD",
+                     *           "component": "hardware",
+                     *           "description": "Roller hardware, 1.5 in tube with brackets and clutch",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "725",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-BATTERY",
+                     *           "component": "motor",
+                     *           "description": "Rechargeable battery motor with remote",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "23900",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "MTR-WIRED",
+                     *           "component": "motor",
+                     *           "description": "Hard-wired 120 V AC motor",
+                     *           "unit": "each",
+                     *           "unit_cost_cents": "19850",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-CASSETTE",
+                     *           "component": "trim",
+                     *           "description": "Aluminium cassette valance",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "1475",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "code": "TRIM-FASCIA",
+                     *           "component": "trim",
+                     *           "description": "Fascia cover, fabric-wrapped",
+                     *           "unit": "linear_ft",
+                     *           "unit_cost_cents": "862.5",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "labour_tiers": [
+                     *         {
+                     *           "code": "PREMIUM",
+                     *           "name": "Premium installation",
+                     *           "hourly_rate_cents": 11500,
+                     *           "multiplier": "1.25"
+                     *         },
+                     *         {
+                     *           "code": "STANDARD",
+                     *           "name": "Standard installation",
+                     *           "hourly_rate_cents": 8500,
+                     *           "multiplier": "1"
+                     *         }
+                     *       ],
+                     *       "products": [
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT",
+                     *           "name": "Blackout roller shade",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *           "name": "Blackout roller shade, heavy duty, with fascia",
+                     *           "fabric_sku": "FAB-BLACKOUT",
+                     *           "hardware_sku": "HW-ROLLER-HD",
+                     *           "trim_sku": "TRIM-FASCIA",
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-SCREEN",
+                     *           "name": "Solar screen roller shade",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": null,
+                     *           "active": true
+                     *         },
+                     *         {
+                     *           "sku": "ROLLER-SCREEN-CASSETTE",
+                     *           "name": "Solar screen roller shade in a cassette",
+                     *           "fabric_sku": "FAB-SCREEN-3",
+                     *           "hardware_sku": "HW-ROLLER-STD",
+                     *           "trim_sku": "TRIM-CASSETTE",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "changes": [
+                     *         {
+                     *           "entity": "sku",
+                     *           "key": "FAB-BLACKOUT",
+                     *           "field": "unit_cost_cents",
+                     *           "before": "396.75",
+                     *           "after": "426.51"
+                     *         },
+                     *         {
+                     *           "entity": "sku",
+                     *           "key": "FAB-SCREEN-3",
+                     *           "field": "unit_cost_cents",
+                     *           "before": "437.5",
+                     *           "after": "470.3"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricebookRevision"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such revision */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such revision",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportPricebookCsv: {
+        parameters: {
+            query?: {
+                /** @description Omitted: the current revision */
+                revision?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example code,component,description,unit,unit_cost_cents,active
+                     *     FAB-BLACKOUT,fabric,"Blackout fabric, vinyl-backed",sq_ft,396.75,true
+                     *     FAB-SCREEN-3,fabric,"Solar screen fabric, 3% openness",sq_ft,437.5,true
+                     *     HW-ROLLER-HD,hardware,"Heavy-duty roller hardware, 2 in tube with brackets and clutch",linear_ft,1087.5,true
+                     *     HW-ROLLER-STD,hardware,"Roller hardware, 1.5 in tube with brackets and clutch",linear_ft,725,true
+                     *     MTR-BATTERY,motor,Rechargeable battery motor with remote,each,23900,true
+                     *     MTR-WIRED,motor,Hard-wired 120 V AC motor,each,19850,true
+                     *     TRIM-CASSETTE,trim,Aluminium cassette valance,linear_ft,1475,true
+                     *     TRIM-FASCIA,trim,"Fascia cover, fabric-wrapped",linear_ft,862.5,true
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importPricebookCsv: {
+        parameters: {
+            query?: {
+                /** @description Defaults to true: validate and answer a result per row, write nothing */
+                dry_run?: "true" | "false";
+                /** @description When given, 409 unless it is the newest revision */
+                base_revision?: string;
+                /** @description ISO-8601, UTC */
+                effective_from?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The CSV file */
+        requestBody: {
+            content: {
+                /**
+                 * @example code,component,description,unit,unit_cost_cents,active
+                 *     FAB-SCREEN-3,fabric,"Solar screen fabric, 3% openness",sq_ft,470.3,true
+                 *     FAB-LINEN,fabric,"Linen-look fabric, light filtering",sq_ft,412.25,true
+                 *     TRIM-FASCIA,trim,"Fascia cover, fabric-wrapped",linear_ft,862.5,true
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Dry run (or a file that changes nothing): a result per row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dry_run": true,
+                     *       "summary": {
+                     *         "rows": 3,
+                     *         "created": 1,
+                     *         "updated": 1,
+                     *         "unchanged": 1,
+                     *         "refused": 0
+                     *       },
+                     *       "results": [
+                     *         {
+                     *           "row": 2,
+                     *           "code": "FAB-SCREEN-3",
+                     *           "result": "updated"
+                     *         },
+                     *         {
+                     *           "row": 3,
+                     *           "code": "FAB-LINEN",
+                     *           "result": "created"
+                     *         },
+                     *         {
+                     *           "row": 4,
+                     *           "code": "TRIM-FASCIA",
+                     *           "result": "unchanged"
+                     *         }
+                     *       ],
+                     *       "revision": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricebookImportResult"];
+                };
+            };
+            /** @description Published: one revision for the whole file */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dry_run": false,
+                     *       "summary": {
+                     *         "rows": 3,
+                     *         "created": 1,
+                     *         "updated": 1,
+                     *         "unchanged": 1,
+                     *         "refused": 0
+                     *       },
+                     *       "results": [
+                     *         {
+                     *           "row": 2,
+                     *           "code": "FAB-SCREEN-3",
+                     *           "result": "updated"
+                     *         },
+                     *         {
+                     *           "row": 3,
+                     *           "code": "FAB-LINEN",
+                     *           "result": "created"
+                     *         },
+                     *         {
+                     *           "row": 4,
+                     *           "code": "TRIM-FASCIA",
+                     *           "result": "unchanged"
+                     *         }
+                     *       ],
+                     *       "revision": {
+                     *         "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *         "revision": "2026-11-26T15:04:05.123Z",
+                     *         "effective_from": "2026-11-30T05:00:00.000Z",
+                     *         "current": false,
+                     *         "settings": {
+                     *           "margin_floor": "0.35",
+                     *           "fabric_waste_factor": "0.1",
+                     *           "labour_base_hours_per_unit": "0.75",
+                     *           "labour_hours_per_square_foot": "0.02",
+                     *           "labour_motorisation_hours": "0.5",
+                     *           "tube_deduction_inches": "1.125",
+                     *           "hembar_deduction_inches": "1.375",
+                     *           "fabric_width_deduction_inches": "1.5",
+                     *           "fabric_drop_allowance_inches": "12"
+                     *         },
+                     *         "skus": [
+                     *           {
+                     *             "code": "FAB-BLACKOUT",
+                     *             "component": "fabric",
+                     *             "description": "Blackout fabric, vinyl-backed",
+                     *             "unit": "sq_ft",
+                     *             "unit_cost_cents": "426.51",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "code": "FAB-SCREEN-3",
+                     *             "component": "fabric",
+                     *             "description": "Solar screen fabric, 3% openness",
+                     *             "unit": "sq_ft",
+                     *             "unit_cost_cents": "470.3",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "code": "HW-ROLLER-HD",
+                     *             "component": "hardware",
+                     *             "description": "Heavy-duty roller hardware, 2 in tube with brackets and clutch",
+                     *             "unit": "linear_ft",
+                     *             "unit_cost_cents": "1087.5",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "code": "HW-ROLLER-STD",
+                     *             "component": "hardware",
+                     *             "description": "Roller hardware, 1.5 in tube with brackets and clutch",
+                     *             "unit": "linear_ft",
+                     *             "unit_cost_cents": "725",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "code": "MTR-BATTERY",
+                     *             "component": "motor",
+                     *             "description": "Rechargeable battery motor with remote",
+                     *             "unit": "each",
+                     *             "unit_cost_cents": "23900",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "code": "MTR-WIRED",
+                     *             "component": "motor",
+                     *             "description": "Hard-wired 120 V AC motor",
+                     *             "unit": "each",
+                     *             "unit_cost_cents": "19850",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "code": "TRIM-CASSETTE",
+                     *             "component": "trim",
+                     *             "description": "Aluminium cassette valance",
+                     *             "unit": "linear_ft",
+                     *             "unit_cost_cents": "1475",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "code": "TRIM-FASCIA",
+                     *             "component": "trim",
+                     *             "description": "Fascia cover, fabric-wrapped",
+                     *             "unit": "linear_ft",
+                     *             "unit_cost_cents": "862.5",
+                     *             "active": true
+                     *           }
+                     *         ],
+                     *         "labour_tiers": [
+                     *           {
+                     *             "code": "PREMIUM",
+                     *             "name": "Premium installation",
+                     *             "hourly_rate_cents": 11500,
+                     *             "multiplier": "1.25"
+                     *           },
+                     *           {
+                     *             "code": "STANDARD",
+                     *             "name": "Standard installation",
+                     *             "hourly_rate_cents": 8500,
+                     *             "multiplier": "1"
+                     *           }
+                     *         ],
+                     *         "products": [
+                     *           {
+                     *             "sku": "ROLLER-BLACKOUT",
+                     *             "name": "Blackout roller shade",
+                     *             "fabric_sku": "FAB-BLACKOUT",
+                     *             "hardware_sku": "HW-ROLLER-STD",
+                     *             "trim_sku": null,
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *             "name": "Blackout roller shade, heavy duty, with fascia",
+                     *             "fabric_sku": "FAB-BLACKOUT",
+                     *             "hardware_sku": "HW-ROLLER-HD",
+                     *             "trim_sku": "TRIM-FASCIA",
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "sku": "ROLLER-SCREEN",
+                     *             "name": "Solar screen roller shade",
+                     *             "fabric_sku": "FAB-SCREEN-3",
+                     *             "hardware_sku": "HW-ROLLER-STD",
+                     *             "trim_sku": null,
+                     *             "active": true
+                     *           },
+                     *           {
+                     *             "sku": "ROLLER-SCREEN-CASSETTE",
+                     *             "name": "Solar screen roller shade in a cassette",
+                     *             "fabric_sku": "FAB-SCREEN-3",
+                     *             "hardware_sku": "HW-ROLLER-STD",
+                     *             "trim_sku": "TRIM-CASSETTE",
+                     *             "active": true
+                     *           }
+                     *         ],
+                     *         "changes": [
+                     *           {
+                     *             "entity": "sku",
+                     *             "key": "FAB-BLACKOUT",
+                     *             "field": "unit_cost_cents",
+                     *             "before": "396.75",
+                     *             "after": "426.51"
+                     *           },
+                     *           {
+                     *             "entity": "sku",
+                     *             "key": "FAB-SCREEN-3",
+                     *             "field": "unit_cost_cents",
+                     *             "before": "437.5",
+                     *             "after": "470.3"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PricebookImportResult"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `base_revision` is not the newest revision */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "`base_revision` is not the newest revision",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not text/csv */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request body encoding is not supported.",
+                     *       "status": 415,
+                     *       "detail": "The body is not text/csv",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -10973,6 +13161,198 @@ export interface operations {
             };
         };
     };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                entity_type?: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration";
+                entity_id?: string;
+                actor_id?: string;
+                action?: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected";
+                /** @description Only events at or after this instant (ISO-8601 with an offset). */
+                since?: string;
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7c1e2f3a-4b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                     *           "occurred_at": "2026-11-27T14:03:12.481Z",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c",
+                     *             "email": "owner@brightline.example"
+                     *           },
+                     *           "action": "user.updated",
+                     *           "entity_type": "user",
+                     *           "entity_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "changes": [
+                     *             {
+                     *               "field": "role",
+                     *               "before": "SALES",
+                     *               "after": "ADMIN"
+                     *             }
+                     *           ],
+                     *           "request_id": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e"
+                     *         },
+                     *         {
+                     *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "occurred_at": "2026-11-27T13:58:40.002Z",
+                     *           "actor": {
+                     *             "type": "operator",
+                     *             "id": null,
+                     *             "email": null
+                     *           },
+                     *           "action": "organization.plan_changed",
+                     *           "entity_type": "organization",
+                     *           "entity_id": "0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c",
+                     *           "changes": [
+                     *             {
+                     *               "field": "plan",
+                     *               "before": "starter",
+                     *               "after": "growth"
+                     *             }
+                     *           ],
+                     *           "request_id": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A filter out of its bounds, at its parameter */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "A filter out of its bounds, at its parameter",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getWebhookDeliveriesPage: {
         parameters: {
             query?: never;
@@ -14365,6 +16745,77 @@ export interface operations {
             };
         };
     };
+    pricebookPublishedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "x-service-event": string;
+                /** @description The envelope id, the same on every retry and replay */
+                "x-service-delivery": string;
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "pricebook.published",
+                 *       "id": "e1a3c5e7-0b2d-4f4a-8c6e-1a3c5e7f9b2d",
+                 *       "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "created_at": "2026-11-30T05:00:00.000Z",
+                 *       "data": {
+                 *         "pricebook_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *         "revision": "2026-11-26T15:04:05.123Z",
+                 *         "effective_from": "2026-11-30T05:00:00.000Z",
+                 *         "published_by_user_id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PricebookPublishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Retried (with 429, 5xx, timeouts and network errors) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, like 408 and 5xx */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx: not retried; the delivery fails at once */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, up to 5 attempts in all */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     fieldJobDispatchedEvent: {
         parameters: {
             query?: never;
@@ -14944,6 +17395,56 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["EventsInvoiceGeneratedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventsPricebookPublishedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; reject a t older than 300 seconds */
+                "service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "e1a3c5e7-0b2d-4f4a-8c6e-1a3c5e7f9b2d",
+                 *       "type": "pricebook.published",
+                 *       "apiVersion": "2026-07-01",
+                 *       "createdAt": "2026-11-30T05:00:00.000Z",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "object": {
+                 *           "pricebook_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *           "revision": "2026-11-26T15:04:05.123Z",
+                 *           "effective_from": "2026-11-30T05:00:00.000Z",
+                 *           "published_by_user_id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a"
+                 *         },
+                 *         "previousAttributes": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EventsPricebookPublishedEvent"];
             };
         };
         responses: {

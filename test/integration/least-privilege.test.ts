@@ -39,9 +39,12 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   organizations: { api: ['SELECT'], worker: ['SELECT'] },
   users: { api: ['SELECT', 'UPDATE'], worker: [] },
   rate_limits: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
-  rate_card_revisions: { api: ['SELECT'], worker: [] },
-  rate_card_skus: { api: ['SELECT'], worker: [] },
-  rate_card_labour_tiers: { api: ['SELECT'], worker: [] },
+  // D21: the API publishes revisions (never edits one); the worker reads one to announce it, and
+  // D22's provisioning writes a new tenant's first one.
+  rate_card_revisions: { api: ['INSERT', 'SELECT'], worker: ['INSERT', 'SELECT'] },
+  rate_card_skus: { api: ['INSERT', 'SELECT'], worker: ['INSERT', 'SELECT'] },
+  rate_card_labour_tiers: { api: ['INSERT', 'SELECT'], worker: ['INSERT', 'SELECT'] },
+  rate_card_products: { api: ['INSERT', 'SELECT'], worker: [] },
   customers: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   quote_number_counters: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   quotes: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },

@@ -181,7 +181,7 @@ describe('outbound events under webhooks (section 6)', () => {
       const [format, event] = name.includes(':') ? name.split(':') : ['core', name];
       const body = doc.webhooks[name]!.post!.requestBody!.content['application/json'] as { schema: { $ref: string }; example: Record<string, unknown> };
       if (format === 'core') {
-        expect(body.schema.$ref).toMatch(/^#\/components\/schemas\/(QuoteApproved|WorkOrder\w+)Event$/);
+        expect(body.schema.$ref).toMatch(/^#\/components\/schemas\/(QuoteApproved|WorkOrder\w+|PricebookPublished)Event$/);
         expect(body.example.event).toBe(event);
       } else {
         expect(body.schema.$ref).toMatch(format === 'field' ? /^#\/components\/schemas\/Field\w+Event$/ : /^#\/components\/schemas\/Events\w+Event$/);
@@ -219,6 +219,10 @@ describe('outbound events under webhooks (section 6)', () => {
     // Without a token's quote: the nullable fields as they are sent.
     const bare = ((await (await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: {} })).json()) as { id: string }).id;
     await move(bare, 'CANCELLED');
+    // D21: a price book revision published (its pricebook.published goes to core and events endpoints).
+    const book = (await (await api.request(`/v1/pricebooks/${tenant.id}`, { token: admin })).json()) as { revision: string };
+    const published = await api.request(`/v1/pricebooks/${tenant.id}/revisions`, { method: 'POST', token: admin, json: { base_revision: book.revision, changes: [{ op: 'set_setting', field: 'margin_floor', value: '0.36' }] } });
+    expect(published.status).toBe(201);
 
     // The core catalogue's events (D13: quote.created and invoice.generated are the field and events formats').
     const { rows } = await owner.query<{ event: EventName; envelope: unknown }>('select event, envelope from outbox_events where organization_id = $1 and event = any($2) order by sequence', [

@@ -104,12 +104,13 @@ export class V1QuoteService {
     const complaints: Record<string, string> = {};
     if (body.pricebookId !== caller.organizationId) complaints.pricebookId = 'Not a price book of this workspace (GET /v1/pricebooks)';
     if (!(await customerExists(tx, body.customerId))) complaints.customerId = 'No such customer in this workspace (GET /v1/customers)';
-    const products = await productsBySku(tx, body.lines.map((line) => line.sku));
+    const card = await this.rateCards.current(tx);
+    if (!card) throw badRequest('This workspace has no rate card yet.');
+    // D21: the products of the revision that prices the quote.
+    const products = await productsBySku(tx, body.lines.map((line) => line.sku), card.revisionId);
     body.lines.forEach((line, index) => {
       if (!products.has(line.sku)) complaints[`lines.${index}.sku`] = `Unknown product "${line.sku}" (GET /v1/products)`;
     });
-    const card = await this.rateCards.current(tx);
-    if (!card) throw badRequest('This workspace has no rate card yet.');
     const laborTierCode = body.laborTierCode ?? defaultTier(card.snapshot);
     if (!laborTierCode) complaints.laborTierCode = 'The rate card has no labour tier';
     if (Object.keys(complaints).length > 0) throw validationFailed(complaints);
