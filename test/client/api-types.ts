@@ -933,8 +933,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The workspace, with its technical contact
-         * @description D13: the technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN's email.
+         * The workspace, with its technical contact and settings
+         * @description D13: the technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN's email. D11, D3, D23: the settings, every default applied.
          */
         get: operations["getOrganization"];
         put?: never;
@@ -943,8 +943,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set the technical contact (null returns to the first ADMIN's email)
-         * @description D13: `technical_contact_email` must be an email address (422 otherwise, nothing stored); null clears it, so the first ADMIN's email is used.
+         * Change the workspace's settings and technical contact
+         * @description Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). D13: `technical_contact_email` must be an email address; null clears it, so the first ADMIN's email is used. D11: `time_zone` is an IANA name and `working_day_start` `HH:mm`; D3: `quote_validity_days` 1-365; D23: `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300. D22: every change is audited with each field's before and after.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -1255,6 +1255,126 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/technicians": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Technicians with their skills, weekly hours, time off and crews (D23)
+         * @description ADMIN and SALES. A technician without hours set shows D23's default week (Monday to Friday 08:00-17:00, 30-minute unpaid break) with `is_default: true`.
+         */
+        get: operations["listTechnicians"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/technicians/{technician_id}/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a technician's skills (ADMIN)
+         * @description Replaces the list. Codes are lower-case, 1-40 characters: `motorisation`, `large_format`, `high_reach`, or the tenant's own (a code given here becomes one the tenant knows). A crew has the union of its members' skills.
+         */
+        put: operations["setTechnicianSkills"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/technicians/{technician_id}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a technician's weekly hours and time off (ADMIN)
+         * @description Replaces both. `weekly`: at most one entry per day, `HH:mm` local, end after start, `break_minutes` unpaid; a day without an entry is a day off. `time_off`: local dates (whole days, end inclusive) or local date-times (`YYYY-MM-DDTHH:mm`). A crew works the intersection of its members' hours.
+         */
+        put: operations["setTechnicianAvailability"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sites with their coordinates (D23)
+         * @description ADMIN and SALES. A site without `lat`/`lon` cannot be routed (`SITE_NOT_LOCATED`).
+         */
+        get: operations["listSites"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/sites/{site_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Name or locate a site (ADMIN)
+         * @description WGS84 decimal degrees: `lat` -90 to 90, `lon` -180 to 180, set together (null and null un-locates it). Omitted fields stay.
+         */
+        patch: operations["updateSite"];
+        trace?: never;
+    };
+    "/v1/fsm/jobs/{job_id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a job's window, duration and added skills on its scheduled date (ADMIN)
+         * @description D23. Omitted fields stay; null returns a field to its default: the window is the working day, the duration the estimated hours not yet logged divided among the crew's headcount (at least 15 minutes), and the required skills are those the quote lines imply (`motorisation` for a motor, `large_format` for a line wider than 96 inches) plus those given here. A skill that is not built in and that no technician has is 422 at its path (`required_skills.N`). The job shows the result under `schedule`.
+         */
+        patch: operations["setJobSchedule"];
         trace?: never;
     };
     "/v1/graphql": {
@@ -3529,19 +3649,75 @@ export interface components {
         Organization: {
             /** Format: uuid */
             id: string;
+            /** @description The name the workspace was registered with (`ops tenant create --name`) */
             name: string;
             subdomain: string;
+            /**
+             * @description D15: the plan whose limits `/v1/` meters against; the operator changes it
+             * @enum {string}
+             */
+            plan: "starter" | "growth" | "enterprise";
             /** @description Who is emailed when a webhook endpoint is disabled; null only when the workspace has no ADMIN */
             technical_contact_email: string | null;
             /** @description True when none is set and this is the first ADMIN's email */
             technical_contact_is_default: boolean;
+            /** @description The name the workspace shows; its registered name until one is set */
+            display_name: string;
+            /** @description IANA time zone (default America/Toronto): D11's working day and every local time follow it */
+            time_zone: string;
+            /** @description `HH:mm` local to `time_zone` (default 08:00): a job's scheduled start (D11) */
+            working_day_start: string;
+            /** @description D3: DRAFT and SENT quotes older than this many days expire (default 30) */
+            quote_validity_days: number;
+            /** @description D23: where every crew starts and ends its day; null until set */
+            depot: {
+                /** @description WGS84 latitude in decimal degrees */
+                lat: number;
+                /** @description WGS84 longitude in decimal degrees */
+                lon: number;
+            } | null;
+            /** @description D23: road distance over great-circle distance (default 1.3) */
+            road_factor: number;
+            /** @description D23: average speed between stops (default 40) */
+            average_speed_kmh: number;
+            /** @description D23: the daily overtime a route may hold (default 60) */
+            overtime_cap_minutes: number;
+            /** @description D23: an ETA moving by more than this fires `dispatch.updated` (default 15) */
+            eta_drift_threshold_minutes: number;
+            /** @description D23: how long dispatch changes are gathered before `dispatch.updated` fires (default 5) */
+            dispatch_coalesce_seconds: number;
         };
         UpdateOrganizationRequest: {
+            /** @description The name the workspace shows */
+            display_name?: string;
+            /** @description An IANA time zone name; D11's working day and every local time follow it */
+            time_zone?: string;
+            /** @description `HH:mm`, local to `time_zone` */
+            working_day_start?: string;
+            /** @description D3: DRAFT and SENT quotes older than this many days expire */
+            quote_validity_days?: number;
+            /** @description D23: where every crew starts and ends its day; null clears it */
+            depot?: {
+                /** @description WGS84 latitude in decimal degrees */
+                lat: number;
+                /** @description WGS84 longitude in decimal degrees */
+                lon: number;
+            } | null;
+            /** @description D23: road distance over great-circle distance */
+            road_factor?: number;
+            /** @description D23: the average speed between stops, km/h */
+            average_speed_kmh?: number;
+            /** @description D23: the daily overtime a route may hold */
+            overtime_cap_minutes?: number;
+            /** @description D23: an ETA that moves by more than this fires `dispatch.updated` */
+            eta_drift_threshold_minutes?: number;
+            /** @description How long dispatch changes are gathered before `dispatch.updated` fires */
+            dispatch_coalesce_seconds?: number;
             /**
              * Format: email
              * @description An email address; null returns to the default (the first ADMIN's email)
              */
-            technical_contact_email: string | null;
+            technical_contact_email?: string | null;
         };
         AuditEventList: {
             data: components["schemas"]["AuditEvent"][];
@@ -3664,6 +3840,15 @@ export interface components {
             change_orders: components["schemas"]["ChangeOrder"][];
             time_entries: components["schemas"]["TimeEntry"][];
             material_draws: components["schemas"]["MaterialDraw"][];
+            /** @description D23: the window, duration and required skills routing uses, with the defaults where the office set nothing. */
+            schedule: {
+                window_start: string;
+                window_end: string;
+                duration_minutes: number;
+                required_skills: string[];
+                /** @description Fields that are D23's defaults rather than set by the office. */
+                defaults: ("window" | "duration_minutes")[];
+            };
         };
         ChangeOrder: {
             /** Format: uuid */
@@ -3765,7 +3950,7 @@ export interface components {
         };
         JobHistoryEntry: {
             /** @enum {string} */
-            kind: "created" | "status" | "crew" | "time_entry" | "material_draw" | "change_order";
+            kind: "created" | "status" | "crew" | "time_entry" | "material_draw" | "change_order" | "route";
             /** @description The status before the change: the job's for `status`, the change order's for `change_order`; null otherwise. */
             from_status: string | null;
             /** @description The status after it: the job's for `created` and `status`, the change order's for `change_order`; null otherwise. */
@@ -3881,6 +4066,60 @@ export interface components {
         };
         RejectChangeOrderRequest: {
             reason: string;
+        };
+        Technician: {
+            /** Format: uuid */
+            technician_id: string;
+            name: string;
+            email: string;
+            active: boolean;
+            skills: string[];
+            availability: {
+                /** @description D23: Monday to Friday 08:00-17:00 with a 30-minute break unless set. */
+                weekly: {
+                    /** @enum {string} */
+                    day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                    start: string;
+                    end: string;
+                    /** @default 0 */
+                    break_minutes?: number;
+                }[];
+                time_off: {
+                    start: string;
+                    end: string;
+                    reason?: string;
+                }[];
+                /** @description True while the technician has D23's default week. */
+                is_default: boolean;
+            };
+            crew_ids: string[];
+        };
+        TechnicianAvailability: {
+            weekly: {
+                /** @enum {string} */
+                day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                start: string;
+                end: string;
+                /** @default 0 */
+                break_minutes?: number;
+            }[];
+            /** @default [] */
+            time_off?: {
+                start: string;
+                end: string;
+                reason?: string;
+            }[];
+        };
+        Site: {
+            /** Format: uuid */
+            site_id: string;
+            name: string;
+            region: string;
+            /** @description WGS84 latitude, decimal degrees, -90 to 90 */
+            lat: number | null;
+            /** @description WGS84 longitude, decimal degrees, -180 to 180 */
+            lon: number | null;
+            located: boolean;
         };
         GraphQLResponse: {
             data?: {
@@ -12943,8 +13182,22 @@ export interface operations {
                      *       "id": "0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c",
                      *       "name": "Brightline Shades",
                      *       "subdomain": "brightline",
+                     *       "plan": "growth",
                      *       "technical_contact_email": "it@brightline.example",
-                     *       "technical_contact_is_default": false
+                     *       "technical_contact_is_default": false,
+                     *       "display_name": "Brightline Shades & Blinds",
+                     *       "time_zone": "America/Vancouver",
+                     *       "working_day_start": "07:30",
+                     *       "quote_validity_days": 45,
+                     *       "depot": {
+                     *         "lat": 49.2606,
+                     *         "lon": -123.114
+                     *       },
+                     *       "road_factor": 1.3,
+                     *       "average_speed_kmh": 40,
+                     *       "overtime_cap_minutes": 60,
+                     *       "eta_drift_threshold_minutes": 15,
+                     *       "dispatch_coalesce_seconds": 5
                      *     }
                      */
                     "application/json": components["schemas"]["Organization"];
@@ -13039,7 +13292,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "technical_contact_email": "it@brightline.example"
+                 *       "display_name": "Brightline Shades & Blinds",
+                 *       "time_zone": "America/Vancouver",
+                 *       "working_day_start": "07:30",
+                 *       "quote_validity_days": 45,
+                 *       "depot": {
+                 *         "lat": 49.2606,
+                 *         "lon": -123.114
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateOrganizationRequest"];
@@ -13057,8 +13317,22 @@ export interface operations {
                      *       "id": "0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c",
                      *       "name": "Brightline Shades",
                      *       "subdomain": "brightline",
+                     *       "plan": "growth",
                      *       "technical_contact_email": "it@brightline.example",
-                     *       "technical_contact_is_default": false
+                     *       "technical_contact_is_default": false,
+                     *       "display_name": "Brightline Shades & Blinds",
+                     *       "time_zone": "America/Vancouver",
+                     *       "working_day_start": "07:30",
+                     *       "quote_validity_days": 45,
+                     *       "depot": {
+                     *         "lat": 49.2606,
+                     *         "lon": -123.114
+                     *       },
+                     *       "road_factor": 1.3,
+                     *       "average_speed_kmh": 40,
+                     *       "overtime_cap_minutes": 60,
+                     *       "eta_drift_threshold_minutes": 15,
+                     *       "dispatch_coalesce_seconds": 5
                      *     }
                      */
                     "application/json": components["schemas"]["Organization"];
@@ -13102,7 +13376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not an email address */
+            /** @description A setting out of its bounds, or not an email address */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13112,7 +13386,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "Not an email address",
+                     *         "message": "A setting out of its bounds, or not an email address",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -13793,7 +14067,18 @@ export interface operations {
                      *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
                      *           "created_at": "2026-12-03T13:20:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "schedule": {
+                     *         "window_start": "09:00",
+                     *         "window_end": "12:00",
+                     *         "duration_minutes": 105,
+                     *         "required_skills": [
+                     *           "motorisation"
+                     *         ],
+                     *         "defaults": [
+                     *           "duration_minutes"
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["JobDetail"];
@@ -13996,7 +14281,18 @@ export interface operations {
                      *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
                      *           "created_at": "2026-12-03T13:20:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "schedule": {
+                     *         "window_start": "09:00",
+                     *         "window_end": "12:00",
+                     *         "duration_minutes": 105,
+                     *         "required_skills": [
+                     *           "motorisation"
+                     *         ],
+                     *         "defaults": [
+                     *           "duration_minutes"
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["JobDetail"];
@@ -14417,7 +14713,18 @@ export interface operations {
                      *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
                      *           "created_at": "2026-12-03T13:20:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "schedule": {
+                     *         "window_start": "09:00",
+                     *         "window_end": "12:00",
+                     *         "duration_minutes": 105,
+                     *         "required_skills": [
+                     *           "motorisation"
+                     *         ],
+                     *         "defaults": [
+                     *           "duration_minutes"
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["JobDetail"];
@@ -14657,7 +14964,18 @@ export interface operations {
                      *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
                      *           "created_at": "2026-12-03T13:20:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "schedule": {
+                     *         "window_start": "09:00",
+                     *         "window_end": "12:00",
+                     *         "duration_minutes": 105,
+                     *         "required_skills": [
+                     *           "motorisation"
+                     *         ],
+                     *         "defaults": [
+                     *           "duration_minutes"
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["JobDetail"];
@@ -14898,7 +15216,18 @@ export interface operations {
                      *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
                      *           "created_at": "2026-12-03T13:20:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "schedule": {
+                     *         "window_start": "09:00",
+                     *         "window_end": "12:00",
+                     *         "duration_minutes": 105,
+                     *         "required_skills": [
+                     *           "motorisation"
+                     *         ],
+                     *         "defaults": [
+                     *           "duration_minutes"
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["JobDetail"];
@@ -15972,6 +16301,1052 @@ export interface operations {
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
                      *       "errors": {
                      *         "reason": "Invalid input: expected string, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTechnicians: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The technicians */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "name": "Taylor Tech",
+                     *           "email": "tech@sandbox.test",
+                     *           "active": true,
+                     *           "skills": [
+                     *             "large_format",
+                     *             "motorisation"
+                     *           ],
+                     *           "availability": {
+                     *             "weekly": [
+                     *               {
+                     *                 "day": "mon",
+                     *                 "start": "07:00",
+                     *                 "end": "15:30",
+                     *                 "break_minutes": 30
+                     *               },
+                     *               {
+                     *                 "day": "tue",
+                     *                 "start": "07:00",
+                     *                 "end": "15:30",
+                     *                 "break_minutes": 30
+                     *               }
+                     *             ],
+                     *             "time_off": [
+                     *               {
+                     *                 "start": "2026-12-24",
+                     *                 "end": "2026-12-26",
+                     *                 "reason": "Holidays"
+                     *               }
+                     *             ],
+                     *             "is_default": false
+                     *           },
+                     *           "crew_ids": [
+                     *             "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Technician"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTechnicianSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                technician_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "skills": [
+                 *         "motorisation",
+                 *         "large_format"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    skills: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The technician */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *       "name": "Taylor Tech",
+                     *       "email": "tech@sandbox.test",
+                     *       "active": true,
+                     *       "skills": [
+                     *         "large_format",
+                     *         "motorisation"
+                     *       ],
+                     *       "availability": {
+                     *         "weekly": [
+                     *           {
+                     *             "day": "mon",
+                     *             "start": "07:00",
+                     *             "end": "15:30",
+                     *             "break_minutes": 30
+                     *           },
+                     *           {
+                     *             "day": "tue",
+                     *             "start": "07:00",
+                     *             "end": "15:30",
+                     *             "break_minutes": 30
+                     *           }
+                     *         ],
+                     *         "time_off": [
+                     *           {
+                     *             "start": "2026-12-24",
+                     *             "end": "2026-12-26",
+                     *             "reason": "Holidays"
+                     *           }
+                     *         ],
+                     *         "is_default": false
+                     *       },
+                     *       "crew_ids": [
+                     *         "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Technician"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such technician */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such technician",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "skills": "Invalid input: expected array, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTechnicianAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                technician_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "weekly": [
+                 *         {
+                 *           "day": "mon",
+                 *           "start": "07:00",
+                 *           "end": "15:30",
+                 *           "break_minutes": 30
+                 *         }
+                 *       ],
+                 *       "time_off": [
+                 *         {
+                 *           "start": "2026-12-24",
+                 *           "end": "2026-12-26",
+                 *           "reason": "Holidays"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TechnicianAvailability"];
+            };
+        };
+        responses: {
+            /** @description The technician */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *       "name": "Taylor Tech",
+                     *       "email": "tech@sandbox.test",
+                     *       "active": true,
+                     *       "skills": [
+                     *         "large_format",
+                     *         "motorisation"
+                     *       ],
+                     *       "availability": {
+                     *         "weekly": [
+                     *           {
+                     *             "day": "mon",
+                     *             "start": "07:00",
+                     *             "end": "15:30",
+                     *             "break_minutes": 30
+                     *           },
+                     *           {
+                     *             "day": "tue",
+                     *             "start": "07:00",
+                     *             "end": "15:30",
+                     *             "break_minutes": 30
+                     *           }
+                     *         ],
+                     *         "time_off": [
+                     *           {
+                     *             "start": "2026-12-24",
+                     *             "end": "2026-12-26",
+                     *             "reason": "Holidays"
+                     *           }
+                     *         ],
+                     *         "is_default": false
+                     *       },
+                     *       "crew_ids": [
+                     *         "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Technician"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such technician */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such technician",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "weekly": "Invalid input: expected array, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sites */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "site_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *           "name": "120 Front St W, Toronto",
+                     *           "region": "CA-ON",
+                     *           "lat": 43.6455,
+                     *           "lon": -79.3841,
+                     *           "located": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Site"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lat": 43.6455,
+                 *       "lon": -79.3841
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description WGS84 latitude, decimal degrees, -90 to 90 */
+                    lat?: number | null;
+                    /** @description WGS84 longitude, decimal degrees, -180 to 180 */
+                    lon?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The site */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "site_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *       "name": "120 Front St W, Toronto",
+                     *       "region": "CA-ON",
+                     *       "lat": 43.6455,
+                     *       "lon": -79.3841,
+                     *       "located": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such site */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such site",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setJobSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window_start": "09:00",
+                 *       "window_end": "12:00",
+                 *       "required_skills": [
+                 *         "high_reach"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Local time on the scheduled date; null returns to the default (the working day). */
+                    window_start?: string | null;
+                    window_end?: string | null;
+                    /** @description Skills the office adds to those the quote lines imply (motorisation, large_format). */
+                    required_skills?: string[];
+                    /** @description null returns to the default (estimated hours not logged / headcount, at least 15). */
+                    duration_minutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The job with its schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "quote_ref": "Q-1042",
+                     *       "status": "in_progress",
+                     *       "project_type": "install",
+                     *       "site": {
+                     *         "site_id": "0b7e9c1d-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                     *         "name": "12 Elm St",
+                     *         "region": "CA-ON"
+                     *       },
+                     *       "crew": {
+                     *         "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *         "foreman": "Taylor Tech",
+                     *         "headcount": 2
+                     *       },
+                     *       "scheduled_start": "2026-12-03T13:00:00.000Z",
+                     *       "actual_start": "2026-12-03T13:12:40.000Z",
+                     *       "hours_logged": 3.5,
+                     *       "hours_estimated": 6.25,
+                     *       "percent_complete": 0.56,
+                     *       "open_change_orders": 1,
+                     *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "change_orders": [
+                     *         {
+                     *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
+                     *           "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *           "quote_ref": "Q-1042",
+                     *           "sequence": 1,
+                     *           "status": "submitted",
+                     *           "reason": "Customer added a bedroom window on site",
+                     *           "delta": {
+                     *             "labour_hours": 1.1667,
+                     *             "material_cost": 126.44,
+                     *             "direct_cost": 243.11,
+                     *             "sell": 374.02,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "revised_contract_value": {
+                     *             "previous": 2480.5,
+                     *             "current": 2854.52,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "margin": {
+                     *             "applied": 0.35,
+                     *             "floor_engaged": false
+                     *           },
+                     *           "approved_by": null,
+                     *           "rejected_by": null,
+                     *           "rejection_reason": null,
+                     *           "created_at": "2026-12-03T15:02:11.000Z",
+                     *           "decided_at": null
+                     *         }
+                     *       ],
+                     *       "time_entries": [
+                     *         {
+                     *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "technician_id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "started_at": "2026-12-03T13:15:00.000Z",
+                     *           "ended_at": "2026-12-03T16:45:00.000Z",
+                     *           "hours": 3.5,
+                     *           "notes": "Brackets and two rollers",
+                     *           "created_at": "2026-12-03T16:45:02.000Z"
+                     *         }
+                     *       ],
+                     *       "material_draws": [
+                     *         {
+                     *           "id": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "sku": "HW-ROLLER-STD",
+                     *           "quantity": "2",
+                     *           "unit": "each",
+                     *           "van_id": "VAN-3",
+                     *           "drawn_by": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "created_at": "2026-12-03T13:20:00.000Z"
+                     *         }
+                     *       ],
+                     *       "schedule": {
+                     *         "window_start": "09:00",
+                     *         "window_end": "12:00",
+                     *         "duration_minutes": 105,
+                     *         "required_skills": [
+                     *           "motorisation"
+                     *         ],
+                     *         "defaults": [
+                     *           "duration_minutes"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "job-not-found",
+                     *       "title": "No such job.",
+                     *       "status": 404,
+                     *       "detail": "No such job",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The job is complete or cancelled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "The job is complete or cancelled",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
                      *       }
                      *     }
                      */
