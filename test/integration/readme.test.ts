@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from '../../scripts/infra/free-port';
@@ -360,4 +360,36 @@ describe('docs/operations.md, against the same npm start', () => {
     expect(shell).toContain(`quote-approval-${quote}`);
     expect(shell).toContain('request_id');
   }, 120_000);
+});
+
+/** This stack's processes: every process whose environment carries its task queue (the API, the worker, the mail catcher). */
+function processesOfThisStack(): { pid: number; command: string }[] {
+  const marker = `TEMPORAL_TASK_QUEUE=readme-test-${port}\0`;
+  const found: { pid: number; command: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid || pid === stack?.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/environ`, 'latin1').includes(marker)) continue;
+      found.push({ pid, command: readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim() });
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+describe('stopping npm start', () => {
+  it('stops every process it started, a worker its supervisor restarted after a crash included', async () => {
+    const worker = () => processesOfThisStack().find((p) => p.command.includes('worker/main.ts'));
+    const first = worker();
+    expect(first).toBeDefined();
+    process.kill(first!.pid, 'SIGKILL');
+    await waitUntil('the supervisor to restart the worker', () => output.includes('worker exited unexpectedly') && worker()?.pid !== first!.pid && worker(), { timeoutMs: 30_000 });
+    // Stop while the restarted worker is still starting up (bundling its workflows), the case that once outlived the stop.
+    const exited = new Promise<number | null>((resolve) => stack!.once('exit', resolve));
+    stack!.kill('SIGINT');
+    expect(await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running after 40 s'), 40_000).unref())])).toBe(0);
+    expect(processesOfThisStack()).toEqual([]);
+  }, 90_000);
 });
