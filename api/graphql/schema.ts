@@ -6,6 +6,7 @@ import { jobMutations, jobQueries } from './types/jobs';
 import { pricingMutations } from './types/pricing';
 import { quoteMutations, quoteQueries } from './types/quotes';
 import { workOrderQueries } from './types/work-orders';
+import { pricebookQueries } from './types/pricebook';
 
 /**
  * D17's schema, written once in code and assembled here from its features (api/graphql/types/:
@@ -20,7 +21,7 @@ import { workOrderQueries } from './types/work-orders';
 
 const Query = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'Query',
-  fields: { ...quoteQueries, ...jobQueries, ...crewQueries, ...workOrderQueries },
+  fields: { ...quoteQueries, ...jobQueries, ...crewQueries, ...workOrderQueries, ...pricebookQueries },
 });
 
 const Mutation = new GraphQLObjectType<unknown, GraphQLContext>({

@@ -45,6 +45,11 @@ const publish = async (book: Book, json: unknown, token = book.admin) => {
   return { status: res.status, body: (await res.json()) as Json };
 };
 const current = async (book: Book) => (await get(book, `/v1/pricebooks/${book.tenant.id}`)).body;
+/** GraphQL's answer for the current revision (D17 over D21). */
+const graphqlBook = async (book: Book) => {
+  const res = await api.request('/v1/graphql', { method: 'POST', token: book.sales, json: { query: '{ pricebook { id revision effectiveFrom marginFloor skus(first: 2) { code unitCostCents active } } }' } });
+  return ((await res.json()) as Json).data.pricebook;
+};
 const stored = async (book: Book) => {
   const { rows } = await owner.query<{ revisions: number; audits: number; events: number }>(
     `select (select count(*)::int from rate_card_revisions where organization_id = $1) as revisions,
@@ -123,6 +128,10 @@ describe('D21: publishing a change set', () => {
 
     expect((await current(book)).revision).toBe(published.revision);
     expect((await get(book, '/v1/pricebooks')).body.data[0].revision).toBe(published.revision);
+    expect(await graphqlBook(book)).toEqual({
+      id: book.tenant.id, revision: published.revision, effectiveFrom: published.revision, marginFloor: '0.4',
+      skus: [{ code: 'FAB-BLACKOUT', unitCostCents: '396.75', active: true }, { code: 'FAB-LINEN', unitCostCents: '412.25', active: true }],
+    });
     const page = (await get(book, `/v1/pricebooks/${book.tenant.id}/revisions?limit=1`)).body;
     expect(page.data).toEqual([{ revision: published.revision, effective_from: published.revision, current: true, published_by_user_id: book.tenant.users.admin!.id }]);
     const next = (await get(book, `/v1/pricebooks/${book.tenant.id}/revisions?limit=1&cursor=${page.next_cursor}`)).body;
@@ -236,6 +245,7 @@ describe('D21: a future effective_from', () => {
     const early = (await (await api.request('/v1/quotes', { method: 'POST', token: book.sales, json: quoteBody(book) })).json()) as Json;
     expect(early.pricebookRevision).toBe(base.revision);
     expect((await get(book, '/v1/pricebooks')).body.data[0].revision).toBe(base.revision);
+    expect((await graphqlBook(book)).revision).toBe(base.revision);
     expect((await get(book, `/v1/pricebooks/${book.tenant.id}/revisions`)).body.data[0]).toMatchObject({ revision: res.body.revision, current: false });
     expect((await stored(book)).events).toBe(0);
     // From the instant: decided by effective_from, not by the timer having fired.
@@ -244,6 +254,8 @@ describe('D21: a future effective_from', () => {
     expect(late.pricebookRevision).toBe(res.body.revision);
     expect(late.totals.subtotal).toBeGreaterThan(early.totals.subtotal);
     expect((await current(book)).revision).toBe(res.body.revision);
+    expect((await get(book, '/v1/pricebooks')).body.data[0].revision).toBe(res.body.revision);
+    expect((await graphqlBook(book)).revision).toBe(res.body.revision);
     // The timer announces it once.
     await waitUntil('pricebook.published from the timer', async () => (await stored(book)).events === 1, { timeoutMs: 20_000 });
     const [event] = (await owner.query(`select envelope from outbox_events where organization_id = $1 and event = 'pricebook.published'`, [book.tenant.id])).rows;
@@ -353,5 +365,62 @@ describe('D21: CSV import and export', () => {
     const consistency = await refusal([HEADER, 'HW-ROLLER-HD,hardware,"Heavy-duty roller hardware, 2 in tube with brackets and clutch",linear_ft,1087.5,false'].join('\n'));
     expect(consistency.body.errors['rows.2.active']).toMatch(/used by active product ROLLER-BLACKOUT-HD-FASCIA/);
     expect(await stored(book)).toEqual(before);
+  });
+});
+
+describe('D21: the worked example of docs/pricing.md section 12', () => {
+  const SECTION_9_REQUEST = {
+    laborTierCode: 'PREMIUM',
+    lineItems: [
+      { reference: 'Living room', widthInches: 48.5, dropInches: 72, quantity: 2, fabricSkuCode: 'FAB-SCREEN-3', hardwareSkuCode: 'HW-ROLLER-STD', motorSkuCode: 'MTR-BATTERY', trimSkuCode: 'TRIM-CASSETTE' },
+      { reference: 'Bedroom', widthInches: 35.25, dropInches: 60, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-HD', trimSkuCode: 'TRIM-FASCIA' },
+    ],
+  };
+  /** The coming Monday, 00:00 in Toronto (05:00 UTC in winter), always in the future. */
+  const nextMonday = () => {
+    const at = new Date();
+    at.setUTCHours(5, 0, 0, 0);
+    do at.setUTCDate(at.getUTCDate() + 1);
+    while (at.getUTCDay() !== 1);
+    return at.toISOString();
+  };
+  const calculate = async (book: Book) => {
+    const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: book.sales, json: SECTION_9_REQUEST });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    return {
+      fabric: body.line_items.map((l: Json) => l.components[0].extended_cost_cents),
+      lines: body.line_items.map((l: Json) => [l.cost_cents, l.price_cents]),
+      totals: body.totals,
+    };
+  };
+
+  it('a 7.5 % fabric increase published for next Monday: the same quote priced before and after, to the cent', async () => {
+    const book = await newBook();
+    const base = (await current(book)).revision;
+    const monday = nextMonday();
+    const res = await publish(book, { base_revision: base, effective_from: monday, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '7.5' }] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ effective_from: monday, current: false });
+    expect(res.body.changes).toEqual([
+      { entity: 'sku', key: 'FAB-BLACKOUT', field: 'unit_cost_cents', before: '396.75', after: '426.51' },
+      { entity: 'sku', key: 'FAB-SCREEN-3', field: 'unit_cost_cents', before: '437.5', after: '470.3' },
+    ]);
+
+    // Before Monday: section 9's figures.
+    expect(await calculate(book)).toEqual({
+      fabric: [26389, 7365],
+      lines: [[141718, 218028], [27996, 43071]],
+      totals: { cost_cents: 169714, amount_cents: 261099, profit_cents: 91385, margin_percent: '0.3500' },
+    });
+
+    // Monday comes. The test cannot wait for it, so it moves the scheduled revision's instant to
+    // now (as the database owner): the revision's content is what was published.
+    await owner.query(`update rate_card_revisions set effective_from = now() where organization_id = $1 and date_trunc('milliseconds', revision) = $2::timestamptz`, [book.tenant.id, res.body.revision]);
+    expect(await calculate(book)).toEqual({
+      fabric: [28367, 7917],
+      lines: [[143696, 221071], [28548, 43920]],
+      totals: { cost_cents: 172244, amount_cents: 264991, profit_cents: 92747, margin_percent: '0.3500' },
+    });
   });
 });
