@@ -1,3 +1,4 @@
+import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from '../infra/events/dispatcher';
@@ -60,6 +61,9 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, pricebookWorkflows: new PricebookWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE }), metrics, ...(payments ? { payments } : {}) });
   const api = await serve(app, { port: settings.PORT, ...(options.host ? { host: options.host } : {}) });
   const metricsServer = await serveMetrics(metricsRegistry, { host: settings.METRICS_HOST, port: settings.METRICS_PORT });
+  // Rolling deploys: which schema this release was built for, while it runs (docs/operations.md).
+  const release = new ReleaseHeartbeat(orm.em, 'api', logger);
+  await release.start();
   logger.info({ port: settings.PORT, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'api listening');
 
   let stopping = false;
@@ -73,6 +77,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     logger.info({ signal }, 'api shutting down: finishing the requests in flight');
     const { drained } = await api.stop(DRAIN_DEADLINE_MS);
     if (!drained) logger.warn({ deadline_ms: DRAIN_DEADLINE_MS }, 'requests still running at the drain deadline were cut off');
+    await release.stop();
     await Promise.allSettled([orm.close(true), limiterPool.end(), temporalConnection.close(), metricsServer.close(), activeTracing()?.shutdown()]);
     logger.info('api stopped');
     process.exit(0);

@@ -1,5 +1,8 @@
 import pg from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from './orm';
+import { migrations } from './migrations';
+import { releasesOlderThan } from './running-releases';
 import { APP_ROLE, WORKER_ROLE } from './migrations/rls';
 
 /** Creates the database named in the owner URL when the server does not have it yet. */
@@ -28,11 +31,13 @@ export interface RolePasswords {
  * Applies every committed migration as the owner, then lets the API's and the worker's roles log
  * in with the configured passwords (the migrations create the roles; passwords are settings).
  */
-export async function migrate(ownerUrl: string, passwords: RolePasswords): Promise<void> {
+export async function migrate(ownerUrl: string, passwords: RolePasswords, options: { migrations?: typeof migrations } = {}): Promise<void> {
   await ensureDatabase(ownerUrl);
   await oneMigrationAtATime(ownerUrl, async () => {
-    const orm = await createOrm({ url: ownerUrl, poolMax: 2 });
+    const list = options.migrations ?? migrations;
+    const orm = await createOrm({ url: ownerUrl, poolMax: 2, migrations: list });
     try {
+      await refuseContractsUnderOlderReleases(orm, list);
       await orm.migrator.up();
       const literal = (password: string) => `'${password.replaceAll("'", "''")}'`;
       await orm.em.getConnection().execute(`alter role ${APP_ROLE} login password ${literal(passwords.api)}`);
@@ -41,6 +46,36 @@ export async function migrate(ownerUrl: string, passwords: RolePasswords): Promi
       await orm.close(true);
     }
   });
+}
+
+export class ContractMigrationRefused extends Error {}
+
+/**
+ * Rolling deploys (db/running-releases.ts): before anything is applied, each pending contract
+ * migration is checked against the processes recorded as running; one that an older release still
+ * needs refuses the whole run, naming the processes, so nothing half-applies.
+ */
+async function refuseContractsUnderOlderReleases(orm: MikroORM, list: typeof migrations): Promise<void> {
+  const pending = new Set((await orm.migrator.getPending()).map((migration) => migration.name));
+  const contracts = list
+    .filter((migration) => pending.has(migration.name))
+    .flatMap((migration) => {
+      const contractAfter = (migration.class as unknown as { contractAfter?: unknown }).contractAfter;
+      return typeof contractAfter === 'string' ? [{ name: migration.name, contractAfter }] : [];
+    });
+  if (contracts.length === 0) return;
+  const em = orm.em.fork();
+  const [table] = await em.execute<{ present: boolean }[]>(`select to_regclass('running_releases') is not null as present`);
+  if (!table?.present) return;
+  for (const contract of contracts) {
+    const older = await releasesOlderThan(em, contract.contractAfter);
+    if (older.length === 0) continue;
+    const running = older.map((release) => `${release.role} ${release.process_id} (schema ${release.schema_version})`).join(', ');
+    throw new ContractMigrationRefused(
+      `${contract.name} removes what releases before ${contract.contractAfter} still use, and ${older.length} such process(es) are running: ${running}. ` +
+        'Finish rolling out the previous release (or stop those processes), then migrate again. Nothing was applied.',
+    );
+  }
 }
 
 /**

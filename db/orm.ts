@@ -7,6 +7,8 @@ export interface OrmOptions {
   url: string;
   poolMax?: number;
   debug?: boolean;
+  /** The migrations the migrator knows: the committed ones unless a test adds its own. */
+  migrations?: typeof migrations;
 }
 
 export async function createOrm(options: OrmOptions): Promise<MikroORM> {
@@ -14,7 +16,7 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     clientUrl: options.url,
     entities,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, snapshot: false, transactional: true, allOrNothing: true, silent: true },
+    migrations: { migrationsList: options.migrations ?? migrations, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
     debug: options.debug ?? false,
     allowGlobalContext: false,

@@ -22,6 +22,7 @@ import { installRuntime } from './runtime';
 import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, temporalRuntimeMetrics } from './metrics';
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
+import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -64,6 +65,9 @@ const worker = await createWorker({
   },
 });
 
+// Rolling deploys: which schema this release was built for, while it runs (docs/operations.md).
+const release = new ReleaseHeartbeat(orm.em, 'worker', logger);
+await release.start();
 const relay = new OutboxRelay(orm.em, new EventDispatcher(client, orm.em, { taskQueue: settings.TEMPORAL_TASK_QUEUE, logger }), logger);
 relay.start();
 await ensureSchedules(client, settings.TEMPORAL_TASK_QUEUE);
@@ -93,6 +97,7 @@ try {
   await worker.run();
 } finally {
   await relay.stop();
+  await release.stop();
   await clientConnection.close();
   await connection.close();
   await orm.close(true);

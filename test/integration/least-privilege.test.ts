@@ -82,6 +82,8 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   plan_buckets: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   // D22: the audit log is append-only; the worker records what operators and timers change.
   audit_events: { api: ['INSERT', 'SELECT'], worker: ['INSERT'] },
+  // Rolling deploys: each process records the schema it was built for.
+  running_releases: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'] },
 };
 /** Security-definer doors: each one's callers. */
 const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
