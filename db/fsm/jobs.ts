@@ -7,6 +7,8 @@ import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { WorkOrderStatus } from '../../domain/work-orders/status-table';
 import type { JobStatus } from '../../domain/jobs/job-status-table';
 import { jobMoveEvents, planJobMove } from '../../domain/jobs/job-move';
+import { localTimeToInstant } from '../../domain/organizations/local-time';
+import { organizationSettings } from '../organizations';
 
 /**
  * Jobs (D11): the field view of the work orders, listed with the typed builder (db/tables.ts) and
@@ -14,10 +16,6 @@ import { jobMoveEvents, planJobMove } from '../../domain/jobs/job-move';
  * the tenant's sync clock (lockJobClock) so its changes get feed positions in commit order
  * (docs/field-sync.md).
  */
-
-/** D11: the tenant's working-day start and time zone (no tenant setting yet: the defaults). */
-export const WORKING_DAY_START = '08:00';
-export const WORKING_TIME_ZONE = 'America/Toronto';
 
 /**
  * Takes the tenant's sync clock row for the rest of the transaction. Called first by every
@@ -92,9 +90,7 @@ function visibleJobs(em: EntityManager, visibility: JobVisibility) {
       'c.id as crew_id',
       'fu.full_name as crew_foreman',
       sql<number | null>`(select count(*) from crew_members m where m.crew_id = c.id)::int`.as('crew_headcount'),
-      sql<Date | null>`case when w.scheduled_date is null then null else ((w.scheduled_date + ${sql.raw(`time '${WORKING_DAY_START}'`)}) at time zone ${sql.lit(WORKING_TIME_ZONE)}) end`.as(
-        'scheduled_start',
-      ),
+      sql<string | null>`to_char(w.scheduled_date, 'YYYY-MM-DD')`.as('scheduled_date'),
       'w.actual_start',
       sql<string>`round(${sql.raw(HOURS_LOGGED)}, 4)::text`.as('hours_logged'),
       sql<string>`round(${sql.raw(HOURS_ESTIMATED)}, 4)::text`.as('hours_estimated'),
@@ -118,7 +114,7 @@ export interface JobFilter extends JobVisibility {
 }
 
 /** The one list query of jobs: a page of the feed (`limit` + 1 rows), oldest change first, then job id (D11). */
-export function jobPage(em: EntityManager, filter: JobFilter): Promise<JobRow[]> {
+export async function jobPage(em: EntityManager, filter: JobFilter): Promise<JobRow[]> {
   let query = visibleJobs(em, filter);
   if (filter.statuses?.length) query = query.where('w.job_status', 'in', filter.statuses);
   if (filter.crewId) query = query.where('w.crew_id', '=', filter.crewId);
@@ -128,12 +124,23 @@ export function jobPage(em: EntityManager, filter: JobFilter): Promise<JobRow[]>
     const [updatedAt, id] = filter.after;
     query = query.where((eb) => beyond([eb.ref('w.job_updated_at'), eb.ref('w.id')], 'asc', [updatedAt, id]));
   }
-  return query.orderBy('w.job_updated_at').orderBy('w.id').limit(filter.limit + 1).execute();
+  return withScheduledStart(em, await query.orderBy('w.job_updated_at').orderBy('w.id').limit(filter.limit + 1).execute());
 }
 
 /** One job as the caller may see it; undefined when unknown to the tenant or not the caller's (D10). */
-export function jobById(em: EntityManager, id: string, visibility: JobVisibility): Promise<JobRow | undefined> {
-  return visibleJobs(em, visibility).where('w.id', '=', id).executeTakeFirst();
+export async function jobById(em: EntityManager, id: string, visibility: JobVisibility): Promise<JobRow | undefined> {
+  const row = await visibleJobs(em, visibility).where('w.id', '=', id).executeTakeFirst();
+  return row ? (await withScheduledStart(em, [row]))[0] : undefined;
+}
+
+/**
+ * D11: `scheduled_start` is the scheduled date at the tenant's working-day start in its time
+ * zone (both tenant settings; domain/organizations/local-time.ts converts).
+ */
+async function withScheduledStart(em: EntityManager, rows: (Omit<JobRow, 'scheduled_start'> & { scheduled_date: string | null })[]): Promise<JobRow[]> {
+  if (!rows.some((row) => row.scheduled_date !== null)) return rows.map(({ scheduled_date: _date, ...row }) => ({ ...row, scheduled_start: null }));
+  const { working_day_start, time_zone } = await organizationSettings(em);
+  return rows.map(({ scheduled_date, ...row }) => ({ ...row, scheduled_start: scheduled_date === null ? null : localTimeToInstant(scheduled_date, working_day_start, time_zone) }));
 }
 
 export interface LockedJob {

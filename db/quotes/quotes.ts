@@ -3,6 +3,8 @@ import { QUOTE_TRANSITIONS, type QuoteAction, type QuoteStatus } from '../../dom
 import type { FrozenCalculation } from '../../domain/quotes/frozen-calculation';
 import { pageOf } from '../cursor';
 import { linesByQuoteIds, QUOTE_KEYSET, quotePage, quotePosition, type QuoteLineRecord, type QuoteRecord } from './quote-list';
+import { quoteExpiryCutoff } from '../../domain/quotes/validity';
+import { organizationSettings } from '../organizations';
 
 /**
  * The `quotes` table with its lines, numbers and customers. Every function runs inside a tenant
@@ -313,17 +315,17 @@ export async function quoteExists(em: EntityManager, id: string): Promise<boolea
 }
 
 /**
- * D3: the tenant's DRAFT and SENT quotes older than its validity period become EXPIRED, stamped
- * with `now`; exactly the states the transition table lets `expire` move. Returns how many moved.
+ * D3: the tenant's DRAFT and SENT quotes older than its validity period (its setting,
+ * domain/quotes/validity.ts) become EXPIRED, stamped with `now`; exactly the states the transition table lets `expire` move. Returns how many moved.
  */
 export async function expireStaleQuotesOfTenant(em: EntityManager, now: Date): Promise<number> {
   const rule = QUOTE_TRANSITIONS.expire;
   const moved = await em.execute<{ id: string }[]>(
     `update quotes set status = ?, ${rule.stamp} = ?, updated_at = ?
       where status in (${rule.from.map(() => '?').join(', ')})
-        and created_at < ?::timestamptz - make_interval(days => (select quote_validity_days from organizations where id = app_current_organization()))
+        and created_at < ?
       returning id`,
-    [rule.to, now, now, ...rule.from, now],
+    [rule.to, now, now, ...rule.from, quoteExpiryCutoff(now, (await organizationSettings(em)).quote_validity_days)],
   );
   return moved.length;
 }
