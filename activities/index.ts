@@ -7,6 +7,7 @@ import { createIntegrationActivities, type IntegrationDependencies } from './int
 import { createWebhookActivities, type WebhookDependencies } from './webhooks';
 import { createProviderSyncActivities, type ProviderSyncDependencies } from './provider-sync';
 import { createPricebookActivities } from './pricebook';
+import { createTenantActivities } from './tenants';
 
 /** What every activity may use; the worker builds it (worker/main.ts). */
 export interface ActivityDependencies {
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(deps),
     ...createProviderSyncActivities({ ...deps, payments: deps.payments }),
     ...createPricebookActivities(deps),
+    ...createTenantActivities(deps),
   };
 }
 

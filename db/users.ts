@@ -19,11 +19,14 @@ export interface LoginUserRow {
   role: Role;
   active: boolean;
   password_hash: string;
+  /** D22: the workspace is suspended (its requests answer 403). */
+  suspended: boolean;
 }
 
 /** The user a login names, emails compared without regard to case. */
 export async function userByEmailForLogin(em: EntityManager, email: string): Promise<LoginUserRow | undefined> {
-  const rows = await em.execute<LoginUserRow[]>('select id, email, role, active, password_hash from users where lower(email) = lower(?)', [email]);
+  const rows = await em.execute<LoginUserRow[]>(`select u.id, u.email, u.role, u.active, u.password_hash, o.suspended_at is not null as suspended
+       from users u join organizations o on o.id = u.organization_id where lower(u.email) = lower(?)`, [email]);
   return rows[0];
 }
 
@@ -31,9 +34,12 @@ export async function recordLogin(em: EntityManager, userId: string): Promise<vo
   await em.execute('update users set last_login_at = now() where id = ?', [userId]);
 }
 
-/** Who a bearer token's subject is now (section 5.3: read on every request). */
-export async function userForAuthentication(em: EntityManager, userId: string): Promise<{ id: string; email: string; role: Role; active: boolean } | undefined> {
-  const [user] = await em.execute<{ id: string; email: string; role: Role; active: boolean }[]>('select id, email, role, active from users where id = ?', [userId]);
+/** Who a bearer token's subject is now (section 5.3: read on every request), and whether their workspace is suspended (D22). */
+export async function userForAuthentication(em: EntityManager, userId: string): Promise<{ id: string; email: string; role: Role; active: boolean; suspended: boolean } | undefined> {
+  const [user] = await em.execute<{ id: string; email: string; role: Role; active: boolean; suspended: boolean }[]>(
+    'select u.id, u.email, u.role, u.active, o.suspended_at is not null as suspended from users u join organizations o on o.id = u.organization_id where u.id = ?',
+    [userId],
+  );
   return user;
 }
 

@@ -7,6 +7,7 @@
  *   npm run ops -- retry <quote number> <provider> --tenant <subdomain>    one leg of a quote's approval
  *   npm run ops -- retry --change-order <id | CO-<job id>-<sequence>>      a change order's invoice or credit note
  *   npm run ops -- retry --all <provider> [--tenant <subdomain>]   every FAILED call of a provider
+ *   npm run ops -- tenant create|list|plan|suspend|resume ...      D22: workspaces (scripts/ops/tenant-commands.ts)
  *
  * `retry` runs the call again through its own workflow's `retryLeg` update (same idempotency
  * keys), prints the outcome and exits 0 when it SUCCEEDED, 1 when the provider failed again, 2
@@ -23,6 +24,8 @@ import { InvoiceRunner } from '../infra/temporal/invoice-runner';
 import { knownSubdomains } from '../infra/temporal/tenant-subdomains';
 import { ENTITY_TYPE } from '../db/sync-records';
 import { CHANGE_ORDER_ENTITY } from '../db/fsm/change-orders';
+import { createOrm } from '../db/orm';
+import { TENANT_USAGE, TenantUsageError, tenantCommand } from './ops/tenant-commands';
 
 loadDotEnv();
 const env = (name: string) => (process.env[name] ? process.env[name] : undefined);
@@ -35,6 +38,7 @@ const USAGE = [
   '       npm run ops -- retry <quote number> <payments|accounting|crm> --tenant <subdomain>',
   '       npm run ops -- retry --change-order <change order id | CO-<job id>-<sequence>>',
   '       npm run ops -- retry --all <payments|accounting|crm> [--tenant <subdomain>]',
+  TENANT_USAGE,
 ].join('\n');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -249,18 +253,28 @@ async function retry(db: pg.Pool, args: string[]): Promise<number> {
   return withTemporal((client) => retryQuoteLeg(db, client, { subdomain, quoteNumber: Number(numberText), provider }));
 }
 
+async function tenant(args: string[]): Promise<number> {
+  const orm = await createOrm({ url: databaseUrl, poolMax: 2 });
+  try {
+    return await tenantCommand({ em: orm.em, withTemporal, taskQueue: env('TEMPORAL_TASK_QUEUE') ?? 'shade-office', out: (line) => console.log(line) }, args);
+  } finally {
+    await orm.close(true);
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 let code: number;
 try {
   if (command === 'failed' && rest.length === 0) code = await failed(db);
   else if (command === 'retry') code = await retry(db, rest);
+  else if (command === 'tenant') code = await tenant(rest);
   else if (command === '--help' || command === 'help') {
     console.log(USAGE);
     code = 0;
   } else throw new UsageError(USAGE);
 } catch (error) {
-  if (!(error instanceof UsageError)) throw error;
+  if (!(error instanceof UsageError) && !(error instanceof TenantUsageError)) throw error;
   console.error(error.message);
   code = EXIT.nothingRetried;
 } finally {

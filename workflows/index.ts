@@ -9,3 +9,4 @@ export { deliverEndpointWebhooks } from './webhook-endpoint-delivery';
 export { changeOrderInvoice } from './change-order-invoice';
 export { providerSync } from './provider-sync';
 export { pricebookPublication } from './pricebook-publication';
+export { tenantProvisioning } from './tenant-provisioning';

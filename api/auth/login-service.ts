@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { inTenant, selectTenant } from '../../db/tenant-scope';
 import { recordLogin, resolveWorkspace, userByEmailForLogin, type LoginUserRow } from '../../db/users';
-import { invalidCredentials } from '../../domain/errors/errors';
+import { forbidden, invalidCredentials } from '../../domain/errors/errors';
+import { WORKSPACE_SUSPENDED } from '../http/authenticate';
 import { ACCESS_TOKEN_SECONDS, type TokenService } from './tokens';
 import type { LoginBody, LoginResult } from './schemas';
 
@@ -40,6 +41,8 @@ export class LoginService {
     const { organizationId, user } = await this.findAccount(body.subdomain, body.email);
     const passwordMatches = await this.hasher.verify(user?.password_hash ?? (await this.dummyHash), body.password);
     if (!organizationId || !user || !user.active || !passwordMatches) throw invalidCredentials();
+    // D22: told only to someone who knows the password, so it reveals nothing to a guesser.
+    if (user.suspended) throw forbidden(WORKSPACE_SUSPENDED);
 
     await inTenant(this.em, organizationId, (tx) => recordLogin(tx, user.id));
     const token = await this.tokens.issue({ userId: user.id, organizationId, role: user.role });

@@ -3,8 +3,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { userForAuthentication } from '../../db/users';
 import type { TokenService } from '../auth/tokens';
-import { unauthenticated } from '../../domain/errors/errors';
+import { forbidden, unauthenticated } from '../../domain/errors/errors';
 import type { PublicRoutes } from './public-routes';
+
+export const WORKSPACE_SUSPENDED = 'This workspace is suspended; its operator can resume it.';
 
 /**
  * Section 5.7: mounted on /api/v1 ahead of every route, so an unauthenticated request to any
@@ -23,6 +25,8 @@ export function authenticate(deps: { em: EntityManager; tokens: TokenService; pu
       if (!claims) throw unauthenticated();
       const user = await inTenant(deps.em, claims.organizationId, (tx) => userForAuthentication(tx, claims.userId));
       if (!user || !user.active) throw unauthenticated();
+      // D22: a suspended workspace answers 403 to everything its people ask, on every interface.
+      if (user.suspended) throw forbidden(WORKSPACE_SUSPENDED);
       req.caller = { userId: user.id, organizationId: claims.organizationId, role: user.role, email: user.email };
       req.log = req.log.child({ user_id: user.id, organization_id: claims.organizationId });
       next();

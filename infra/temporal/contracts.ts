@@ -27,6 +27,7 @@ export const WORKFLOW_TYPES = {
   changeOrderInvoice: 'changeOrderInvoice',
   providerSync: 'providerSync',
   pricebookPublication: 'pricebookPublication',
+  tenantProvisioning: 'tenantProvisioning',
 } as const;
 
 // ---- roundTrip: the smallest workflow (start-up probe, benchmark baseline) ----
@@ -210,3 +211,23 @@ export type PricebookPublicationOutcome = { announced: boolean };
 export type PricebookPublicationWorkflow = (input: PricebookPublicationInput) => Promise<PricebookPublicationOutcome>;
 /** Keyed by tenant and revision: a retried start lands on the same timer. */
 export const pricebookPublicationWorkflowId = (ref: { organizationId: string; revisionId: string }) => `pricebook-publication-${ref.organizationId}-${ref.revisionId}`;
+
+// ---- tenantProvisioning: D22, `npm run ops -- tenant create` ----
+export interface TenantProvisioningInput {
+  subdomain: string;
+  name: string;
+  adminEmail: string;
+  plan: 'starter' | 'growth' | 'enterprise';
+  template: 'sandbox' | 'empty';
+  timing?: Timing;
+}
+/** Each step says whether it made its part now or found it made (by this run's earlier attempt or an earlier run). */
+export interface TenantProvisioningResult {
+  organizationId: string;
+  workspace: 'created' | 'existed';
+  priceBook: 'created' | 'existed';
+  admin: 'created' | 'existed';
+}
+export type TenantProvisioningWorkflow = (input: TenantProvisioningInput) => Promise<TenantProvisioningResult>;
+/** One provisioning per workspace at a time: the subdomain is the business key. */
+export const tenantProvisioningWorkflowId = (subdomain: string) => `tenant-provisioning-${subdomain}`;

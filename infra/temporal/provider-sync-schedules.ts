@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { WORKFLOW_TYPES, providerSyncScheduleId, type LegProvider, type ProviderSyncInput, type ProviderSyncWorkflow, type Timing } from './contracts';
 import { OrganizationIdKey, OrganizationSubdomainKey, ProviderKey } from './search-attributes';
 import type { TenantSubdomains } from './tenant-subdomains';
+import { SUSPENDED_NOTE } from './tenant-workflows';
 
 export interface SyncTarget {
   organizationId: string;
@@ -56,7 +57,8 @@ export class ProviderSyncSchedules {
         const typedSearchAttributes = await this.runAttributes(target);
         await handle.update((previous) => ({ ...previous, action: { ...previous.action, typedSearchAttributes } }));
       }
-      if (described.state.paused) {
+      // D22: a schedule its tenant's suspension paused stays paused until the tenant is resumed.
+      if (described.state.paused && described.state.note !== SUSPENDED_NOTE) {
         await handle.unpause(note);
         if (this.options.runAtOnce ?? true) await handle.trigger();
       }

@@ -75,7 +75,7 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   change_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT'] },
   job_history: { api: ['INSERT', 'SELECT'], worker: [] },
   // D14: the catalogue (written by the seed), every revision of a quote (append-only), the idempotency keys.
-  catalogue_products: { api: ['SELECT'], worker: [] },
+  catalogue_products: { api: ['SELECT'], worker: ['INSERT', 'SELECT'] },
   quote_revisions: { api: ['INSERT', 'SELECT'], worker: [] },
   idempotency_keys: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   // D15: each tenant's token bucket.
@@ -97,6 +97,9 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   // Counts for the worker's /metrics (the operator's alerts), across tenants.
   'operations_metrics()': ['worker'],
   'sync_run_lag()': ['worker'],
+  // D22: provisioning a workspace and inviting its first ADMIN (the worker reads no users).
+  'provision_organization(text, text, text)': ['worker'],
+  'provision_first_admin(text, text)': ['worker'],
 };
 
 describe('separate database roles for the API and the worker', () => {
@@ -145,9 +148,13 @@ describe('separate database roles for the API and the worker', () => {
       `select grantee, column_name from information_schema.column_privileges where table_name = 'organizations' and privilege_type = 'UPDATE' and grantee in ($1, $2) order by column_name`,
       [APP_ROLE, WORKER_ROLE],
     );
-    // D16: the API pins the tenant's version at its first request.
-    expect(columns.rows).toEqual([{ grantee: APP_ROLE, column_name: 'api_version' }, { grantee: APP_ROLE, column_name: 'technical_contact_email' }]);
+    // D16: the API pins the tenant's version at its first request. D22: an ADMIN changes the
+    // workspace's settings; never its name, subdomain, plan or suspension (the operator's).
+    const settings = ['average_speed_kmh', 'depot_lat', 'depot_lon', 'dispatch_coalesce_seconds', 'display_name', 'eta_drift_threshold_minutes', 'overtime_cap_minutes', 'quote_validity_days', 'road_factor', 'time_zone', 'working_day_start'];
+    expect(columns.rows).toEqual(['api_version', ...settings, 'technical_contact_email'].sort().map((column_name) => ({ grantee: APP_ROLE, column_name })));
     expect(await refusal(api, `update organizations set name = 'renamed'`)).toBe('permission denied');
+    expect(await refusal(api, `update organizations set plan = 'enterprise'`)).toBe('permission denied');
+    expect(await refusal(api, `update organizations set suspended_at = null`)).toBe('permission denied');
     expect(await refusal(worker, `update organizations set technical_contact_email = 'x@y.example'`)).toBe('permission denied');
     // The old cross-tenant "mark dispatched" door is gone: marking is scoped to the tenant selected.
     const gone = await owner.query(`select count(*)::int as n from pg_proc where proname = 'outbox_mark_dispatched'`);
