@@ -4,6 +4,10 @@ import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { inTenant } from '../../db/tenant-scope';
 import { organizationSettings, updateOrganizationSettings } from '../../db/organizations';
+import { expireStaleQuotesOfTenant } from '../../db/quotes/quotes';
+import { giveRateCard } from '../../scripts/harness/owner-db';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 let api: ApiHarness;
 let pool: pg.Pool;
@@ -136,5 +140,49 @@ describe('PATCH /api/v1/organization: the settings (D11, D3, D23), each validate
     );
     expect(rows[0]!.changes).toHaveLength(11);
     expect(rows[1]!.changes).toEqual([{ field: 'working_day_start', before: '07:30', after: '09:00' }]);
+  });
+});
+
+describe('the settings take effect (D11, D3)', () => {
+  it('D11: a job\'s scheduled start is its date at the tenant\'s working-day start in its time zone, on /v1/fsm and GraphQL', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+    const admin = await api.tokenFor(own.users.admin!);
+    const made = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { assignedTechnicianId: own.users.tech!.id, scheduledDate: '2026-07-03', siteAddress: '12 Elm St' } });
+    expect(made.status).toBe(201);
+    const id = ((await made.json()) as { id: string }).id;
+    const start = async () => ((await (await api.request(`/v1/fsm/jobs/${id}`, { token: admin })).json()) as { scheduled_start: string }).scheduled_start;
+    const listed = async () => ((await (await api.request('/v1/fsm/jobs', { token: admin })).json()) as { data: { job_id: string; scheduled_start: string }[] }).data.find((j) => j.job_id === id)!.scheduled_start;
+    const graphql = async () =>
+      ((await (await api.request('/v1/graphql', { method: 'POST', token: admin, json: { query: 'query($id: ID!) { job(id: $id) { scheduledStart } }', variables: { id } } })).json()) as { data: { job: { scheduledStart: string } } }).data.job.scheduledStart;
+    // The default: 08:00 America/Toronto, daylight time in July (UTC-4).
+    expect(await start()).toBe('2026-07-03T12:00:00.000Z');
+    expect((await api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { time_zone: 'America/Vancouver', working_day_start: '07:30' } })).status).toBe(200);
+    // 07:30 in Vancouver (UTC-7).
+    expect(await start()).toBe('2026-07-03T14:30:00.000Z');
+    expect(await listed()).toBe('2026-07-03T14:30:00.000Z');
+    expect(await graphql()).toBe('2026-07-03T14:30:00.000Z');
+    expect((await api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { time_zone: 'America/Regina' } })).status).toBe(200);
+    expect(await start()).toBe('2026-07-03T13:30:00.000Z');
+  });
+
+  it('D3: quotes expire after the tenant\'s quote_validity_days, as set through the API', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN' });
+    await giveRateCard(own.id, SANDBOX_RATE_CARD);
+    const admin = await api.tokenFor(own.users.admin!);
+    const quote = async (days: number) => {
+      const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: admin, json: twoWindows({ persist: true }) });
+      const id = ((await res.json()) as { quote_id: string }).quote_id;
+      await pool.query(`update quotes set created_at = now() - make_interval(days => $1) where id = $2`, [days, id]);
+      return id;
+    };
+    const eightDays = await quote(8);
+    const sixDays = await quote(6);
+    const status = async (id: string) => (await pool.query<{ status: string }>('select status from quotes where id = $1', [id])).rows[0]!.status;
+    // Default 30 days: neither is past it.
+    expect(await inTenant(api.orm.em, own.id, (tx) => expireStaleQuotesOfTenant(tx, new Date()))).toBe(0);
+    expect((await api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { quote_validity_days: 7 } })).status).toBe(200);
+    expect(await inTenant(api.orm.em, own.id, (tx) => expireStaleQuotesOfTenant(tx, new Date()))).toBe(1);
+    expect(await status(eightDays)).toBe('EXPIRED');
+    expect(await status(sixDays)).toBe('DRAFT');
   });
 });
