@@ -10,7 +10,7 @@
  *   npm run bench:routes                       # every instance, then the contractor's day
  *   npm run bench:routes -- --solutions DIR    # also writes DIR/<NAME>.json {"routes": [[node, ...], ...]}
  *   npm run bench:routes -- --only R1          # the instances whose name starts with R1
- *   npm run bench:routes -- --budget-ms 1700 --seed 1
+ *   npm run bench:routes -- --budget-ms 1600 --seed 1
  *   npm run bench:routes -- --vehicles-first   # hierarchical objective: fewest vehicles, then distance
  *                                               # (prints vehicle counts; the gap targets are for distance)
  */
@@ -29,7 +29,7 @@ const { values } = parseArgs({
   options: {
     solutions: { type: 'string' },
     only: { type: 'string' },
-    'budget-ms': { type: 'string', default: '1700' },
+    'budget-ms': { type: 'string', default: '1600' },
     'contractor-budget-ms': { type: 'string', default: '800' },
     seed: { type: 'string', default: '1' },
     'skip-solomon': { type: 'boolean', default: false },

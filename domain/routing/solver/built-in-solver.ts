@@ -4,11 +4,13 @@
 // 2. Large-neighbourhood search by string removals and blink insertion (ruin-recreate.ts), under
 //    simulated annealing: a worse answer is taken with a probability that falls as the time
 //    budget runs out, so the search roams first and settles last.
+// 3. Each new best answer is finished off by local search (2-opt* and relocate, local-search.ts).
 // Answers compare on the number of jobs left out first (every job that fits is planned), then on
 // the objective's cost. Every route returned is checked once more by scheduleRoute.
 import type { RoutingProblem, RoutingSolution, SolveOptions, Solver } from '../problem';
 import { scheduleRoute } from '../route-schedule';
 import { regretInsertion } from './construction';
+import { localSearch } from './local-search';
 import { seededRandom } from './random';
 import { DEFAULT_RUIN, recreate, ruin } from './ruin-recreate';
 import { RouteState } from './state';
@@ -51,7 +53,10 @@ export function solveBuiltIn(problem: RoutingProblem, options: SolveOptions): Ro
       if (candidate.unassigned.length < current.unassigned.length
         || (candidate.unassigned.length === current.unassigned.length && candidate.totalCost() < current.totalCost() - temperature * Math.log(rng.next()))) {
         current = candidate;
-        if (better(current, best)) best = current.clone();
+        if (better(current, best)) {
+          localSearch(current);
+          best = current.clone();
+        }
       }
     }
   }

@@ -15,6 +15,8 @@ export class RouteState {
   routes: number[][];
   departure: number[][];
   latestStart: number[][];
+  /** Load carried up to and including each stop. */
+  prefixLoad: number[][];
   load: Float64Array;
   travel: Float64Array;
   cost: Float64Array;
@@ -36,6 +38,7 @@ export class RouteState {
       this.routes = source.routes.slice();
       this.departure = source.departure.slice();
       this.latestStart = source.latestStart.slice();
+      this.prefixLoad = source.prefixLoad.slice();
       this.load = source.load.slice();
       this.travel = source.travel.slice();
       this.cost = source.cost.slice();
@@ -49,6 +52,7 @@ export class RouteState {
     this.routes = Array.from({ length: crews }, () => []);
     this.departure = Array.from({ length: crews }, () => []);
     this.latestStart = Array.from({ length: crews }, () => []);
+    this.prefixLoad = Array.from({ length: crews }, () => []);
     this.load = new Float64Array(crews);
     this.travel = new Float64Array(crews);
     this.cost = new Float64Array(crews);
@@ -91,6 +95,7 @@ export class RouteState {
     const length = route.length;
     const departure = new Array<number>(length);
     const latest = new Array<number>(length);
+    const prefixLoad = new Array<number>(length);
     let at = ws.depot[crew]!;
     let clock = ws.shiftStart[crew]!;
     let load = 0;
@@ -106,6 +111,7 @@ export class RouteState {
       clock = start + ws.service[job]!;
       departure[position] = clock;
       load += ws.demand[job]!;
+      prefixLoad[position] = load;
       travel += leg;
       at = to;
       this.routeOf[job] = crew;
@@ -128,6 +134,7 @@ export class RouteState {
     }
     this.departure[crew] = departure;
     this.latestStart[crew] = latest;
+    this.prefixLoad[crew] = prefixLoad;
     this.load[crew] = load;
     this.travel[crew] = travel;
     this.cost[crew] = length === 0 ? 0 : ws.exact[crew] ? this.exactCost(crew, route) : ws.perVehicle + ws.perTravel * travel;
@@ -226,6 +233,13 @@ export class RouteState {
       if (position < length) leave = departure[position]!;
       prev = next;
     }
+  }
+
+  /** Gives a route a new sequence (a fresh array, owned from now on). */
+  replace(crew: number, jobs: number[]): boolean {
+    this.routes[crew] = jobs;
+    this.#owned[crew] = 1;
+    return this.refresh(crew);
   }
 
   insert(job: number, crew: number, position: number): void {

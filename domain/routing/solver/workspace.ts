@@ -25,6 +25,8 @@ export class Workspace {
   readonly exact: Uint8Array;
   /** allowed[job * crewCount + crew]. */
   readonly allowed: Uint8Array;
+  /** Every crew may take every job: moves between routes need no `allowed` check. */
+  readonly allowedEverywhere: boolean;
   /** For each job, the other jobs, nearest first (travel both ways). */
   readonly neighbours: Int32Array[];
   readonly perVehicle: number;
@@ -58,6 +60,7 @@ export class Workspace {
     for (let job = 0; job < this.jobCount; job++) {
       for (let crew = 0; crew < this.crewCount; crew++) this.allowed[job * this.crewCount + crew] = allowed[job]?.[crew] ? 1 : 0;
     }
+    this.allowedEverywhere = this.allowed.every((allowed) => allowed === 1);
     this.neighbours = [];
     for (let job = 0; job < this.jobCount; job++) {
       const from = this.location[job]!;
