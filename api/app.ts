@@ -9,6 +9,7 @@ import { requestScope } from './http/request-scope';
 import type { RequestMetrics } from './http/metrics';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
+import { crossOrigin } from './http/cors';
 import { readCsvBody, readJsonBody, readRawBody } from './http/body-reader';
 import { refuseUndecodablePaths } from './http/path-decoder';
 import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
@@ -125,6 +126,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestScope());
   if (deps.metrics) app.use(deps.metrics.middleware);
   app.use(securityHeaders());
+  app.use(crossOrigin(deps.settings.CORS_ORIGINS));
   const broadLimiter = new Limiter(deps.limiterPool, BROAD_LIMIT);
   app.use(broadRateLimit(broadLimiter));
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.

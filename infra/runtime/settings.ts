@@ -16,7 +16,17 @@ const flag = (fallback: boolean) =>
 const LOCAL_PASSWORDS = { api: 'shade_app_local_only', worker: 'shade_worker_local_only' } as const;
 const PASSWORD_SETTING = { api: 'DATABASE_APP_PASSWORD', worker: 'DATABASE_WORKER_PASSWORD' } as const;
 
-export const settingsSchema = z.object({
+export /** `scheme://host[:port]` exactly as a browser sends it in `Origin`: no path, query, wildcard or trailing slash. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+const settingsSchema = z.object({
   NODE_ENV: z.preprocess(blankAsUndefined, z.enum(['development', 'test', 'production']).default('development')),
   PORT: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
   LOG_LEVEL: z.preprocess(blankAsUndefined, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
@@ -57,6 +67,12 @@ export const settingsSchema = z.object({
   CHECKOUT_RETURN_ORIGINS: z
     .preprocess(blankAsUndefined, z.string().optional())
     .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+  // Browser clients on other origins (an office app, a dispatch board): the exact origins allowed
+  // to call the API from a page (`https://office.example.com,http://localhost:5173`); empty: none.
+  CORS_ORIGINS: z
+    .preprocess(blankAsUndefined, z.string().optional())
+    .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine((origin) => isOrigin(origin), 'each entry must be an origin: scheme://host[:port], no path and no wildcard'))),
   OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: flag(false),
   // The narrow development allowance: loopback receivers (127.0.0.0/8, ::1, localhost) over http
   // or https, every other non-public address still refused. `npm start` turns it on in
