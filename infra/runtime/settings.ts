@@ -102,6 +102,9 @@ const settingsSchema = z.object({
   // D23: travel times from an OSRM server's table service when set; great-circle otherwise.
   ROUTING_OSRM_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
   ROUTING_OSRM_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
+  // D23: plans solved by a VROOM server (vroom-express) when set; the built-in solver otherwise.
+  ROUTING_VROOM_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
+  ROUTING_VROOM_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(600_000).default(30_000)),
   BUILD_COMMIT: optionalSecret,
   BUILD_REF: optionalSecret,
   BUILD_ENVIRONMENT: optionalSecret,

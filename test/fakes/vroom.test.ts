@@ -8,7 +8,8 @@ import type { RoutingProblem, RoutingSolution } from '../../domain/routing/probl
 import { scheduleRoute } from '../../domain/routing/route-schedule';
 import { BuiltInSolver } from '../../domain/routing/solver';
 import { VroomSolver, vroomRequest } from '../../infra/routing/vroom-solver';
-import { routeSolver } from '../../infra/routing/solver';
+import { routeSolver, routeSolverFromSettings } from '../../infra/routing/solver';
+import { loadSettings } from '../../infra/runtime/settings';
 import { contractorDay } from '../../scripts/harness/contractor-day';
 import { faults } from '../../scripts/sandboxes/faults';
 import { VroomFake } from '../../scripts/sandboxes/vroom-fake';
@@ -23,6 +24,8 @@ afterAll(async () => {
   await close();
 });
 
+/** The settings a process cannot start without, with loopback values. */
+const BASE_ENV = { NODE_ENV: 'test', DATABASE_URL: 'postgres://app@127.0.0.1:5432/shade', AUTH_TOKEN_SECRET: 'a-test-secret-of-at-least-32-characters!' };
 const options = { seed: 1, timeBudgetMs: 500, now: () => Date.now() };
 const post = (body: unknown) => fetch(fake.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const twoJobs = {
@@ -91,6 +94,8 @@ describe('the VROOM solver (D23)', () => {
   it('is chosen when ROUTING_VROOM_URL is set, and the built-in solver otherwise', () => {
     expect(routeSolver({ vroomUrl: fake.url })).toBeInstanceOf(VroomSolver);
     expect(routeSolver({ vroomUrl: undefined })).toBeInstanceOf(BuiltInSolver);
+    expect(routeSolverFromSettings(loadSettings({ ...BASE_ENV, ROUTING_VROOM_URL: fake.url }))).toBeInstanceOf(VroomSolver);
+    expect(routeSolverFromSettings(loadSettings({ ...BASE_ENV, ROUTING_VROOM_URL: '' }))).toBeInstanceOf(BuiltInSolver);
   });
 
   it('maps allowed crews onto skills: a vehicle has every skill of a job exactly when the crew may take it', () => {
