@@ -188,7 +188,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
     path: '/v1/graphql',
     operationId: 'getGraphiql',
     summary: 'GraphiQL (outside production), every asset served by this deployment',
-    description: 'D17: an in-browser GraphQL IDE; put the bearer token in its Headers tab. Not served in production (there this path is 401 like any /v1/ path without a token).',
+    description: 'D17: an in-browser GraphQL IDE; sign in from its bar, or put a bearer token in its Headers tab. Not served in production (there this path is 401 like any /v1/ path without a token).',
     tags: ['graphql'],
     auth: 'none',
     responses: { 200: { description: 'HTML page', schema: z.string(), contentType: 'text/html', example: GRAPHIQL_PAGE.slice(0, 200) } },

@@ -64,4 +64,32 @@ describe('GraphiQL (D17)', () => {
     expect(requests.filter((url) => !url.startsWith(`${api.url}/`) && !url.startsWith('data:'))).toEqual([]);
     await context.close();
   });
+
+  it('signs in from its bar (workspace, email, password) and runs a query with that token, nothing typed into the Headers tab', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript((query) => localStorage.setItem('graphiql:query', query), '{ workOrders(first: 2) { pageInfo { hasNextPage } } }');
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${api.url}/v1/graphql`);
+    const admin = tenant.users.admin!;
+    await page.getByLabel('Workspace').fill(tenant.subdomain);
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('#sign-in-message').getByText(/invalid|incorrect|not match/i).waitFor({ timeout: 10_000 })).resolves.toBeUndefined();
+    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByText(`Signed in as ${admin.email}`).waitFor({ timeout: 10_000 })).resolves.toBeUndefined();
+    // The token is the session's, never written into the page or the editors.
+    expect(await page.evaluate(() => localStorage.getItem('graphiql:headers'))).toBeNull();
+    await page.locator('.graphiql-execute-button').click();
+    await expect(page.locator('.result-window').getByText('"hasNextPage": false').waitFor({ timeout: 15_000 })).resolves.toBeUndefined();
+    await page.screenshot({ path: join(SHOTS, 'graphiql-signed-in.png') });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('.graphiql-execute-button').click();
+    await expect(page.locator('.result-window').getByText('UNAUTHENTICATED').waitFor({ timeout: 15_000 })).resolves.toBeUndefined();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });
