@@ -29,7 +29,8 @@ export interface ActivityDependencies {
  */
 export function createActivities(deps: ActivityDependencies) {
   return {
-    ...createApprovalActivities({ ...deps, payments: deps.payments }),
+    // D24's invoice email goes through the same SMTP server as D13's notices.
+    ...createApprovalActivities({ ...deps, payments: deps.payments, mailer: deps.webhooks.mailer }),
     ...createChangeOrderInvoiceActivities({ ...deps, payments: deps.payments }),
     ...createIntegrationActivities(deps),
     ...createWebhookActivities(deps),

@@ -37,6 +37,9 @@ import { LoginService, type PasswordHasher } from './auth/login-service';
 import { hashPassword, verifyPassword } from '../db/passwords';
 import { quoteRoutes } from './quotes/routes';
 import { QuoteService } from './quotes/quote-service';
+import { quotePageRoutes } from './quote-page/routes';
+import { QuotePageService } from './quote-page/page-service';
+import type { Mailer } from '../infra/email/mailer';
 import { RateCardRepository } from '../db/rate-cards/repository';
 import { workOrderRoutes } from './work-orders/routes';
 import type { EventDispatcher } from '../infra/events/dispatcher';
@@ -96,6 +99,8 @@ export interface AppDependencies {
   pricebookWorkflows?: PricebookWorkflows;
   /** Prometheus counters of requests, served at METRICS_PORT by api/main.ts. */
   metrics?: RequestMetrics;
+  /** SMTP (SMTP_URL): D24's quote links and the office's notices; absent, they are not emailed (a warning is logged). */
+  mailer?: Mailer;
 }
 
 export const defaultHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
@@ -149,7 +154,15 @@ export function createApp(deps: AppDependencies): Express {
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
   const rateCards = deps.rateCards ?? new RateCardRepository();
-  quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events) });
+  // D24: links to the customer's page are built on PUBLIC_BASE_URL (by default this API's own address).
+  const publicBaseUrl = deps.settings.PUBLIC_BASE_URL ?? `http://localhost:${deps.settings.PORT}`;
+  const mail = { mailer: deps.mailer, publicBaseUrl, logger: deps.logger };
+  quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events, mail) });
+  quotePageRoutes(host, {
+    pages: new QuotePageService(deps.em, { formSecret: deps.settings.AUTH_TOKEN_SECRET, events: deps.events, ...mail }),
+    limiterPool: deps.limiterPool,
+    publicBaseUrl,
+  });
   const v1Quotes = new V1QuoteService(deps.em, rateCards, deps.events);
   v1QuoteRoutes(host, { em: deps.em, rateCards, quotes: v1Quotes });
   pricebookRoutes(host, { pricebooks: new PricebookService(deps.em, { events: deps.events, workflows: deps.pricebookWorkflows }) });

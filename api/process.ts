@@ -1,4 +1,5 @@
 import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
+import { smtpMailer } from '../infra/email/mailer';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from '../infra/events/dispatcher';
@@ -58,7 +59,13 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   // Prometheus metrics on their own port (docs/operations.md).
   const metricsRegistry = createMetricsRegistry('api');
   const metrics = createRequestMetrics(metricsRegistry);
-  const app = createApp({ settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows, pricebookWorkflows: new PricebookWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE }), metrics, ...(payments ? { payments } : {}) });
+  // D24: the quote's link to the customer and the office's notices go through SMTP_URL.
+  const mailer = settings.SMTP_URL ? smtpMailer(settings.SMTP_URL, settings.MAIL_FROM) : undefined;
+  const app = createApp({
+    settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows,
+    pricebookWorkflows: new PricebookWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE }), metrics,
+    ...(payments ? { payments } : {}), ...(mailer ? { mailer } : {}),
+  });
   const api = await serve(app, { port: settings.PORT, ...(options.host ? { host: options.host } : {}) });
   const metricsServer = await serveMetrics(metricsRegistry, { host: settings.METRICS_HOST, port: settings.METRICS_PORT });
   // Rolling deploys: which schema this release was built for, while it runs (docs/operations.md).
@@ -78,6 +85,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     const { drained } = await api.stop(DRAIN_DEADLINE_MS);
     if (!drained) logger.warn({ deadline_ms: DRAIN_DEADLINE_MS }, 'requests still running at the drain deadline were cut off');
     await release.stop();
+    mailer?.close();
     await Promise.allSettled([orm.close(true), limiterPool.end(), temporalConnection.close(), metricsServer.close(), activeTracing()?.shutdown()]);
     logger.info('api stopped');
     process.exit(0);

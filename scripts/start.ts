@@ -72,7 +72,13 @@ try {
   if (wanted.length > 0) {
     sandboxes = await step(
       'provider sandboxes',
-      () => startSandboxes({ slugs: wanted, redirectUri: (provider) => redirectUri(base, provider), basePort: Number(env.PROVIDER_SANDBOX_PORT ?? 4010) }),
+      () =>
+        startSandboxes({
+          slugs: wanted,
+          redirectUri: (provider) => redirectUri(base, provider),
+          basePort: Number(env.PROVIDER_SANDBOX_PORT ?? 4010),
+          paymentsWebhookUrl: `http://127.0.0.1:${base.PORT}/api/v1/integrations/payments/webhook`,
+        }),
       (s) => s.endpoints.map((e) => `${e.slug} ${e.url}`).join(', '),
     );
     cleanups.push(() => sandboxes!.close());

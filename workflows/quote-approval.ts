@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   condition,
   defineQuery,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -147,11 +148,25 @@ async function runLeg(provider: Provider, input: QuoteApprovalInput, timing: Tim
   const ref = { organizationId: input.organizationId, quoteId: input.quoteId };
   try {
     const externalId = await LEG_WRITES[provider](providerCalls, ref);
+    // D24: a customer who accepted on the quote's page is emailed the invoice's hosted link. Patched
+    // in, so histories recorded before it replay as they ran.
+    if (provider === 'PAYMENTS' && patched(CUSTOMER_INVOICE_EMAIL)) await emailInvoice(providerCalls, { ...ref, invoiceId: externalId });
     return { provider, status: 'SUCCEEDED', externalId };
   } catch (error) {
     const message = failureMessage(error);
     await records.recordSyncFailed({ ...ref, provider, lastError: message });
     return { provider, status: 'FAILED', error: message };
+  }
+}
+
+const CUSTOMER_INVOICE_EMAIL = 'customer-invoice-email';
+
+/** The invoice email is a courtesy of the leg, never its outcome: once its retries run out, the leg still SUCCEEDED. */
+async function emailInvoice(acts: ReturnType<typeof proxyActivities<Activities>>, input: { organizationId: string; quoteId: string; invoiceId: string }): Promise<void> {
+  try {
+    await acts.emailInvoiceToCustomer(input);
+  } catch {
+    // The worker logged each failed attempt; the invoice stands and GET /quotes/{id}/invoice shows its link.
   }
 }
 

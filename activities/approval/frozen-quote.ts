@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { frozenQuoteRow } from '../../db/quotes/quotes';
-import { quoteTax, type QuoteTax } from '../../domain/tax/quote-tax';
+import type { QuoteTax } from '../../domain/tax/quote-tax';
+import { customerFigures } from '../../domain/quotes/customer-page';
 
 export interface FrozenQuote {
   quoteId: string;
@@ -25,11 +26,8 @@ export async function loadFrozenQuote(em: EntityManager, organizationId: string,
 export async function frozenQuoteIn(tx: EntityManager, quoteId: string): Promise<FrozenQuote | undefined> {
   const row = await frozenQuoteRow(tx, quoteId);
   if (!row || !row.frozen_calculation || !row.approved_at) return undefined;
-  const lines = row.frozen_calculation.line_items.map((line, index) => ({
-    description: `${line.reference ?? `Line ${index + 1}`}: ${line.quantity} × ${line.width_inches}" × ${line.drop_inches}" roller shade`,
-    amountCents: line.price_cents,
-  }));
-  const subtotalCents = lines.reduce((sum, line) => sum + line.amountCents, 0);
+  // D24: the lines and tax the customer saw on the quote's page, from the calculation frozen at approval.
+  const { lines, subtotalCents, tax } = customerFigures(row.frozen_calculation.line_items, row.tax_region);
   return {
     quoteId: row.id,
     quoteNumber: row.quote_number,
@@ -37,7 +35,7 @@ export async function frozenQuoteIn(tx: EntityManager, quoteId: string): Promise
     customer: row.customer_id ? { id: row.customer_id, name: row.name!, email: row.email, paymentsCustomerId: row.payments_customer_id } : null,
     lines,
     subtotalCents,
-    tax: quoteTax(row.tax_region, subtotalCents),
+    tax,
     approvedAt: new Date(row.approved_at).toISOString(),
   };
 }

@@ -19,6 +19,8 @@ import { upsertOpportunity } from '../crm/upsert-opportunity';
 import { classifyQuickBooksError, classifySalesforceError, classifyStripeError } from '../providers/failure';
 import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 import type { ProviderSyncDependencies } from '../provider-sync';
+import type { Mailer } from '../../infra/email/mailer';
+import { emailInvoiceToCustomer, type CustomerInvoiceEmailInput } from './customer-invoice-email';
 
 interface QuoteRef {
   organizationId: string;
@@ -46,7 +48,14 @@ const notConfigured = (provider: string) =>
  * transaction, the provider write with every call keyed by quote and step, the provider's failures
  * classified by one rule (activities/providers/failure.ts), and the SUCCEEDED sync row.
  */
-export function createApprovalActivities(deps: { em: EntityManager; logger: Logger; payments: Stripe | undefined; integrations: IntegrationDependencies; providerSync?: ProviderSyncDependencies | undefined }) {
+export function createApprovalActivities(deps: {
+  em: EntityManager;
+  logger: Logger;
+  payments: Stripe | undefined;
+  integrations: IntegrationDependencies;
+  providerSync?: ProviderSyncDependencies | undefined;
+  mailer?: Mailer | undefined;
+}) {
   const syncRecords = new SyncRecords(deps.em);
   const providers: OAuthProviders = deps.integrations.providers;
   const connections = new IntegrationConnections(deps.em, deps.integrations.cipher);
@@ -110,6 +119,9 @@ export function createApprovalActivities(deps: { em: EntityManager; logger: Logg
           input,
         ),
       ),
+
+    /** D24: the invoice's hosted link to a customer who accepted on the quote's page. */
+    emailInvoiceToCustomer: (input: CustomerInvoiceEmailInput) => emailInvoiceToCustomer({ em: deps.em, payments: deps.payments, mailer: deps.mailer, logger: deps.logger }, input),
 
     /** The payments leg (D7): customer, one item per line, the tax line, a finalised net-14 invoice. */
     writePaymentsInvoice: (input: LegInput) =>

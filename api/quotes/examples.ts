@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { priceQuote } from '../../domain/pricing/engine';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
-import type { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuotePage, QuoteSummary } from './schemas';
+import type { ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuotePage, QuoteSummary, SentQuote } from './schemas';
 import { SANDBOX_ADMIN_ID } from '../auth/examples';
 
 /**
@@ -67,6 +67,12 @@ export const APPROVED_QUOTE_EXAMPLE: z.input<typeof ApprovedQuote> = {
   approved_at: '2026-11-21T16:45:00.000Z',
 };
 
+export const SENT_QUOTE_EXAMPLE: z.input<typeof SentQuote> = {
+  ...QUOTE_SUMMARY_EXAMPLE,
+  status: 'SENT',
+  page_url: 'http://localhost:3000/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS',
+};
+
 export const QUOTE_DETAIL_EXAMPLE: z.input<typeof QuoteDetail> = {
   ...QUOTE_SUMMARY_EXAMPLE,
   status: 'APPROVED',
@@ -77,6 +83,13 @@ export const QUOTE_DETAIL_EXAMPLE: z.input<typeof QuoteDetail> = {
   rejected_at: null,
   expired_at: null,
   paid_at: null,
+  acceptance: {
+    name: 'Morgan Lee',
+    accepted_at: APPROVED_QUOTE_EXAMPLE.approved_at!,
+    client_address: '203.0.113.24',
+    user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  },
+  customer_decline: null,
   lines: CALCULATE_EXAMPLE.lineItems.map((line, position) => ({
     position,
     reference: line.reference,

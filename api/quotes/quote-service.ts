@@ -8,10 +8,18 @@ import type { ApprovedQuote, CalculateBody, QuoteDetail, QuoteListQuery, QuoteSt
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { CurrentRateCard, RateCardRepository } from '../../db/rate-cards/repository';
 import { QUOTE_TRANSITIONS, type QuoteAction } from '../../domain/quotes/quote-status';
-import { approvedQuoteForEvent, approveQuote, insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
-import { recordEvent } from '../../db/events/outbox';
+import { insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
+import { approveInTenant } from './approval';
 import { recordQuoteCreated } from '../../db/events/quote-events';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
+import type { Mailer } from '../../infra/email/mailer';
+import { composeQuoteLink } from '../../infra/email/quote-mail';
+import { issuePageLink, quoteForSending, resendQuote } from '../../db/quotes/page-links';
+import { customerFigures, sendMove } from '../../domain/quotes/customer-page';
+import { newPageToken, pageTokenHash } from '../quote-page/tokens';
+import type { Logger } from 'pino';
+
+export type SentQuote = QuoteSummary & { page_url: string };
 
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
 
@@ -26,6 +34,8 @@ export class QuoteService {
     private readonly em: EntityManager,
     private readonly rateCards: RateCardRepository,
     private readonly events?: EventDispatcher,
+    /** D24: the quote's link goes out through SMTP (absent: not emailed), built on PUBLIC_BASE_URL. */
+    private readonly mail?: { mailer?: Mailer | undefined; publicBaseUrl: string; logger: Logger },
   ) {}
 
   async calculate(caller: Caller, body: CalculateBody): Promise<CalculationResult> {
@@ -81,43 +91,64 @@ export class QuoteService {
    * changes nothing and emits nothing.
    */
   async approve(caller: Caller, id: string): Promise<ApprovedQuote> {
-    const { approved, event } = await inTenant(this.em, caller.organizationId, async (tx) => {
-      const result = await approveQuote(tx, id, caller.userId);
-      if (!result.moved) {
-        if (!result.status) throw notFound('No such quote in this workspace.');
-        throw conflict(result.status === 'APPROVED' ? 'The quote is already approved.' : `A ${result.status} quote cannot be approved; only DRAFT or SENT can.`);
-      }
-      const row = await approvedQuoteForEvent(tx, id);
-      // Approved by this transaction, under its lock: the event's data says so by type too.
-      if (row?.status !== 'APPROVED') throw new Error(`quote ${id} is not APPROVED after its approval`);
-      const approvedAt = new Date(row.approved_at);
-      // Section 6.2's data fields, exactly.
-      const event: EventEnvelope = await recordEvent(
-        tx,
-        caller.organizationId,
-        'quote.approved',
-        {
-          quote_id: id,
-          quote_number: row.quote_number,
-          status: row.status,
-          total_amount_cents: Number(row.total_amount_cents),
-          total_cost_cents: Number(row.total_cost_cents),
-          margin_percent: row.margin_percent,
-          customer_name: row.customer_name,
-          customer_email: row.customer_email,
-          approved_at: approvedAt.toISOString(),
-          approved_by_user_id: caller.userId,
-        },
-        approvedAt,
-      );
-      return { approved: { id, quote_number: row.quote_number, status: row.status, approved_at: approvedAt.toISOString() }, event };
-    });
-    await this.events?.tryDispatch(event);
-    return approved;
+    const outcome = await inTenant(this.em, caller.organizationId, (tx) => approveInTenant(tx, { organizationId: caller.organizationId, quoteId: id, userId: caller.userId }));
+    if (!outcome.moved) {
+      if (!outcome.status) throw notFound('No such quote in this workspace.');
+      throw conflict(outcome.status === 'APPROVED' ? 'The quote is already approved.' : `A ${outcome.status} quote cannot be approved; only DRAFT or SENT can.`);
+    }
+    await this.events?.tryDispatch(outcome.event);
+    return outcome.approved;
   }
 
-  /** D3: send (DRAFT to SENT) and reject (DRAFT or SENT to REJECTED); any other state is 409. */
-  transition(caller: Caller, id: string, action: Extract<QuoteAction, 'send' | 'reject'>): Promise<QuoteSummary> {
+  /**
+   * D3 and D24: send moves a DRAFT to SENT (a SENT quote is sent again) with a new link to the
+   * quote's page, voiding any earlier one, and emails it to the customer when they have an email.
+   * The link is answered as `page_url` either way. Mail trouble is logged, not answered: the quote
+   * is sent and the office has its link to share.
+   */
+  async send(caller: Caller, id: string): Promise<SentQuote> {
+    if (!this.mail) throw new Error('QuoteService was built without its mail settings: it cannot send quotes');
+    const mail = this.mail;
+    const token = newPageToken();
+    const sent = await inTenant(this.em, caller.organizationId, async (tx) => {
+      const facts = await quoteForSending(tx, id);
+      if (!facts) throw notFound('No such quote in this workspace.');
+      const move = sendMove(facts.status);
+      if (!move) throw conflict(`A ${facts.status} quote cannot be sent; only DRAFT or SENT can (sending a SENT quote again sends a new link).`);
+      const moved = move === 'first' ? (await transitionQuote(tx, id, 'send', ', sent_by_user_id = ?', [caller.userId])).moved : await resendQuote(tx, id, caller.userId);
+      if (!moved) throw conflict('The quote changed while it was being sent; try again.');
+      const link = await issuePageLink(tx, { quoteId: id, tokenHash: pageTokenHash(token), sentByUserId: caller.userId });
+      return { summary: (await quoteSummary(tx, id))!, facts, link };
+    });
+    const pageUrl = `${mail.publicBaseUrl.replace(/\/+$/, '')}/q/${token}`;
+    const { facts, link } = sent;
+    if (facts.customer_email) {
+      if (!mail.mailer) mail.logger.warn({ quote_id: id }, 'no SMTP_URL: the quote link is not emailed to the customer (D24); share page_url instead');
+      else {
+        try {
+          await mail.mailer.send(
+            composeQuoteLink({
+              to: facts.customer_email,
+              customerName: facts.customer_name,
+              contractor: facts.contractor_name,
+              quoteNumber: facts.quote_number,
+              quoteId: id,
+              pageUrl,
+              linkId: link.id,
+              validUntil: link.expiresAt,
+              totalCents: customerFigures(facts.calculation.line_items, facts.tax_region).totalCents,
+            }),
+          );
+        } catch (error) {
+          mail.logger.warn({ err: error, quote_id: id }, 'the quote link could not be emailed to the customer; share page_url instead');
+        }
+      }
+    }
+    return { ...sent.summary, page_url: pageUrl };
+  }
+
+  /** D3: reject (DRAFT or SENT to REJECTED); any other state is 409. */
+  transition(caller: Caller, id: string, action: Extract<QuoteAction, 'reject'>): Promise<QuoteSummary> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
       const result = await transitionQuote(tx, id, action);
       if (!result.moved) {

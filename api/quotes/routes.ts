@@ -4,8 +4,8 @@ import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
 import { sendJsonBytes } from '../versions/middleware';
 import { linkNext, PageHeaders } from '../http/pagination';
-import { acceptCalculateBody, ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary } from './schemas';
-import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_DETAIL_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE } from './examples';
+import { acceptCalculateBody, ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary, SentQuote } from './schemas';
+import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_DETAIL_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE, SENT_QUOTE_EXAMPLE } from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 
@@ -98,28 +98,47 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     },
   });
 
-  for (const action of ['send', 'reject'] as const) {
-    route(host, {
-      method: 'post',
-      path: `/api/v1/quotes/:id/${action}`,
-      operationId: action === 'send' ? 'sendQuote' : 'rejectQuote',
-      summary: action === 'send' ? 'D3: mark a DRAFT quote as sent to the customer' : 'D3: reject a DRAFT or SENT quote',
-      description:
-        action === 'send'
-          ? 'D3: DRAFT to SENT. A SENT quote can still be approved or rejected. Any other state is a 409.'
-          : 'D3: DRAFT or SENT to REJECTED (final). Any other state is a 409.',
-      tags: ['quotes'],
-      auth: 'bearer',
-      roles: OFFICE,
-      params: IdParams,
-      responses: {
-        200: { description: 'The quote after the move', schema: QuoteSummary, example: { ...QUOTE_SUMMARY_EXAMPLE, status: action === 'send' ? 'SENT' : 'REJECTED' } },
-        404: error('No such quote in the tenant'),
-        409: error('The quote is not in a state this action moves from'),
-      },
-      handler: async ({ res, caller, params }) => {
-        res.json(await deps.quotes.transition(caller, params.id, action));
-      },
-    });
-  }
+  route(host, {
+    method: 'post',
+    path: '/api/v1/quotes/:id/send',
+    operationId: 'sendQuote',
+    summary: "D3, D24: send a DRAFT quote to its customer (or a SENT one again) with a link to the quote's page",
+    description:
+      'D3: DRAFT to SENT; a SENT quote can still be approved or rejected. D24: each send makes a new link to the quote\'s page, ' +
+      '`<PUBLIC_BASE_URL>/q/<token>`, where the customer reads the quote, downloads its PDF, and accepts or declines it; the link is emailed ' +
+      'to the customer when they have an email, and answered as `page_url` either way. Sending a SENT quote again sends a new link and voids the ' +
+      'old one. The link stops working when the quote leaves SENT or when it expires (D3\'s validity). Any other state is a 409.',
+    tags: ['quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    params: IdParams,
+    responses: {
+      200: { description: 'The quote after the send, with its page link', schema: SentQuote, example: SENT_QUOTE_EXAMPLE },
+      404: error('No such quote in the tenant'),
+      409: error('The quote is approved, rejected or expired'),
+    },
+    handler: async ({ res, caller, params }) => {
+      res.json(await deps.quotes.send(caller, params.id));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/api/v1/quotes/:id/reject',
+    operationId: 'rejectQuote',
+    summary: 'D3: reject a DRAFT or SENT quote',
+    description: 'D3: DRAFT or SENT to REJECTED (final); the link of a SENT quote\'s page stops working. Any other state is a 409.',
+    tags: ['quotes'],
+    auth: 'bearer',
+    roles: OFFICE,
+    params: IdParams,
+    responses: {
+      200: { description: 'The quote after the move', schema: QuoteSummary, example: { ...QUOTE_SUMMARY_EXAMPLE, status: 'REJECTED' } },
+      404: error('No such quote in the tenant'),
+      409: error('The quote is not in a state this action moves from'),
+    },
+    handler: async ({ res, caller, params }) => {
+      res.json(await deps.quotes.transition(caller, params.id, 'reject'));
+    },
+  });
 }

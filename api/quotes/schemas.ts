@@ -42,6 +42,15 @@ export const ApprovedQuote = z
   .meta({ id: 'ApprovedQuote' });
 export type ApprovedQuote = z.infer<typeof ApprovedQuote>;
 
+/** D24: a quote just sent, with the link to its page (emailed to the customer when they have an email). */
+export const SentQuote = z
+  .strictObject({
+    ...QuoteSummary.shape,
+    page_url: z.url().meta({ description: "The quote's page for the customer, `<PUBLIC_BASE_URL>/q/<token>`; a new send voids it" }),
+  })
+  .meta({ id: 'SentQuote' });
+export type SentQuote = z.infer<typeof SentQuote>;
+
 /** One line as it was asked for: dimensions and SKU codes, with its cost and price. */
 export const QuoteLine = z.strictObject({
   position: z.number().int().min(0),
@@ -71,6 +80,19 @@ export const QuoteDetail = z
     rejected_at: Timestamp.nullable(),
     expired_at: Timestamp.nullable(),
     paid_at: Timestamp.nullable(),
+    acceptance: z
+      .strictObject({
+        name: z.string().meta({ description: 'The name the customer typed to accept' }),
+        accepted_at: Timestamp,
+        client_address: z.string().meta({ description: 'The address the acceptance came from' }),
+        user_agent: z.string().nullable(),
+      })
+      .nullable()
+      .meta({ description: "D24: the customer's acceptance on the quote's page; null unless they accepted there" }),
+    customer_decline: z
+      .strictObject({ declined_at: Timestamp, reason: z.string().nullable() })
+      .nullable()
+      .meta({ description: "D24: the customer's decline on the quote's page, with their reason if they gave one; null otherwise" }),
     lines: z.array(QuoteLine),
     // As calculate answered it when the quote was persisted, with the quote's current status.
     calculation: CalculationResult,

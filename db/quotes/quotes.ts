@@ -209,6 +209,12 @@ interface DetailRow extends SummaryRow {
   rejected_at: Date | null;
   expired_at: Date | null;
   paid_at: Date | null;
+  acceptance_name: string | null;
+  acceptance_at: Date | null;
+  acceptance_address: string | null;
+  acceptance_user_agent: string | null;
+  customer_declined_at: Date | null;
+  customer_decline_reason: string | null;
   /** The engine's result as priced (domain/pricing/reference-engine.ts), kept as stored JSON. */
   calculation: unknown;
 }
@@ -221,7 +227,8 @@ export async function quoteDetail(em: EntityManager, id: string) {
   const [row] = await em.execute<DetailRow[]>(
     `select q.id, q.quote_number, q.status, q.total_amount_cents, q.margin_percent, c.name as customer_name, q.created_at,
             u.id as user_id, u.full_name as user_name, u.email as user_email,
-            c.email as customer_email, q.override_reason, q.sent_at, q.approved_at, q.rejected_at, q.expired_at, q.paid_at, q.calculation
+            c.email as customer_email, q.override_reason, q.sent_at, q.approved_at, q.rejected_at, q.expired_at, q.paid_at, q.calculation,
+            q.acceptance_name, q.acceptance_at, q.acceptance_address, q.acceptance_user_agent, q.customer_declined_at, q.customer_decline_reason
        from quotes q
        left join customers c on c.id = q.customer_id
        left join users u on u.id = q.created_by_user_id
@@ -240,6 +247,12 @@ export async function quoteDetail(em: EntityManager, id: string) {
     rejected_at: isoOrNull(row.rejected_at),
     expired_at: isoOrNull(row.expired_at),
     paid_at: isoOrNull(row.paid_at),
+    // D24: what the customer did on the quote's page.
+    acceptance:
+      row.acceptance_name && row.acceptance_at
+        ? { name: row.acceptance_name, accepted_at: new Date(row.acceptance_at).toISOString(), client_address: row.acceptance_address ?? '', user_agent: row.acceptance_user_agent }
+        : null,
+    customer_decline: row.customer_declined_at ? { declined_at: new Date(row.customer_declined_at).toISOString(), reason: row.customer_decline_reason } : null,
     lines: lines.map((line) => ({
       position: line.position,
       reference: line.reference,
@@ -283,9 +296,12 @@ export async function transitionQuote(
   return { moved: false, status: found?.status };
 }
 
-/** D3: approval records who approved and freezes the calculation as priced, in the same update. */
-export function approveQuote(em: EntityManager, id: string, approvedByUserId: string): Promise<TransitionResult> {
-  return transitionQuote(em, id, 'approve', ', approved_by_user_id = ?, frozen_calculation = calculation', [approvedByUserId]);
+/**
+ * D3: approval records who approved and freezes the calculation as priced, in the same update;
+ * `also` adds assignments of the same update (D24: the customer's acceptance).
+ */
+export function approveQuote(em: EntityManager, id: string, approvedByUserId: string, also: { sql: string; params: unknown[] } = { sql: '', params: [] }): Promise<TransitionResult> {
+  return transitionQuote(em, id, 'approve', `, approved_by_user_id = ?, frozen_calculation = calculation${also.sql}`, [approvedByUserId, ...also.params]);
 }
 
 /** What section 6.2's `quote.approved` event says of a quote just approved. */

@@ -8,6 +8,7 @@ import { createStripeClient } from '../../infra/payments/stripe-client';
 import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import type { Role } from '../../db/entities/user';
+import type { Mailer } from '../../infra/email/mailer';
 
 /**
  * The approval tests' world, in one place: Temporal with a worker, an API whose dispatcher starts
@@ -45,6 +46,8 @@ interface CoreOptions {
   env?: Record<string, string>;
   /** Stopped after everything else, in order. */
   alsoClose?: (() => Promise<void>)[];
+  /** SMTP for the API and the worker (D13, D24): a test's mail catcher. */
+  mailer?: Mailer;
 }
 
 async function startCore(options: CoreOptions): Promise<StackCore> {
@@ -55,9 +58,14 @@ async function startCore(options: CoreOptions): Promise<StackCore> {
     events: temporal.dispatcher,
     ...(options.invoices ? { invoices: new InvoiceRunner(temporal.client, { taskQueue: temporal.taskQueue, subdomains: temporal.subdomains, timing: TEST_TIMING }) } : {}),
     ...(payments ? { payments } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
     env: { ...(options.payments ? { PAYMENTS_SECRET_KEY: options.payments.secretKey } : {}), ...options.env },
   });
-  await temporal.startWorker({ ...(payments ? { payments } : {}), ...(options.integrations ? { integrations: workerIntegrations(api) } : {}) });
+  await temporal.startWorker({
+    ...(payments ? { payments } : {}),
+    ...(options.integrations ? { integrations: workerIntegrations(api) } : {}),
+    ...(options.mailer ? { webhooks: { cipher: undefined, allowPrivateNetworks: false, mailer: options.mailer } } : {}),
+  });
   const tenant = await createTenant(owner, options.users);
   await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
   return {
@@ -102,14 +110,15 @@ export async function startApprovalStack(options: { payments?: { secretKey: stri
  * it, an API that starts workflows and runs the invoice leg, and a tenant with an ADMIN, a SALES
  * user and a TECHNICIAN (an ADMIN makes work orders and change orders).
  */
-export async function startPaymentsStack(options: { key: string; env?: Record<string, string> }): Promise<PaymentsStack> {
-  const fake = new StripeFake({ apiKeys: [options.key] });
+export async function startPaymentsStack(options: { key: string; env?: Record<string, string>; mailer?: Mailer; hostedPages?: boolean }): Promise<PaymentsStack> {
+  const fake = new StripeFake({ apiKeys: [options.key], ...(options.hostedPages ? { hostedPages: true } : {}) });
   const { url: fakeUrl, close: closeFake } = await fake.start();
   const core = await startCore({
     payments: { secretKey: options.key, baseUrl: fakeUrl },
     invoices: true,
     users: { admin: 'ADMIN', sales: 'SALES', tech: 'TECHNICIAN' },
     ...(options.env ? { env: options.env } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
     alsoClose: [closeFake],
   });
   return { ...core, fake, fakeUrl };

@@ -3,6 +3,7 @@
 // provider whose keys are not set gets one; setting its real keys (D8) replaces it, one provider
 // at a time. Production never runs them. Their state lives in this process's memory: it is
 // forgotten when the stack stops (the banner and the README say so).
+import { randomBytes } from 'node:crypto';
 import { StripeFake } from './stripe-fake';
 import { QuickBooksFake, DEFAULT_QBO_CLIENT } from './quickbooks-fake';
 import { SalesforceFake, DEFAULT_SF_APP } from './salesforce-fake';
@@ -47,7 +48,12 @@ export interface SandboxOptions {
   redirectUri: (provider: 'ACCOUNTING' | 'CRM') => string;
   /** payments on this port, accounting on the next, crm on the one after; 0: ephemeral ports. */
   basePort: number;
+  /** Our payments webhook, where the payments sandbox delivers its signed events (D24). */
+  paymentsWebhookUrl: string;
 }
+
+/** The events a paying customer causes, delivered by the payments sandbox as the provider does (D24). */
+export const SANDBOX_WEBHOOK_EVENTS = ['invoice.paid', 'checkout.session.completed'] as const;
 
 async function listen(start: (port: number) => Promise<StartedFake>, port: number, slug: SandboxSlug): Promise<StartedFake> {
   try {
@@ -67,12 +73,17 @@ export async function startSandboxes(options: SandboxOptions): Promise<RunningSa
   const portOf = (slug: SandboxSlug) => (options.basePort === 0 ? 0 : options.basePort + SANDBOX_SLUGS.indexOf(slug));
   try {
     if (options.slugs.includes('payments')) {
-      const stripe = new StripeFake({ apiKeys: [SANDBOX_PAYMENTS_KEY] });
+      // D24: its own hosted invoice and Checkout pages on loopback, where a test card pays; the
+      // payment is then delivered, signed with a secret of this run, to our payments webhook.
+      const stripe = new StripeFake({ apiKeys: [SANDBOX_PAYMENTS_KEY], hostedPages: true });
       const started = await listen((port) => stripe.start(port), portOf('payments'), 'payments');
       running.push(started);
+      const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+      stripe.addWebhookEndpoint({ url: options.paymentsWebhookUrl, secret: webhookSecret, enabledEvents: SANDBOX_WEBHOOK_EVENTS });
       env.PAYMENTS_SECRET_KEY = SANDBOX_PAYMENTS_KEY;
       env.PAYMENTS_API_BASE_URL = started.url;
-      endpoints.push({ slug: 'payments', url: started.url, label: 'Stripe API sandbox (customers, invoices, Checkout)' });
+      env.PAYMENTS_WEBHOOK_SECRET = webhookSecret;
+      endpoints.push({ slug: 'payments', url: started.url, label: 'Stripe API sandbox (customers, invoices, Checkout; hosted pages a test card pays)' });
     }
     if (options.slugs.includes('accounting')) {
       const client = { ...DEFAULT_QBO_CLIENT, redirectUris: [options.redirectUri('ACCOUNTING')] };

@@ -18,6 +18,7 @@ import type { RouterDeps } from './stripe/router';
 import { StripeAccount } from './stripe/store';
 import type { EventRec } from './stripe/store';
 import { deliverStripeEvent, signStripeEvent } from './stripe/webhooks';
+import { hostedPage } from './stripe/hosted-pages';
 import type { DeliveryResult, StripeEventJson } from './stripe/webhooks';
 
 export {
@@ -36,6 +37,12 @@ export interface StripeFakeOptions {
   idempotencyTtlMs?: number;
   /** Clock in epoch ms, for tests that move time (session expiry, key pruning). */
   now?: () => number;
+  /**
+   * Serve the hosted invoice and Checkout pages on the fake's own origin, where a test card pays
+   * (stripe/hosted-pages.ts), and answer those pages' URLs. npm start's sandbox does; by default
+   * the URLs are the provider's own hosts, as the real API answers them.
+   */
+  hostedPages?: boolean;
 }
 
 export interface WebhookEndpoint {
@@ -53,7 +60,7 @@ const KEY_SHAPE = /^(sk|rk)_test_[A-Za-z0-9]{8,247}$/;
 export class StripeFake {
   readonly #http: HttpFake;
   readonly #accounts = new Map<string, StripeAccount>();
-  readonly #opts: Required<Omit<StripeFakeOptions, 'apiKeys'>> & { apiKeys: readonly string[] | undefined };
+  readonly #opts: Required<Omit<StripeFakeOptions, 'apiKeys' | 'hostedPages'>> & { apiKeys: readonly string[] | undefined; hostedPages: boolean };
   readonly #deps: RouterDeps;
   readonly #endpoints: WebhookEndpoint[] = [];
   readonly #deliveries: DeliveryResult[] = [];
@@ -66,6 +73,7 @@ export class StripeFake {
       searchIndexLagMs: opts.searchIndexLagMs ?? 0,
       idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000,
       now: opts.now ?? Date.now,
+      hostedPages: opts.hostedPages ?? false,
     };
     this.#deps = {
       accountFor: (key) => this.#accountFor(key),
@@ -74,8 +82,11 @@ export class StripeFake {
       idempotencyTtlMs: this.#opts.idempotencyTtlMs,
       defaultCurrency: this.#opts.defaultCurrency,
       onEvent: (account, e) => this.#dispatchEvent(account, e),
+      ...(this.#opts.hostedPages ? { hostedOrigin: () => this.#http.url } : {}),
     };
-    const route = createStripeRouter(this.#deps);
+    const api = createStripeRouter(this.#deps);
+    const pages = { accounts: () => this.#accounts.values(), ctx: (account: StripeAccount) => this.#ctx(account) };
+    const route = this.#opts.hostedPages ? (req: FakeRequest) => hostedPage(pages, req) ?? api(req) : api;
     this.#http = new HttpFake(
       {
         handle: route,

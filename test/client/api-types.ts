@@ -291,8 +291,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * D3: mark a DRAFT quote as sent to the customer
-         * @description D3: DRAFT to SENT. A SENT quote can still be approved or rejected. Any other state is a 409.
+         * D3, D24: send a DRAFT quote to its customer (or a SENT one again) with a link to the quote's page
+         * @description D3: DRAFT to SENT; a SENT quote can still be approved or rejected. D24: each send makes a new link to the quote's page, `<PUBLIC_BASE_URL>/q/<token>`, where the customer reads the quote, downloads its PDF, and accepts or declines it; the link is emailed to the customer when they have an email, and answered as `page_url` either way. Sending a SENT quote again sends a new link and voids the old one. The link stops working when the quote leaves SENT or when it expires (D3's validity). Any other state is a 409.
          */
         post: operations["sendQuote"];
         delete?: never;
@@ -312,9 +312,129 @@ export interface paths {
         put?: never;
         /**
          * D3: reject a DRAFT or SENT quote
-         * @description D3: DRAFT or SENT to REJECTED (final). Any other state is a 409.
+         * @description D3: DRAFT or SENT to REJECTED (final); the link of a SENT quote's page stops working. Any other state is a 409.
          */
         post: operations["rejectQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/q/assets/quote-page.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stylesheet of the customer's quote page
+         * @description Served by this app: the quote page loads nothing from elsewhere and runs no script.
+         */
+        get: operations["getQuotePageStylesheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/q/assets/favicon.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The icon of the customer's quote page
+         * @description Served by this app, like the stylesheet.
+         */
+        get: operations["getQuotePageIcon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/q/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * D24: the customer's page of a sent quote (HTML, no login)
+         * @description The link emailed by `POST /api/v1/quotes/{id}/send`. While the quote is SENT and the link valid: the contractor, the quote number, each line with its price, the tax lines of the quote's region, the total, until when it is valid, a PDF link, and the accept and decline forms. After the customer's own decision, what they decided. Any other link: one neutral page. Rate-limited per address.
+         */
+        get: operations["getQuotePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/q/{token}/quote.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * D24: the PDF of the quote the page shows
+         * @description The same figures as the page, as a PDF (PDFKit). Only while the link opens the quote; otherwise the neutral page.
+         */
+        get: operations["getQuotePagePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/q/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * D24: the customer accepts the quote by typing their name
+         * @description The page's accept form: the same approval as `POST /api/v1/quotes/{id}/approve` (one `quote.approved`, the same fan-out), as the user who sent the quote, with the acceptance (typed name, time, client address, user agent) recorded on the quote. Only from this deployment's own pages (Origin / Sec-Fetch-Site, and the form's token bound to the link); a second decision, or one after the office decided, changes nothing (409, the page says what happened).
+         */
+        post: operations["acceptQuoteOnPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/q/{token}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * D24: the customer declines the quote, with an optional reason
+         * @description The page's decline form: the quote moves to REJECTED with the reason. Only from this deployment's own pages (Origin / Sec-Fetch-Site, and the form's token bound to the link); a second decision, or one after the office decided, changes nothing (409, the page says what happened).
+         */
+        post: operations["declineQuoteOnPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2638,6 +2758,28 @@ export interface components {
              * @description ISO-8601, UTC
              */
             paid_at: string | null;
+            /** @description D24: the customer's acceptance on the quote's page; null unless they accepted there */
+            acceptance: {
+                /** @description The name the customer typed to accept */
+                name: string;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                accepted_at: string;
+                /** @description The address the acceptance came from */
+                client_address: string;
+                user_agent: string | null;
+            } | null;
+            /** @description D24: the customer's decline on the quote's page, with their reason if they gave one; null otherwise */
+            customer_decline: {
+                /**
+                 * Format: date-time
+                 * @description ISO-8601, UTC
+                 */
+                declined_at: string;
+                reason: string | null;
+            } | null;
             lines: {
                 position: number;
                 reference: string | null;
@@ -2771,6 +2913,33 @@ export interface components {
              * @description ISO-8601, UTC
              */
             approved_at: string | null;
+        };
+        SentQuote: {
+            /** Format: uuid */
+            id: string;
+            quote_number: number;
+            /** @enum {string} */
+            status: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED";
+            total_amount_cents: number;
+            /** @description Exact decimal as a string */
+            margin_percent: string;
+            customer_name: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            created_by: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                email: string;
+            } | null;
+            /**
+             * Format: uri
+             * @description The quote's page for the customer, `<PUBLIC_BASE_URL>/q/<token>`; a new send voids it
+             */
+            page_url: string;
         };
         V1Quote: {
             /** Format: uuid */
@@ -5281,6 +5450,13 @@ export interface operations {
                      *       "rejected_at": null,
                      *       "expired_at": null,
                      *       "paid_at": null,
+                     *       "acceptance": {
+                     *         "name": "Morgan Lee",
+                     *         "accepted_at": "2026-11-21T16:45:00.000Z",
+                     *         "client_address": "203.0.113.24",
+                     *         "user_agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
+                     *       },
+                     *       "customer_decline": null,
                      *       "lines": [
                      *         {
                      *           "position": 0,
@@ -6074,7 +6250,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The quote after the move */
+            /** @description The quote after the send, with its page link */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6093,10 +6269,11 @@ export interface operations {
                      *         "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
                      *         "name": "Avery Admin",
                      *         "email": "admin@sandbox.test"
-                     *       }
+                     *       },
+                     *       "page_url": "http://localhost:3000/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS"
                      *     }
                      */
-                    "application/json": components["schemas"]["QuoteSummary"];
+                    "application/json": components["schemas"]["SentQuote"];
                 };
             };
             /** @description Missing, malformed or foreign token. */
@@ -6156,7 +6333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The quote is not in a state this action moves from */
+            /** @description The quote is approved, rejected or expired */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6166,7 +6343,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "The quote is not in a state this action moves from",
+                     *         "message": "The quote is approved, rejected or expired",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -6409,6 +6586,354 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQuotePageStylesheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example /* D24: the customer's quote page. Readable from a 375 px phone to a desktop; system fonts only. *\/
+                     *     *, *::before, *::after { box-sizing: border-box; }
+                     *     html { font-family: system-ui, -apple-system, "Se
+                     */
+                    "text/css": string;
+                };
+            };
+        };
+    };
+    getQuotePageIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SVG */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#116329"/><path d="M4 8.5l2.5 2.5L12 5.5" stroke="#fff" stroke-width="2" fill="none"/></svg> */
+                    "image/svg+xml": string;
+                };
+            };
+        };
+    };
+    getQuotePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the link the customer was sent */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote (or the decision the customer made on it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td>Living room: 2 × 36&quot; × 60&quot; roller shade</td><td class="amount">$642.00</td></tr><tr><td>Bedroom: 1 × 48&quot; × 72&quot; roller shade</td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No link has this token (the neutral page, revealing nothing) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this address; back off by Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getQuotePagePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the link the customer was sent */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example %PDF-1.3 … */
+                    "application/pdf": string;
+                };
+            };
+            /** @description No link has this token (the neutral page, revealing nothing) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this address; back off by Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    acceptQuoteOnPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the link the customer was sent */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csrf": "dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU",
+                 *       "name": "Morgan Lee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    csrf: string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Decided: the page says what the customer did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description A cross-site post, or a form token not of this link: refused, nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No link has this token (the neutral page, revealing nothing) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Already decided (by the customer or the office): nothing changed, the page says what happened */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The typed name or the reason is not acceptable: the page again with the complaint beside its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td>Living room: 2 × 36&quot; × 60&quot; roller shade</td><td class="amount">$642.00</td></tr><tr><td>Bedroom: 1 × 48&quot; × 72&quot; roller shade</td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this address; back off by Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    declineQuoteOnPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the link the customer was sent */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csrf": "dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU",
+                 *       "reason": "We went with a smaller window treatment."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    csrf: string;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Decided: the page says what the customer did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description A cross-site post, or a form token not of this link: refused, nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description No link has this token (the neutral page, revealing nothing) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Already decided (by the customer or the office): nothing changed, the page says what happened */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The typed name or the reason is not acceptable: the page again with the complaint beside its field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td>Living room: 2 × 36&quot; × 60&quot; roller shade</td><td class="amount">$642.00</td></tr><tr><td>Bedroom: 1 × 48&quot; × 72&quot; roller shade</td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this address; back off by Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
+                    "text/html": string;
                 };
             };
         };

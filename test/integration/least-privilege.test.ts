@@ -84,6 +84,8 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   audit_events: { api: ['INSERT', 'SELECT'], worker: ['INSERT'] },
   // Rolling deploys: each process records the schema it was built for.
   running_releases: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'] },
+  // D24: the links of the customer's quote page, issued and voided by the API.
+  quote_page_tokens: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
 };
 /** Security-definer doors: each one's callers. */
 const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
-import { QuotePage, QuoteSummary } from '../../api/quotes/schemas';
+import { QuotePage, QuoteSummary, SentQuote } from '../../api/quotes/schemas';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 
 let owner: pg.Pool;
@@ -105,12 +105,15 @@ describe('GET /api/v1/quotes', () => {
 describe('D3: send and reject', () => {
   const act = (id: string, action: string, who = 'sales') => api.request(`/api/v1/quotes/${id}/${action}`, { method: 'POST', token: tokens[who] });
 
-  it('moves DRAFT to SENT to REJECTED, and answers 409 from every other state', async () => {
+  it('moves DRAFT to SENT (again: D24) to REJECTED, and answers 409 from every other state', async () => {
     const q = await persist();
     const sent = await act(q.id, 'send');
     expect(sent.status).toBe(200);
-    expect(QuoteSummary.parse(await sent.json()).status).toBe('SENT');
-    expect((await act(q.id, 'send')).status).toBe(409);
+    expect(SentQuote.parse(await sent.json()).status).toBe('SENT');
+    // D24: sending a SENT quote again sends a new link; it stays SENT.
+    const again = await act(q.id, 'send');
+    expect(again.status).toBe(200);
+    expect(SentQuote.parse(await again.json()).status).toBe('SENT');
     const rejected = await act(q.id, 'reject', 'admin');
     expect(QuoteSummary.parse(await rejected.json()).status).toBe('REJECTED');
     for (const action of ['send', 'reject']) {

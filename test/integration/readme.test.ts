@@ -11,6 +11,7 @@ import { withDatabaseName } from '../../db/database-urls';
 import { dropDatabase } from '../../db/migrate';
 import { curlSites, readmeBlocks, readmeScript } from '../support/readme-script';
 import { waitUntil } from '../../scripts/harness/wait-until';
+import { launchBrowser } from '../support/browser';
 
 /**
  * The README works when pasted. `npm start`'s launcher (scripts/start.ts) brings up the
@@ -137,17 +138,21 @@ describe('README.md, pasted block by block', () => {
     // The payments sandbox's port, as the start banner prints it (the README uses npm start's 4010).
     const paymentsSandbox = /payments\s+SANDBOX (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
     expect(paymentsSandbox).toBeDefined();
+    // The mail catcher's web UI and API, as the banner prints it (the README uses npm start's 1080).
+    const mailCatcher = /Mail\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    expect(mailCatcher).toBeDefined();
     const script = readmeScript(blocks, {
       replacements: [
         ['http://127.0.0.1:3000', api],
         ['http://localhost:3000', `http://localhost:${port}`],
         ['127.0.0.1:7233', temporalAddress],
         ['http://127.0.0.1:4010', paymentsSandbox!],
+        ['http://127.0.0.1:1080', mailCatcher!],
       ],
       statusLog,
       backgroundDir: work,
       variablesFile,
-      variables: ['TOKEN', 'ORG', 'QUOTE', 'STUCK_ID', 'STUCK_NUMBER'],
+      variables: ['TOKEN', 'ORG', 'QUOTE', 'STUCK_ID', 'STUCK_NUMBER', 'CQUOTE', 'PAGE'],
     });
     writeFileSync(join(work, 'readme.sh'), script);
     const run = spawn('bash', [join(work, 'readme.sh')], {
@@ -209,6 +214,48 @@ describe('README.md, pasted block by block', () => {
     const endpoints = (await (await fetch(`${api}/api/v1/webhook-endpoints`, { headers: { authorization: `Bearer ${variables.TOKEN}` } })).json()) as { data: unknown[] };
     expect(endpoints.data).toEqual([]);
   }, 240_000);
+
+  it("D24, the customer's side as the README walks it, in Chromium: the emailed link, accept, the invoice email, the test card, paid_at", async () => {
+    const variables = Object.fromEntries(readFileSync(join(work, 'variables'), 'utf8').trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    const mailCatcher = /Mail\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!;
+    const mailTo = async (subject: RegExp) =>
+      ((await (await fetch(`${mailCatcher}/api/email`)).json()) as { subject: string; text: string; to: { address: string }[] }[]).find(
+        (m) => m.to[0]?.address === 'sam@example.test' && subject.test(m.subject),
+      );
+    const quoteMail = await waitUntil('the quote email at the mail catcher', () => mailTo(/^Your quote \d+ from/), { timeoutMs: 30_000, intervalMs: 200 });
+    expect(quoteMail.text).toContain(variables.PAGE);
+    const browser = await launchBrowser();
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 375, height: 667 } })).newPage();
+      // The link as emailed: PUBLIC_BASE_URL's default, this API on localhost.
+      await page.goto(variables.PAGE!);
+      await page.getByLabel('Type your full name to accept').fill('Sam Okafor');
+      await Promise.all([page.waitForURL('**/accept'), page.locator('#accept-button').click()]);
+      expect(await page.locator('h2').first().innerText()).toContain('you accepted this quote');
+
+      const invoiceMail = await waitUntil('the invoice email at the mail catcher', () => mailTo(/^Invoice for quote \d+/), { timeoutMs: 60_000, intervalMs: 250 });
+      const hosted = /(http:\/\/127\.0\.0\.1:\d+\/i\/\S+)/.exec(invoiceMail.text)?.[1];
+      expect(hosted).toBeDefined();
+      await page.goto(hosted!);
+      await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await page.getByLabel('Expiry (MM / YY)').fill('12 / 34');
+      await page.getByLabel('CVC').fill('123');
+      await Promise.all([page.waitForLoadState('load'), page.locator('#pay-button').click()]);
+      await page.locator('#invoice-status').waitFor();
+      expect(await page.locator('#invoice-status').innerText()).toContain('Paid.');
+    } finally {
+      await browser.close();
+    }
+    const quote = await waitUntil(
+      'paid_at from the signed invoice.paid',
+      async () => {
+        const q = (await (await fetch(`${api}/api/v1/quotes/${variables.CQUOTE}`, { headers: { authorization: `Bearer ${variables.TOKEN}` } })).json()) as { status: string; paid_at: string | null; acceptance: { name: string } | null };
+        return q.paid_at ? q : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(quote).toMatchObject({ status: 'APPROVED', acceptance: { name: 'Sam Okafor' } });
+  }, 120_000);
 });
 
 /** What a browser does with the sandbox's consent page: read the form, press a button. */

@@ -215,7 +215,7 @@ export function renderSession(ctx: StripeContext, s: CheckoutSessionRec, expand:
     total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
     ui_mode: 'hosted_page',
     // Real sessions also carry a #fragment; the path is what identifies the session.
-    url: s.status === 'open' ? `https://checkout.stripe.com/c/pay/${s.id}` : null,
+    url: s.status === 'open' ? `${ctx.hostedOrigin ?? 'https://checkout.stripe.com'}/c/pay/${s.id}` : null,
     wallet_options: null,
   };
   if (expand.includes('payment_intent') && s.paymentIntent) {

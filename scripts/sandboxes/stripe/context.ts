@@ -14,6 +14,11 @@ export interface StripeContext {
   searchIndexLagMs: number;
   defaultCurrency: string;
   expand: readonly string[];
+  /**
+   * Where the hosted invoice and Checkout pages are (npm start's sandbox serves its own, on
+   * loopback: stripe/hosted-pages.ts); undefined: the provider's own hosts, as the API answers them.
+   */
+  hostedOrigin?: string | undefined;
   emit(type: string, object: unknown, previousAttributes?: Record<string, unknown>): void;
 }
 

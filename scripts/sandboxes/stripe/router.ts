@@ -109,6 +109,8 @@ export interface RouterDeps {
   idempotencyTtlMs: number;
   defaultCurrency: string;
   onEvent(account: StripeAccount, event: EventRec): void;
+  /** The origin of the fake's own hosted pages, when it serves them (the npm start sandbox). */
+  hostedOrigin?: () => string | undefined;
 }
 
 function canonical(v: unknown): string {
@@ -254,6 +256,7 @@ export function createStripeRouter(deps: RouterDeps): (req: FakeRequest) => Fake
         requestId,
         idempotencyKey: key ?? null,
         searchIndexLagMs: deps.searchIndexLagMs,
+        hostedOrigin: deps.hostedOrigin?.(),
         defaultCurrency: deps.defaultCurrency,
         expand: (params['expand'] as string[] | undefined) ?? [],
         emit(type, object, previousAttributes) {
@@ -296,6 +299,7 @@ export function contextFor(account: StripeAccount, deps: RouterDeps, onEmit: (e:
     requestId: '',
     idempotencyKey: null,
     searchIndexLagMs: deps.searchIndexLagMs,
+    hostedOrigin: deps.hostedOrigin?.(),
     defaultCurrency: deps.defaultCurrency,
     expand: [],
     emit(type, object, previousAttributes) {

@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import type { Pool } from 'pg';
+import { z } from 'zod';
+import { openApiPath, type RouteHost } from '../http/route';
+import { asDomainError } from '../http/error-handler';
+import { Limiter, type LimitPolicy } from '../http/rate-limit';
+import { clientAddressKey } from '../http/client-address';
+import { RateLimitedError } from '../../domain/errors/errors';
+import { ERROR_RENDERINGS } from '../../domain/errors/error-kinds';
+import { QUOTE_PAGE_ICON, QUOTE_PAGE_STYLESHEET, renderPage, TOO_MANY } from './page';
+import { quotePdf } from './pdf';
+import type { PageView, QuotePageService } from './page-service';
+import { QUOTE_PAGE_EXAMPLES } from './examples';
+
+/** D24: the page's requests counted per client address (a link is guessed by no one, but tried by many). */
+export const QUOTE_PAGE_LIMIT: LimitPolicy = { name: 'quote-page', points: 30, windowSeconds: 60 };
+
+const PAGE_PATH = '/q/:token';
+const STYLESHEET = readFileSync(new URL('./assets/quote-page.css', import.meta.url), 'utf8');
+const ICON = readFileSync(new URL('./assets/favicon.svg', import.meta.url), 'utf8');
+
+/** The form posts: URL-encoded, small, flat. */
+const readForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
+
+/**
+ * A cross-site post is refused before anything is read (D24): a browser says where a request
+ * comes from (`Sec-Fetch-Site`, `Origin`); only this deployment's own origin may post. The form's
+ * CSRF token, bound to the link, is checked after this (api/quote-page/page-service.ts).
+ */
+export function crossSite(req: Request, publicBaseUrl: string): boolean {
+  const site = req.get('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = req.get('origin');
+  if (origin === undefined) return false;
+  const own = new Set([new URL(publicBaseUrl).origin, `${req.protocol}://${req.get('host') ?? ''}`]);
+  return !own.has(origin);
+}
+
+function send(res: Response, view: PageView, action: string): void {
+  // The link is a secret in the URL: no referrer leaves this origin. Same-origin (rather than
+  // none) so that the browser still sends this origin as `Origin` on the page's own form posts,
+  // which crossSite() requires (with no-referrer a browser sends `Origin: null`).
+  res.status(view.status).set('Referrer-Policy', 'same-origin').set('Cache-Control', 'no-store').type('html').send(renderPage(view, action));
+}
+
+const pathOf = (req: Request) => `/q/${encodeURIComponent(String(req.params.token))}`;
+
+export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService; limiterPool: Pool; publicBaseUrl: string }): void {
+  const limiter = new Limiter(deps.limiterPool, QUOTE_PAGE_LIMIT);
+  const page = (description: string, example: string) => ({ description, content: { 'text/html': { schema: z.string(), example } } });
+  const params = z.object({ token: z.string().meta({ description: 'The token of the link the customer was sent', example: QUOTE_PAGE_EXAMPLES.token }) });
+  const common = {
+    404: page('No link has this token (the neutral page, revealing nothing)', QUOTE_PAGE_EXAMPLES.gone),
+    410: page('The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page)', QUOTE_PAGE_EXAMPLES.gone),
+    429: page('Too many requests from this address; back off by Retry-After', QUOTE_PAGE_EXAMPLES.tooMany),
+  };
+  const form = (fields: z.ZodObject, example: Record<string, string>) => ({
+    required: true,
+    content: { 'application/x-www-form-urlencoded': { schema: fields, example } },
+  });
+
+  host.app.get(QUOTE_PAGE_STYLESHEET, (_req, res) => {
+    res.type('text/css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
+  });
+  host.registry.registerPath({
+    method: 'get',
+    path: QUOTE_PAGE_STYLESHEET,
+    operationId: 'getQuotePageStylesheet',
+    summary: "The stylesheet of the customer's quote page",
+    description: "Served by this app: the quote page loads nothing from elsewhere and runs no script.",
+    tags: ['customer page'],
+    security: [],
+    responses: { 200: { description: 'CSS', content: { 'text/css': { schema: z.string(), example: STYLESHEET.slice(0, 200) } } } },
+  });
+
+  host.app.get(QUOTE_PAGE_ICON, (_req, res) => {
+    res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(ICON);
+  });
+  host.registry.registerPath({
+    method: 'get',
+    path: QUOTE_PAGE_ICON,
+    operationId: 'getQuotePageIcon',
+    summary: "The icon of the customer's quote page",
+    description: 'Served by this app, like the stylesheet.',
+    tags: ['customer page'],
+    security: [],
+    responses: { 200: { description: 'SVG', content: { 'image/svg+xml': { schema: z.string(), example: ICON.slice(0, 200) } } } },
+  });
+
+  const limited = async (req: Request, res: Response) => limiter.consume(clientAddressKey(req), res);
+  const client = (req: Request) => ({ address: req.ip ?? req.socket.remoteAddress ?? 'unknown', userAgent: req.get('user-agent')?.slice(0, 1000) ?? null });
+
+  host.registry.registerPath({
+    method: 'get',
+    path: openApiPath(PAGE_PATH),
+    operationId: 'getQuotePage',
+    summary: "D24: the customer's page of a sent quote (HTML, no login)",
+    description:
+      'The link emailed by `POST /api/v1/quotes/{id}/send`. While the quote is SENT and the link valid: the contractor, the quote number, each line with ' +
+      'its price, the tax lines of the quote\'s region, the total, until when it is valid, a PDF link, and the accept and decline forms. After the ' +
+      "customer's own decision, what they decided. Any other link: one neutral page. Rate-limited per address.",
+    tags: ['customer page'],
+    security: [],
+    request: { params },
+    responses: { 200: page('The quote (or the decision the customer made on it)', QUOTE_PAGE_EXAMPLES.open), ...common },
+  });
+  host.app.get(PAGE_PATH, async (req, res) => {
+    await limited(req, res);
+    send(res, await deps.pages.view(String(req.params.token)), pathOf(req));
+  });
+
+  host.registry.registerPath({
+    method: 'get',
+    path: openApiPath(`${PAGE_PATH}/quote.pdf`),
+    operationId: 'getQuotePagePdf',
+    summary: 'D24: the PDF of the quote the page shows',
+    description: 'The same figures as the page, as a PDF (PDFKit). Only while the link opens the quote; otherwise the neutral page.',
+    tags: ['customer page'],
+    security: [],
+    request: { params },
+    responses: { 200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }), example: '%PDF-1.3 …' } } }, ...common },
+  });
+  host.app.get(`${PAGE_PATH}/quote.pdf`, async (req, res) => {
+    await limited(req, res);
+    const found = await deps.pages.pdfQuote(String(req.params.token));
+    if ('view' in found) return send(res, found.view, pathOf(req));
+    const pdf = await quotePdf(found.quote);
+    res.status(200).type('application/pdf').set('Content-Disposition', `inline; filename="quote-${found.quote.quoteNumber}.pdf"`).set('Cache-Control', 'no-store').send(pdf);
+  });
+
+  for (const action of ['accept', 'decline'] as const) {
+    const path = `${PAGE_PATH}/${action}`;
+    host.registry.registerPath({
+      method: 'post',
+      path: openApiPath(path),
+      operationId: action === 'accept' ? 'acceptQuoteOnPage' : 'declineQuoteOnPage',
+      summary: action === 'accept' ? 'D24: the customer accepts the quote by typing their name' : 'D24: the customer declines the quote, with an optional reason',
+      description:
+        (action === 'accept'
+          ? 'The page\'s accept form: the same approval as `POST /api/v1/quotes/{id}/approve` (one `quote.approved`, the same fan-out), as the user who sent ' +
+            'the quote, with the acceptance (typed name, time, client address, user agent) recorded on the quote. '
+          : 'The page\'s decline form: the quote moves to REJECTED with the reason. ') +
+        'Only from this deployment\'s own pages (Origin / Sec-Fetch-Site, and the form\'s token bound to the link); a second decision, or one after the office ' +
+        'decided, changes nothing (409, the page says what happened).',
+      tags: ['customer page'],
+      security: [],
+      request: {
+        params,
+        body:
+          action === 'accept'
+            ? form(z.object({ csrf: z.string(), name: z.string().min(1).max(200) }), { csrf: QUOTE_PAGE_EXAMPLES.csrf, name: 'Morgan Lee' })
+            : form(z.object({ csrf: z.string(), reason: z.string().max(2000).optional() }), { csrf: QUOTE_PAGE_EXAMPLES.csrf, reason: 'We went with a smaller window treatment.' }),
+      },
+      responses: {
+        200: page('Decided: the page says what the customer did', QUOTE_PAGE_EXAMPLES.decided),
+        403: page('A cross-site post, or a form token not of this link: refused, nothing changed', QUOTE_PAGE_EXAMPLES.refused),
+        409: page('Already decided (by the customer or the office): nothing changed, the page says what happened', QUOTE_PAGE_EXAMPLES.decided),
+        422: page('The typed name or the reason is not acceptable: the page again with the complaint beside its field', QUOTE_PAGE_EXAMPLES.open),
+        ...common,
+      },
+    });
+    host.app.post(path, async (req, res) => {
+      await limited(req, res);
+      if (crossSite(req, deps.publicBaseUrl)) return send(res, { kind: 'refused', status: 403 }, pathOf(req));
+      await new Promise<void>((resolve, reject) => readForm(req, res, (err?: unknown) => (err ? reject(err as Error) : resolve())));
+      const fields = (req.body ?? {}) as unknown;
+      const view = action === 'accept' ? await deps.pages.accept(String(req.params.token), fields, client(req)) : await deps.pages.decline(String(req.params.token), fields, client(req));
+      send(res, view, pathOf(req));
+    });
+  }
+  // Every answer under /q/ is a page, refusals raised before the handlers (the broad limit) included.
+  host.app.use('/q', quotePageErrorPage);
+}
+
+const quotePageErrorPage: ErrorRequestHandler = (err: unknown, req, res, next) => {
+  if (res.headersSent) return next(err);
+  const error = asDomainError(err, req.log);
+  if (error instanceof RateLimitedError) {
+    res.set('Retry-After', String(error.retryAfterSeconds)).status(429).type('html').send(TOO_MANY);
+    return;
+  }
+  // Anything else (an unreadable form, an outage) is the refusal page, with its kind's status: nothing changed.
+  res.status(ERROR_RENDERINGS[error.kind].status).type('html').send(renderPage({ kind: 'refused', status: 403 }, req.path));
+};

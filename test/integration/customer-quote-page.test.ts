@@ -1,0 +1,403 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type pg from 'pg';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
+import { approvalSettled } from '../../scripts/harness/approval-progress';
+import { keptQuote, newCustomer } from '../../scripts/harness/approved-quote';
+import { waitUntil } from '../../scripts/harness/wait-until';
+import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../scripts/infra/mail-catcher';
+import { smtpMailer, type Mailer } from '../../infra/email/mailer';
+import { QuoteDetail, SentQuote } from '../../api/quotes/schemas';
+import { quoteTax } from '../../domain/tax/quote-tax';
+import { formatCad } from '../../domain/quotes/customer-page';
+import { QUOTE_PAGE_LIMIT } from '../../api/quote-page/routes';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../support/browser';
+import { dataDir } from '../../scripts/infra/paths';
+
+/** Screenshots of the page (docs/customer-journey.md describes them). */
+const SHOTS = process.env.SCREENSHOT_DIR ?? join(dataDir, 'screenshots', 'customer-page');
+
+/**
+ * D24, the customer's side of a quote, end to end: the send and its email (the mail catcher, as
+ * under npm start), the page and its PDF, accept and decline with their refusals, the approval
+ * through real Temporal to the payments fake (with its hosted invoice page, where a test card
+ * pays and the signed `invoice.paid` comes back to our webhook), and the office's emails.
+ */
+const KEY = 'sk_test_customerPage0001';
+const WEBHOOK_SECRET = `whsec_${randomUUID().replaceAll('-', '')}`;
+let stack: PaymentsStack;
+let owner: pg.Pool;
+let catcher: MailCatcher;
+let mailer: Mailer;
+let admin: string;
+
+beforeAll(async () => {
+  catcher = await startMailCatcher();
+  mailer = smtpMailer(catcher.smtpUrl, 'Shade Office <no-reply@shade-office.invalid>');
+  stack = await startPaymentsStack({ key: KEY, env: { PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET }, mailer, hostedPages: true });
+  owner = stack.owner;
+  admin = await stack.api.tokenFor(stack.tenant.users.admin!);
+  // The provider delivers its signed events to our payments webhook, as a Dashboard endpoint does.
+  stack.fake.addWebhookEndpoint({ url: `${stack.api.url}/api/v1/integrations/payments/webhook`, secret: WEBHOOK_SECRET, enabledEvents: ['invoice.paid', 'checkout.session.completed'] });
+}, 120_000);
+
+afterAll(async () => {
+  await stack.close();
+  mailer.close();
+  await catcher.stop();
+});
+
+const mailTo = async (address: string): Promise<CaughtMail[]> => (await catcher.messages()).filter((m) => m.to.some((to) => to.address === address));
+const waitForMail = (address: string, subject: RegExp) =>
+  waitUntil(`mail "${subject.source}" to ${address}`, async () => (await mailTo(address)).find((m) => subject.test(m.subject)), { timeoutMs: 30_000, intervalMs: 200 });
+
+/** A page request from its own client address (each test speaks for one, so the page's limit is per test). */
+function pageClient(address = `198.18.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0]! % 254)}`) {
+  const base = stack.api.url;
+  return {
+    address,
+    get: (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers: { 'x-forwarded-for': address, ...headers } }),
+    post: (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'x-forwarded-for': address, 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'CustomerPageTest/1.0', ...headers },
+        body: new URLSearchParams(fields),
+      }),
+  };
+}
+
+const pathOf = (pageUrl: string) => new URL(pageUrl).pathname;
+const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+/** A DRAFT quote by SALES for a customer with an email, sent by the ADMIN (so sender and creator differ). */
+async function sentQuote(customer = newCustomer('Morgan Lee')) {
+  const quote = await keptQuote(stack, customer);
+  const res = await stack.api.request(`/api/v1/quotes/${quote.quote_id}/send`, { method: 'POST', token: admin });
+  expect(res.status).toBe(200);
+  const sent = SentQuote.parse(await res.json());
+  return { quote, sent, customer, path: pathOf(sent.page_url) };
+}
+
+const detail = async (id: string) => QuoteDetail.parse(await (await stack.api.request(`/api/v1/quotes/${id}`, { token: stack.sales })).json());
+const approvedEvents = async (id: string) =>
+  (await owner.query(`select id from outbox_events where event = 'quote.approved' and envelope->'data'->>'quote_id' = $1`, [id])).rows.length;
+const invoicesAtFake = (id: string) => stack.fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === id);
+
+describe('D24: POST /api/v1/quotes/{id}/send', () => {
+  it('moves DRAFT to SENT, answers page_url and emails it to the customer; a second send voids the first link', async () => {
+    const { quote, sent, customer, path } = await sentQuote();
+    expect(sent.status).toBe('SENT');
+    expect(sent.page_url).toMatch(/^http:\/\/localhost:\d+\/q\/[A-Za-z0-9_-]{43}$/);
+    const mail = await waitForMail(customer.email, new RegExp(`Your quote ${quote.quote_number} from`));
+    expect(mail.text).toContain(sent.page_url);
+    // Only the hash is kept: the token appears nowhere in the database.
+    const token = path.slice('/q/'.length);
+    const stored = await owner.query(`select encode(token_hash, 'hex') as hash from quote_page_tokens where quote_id = $1`, [quote.quote_id]);
+    expect(stored.rows).toHaveLength(1);
+    expect(JSON.stringify(stored.rows)).not.toContain(token);
+
+    const client = pageClient();
+    expect((await client.get(path)).status).toBe(200);
+    const again = SentQuote.parse(await (await stack.api.request(`/api/v1/quotes/${quote.quote_id}/send`, { method: 'POST', token: admin })).json());
+    expect(again.status).toBe('SENT');
+    expect(again.page_url).not.toBe(sent.page_url);
+    expect((await client.get(path)).status).toBe(410);
+    expect((await client.get(pathOf(again.page_url))).status).toBe(200);
+    await waitUntil('the second link mailed', async () => (await mailTo(customer.email)).filter((m) => m.text.includes(again.page_url)).length === 1 || undefined, { timeoutMs: 30_000, intervalMs: 200 });
+  });
+
+  it('answers page_url for a customer without an email, and emails no one', async () => {
+    const before = (await catcher.messages()).length;
+    const res = await stack.api.request('/api/v1/quotes/calculate', {
+      method: 'POST',
+      token: stack.sales,
+      json: { persist: true, customer: { name: 'No Email' }, laborTierCode: 'STANDARD', lineItems: [{ widthInches: 36, dropInches: 48, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-STD' }] },
+    });
+    const id = ((await res.json()) as { quote_id: string }).quote_id;
+    const sent = SentQuote.parse(await (await stack.api.request(`/api/v1/quotes/${id}/send`, { method: 'POST', token: stack.sales })).json());
+    expect((await pageClient().get(pathOf(sent.page_url))).status).toBe(200);
+    expect((await catcher.messages()).length).toBe(before);
+  });
+});
+
+describe("D24: the quote's page", () => {
+  it('shows the contractor, the number, each line with its price, the tax lines, the total and the validity; strict CSP; a PDF of the same quote', async () => {
+    const { quote, path } = await sentQuote();
+    const res = await pageClient().get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'none'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("form-action 'self'");
+    // The link is a secret: no referrer leaves the origin, and no cache keeps the page.
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    expect(html).toContain(`Test ${stack.tenant.subdomain}`);
+    expect(html).toContain(`Quote ${quote.quote_number}`);
+    expect(html).toContain('Living room: 2 × 72.5&quot; × 60&quot; roller shade');
+    for (const line of quote.line_items) expect(html).toContain(formatCad(line.price_cents));
+    const tax = quoteTax(null, quote.totals.amount_cents);
+    expect(html).toContain(`HST (13%)</th><td class="amount">${formatCad(tax.lines[0]!.amount_cents)}`);
+    expect(html).toContain(`data-total-cents="${quote.totals.amount_cents + tax.total_cents}"`);
+    const { rows } = await owner.query(`select to_char(created_at + interval '30 days', 'YYYY-MM-DD') as until from quotes where id = $1`, [quote.quote_id]);
+    expect(html).toContain(`dateTime="${rows[0].until}`);
+    // Accessible: every control is labelled.
+    expect(html).toMatch(/<label for="accept-name">/);
+    expect(html).toMatch(/<input id="accept-name"/);
+    expect(html).toMatch(/<label for="decline-reason">/);
+
+    const pdf = await pageClient().get(`${path}/quote.pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const bytes = Buffer.from(await pdf.arrayBuffer());
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(bytes.length).toBeGreaterThan(1000);
+
+    const css = await fetch(`${stack.api.url}/q/assets/quote-page.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+  });
+
+  it('one neutral page for unknown, voided, expired and office-decided links: 404 or 410, the same words, nothing of the quote', async () => {
+    const client = pageClient();
+    const unknown = await client.get(`/q/${randomBytes(32).toString('base64url')}`);
+    expect(unknown.status).toBe(404);
+    const neutral = await unknown.text();
+    expect((await client.get('/q/not-a-token')).status).toBe(404);
+
+    const expired = await sentQuote();
+    await owner.query(`update quote_page_tokens set expires_at = now() - interval '1 second' where quote_id = $1`, [expired.quote.quote_id]);
+    const rejected = await sentQuote();
+    expect((await stack.api.request(`/api/v1/quotes/${rejected.quote.quote_id}/reject`, { method: 'POST', token: stack.sales })).status).toBe(200);
+    const voided = await sentQuote();
+    await stack.api.request(`/api/v1/quotes/${voided.quote.quote_id}/send`, { method: 'POST', token: admin });
+    for (const gone of [expired, rejected, voided]) {
+      const res = await client.get(gone.path);
+      expect(res.status).toBe(410);
+      const html = await res.text();
+      expect(html).toBe(neutral);
+      expect(html).not.toContain(String(gone.quote.quote_number));
+      expect((await client.get(`${gone.path}/quote.pdf`)).status).toBe(410);
+    }
+  });
+});
+
+describe('D24: accepting on the page', () => {
+  it('approves through the same approval as POST /approve, as the sender, records the acceptance, emails the office and the invoice; a second answer changes nothing', async () => {
+    const { quote, path, customer } = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    const accepted = await client.post(`${path}/accept`, { csrf, name: '  Morgan Lee  ' });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.text()).toContain('you accepted this quote');
+
+    const after = await detail(quote.quote_id);
+    expect(after.status).toBe('APPROVED');
+    expect(after.acceptance).toEqual({ name: 'Morgan Lee', accepted_at: expect.any(String), client_address: client.address, user_agent: 'CustomerPageTest/1.0' });
+    expect(after.acceptance!.accepted_at).toBe(after.approved_at);
+    const { rows } = await owner.query('select approved_by_user_id, frozen_calculation is not null as frozen from quotes where id = $1', [quote.quote_id]);
+    expect(rows[0]).toEqual({ approved_by_user_id: stack.tenant.users.admin!.id, frozen: true });
+    expect(await approvedEvents(quote.quote_id)).toBe(1);
+
+    // The same fan-out: the payments leg invoices the frozen quote.
+    const progress = await approvalSettled(stack.temporal.client, quote.quote_id);
+    expect(progress.legs.find((l) => l.provider === 'PAYMENTS')).toMatchObject({ status: 'SUCCEEDED' });
+    expect(invoicesAtFake(quote.quote_id)).toHaveLength(1);
+
+    // The office (the quote's creator, SALES) hears of it; the customer gets the invoice's hosted link.
+    const office = await waitForMail(stack.tenant.users.sales!.email, new RegExp(`Quote ${quote.quote_number} was accepted`));
+    expect(office.text).toContain('Morgan Lee accepted');
+    const invoiceMail = await waitForMail(customer.email, new RegExp(`Invoice for quote ${quote.quote_number}`));
+    const hosted = /(http:\/\/127\.0\.0\.1:\d+\/i\/\S+)/.exec(invoiceMail.text)![1]!;
+    expect(hosted).toBe(invoicesAtFake(quote.quote_id)[0]!.hosted_invoice_url);
+
+    // Again, or the other answer: nothing changes, and the page says what happened.
+    const twice = await client.post(`${path}/accept`, { csrf, name: 'Someone Else' });
+    expect(twice.status).toBe(409);
+    expect(await twice.text()).toContain('already accepted');
+    const decline = await client.post(`${path}/decline`, { csrf, reason: 'changed my mind' });
+    expect(decline.status).toBe(409);
+    expect((await detail(quote.quote_id)).acceptance!.name).toBe('Morgan Lee');
+    expect(await approvedEvents(quote.quote_id)).toBe(1);
+    expect((await client.get(path)).status).toBe(200);
+
+    // The customer pays the invoice on the hosted page with the test card; the signed invoice.paid sets paid_at.
+    const paid = await fetch(hosted, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12 / 34', cvc: '123' }) });
+    expect(paid.status).toBe(200);
+    await waitUntil('paid_at set by the signed invoice.paid', async () => (await detail(quote.quote_id)).paid_at);
+  }, 90_000);
+
+  it('20 concurrent accepts: one approval, one event, one invoice', async () => {
+    const { quote, path } = await sentQuote();
+    const csrf = csrfOf(await (await pageClient().get(path)).text());
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => pageClient().post(`${path}/accept`, { csrf, name: `Racer ${i}` })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(19);
+    expect(await approvedEvents(quote.quote_id)).toBe(1);
+    await approvalSettled(stack.temporal.client, quote.quote_id);
+    expect(invoicesAtFake(quote.quote_id)).toHaveLength(1);
+    const { rows } = await owner.query('select count(*)::int as n from sync_records where quote_id = $1 and provider = $2', [quote.quote_id, 'PAYMENTS']);
+    expect(rows[0].n).toBe(1);
+  }, 90_000);
+
+  it('after the office approved: the post changes nothing and says so', async () => {
+    const { quote, path } = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    expect((await stack.api.request(`/api/v1/quotes/${quote.quote_id}/approve`, { method: 'POST', token: stack.sales })).status).toBe(200);
+    const late = await client.post(`${path}/accept`, { csrf, name: 'Morgan Lee' });
+    expect(late.status).toBe(409);
+    expect(await late.text()).toContain('already decided');
+    expect((await detail(quote.quote_id)).acceptance).toBeNull();
+    expect(await approvedEvents(quote.quote_id)).toBe(1);
+  });
+});
+
+describe('D24: declining on the page', () => {
+  it('moves the quote to REJECTED with the reason, shown on GET /quotes/{id}; the office is emailed', async () => {
+    const { quote, path } = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    const declined = await client.post(`${path}/decline`, { csrf, reason: 'We found a cheaper option.' });
+    expect(declined.status).toBe(200);
+    expect(await declined.text()).toContain('You declined this quote');
+    const after = await detail(quote.quote_id);
+    expect(after.status).toBe('REJECTED');
+    expect(after.customer_decline).toEqual({ declined_at: after.rejected_at, reason: 'We found a cheaper option.' });
+    expect(after.acceptance).toBeNull();
+    const office = await waitForMail(stack.tenant.users.sales!.email, new RegExp(`Quote ${quote.quote_number} was declined`));
+    expect(office.text).toContain('Their reason: We found a cheaper option.');
+    expect((await client.post(`${path}/accept`, { csrf, name: 'Morgan Lee' })).status).toBe(409);
+    expect((await detail(quote.quote_id)).status).toBe('REJECTED');
+  });
+
+  it('a decline without a reason is a decline', async () => {
+    const { quote, path } = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    expect((await client.post(`${path}/decline`, { csrf })).status).toBe(200);
+    expect((await detail(quote.quote_id)).customer_decline).toEqual({ declined_at: expect.any(String), reason: null });
+  });
+});
+
+describe('D24: bad input and abuse', () => {
+  it('names of 1-200 characters, reasons up to 2,000, no NUL: anything else is the page again with a 422 beside its field, and nothing changes', async () => {
+    const { quote, path } = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    for (const name of ['', '   ', 'x'.repeat(201), 'Morgan\u0000Lee']) {
+      const res = await client.post(`${path}/accept`, { csrf, name });
+      expect(res.status).toBe(422);
+      const html = await res.text();
+      expect(html).toMatch(/<p id="accept-error" class="error" role="alert">/);
+      expect(html).toMatch(/aria-invalid="true"/);
+    }
+    for (const reason of ['x'.repeat(2001), 'no\u0000thanks']) expect((await client.post(`${path}/decline`, { csrf, reason })).status).toBe(422);
+    expect((await client.post(`${path}/accept`, { csrf })).status).toBe(422);
+    expect((await detail(quote.quote_id)).status).toBe('SENT');
+    // 200 characters exactly is a name.
+    expect((await client.post(`${path}/accept`, { csrf, name: 'n'.repeat(200) })).status).toBe(200);
+  });
+
+  it('refuses cross-site posts: another Origin, Sec-Fetch-Site cross-site, no form token, or the token of another link', async () => {
+    const { quote, path } = await sentQuote();
+    const other = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    const otherCsrf = csrfOf(await (await client.get(other.path)).text());
+    const attempts: [Record<string, string>, Record<string, string>][] = [
+      [{ csrf, name: 'Mallory' }, { origin: 'http://attacker.invalid' }],
+      [{ csrf, name: 'Mallory' }, { 'sec-fetch-site': 'cross-site' }],
+      [{ csrf, name: 'Mallory' }, { 'sec-fetch-site': 'same-site' }],
+      [{ csrf, name: 'Mallory' }, { origin: 'null' }],
+      [{ name: 'Mallory' }, {}],
+      [{ csrf: otherCsrf, name: 'Mallory' }, {}],
+    ];
+    for (const [fields, headers] of attempts) {
+      const res = await client.post(`${path}/accept`, fields, headers);
+      expect({ headers, status: res.status }).toEqual({ headers, status: 403 });
+    }
+    expect((await detail(quote.quote_id)).status).toBe('SENT');
+    // The page's own origin may post.
+    expect((await client.post(`${path}/accept`, { csrf, name: 'Morgan Lee' }, { origin: stack.api.url, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+  });
+
+  it('limits each address: past the limit, 429 with Retry-After, and other addresses are unaffected', async () => {
+    const { path } = await sentQuote();
+    const client = pageClient();
+    for (let i = 0; i < QUOTE_PAGE_LIMIT.points; i++) expect((await client.get(path)).status).toBe(200);
+    const limited = await client.get(path);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await client.post(`${path}/accept`, { csrf: 'x', name: 'y' })).status).toBe(429);
+    expect((await pageClient().get(path)).status).toBe(200);
+  });
+});
+
+describe('D24: the page in Chromium, at a phone\'s width and at a desktop\'s', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    process.stdout.write(`\nscreenshots of the customer's quote page: ${SHOTS}\n`);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  for (const [name, viewport] of [
+    ['phone', { width: 375, height: 667 }],
+    ['desktop', { width: 1280, height: 800 }],
+  ] as const) {
+    it(`${name}: the accept button is visible without scrolling, the total is the quote's, nothing external loads, and accepting works`, async () => {
+      const { quote, path } = await sentQuote();
+      const context = await browser.newContext({ viewport, extraHTTPHeaders: { 'x-forwarded-for': `198.19.${viewport.width % 250}.${1 + (randomBytes(1)[0]! % 254)}` } });
+      const page = await context.newPage();
+      const requests: string[] = [];
+      const problems: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      try {
+        await page.goto(`${stack.api.url}${path}`);
+        const button = page.locator('#accept-button');
+        const box = await button.boundingBox();
+        expect(box).not.toBeNull();
+        expect(box!.y + box!.height).toBeLessThanOrEqual(viewport.height);
+        expect(await button.isVisible()).toBe(true);
+        // No sideways scrolling at this width.
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
+        const total = quote.totals.amount_cents + quoteTax(null, quote.totals.amount_cents).total_cents;
+        expect(await page.locator('#quote-total').innerText()).toBe(formatCad(total));
+        expect(await page.locator('tr.total td').innerText()).toBe(formatCad(total));
+        expect(await page.getByLabel('Type your full name to accept').isVisible()).toBe(true);
+        const shot = join(SHOTS, `${name}-1-quote.png`);
+        await page.screenshot({ path: shot, fullPage: true });
+        expect(statSync(shot).size).toBeGreaterThan(5_000);
+
+        // An empty name is refused by the browser itself (required), a real one accepts.
+        await page.getByLabel('Type your full name to accept').fill('Morgan Lee');
+        await Promise.all([page.waitForURL(`**${path}/accept`), button.click()]);
+        expect(await page.content()).toContain('you accepted this quote');
+        await page.screenshot({ path: join(SHOTS, `${name}-2-accepted.png`), fullPage: true });
+        expect((await detail(quote.quote_id)).acceptance).toMatchObject({ name: 'Morgan Lee', user_agent: expect.stringContaining('Chrome') });
+        expect(requests.every((url) => url.startsWith(stack.api.url))).toBe(true);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+  }
+});
