@@ -18,6 +18,7 @@ export const TAGS = [
   { name: 'auth', description: 'Log in for a 900-second bearer token; read who you are.' },
   { name: 'quotes', description: "Server-side pricing from the tenant's rate card, persisted quotes and their lifecycle (ADMIN, SALES)." },
   { name: 'payments', description: 'Invoices and checkout pages at the payments provider, and its inbound webhook.' },
+  { name: 'customer page', description: "D24: the quote's page for the customer (HTML, no login: the emailed link is the key), its PDF, and its accept and decline forms." },
   { name: 'work orders', description: 'Dispatch, the section 3.2 status table and each work order’s history.' },
   { name: 'integrations', description: 'Accounting and CRM connections (OAuth consent) and the sync log (ADMIN).' },
   { name: 'webhooks', description: 'Subscriptions to the outbound events, their delivery log and replays (ADMIN).' },

@@ -60,32 +60,30 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     content: { 'application/x-www-form-urlencoded': { schema: fields, example } },
   });
 
+  // The page's own stylesheet and icon, from this app (the page loads nothing from elsewhere).
+  const asset = (operationId: string, path: string, summary: string, contentType: string, body: string) =>
+    host.registry.registerPath({
+      method: 'get',
+      path,
+      operationId,
+      summary,
+      description: "Served by this app: the customer's quote page loads nothing from elsewhere and runs no script.",
+      tags: ['customer page'],
+      security: [],
+      responses: {
+        200: { description: contentType, content: { [contentType]: { schema: z.string(), example: body.slice(0, 200) } } },
+        // Section 8's broad limit counts every request of an address, assets included.
+        429: page('Too many requests from this address; back off by Retry-After', QUOTE_PAGE_EXAMPLES.tooMany),
+      },
+    });
+  asset('getQuotePageStylesheet', QUOTE_PAGE_STYLESHEET, "The stylesheet of the customer's quote page", 'text/css', STYLESHEET);
+  asset('getQuotePageIcon', QUOTE_PAGE_ICON, "The icon of the customer's quote page", 'image/svg+xml', ICON);
   host.app.get(QUOTE_PAGE_STYLESHEET, (_req, res) => {
     res.type('text/css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
-  });
-  host.registry.registerPath({
-    method: 'get',
-    path: QUOTE_PAGE_STYLESHEET,
-    operationId: 'getQuotePageStylesheet',
-    summary: "The stylesheet of the customer's quote page",
-    description: "Served by this app: the quote page loads nothing from elsewhere and runs no script.",
-    tags: ['customer page'],
-    security: [],
-    responses: { 200: { description: 'CSS', content: { 'text/css': { schema: z.string(), example: STYLESHEET.slice(0, 200) } } } },
   });
 
   host.app.get(QUOTE_PAGE_ICON, (_req, res) => {
     res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(ICON);
-  });
-  host.registry.registerPath({
-    method: 'get',
-    path: QUOTE_PAGE_ICON,
-    operationId: 'getQuotePageIcon',
-    summary: "The icon of the customer's quote page",
-    description: 'Served by this app, like the stylesheet.',
-    tags: ['customer page'],
-    security: [],
-    responses: { 200: { description: 'SVG', content: { 'image/svg+xml': { schema: z.string(), example: ICON.slice(0, 200) } } } },
   });
 
   const limited = async (req: Request, res: Response) => limiter.consume(clientAddressKey(req), res);

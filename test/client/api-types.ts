@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * The stylesheet of the customer's quote page
-         * @description Served by this app: the quote page loads nothing from elsewhere and runs no script.
+         * @description Served by this app: the customer's quote page loads nothing from elsewhere and runs no script.
          */
         get: operations["getQuotePageStylesheet"];
         put?: never;
@@ -350,7 +350,7 @@ export interface paths {
         };
         /**
          * The icon of the customer's quote page
-         * @description Served by this app, like the stylesheet.
+         * @description Served by this app: the customer's quote page loads nothing from elsewhere and runs no script.
          */
         get: operations["getQuotePageIcon"];
         put?: never;
@@ -6599,7 +6599,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description CSS */
+            /** @description text/css */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6613,6 +6613,16 @@ export interface operations {
                     "text/css": string;
                 };
             };
+            /** @description Too many requests from this address; back off by Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
         };
     };
     getQuotePageIcon: {
@@ -6624,7 +6634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description SVG */
+            /** @description image/svg+xml */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6632,6 +6642,16 @@ export interface operations {
                 content: {
                     /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#116329"/><path d="M4 8.5l2.5 2.5L12 5.5" stroke="#fff" stroke-width="2" fill="none"/></svg> */
                     "image/svg+xml": string;
+                };
+            };
+            /** @description Too many requests from this address; back off by Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
+                    "text/html": string;
                 };
             };
         };
