@@ -12,7 +12,7 @@ import { securityHeaders } from './http/security-headers';
 import { crossOrigin } from './http/cors';
 import { readCsvBody, readJsonBody, readRawBody } from './http/body-reader';
 import { refuseUndecodablePaths } from './http/path-decoder';
-import { BROAD_LIMIT, LOGIN_LIMIT, Limiter, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
+import { BROAD_LIMIT, INVITATION_RESEND_LIMIT, LOGIN_LIMIT, Limiter, PASSWORD_CHECK_LIMIT, PASSWORD_RESET_LIMIT, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { meterUnrouted, PlanMeter } from './http/plan-meter';
 import { IdempotencyKeys } from './http/idempotency';
@@ -69,6 +69,9 @@ import { JobService } from './fsm/job-service';
 import { CrewService } from './fsm/crew-service';
 import { ChangeOrderService } from './fsm/change-order-service';
 import { graphqlRoutes } from './graphql/routes';
+import { teamRoutes } from './team/routes';
+import { TeamService } from './team/team-service';
+import { smtpMailer, type Mailer } from '../infra/email/mailer';
 import type { PointsBucket } from './graphql/throttle';
 import { PlanBucket } from './graphql/plan-bucket';
 
@@ -97,6 +100,8 @@ export interface AppDependencies {
   graphqlBucket?: PointsBucket;
   /** D21: starts the timer that announces a future-dated price book revision. */
   pricebookWorkflows?: PricebookWorkflows;
+  /** Mail of the team (D20); unset: SMTP_URL's server, or none. */
+  mailer?: Mailer;
   /** Prometheus counters of requests, served at METRICS_PORT by api/main.ts. */
   metrics?: RequestMetrics;
   /** SMTP (SMTP_URL): D24's quote links and the office's notices; absent, they are not emailed (a warning is logged). */
@@ -153,6 +158,22 @@ export function createApp(deps: AppDependencies): Express {
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
+  teamRoutes(host, {
+    em: deps.em,
+    team: new TeamService({
+      em: deps.em,
+      hasher: deps.hasher ?? defaultHasher,
+      tokens,
+      mailer: deps.mailer ?? (deps.settings.SMTP_URL ? smtpMailer(deps.settings.SMTP_URL, deps.settings.MAIL_FROM) : undefined),
+      publicBaseUrl: deps.settings.PUBLIC_BASE_URL ?? `http://127.0.0.1:${deps.settings.PORT}`,
+      logger: deps.logger,
+    }),
+    limiters: {
+      invitationResends: new Limiter(deps.limiterPool, INVITATION_RESEND_LIMIT),
+      passwordResets: new Limiter(deps.limiterPool, PASSWORD_RESET_LIMIT),
+      passwordChecks: new Limiter(deps.limiterPool, PASSWORD_CHECK_LIMIT),
+    },
+  });
   const rateCards = deps.rateCards ?? new RateCardRepository();
   // D24: links to the customer's page are built on PUBLIC_BASE_URL (by default this API's own address).
   const publicBaseUrl = deps.settings.PUBLIC_BASE_URL ?? `http://localhost:${deps.settings.PORT}`;

@@ -14,7 +14,7 @@ type Numeric = ColumnType<string, string | number, string | number>;
 type Id = Generated<string>;
 
 export interface Tables {
-  users: { id: Id; organization_id: string; email: string; full_name: string; role: string; active: boolean; created_at: Timestamp };
+  users: { id: Id; organization_id: string; email: string; full_name: string; role: string; active: boolean; invited: boolean; last_login_at: ColumnType<Date | null, string | Date | null, string | Date | null>; created_at: Timestamp };
   customers: { id: Id; organization_id: string; name: string; email: string | null; created_at: Timestamp };
   quotes: {
     id: Id;

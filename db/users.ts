@@ -18,15 +18,20 @@ export interface LoginUserRow {
   email: string;
   role: Role;
   active: boolean;
-  password_hash: string;
+  /** Null while an invitation is not accepted (such a user is not active either). */
+  password_hash: string | null;
+  token_version: number;
   /** D22: the workspace is suspended (its requests answer 403). */
   suspended: boolean;
 }
 
 /** The user a login names, emails compared without regard to case. */
 export async function userByEmailForLogin(em: EntityManager, email: string): Promise<LoginUserRow | undefined> {
-  const rows = await em.execute<LoginUserRow[]>(`select u.id, u.email, u.role, u.active, u.password_hash, o.suspended_at is not null as suspended
-       from users u join organizations o on o.id = u.organization_id where lower(u.email) = lower(?)`, [email]);
+  const rows = await em.execute<LoginUserRow[]>(
+    `select u.id, u.email, u.role, u.active, u.password_hash, u.token_version, o.suspended_at is not null as suspended
+       from users u join organizations o on o.id = u.organization_id where lower(u.email) = lower(?)`,
+    [email],
+  );
   return rows[0];
 }
 
@@ -34,10 +39,13 @@ export async function recordLogin(em: EntityManager, userId: string): Promise<vo
   await em.execute('update users set last_login_at = now() where id = ?', [userId]);
 }
 
-/** Who a bearer token's subject is now (section 5.3: read on every request), and whether their workspace is suspended (D22). */
-export async function userForAuthentication(em: EntityManager, userId: string): Promise<{ id: string; email: string; role: Role; active: boolean; suspended: boolean } | undefined> {
-  const [user] = await em.execute<{ id: string; email: string; role: Role; active: boolean; suspended: boolean }[]>(
-    'select u.id, u.email, u.role, u.active, o.suspended_at is not null as suspended from users u join organizations o on o.id = u.organization_id where u.id = ?',
+/** Who a bearer token's subject is now (section 5.3: read on every request), its token version (D20), and whether their workspace is suspended (D22). */
+export async function userForAuthentication(
+  em: EntityManager,
+  userId: string,
+): Promise<{ id: string; email: string; role: Role; active: boolean; token_version: number; suspended: boolean } | undefined> {
+  const [user] = await em.execute<{ id: string; email: string; role: Role; active: boolean; token_version: number; suspended: boolean }[]>(
+    'select u.id, u.email, u.role, u.active, u.token_version, o.suspended_at is not null as suspended from users u join organizations o on o.id = u.organization_id where u.id = ?',
     [userId],
   );
   return user;

@@ -45,7 +45,7 @@ export class LoginService {
     if (user.suspended) throw forbidden(WORKSPACE_SUSPENDED);
 
     await inTenant(this.em, organizationId, (tx) => recordLogin(tx, user.id));
-    const token = await this.tokens.issue({ userId: user.id, organizationId, role: user.role });
+    const token = await this.tokens.issue({ userId: user.id, organizationId, role: user.role, tokenVersion: user.token_version });
     return {
       access_token: token,
       token_type: 'Bearer',

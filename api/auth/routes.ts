@@ -1,10 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { route, type RouteHost } from '../http/route';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
-import { notFound } from '../../domain/errors/errors';
 import type { Limiter } from '../http/rate-limit';
-import { inTenant } from '../../db/tenant-scope';
-import { profileOf } from '../../db/users';
+import { callerProfile } from './profile';
 import { LoginService } from './login-service';
 import { LoginBody, LoginResult, Profile } from './schemas';
 import { errorExample } from '../http/error-examples';
@@ -54,16 +52,7 @@ export function authRoutes(host: RouteHost, deps: { em: EntityManager; login: Lo
     auth: 'bearer',
     responses: { 200: { description: 'Profile', schema: Profile, example: PROFILE_EXAMPLE } },
     handler: async ({ res, caller }) => {
-      const row = await inTenant(deps.em, caller.organizationId, (tx) => profileOf(tx, caller.userId));
-      if (!row) throw notFound('User not found.');
-      res.json({
-        id: row.id,
-        email: row.email,
-        full_name: row.full_name,
-        role: row.role,
-        last_login_at: row.last_login_at ? new Date(row.last_login_at).toISOString() : null,
-        organization: { id: row.org_id, name: row.org_name, subdomain: row.subdomain },
-      });
+      res.json(await callerProfile(deps.em, caller));
     },
   });
 }

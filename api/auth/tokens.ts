@@ -12,11 +12,16 @@ export interface AccessClaims {
   userId: string;
   organizationId: string;
   role: Role;
+  /**
+   * D20: the user's token version when issued; a password change or reset raises the stored one,
+   * and the bearer guard refuses a token of an earlier version. 0 for a user whose password never changed.
+   */
+  tokenVersion?: number;
 }
 
 /** The claims issue() writes; lifetimes longer than ours are not ours either. */
 const IssuedClaims = z
-  .looseObject({ sub: z.uuid(), org: z.uuid(), role: z.enum(ROLES), iat: z.number().int(), exp: z.number().int() })
+  .looseObject({ sub: z.uuid(), org: z.uuid(), role: z.enum(ROLES), ver: z.number().int().min(0), iat: z.number().int(), exp: z.number().int() })
   .refine((claims) => claims.exp - claims.iat <= ACCESS_TOKEN_SECONDS);
 
 export class TokenService {
@@ -28,7 +33,7 @@ export class TokenService {
 
   async issue(claims: AccessClaims): Promise<string> {
     const issuedAt = Math.floor(this.now() / 1000);
-    return new SignJWT({ org: claims.organizationId, role: claims.role })
+    return new SignJWT({ org: claims.organizationId, role: claims.role, ver: claims.tokenVersion ?? 0 })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.userId)
       .setIssuer(ISSUER)
@@ -55,7 +60,7 @@ export class TokenService {
       });
       const claims = IssuedClaims.safeParse(payload);
       if (!claims.success) return undefined;
-      return { userId: claims.data.sub, organizationId: claims.data.org, role: claims.data.role };
+      return { userId: claims.data.sub, organizationId: claims.data.org, role: claims.data.role, tokenVersion: claims.data.ver };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return undefined;
       throw error;

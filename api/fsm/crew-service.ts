@@ -9,7 +9,7 @@ import type { Crew, CrewBody, CrewPatchBody } from './schemas';
 const REASONS = { unknown: 'No such user in this workspace.', not_technician: 'Not a TECHNICIAN.', deactivated: 'The technician is deactivated.' } as const;
 
 export function toCrew(row: CrewRow): Crew {
-  return { crew_id: row.id, name: row.name, foreman: { user_id: row.foreman_user_id, name: row.foreman_name }, member_ids: row.member_ids, headcount: row.member_ids.length };
+  return { crew_id: row.id, name: row.name, foreman: row.foreman_user_id ? { user_id: row.foreman_user_id, name: row.foreman_name ?? '' } : null, member_ids: row.member_ids, headcount: row.member_ids.length };
 }
 
 /** D11: crews; only ADMIN manages them (D10), a technician lists the crews they belong to. */
@@ -35,6 +35,8 @@ export class CrewService {
       const current = await crewById(tx, id, true);
       if (!current) throw notFound('No such crew in this workspace.');
       const foremanId = body.foreman_id ?? current.foreman_user_id;
+      // D20: a crew its last member left has no foreman until the office names one.
+      if (!foremanId) throw validationFailed({ foreman_id: 'The crew has no foreman: name one.' });
       const memberIds = body.member_ids ?? current.member_ids.filter((m) => m !== current.foreman_user_id);
       await this.checkPeople(tx, foremanId, memberIds);
       await updateCrew(tx, id, { name: body.name ?? current.name, foremanId, memberIds });

@@ -137,7 +137,10 @@ export const Crew = z
   .strictObject({
     crew_id: z.uuid(),
     name: z.string(),
-    foreman: z.strictObject({ user_id: z.uuid(), name: z.string() }),
+    foreman: z
+      .strictObject({ user_id: z.uuid(), name: z.string() })
+      .nullable()
+      .meta({ description: 'D20: null once every member has left the crew (its last technician was deactivated).' }),
     member_ids: z.array(z.uuid()),
     headcount: z.number().int(),
   })

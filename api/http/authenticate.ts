@@ -11,7 +11,8 @@ export const WORKSPACE_SUSPENDED = 'This workspace is suspended; its operator ca
 /**
  * Section 5.7: mounted on /api/v1 ahead of every route, so an unauthenticated request to any
  * path there, real or invented, answers 401. Section 5.3: the user and role are read from the
- * database on every request; a deactivated or deleted user's token stops working at once.
+ * database on every request; a deactivated or deleted user's token stops working at once, and so
+ * does a token issued before the user's password last changed (D20).
  */
 export function authenticate(deps: { em: EntityManager; tokens: TokenService; publicRoutes: PublicRoutes }): RequestHandler {
   return async (req, _res, next) => {
@@ -24,7 +25,8 @@ export function authenticate(deps: { em: EntityManager; tokens: TokenService; pu
       const claims = await deps.tokens.verify(match[1]);
       if (!claims) throw unauthenticated();
       const user = await inTenant(deps.em, claims.organizationId, (tx) => userForAuthentication(tx, claims.userId));
-      if (!user || !user.active) throw unauthenticated();
+      // D20: a password change or reset raises the user's token version; earlier tokens stop here.
+      if (!user || !user.active || (claims.tokenVersion ?? 0) < user.token_version) throw unauthenticated();
       // D22: a suspended workspace answers 403 to everything its people ask, on every interface.
       if (user.suspended) throw forbidden(WORKSPACE_SUSPENDED);
       req.caller = { userId: user.id, organizationId: claims.organizationId, role: user.role, email: user.email };

@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from '../../domain/errors/errors';
 import { clientAddressKey } from './client-address';
+import { INVITATION_RESENDS_PER_HOUR } from '../../domain/team/team-rules';
 
 export interface LimitPolicy {
   name: string;
@@ -13,6 +14,12 @@ export interface LimitPolicy {
 /** Section 8. */
 export const BROAD_LIMIT: LimitPolicy = { name: 'broad', points: 300, windowSeconds: 60 };
 export const LOGIN_LIMIT: LimitPolicy = { name: 'login', points: 10, windowSeconds: 15 * 60 };
+/** D20: new invitation links, per user. */
+export const INVITATION_RESEND_LIMIT: LimitPolicy = { name: 'invitation-resend', points: INVITATION_RESENDS_PER_HOUR, windowSeconds: 60 * 60 };
+/** D20: reset requests are limited like login, per workspace and email. */
+export const PASSWORD_RESET_LIMIT: LimitPolicy = { ...LOGIN_LIMIT, name: 'password-reset' };
+/** D20: uses of an emailed link (per token) and current-password checks (per user), like login. */
+export const PASSWORD_CHECK_LIMIT: LimitPolicy = { ...LOGIN_LIMIT, name: 'password-check' };
 
 /** How often one process at most deletes the expired counters of the shared table. */
 export const SWEEP_INTERVAL_MS = 60_000;

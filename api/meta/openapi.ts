@@ -15,7 +15,8 @@ export function createRegistry(): OpenAPIRegistry {
 /** The tags operations use, in the order a reader meets them; each operation's tags must be here. */
 export const TAGS = [
   { name: 'infrastructure', description: 'Health, the route table, connector readiness and this document. No token.' },
-  { name: 'auth', description: 'Log in for a 900-second bearer token; read who you are.' },
+  { name: 'auth', description: 'Log in for a 900-second bearer token; read who you are; accept an invitation, reset or change your password (D20).' },
+  { name: 'team', description: "D20: the workspace's users, invitations, roles and deactivation (ADMIN)." },
   { name: 'quotes', description: "Server-side pricing from the tenant's rate card, persisted quotes and their lifecycle (ADMIN, SALES)." },
   { name: 'payments', description: 'Invoices and checkout pages at the payments provider, and its inbound webhook.' },
   { name: 'customer page', description: "D24: the quote's page for the customer (HTML, no login: the emailed link is the key), its PDF, and its accept and decline forms." },

@@ -10,8 +10,9 @@ import { DEFAULT_TAX_REGION } from '../../domain/tax/quote-tax';
 export interface CrewRow {
   id: string;
   name: string;
-  foreman_user_id: string;
-  foreman_name: string;
+  /** D20: null when the crew's last member left it (a deactivated technician). */
+  foreman_user_id: string | null;
+  foreman_name: string | null;
   member_ids: string[];
   created_at: Date;
   updated_at: Date;
@@ -23,7 +24,7 @@ export const CREW_KEYSET = keyset(z.tuple([z.string().max(200), z.uuid()]), (row
 function crews(em: EntityManager) {
   return tablesOf(em)
     .selectFrom('crews as c')
-    .innerJoin('users as u', 'u.id', 'c.foreman_user_id')
+    .leftJoin('users as u', 'u.id', 'c.foreman_user_id')
     .select([
       'c.id',
       'c.name',
@@ -74,11 +75,13 @@ export async function notActiveTechnicians(em: EntityManager, ids: readonly stri
   });
 }
 
+/** The crew's members become exactly `memberIds`; those who stay keep when they joined (D20: the longest-serving member). */
 async function setMembers(em: EntityManager, crewId: string, memberIds: readonly string[]): Promise<void> {
-  await em.execute('delete from crew_members where crew_id = ?', [crewId]);
+  await em.execute('delete from crew_members where crew_id = ? and user_id not in (select (jsonb_array_elements_text(?::jsonb))::uuid)', [crewId, JSON.stringify(memberIds)]);
   await em.execute(
     `insert into crew_members (organization_id, crew_id, user_id)
-     select app_current_organization(), ?, (value)::uuid from (select distinct jsonb_array_elements_text(?::jsonb) as value) v`,
+     select app_current_organization(), ?, (value)::uuid from (select distinct jsonb_array_elements_text(?::jsonb) as value) v
+     on conflict (crew_id, user_id) do nothing`,
     [crewId, JSON.stringify(memberIds)],
   );
 }
@@ -101,8 +104,43 @@ export async function updateCrew(em: EntityManager, id: string, crew: { name: st
   await em.execute('update work_orders set job_updated_at = job_updated_at where crew_id = ?', [id]);
 }
 
+/** The crews a user is a member of, locked, with every member and when they joined (D20: deactivation). */
+export async function crewsOfMember(em: EntityManager, userId: string): Promise<{ id: string; foreman_user_id: string | null; members: { userId: string; joinedAt: Date }[] }[]> {
+  const crews = await em.execute<{ id: string; foreman_user_id: string | null }[]>(
+    'select c.id, c.foreman_user_id from crews c where c.id in (select crew_id from crew_members where user_id = ?) order by c.id for update of c',
+    [userId],
+  );
+  if (crews.length === 0) return [];
+  const members = await em.execute<{ crew_id: string; user_id: string; joined_at: Date }[]>(
+    'select crew_id, user_id, joined_at from crew_members where crew_id in (select (jsonb_array_elements_text(?::jsonb))::uuid)',
+    [JSON.stringify(crews.map((c) => c.id))],
+  );
+  return crews.map((c) => ({ ...c, members: members.filter((m) => m.crew_id === c.id).map((m) => ({ userId: m.user_id, joinedAt: new Date(m.joined_at) })) }));
+}
+
+/**
+ * D20: a deactivated technician leaves a crew; its foreman becomes `foremanId` (or no one), and
+ * its open jobs' assignee follows the foreman (D11), each job taking a new place in the feed.
+ */
+export async function leaveCrew(em: EntityManager, crewId: string, userId: string, foremanId: string | null): Promise<void> {
+  await em.execute('delete from crew_members where crew_id = ? and user_id = ?', [crewId, userId]);
+  await em.execute('update crews set foreman_user_id = ?, updated_at = now() where id = ?', [foremanId, crewId]);
+  await em.execute(`update work_orders set assigned_technician_id = ? where crew_id = ? and job_status not in ('complete', 'cancelled')`, [foremanId, crewId]);
+  await em.execute('update work_orders set job_updated_at = job_updated_at where crew_id = ?', [crewId]);
+}
+
+/** The open jobs (neither complete nor cancelled) of the crews, for D20's `affected_jobs`. */
+export async function openJobsOfCrews(em: EntityManager, crewIds: readonly string[]): Promise<{ id: string; crew_id: string; status: string; scheduled_date: string | null }[]> {
+  if (crewIds.length === 0) return [];
+  return em.execute(
+    `select id, crew_id, job_status as status, to_char(scheduled_date, 'YYYY-MM-DD') as scheduled_date from work_orders
+      where crew_id in (select (jsonb_array_elements_text(?::jsonb))::uuid) and job_status not in ('complete', 'cancelled') order by scheduled_date nulls last, id`,
+    [JSON.stringify(crewIds)],
+  );
+}
+
 /** D11: a job takes a crew, and its work order's assignee becomes that crew's foreman. */
-export async function assignJobCrew(em: EntityManager, jobId: string, crew: { id: string; foreman_user_id: string }): Promise<void> {
+export async function assignJobCrew(em: EntityManager, jobId: string, crew: { id: string; foreman_user_id: string | null }): Promise<void> {
   await em.execute('update work_orders set crew_id = ?, assigned_technician_id = ? where id = ?', [crew.id, crew.foreman_user_id, jobId]);
 }
 

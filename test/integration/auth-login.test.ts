@@ -195,7 +195,7 @@ describe('bearer tokens (section 5)', () => {
     const key = new TextEncoder().encode(api.settings.AUTH_TOKEN_SECRET);
     const now = Math.floor(Date.now() / 1000);
     const forge = (claims: Record<string, unknown>, subject: string | undefined, expires: number | undefined) => {
-      let jwt = new SignJWT({ org: admin.organizationId, role: 'ADMIN', ...claims })
+      let jwt = new SignJWT({ org: admin.organizationId, role: 'ADMIN', ver: 0, ...claims })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuer('shade-office')
         .setAudience('shade-office-api')
@@ -213,6 +213,9 @@ describe('bearer tokens (section 5)', () => {
       noExp: await forge({}, admin.id, undefined),
       tooLong: await forge({}, admin.id, now + 30 * 24 * 3600),
       roleUnknown: await forge({ role: 'ROOT' }, admin.id, now + 600),
+      // D20: every token carries the user's token version.
+      noVersion: await forge({ ver: undefined }, admin.id, now + 600),
+      versionNegative: await forge({ ver: -1 }, admin.id, now + 600),
     };
     for (const [name, token] of Object.entries(cases)) {
       const res = await api.request('/api/v1/auth/me', { token });

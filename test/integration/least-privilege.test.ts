@@ -37,7 +37,8 @@ const refusal = (pool: pg.Pool, sql: string) =>
 /** What each process does with each table (api/, and worker/ with activities/): the grants must be exactly these. */
 const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   organizations: { api: ['SELECT'], worker: ['SELECT'] },
-  users: { api: ['SELECT', 'UPDATE'], worker: [] },
+  users: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  user_tokens: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
   rate_limits: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   // D21: the API publishes revisions (never edits one); the worker reads one to announce it, and
   // D22's provisioning writes a new tenant's first one.

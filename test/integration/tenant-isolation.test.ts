@@ -106,8 +106,11 @@ describe('row-level security', () => {
       delete row.sequence; // generated identity columns take no value
       for (const key of Object.keys(row)) if (typeof row[key] === 'string' && /email|number/.test(key)) row[key] = `${String(row[key])}-copy`;
       const columns = Object.keys(row);
+      // node-postgres sends a JS array as a PostgreSQL array: a jsonb column's value goes as JSON text.
+      const jsonb = new Set((await owner.query<{ column_name: string }>(`select column_name from information_schema.columns where table_name = $1 and data_type = 'jsonb'`, [table])).rows.map((r) => r.column_name));
+      const values = columns.map((k) => (jsonb.has(k) ? JSON.stringify(row[k]) : row[k]));
       const insert = asTenant(a, (c) =>
-        c.query(`insert into "${table}" (${columns.map((k) => `"${k}"`).join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(row)),
+        c.query(`insert into "${table}" (${columns.map((k) => `"${k}"`).join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, values),
       );
       // Refused by the policy, or (a table the API only reads) by the grants.
       await expect(insert).rejects.toThrow(/row-level security|permission denied/);

@@ -44,6 +44,9 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     const subscribed = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: receiver.url, events: ['*'] } });
     if (subscribed.status !== 201) throw new Error(`populating ${subdomain}: webhook endpoint answered ${subscribed.status} ${await subscribed.text()}`);
     const endpointId = ((await subscribed.json()) as { id: string }).id;
+    // D20: an invitation (its single-use token) and, with it, an audit event (D22).
+    const invited = await api.request('/api/v1/users/invitations', { method: 'POST', token: admin, json: { email: `isolation-invitee@${subdomain}.test`, full_name: 'Isolation Invitee', role: 'SALES' } });
+    if (invited.status !== 201) throw new Error(`populating ${subdomain}: invitation answered ${invited.status} ${await invited.text()}`);
     // A real transition: history and an outbox event.
     const moved = await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
     if (moved.status !== 200) throw new Error(`populating ${subdomain}: dispatch answered ${moved.status} ${await moved.text()}`);

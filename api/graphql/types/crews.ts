@@ -14,7 +14,7 @@ export const Crew = new GraphQLObjectType<CrewRow, Context>({
   fields: {
     id: { type: nonNull(GraphQLID) },
     name: { type: nonNull(GraphQLString) },
-    foreman: { type: nonNull(Person), resolve: (c, _args, ctx) => ctx.loaders.person.load(c.foreman_user_id) },
+    foreman: { type: Person, description: 'Null once every member has left the crew (D20).', resolve: (c, _args, ctx) => (c.foreman_user_id ? ctx.loaders.person.load(c.foreman_user_id) : null) },
     headcount: { type: nonNull(GraphQLInt), resolve: (c) => c.member_ids.length },
     members: {
       type: listOf(Person),
