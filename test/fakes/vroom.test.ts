@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DomainError } from '../../domain/errors/errors';
 import type { RoutingProblem, RoutingSolution } from '../../domain/routing/problem';
 import { scheduleRoute } from '../../domain/routing/route-schedule';
-import { BuiltInSolver } from '../../domain/routing/solver';
 import { VroomSolver, vroomRequest } from '../../infra/routing/vroom-solver';
+import { ThreadedSolver } from '../../infra/routing/threaded-solver';
 import { routeSolver, routeSolverFromSettings } from '../../infra/routing/solver';
 import { loadSettings } from '../../infra/runtime/settings';
 import { contractorDay } from '../../scripts/harness/contractor-day';
@@ -93,9 +93,9 @@ describe('the VROOM fake', () => {
 describe('the VROOM solver (D23)', () => {
   it('is chosen when ROUTING_VROOM_URL is set, and the built-in solver otherwise', () => {
     expect(routeSolver({ vroomUrl: fake.url })).toBeInstanceOf(VroomSolver);
-    expect(routeSolver({ vroomUrl: undefined })).toBeInstanceOf(BuiltInSolver);
+    expect(routeSolver({ vroomUrl: undefined })).toBeInstanceOf(ThreadedSolver);
     expect(routeSolverFromSettings(loadSettings({ ...BASE_ENV, ROUTING_VROOM_URL: fake.url }))).toBeInstanceOf(VroomSolver);
-    expect(routeSolverFromSettings(loadSettings({ ...BASE_ENV, ROUTING_VROOM_URL: '' }))).toBeInstanceOf(BuiltInSolver);
+    expect(routeSolverFromSettings(loadSettings({ ...BASE_ENV, ROUTING_VROOM_URL: '' }))).toBeInstanceOf(ThreadedSolver);
   });
 
   it('maps allowed crews onto skills: a vehicle has every skill of a job exactly when the crew may take it', () => {

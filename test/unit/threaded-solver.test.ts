@@ -1,0 +1,28 @@
+import { describe, expect, it } from '@jest/globals';
+import { scheduleRoute } from '../../domain/routing/route-schedule';
+import { ThreadedSolver } from '../../infra/routing/threaded-solver';
+import { contractorDay } from '../../scripts/harness/contractor-day';
+
+// D23: the built-in solver on a thread of its own, so a solve never holds the event loop of the
+// worker process that also runs the I/O activities.
+describe('the threaded built-in solver (D23)', () => {
+  it('answers a contractor day with feasible routes while this thread keeps turning', async () => {
+    const problem = contractorDay({ crews: 8, jobs: 48, seed: 12 });
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    const solution = await new ThreadedSolver().solve(problem, { seed: 1, timeBudgetMs: 600, now: () => 0 });
+    clearInterval(ticker);
+    // A solver on this thread would let no tick through until it answered.
+    expect(ticks).toBeGreaterThan(3);
+    const crewIndex = new Map(problem.crews.map((crew, index) => [crew.id, index]));
+    const jobIndex = new Map(problem.jobs.map((job, index) => [job.id, index]));
+    const placed = solution.routes.flatMap((route) => route.jobIds);
+    expect([...placed, ...solution.unassigned].sort()).toEqual(problem.jobs.map((job) => job.id).sort());
+    for (const route of solution.routes) {
+      const crew = crewIndex.get(route.crewId)!;
+      const jobs = route.jobIds.map((id) => jobIndex.get(id)!);
+      expect(scheduleRoute(problem, crew, jobs).violations).toEqual([]);
+      for (const job of jobs) expect(problem.allowed[job]![crew]).toBe(true);
+    }
+  });
+});
