@@ -8,6 +8,7 @@ import { createWebhookActivities, type WebhookDependencies } from './webhooks';
 import { createProviderSyncActivities, type ProviderSyncDependencies } from './provider-sync';
 import { createPricebookActivities } from './pricebook';
 import { createTenantActivities } from './tenants';
+import { createRoutingActivities, type RoutingDependencies } from './routing';
 
 /** What every activity may use; the worker builds it (worker/main.ts). */
 export interface ActivityDependencies {
@@ -21,6 +22,8 @@ export interface ActivityDependencies {
   webhooks: WebhookDependencies;
   /** D18: the sync schedules (a sync that finds its connection unusable pauses its own) and the lookback. */
   providerSync?: ProviderSyncDependencies | undefined;
+  /** D23: travel times and the solver of route plans (great-circle and the built-in solver when absent). */
+  routing?: RoutingDependencies | undefined;
 }
 
 /**
@@ -37,6 +40,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createProviderSyncActivities({ ...deps, payments: deps.payments }),
     ...createPricebookActivities(deps),
     ...createTenantActivities(deps),
+    ...createRoutingActivities({ em: deps.em, routing: deps.routing ?? { travel: { osrmTimeoutMs: 10_000 } } }),
   };
 }
 

@@ -65,6 +65,9 @@ import { AuditService } from './audit/audit-service';
 import { fsmRoutes } from './fsm/routes';
 import { routingDataRoutes } from './fsm/routing-data-routes';
 import { RoutingDataService } from './fsm/routing-data-service';
+import { dailyRoutes } from './fsm/daily-routes';
+import { DailyRouteService } from './fsm/daily-route-service';
+import type { RoutePlans } from '../infra/temporal/route-plans';
 import { JobService } from './fsm/job-service';
 import { CrewService } from './fsm/crew-service';
 import { ChangeOrderService } from './fsm/change-order-service';
@@ -92,6 +95,8 @@ export interface AppDependencies {
   payments?: Stripe;
   /** Runs the payments leg alone for POST /quotes/{id}/invoice. */
   invoices?: InvoiceRunner;
+  /** D23: runs route plans on the routing task queue. */
+  routePlans?: RoutePlans;
   /** Starts and wakes the token refresh workflow of each connection. */
   integrationWorkflows?: IntegrationWorkflows;
   /** DNS for webhook URL checks at registration (tests inject answers). */
@@ -219,6 +224,7 @@ export function createApp(deps: AppDependencies): Express {
   const jobs = new JobService(deps.em, deps.events);
   fsmRoutes(host, { jobs, crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   routingDataRoutes(host, { routingData: new RoutingDataService(deps.em), jobs });
+  dailyRoutes(host, { routes: new DailyRouteService(deps.em, { plans: deps.routePlans, travel: { osrmUrl: deps.settings.ROUTING_OSRM_URL, osrmTimeoutMs: deps.settings.ROUTING_OSRM_TIMEOUT_MS } }) });
   graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from '../infra/events/dispatcher';
 import { InvoiceRunner } from '../infra/temporal/invoice-runner';
+import { RoutePlans } from '../infra/temporal/route-plans';
 import { IntegrationWorkflows } from '../infra/temporal/integration-workflows';
 import { PricebookWorkflows } from '../infra/temporal/pricebook-workflows';
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
@@ -49,6 +50,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   // The tenant's subdomain on every workflow it starts (search attribute `OrganizationSubdomain`).
   const subdomains = tenantSubdomainsFrom(orm.em);
   const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains });
+  const routePlans = new RoutePlans(temporal, { taskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, subdomains });
   // Reads (the invoice view) and the checkout page call the provider directly; invoice writes run
   // in the worker's workflows.
   const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;
@@ -62,7 +64,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   // D24: the quote's link to the customer and the office's notices go through SMTP_URL.
   const mailer = settings.SMTP_URL ? smtpMailer(settings.SMTP_URL, settings.MAIL_FROM) : undefined;
   const app = createApp({
-    settings, em: orm.em, limiterPool, logger, events, invoices, integrationWorkflows,
+    settings, em: orm.em, limiterPool, logger, events, invoices, routePlans, integrationWorkflows,
     pricebookWorkflows: new PricebookWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE }), metrics,
     ...(payments ? { payments } : {}), ...(mailer ? { mailer } : {}),
   });

@@ -20,9 +20,10 @@ await withSelfContainedStack('histories', async () => {
   const { recordApprovalHistories } = await import('./harness/history-recorder');
   const { recordIntegrationHistories } = await import('./harness/integration-history-recorder');
   const { recordWebhookAndScheduleHistories } = await import('./harness/webhook-history-recorder');
+  const { recordRouteHistories } = await import('./harness/route-history-recorder');
   const { recordPricebookHistories } = await import('./harness/pricebook-history-recorder');
   const { recordTenantHistories } = await import('./harness/tenant-history-recorder');
-  const histories = { ...(await recordApprovalHistories()), ...(await recordIntegrationHistories()), ...(await recordWebhookAndScheduleHistories()), ...(await recordPricebookHistories()), ...(await recordTenantHistories()) };
+  const histories = { ...(await recordApprovalHistories()), ...(await recordIntegrationHistories()), ...(await recordWebhookAndScheduleHistories()), ...(await recordPricebookHistories()), ...(await recordTenantHistories()), ...(await recordRouteHistories()) };
   const folder = join(projectRoot, 'test', 'histories');
   mkdirSync(folder, { recursive: true });
   // `npm run record-histories -- <name> ...` writes only those (a new path), leaving the others as recorded.

@@ -1,6 +1,7 @@
-import { Worker, type NativeConnection, type WorkerOptions as SdkWorkerOptions } from '@temporalio/worker';
+import { Worker, bundleWorkflowCode, type NativeConnection, type WorkflowBundleWithSourceMap, type WorkerOptions as SdkWorkerOptions } from '@temporalio/worker';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { createActivities, type ActivityDependencies } from '../activities';
 import { activeTracing } from '../infra/runtime/tracing';
@@ -17,6 +18,18 @@ export interface WorkerOptions {
   maxCachedWorkflows?: number;
   /** Counters of provider calls and webhook deliveries, served by worker/main.ts. */
   metrics?: WorkerMetrics;
+  /** How many activities run at once (the SDK's default when absent). */
+  maxConcurrentActivities?: number;
+}
+
+/**
+ * D23: the routing task queue's worker, in the same process as the main one (the process polls
+ * both queues). Route plans and their activities run here, as many at once as the machine has
+ * cores: solving is CPU work, and on its own queue it never takes the slots of the main queue's
+ * I/O activities (webhook deliveries, provider legs).
+ */
+export function createRoutingWorker(options: WorkerOptions): Promise<Worker> {
+  return createWorker({ ...options, maxConcurrentActivities: options.maxConcurrentActivities ?? availableParallelism() });
 }
 
 /** `.ts` from source (tsx), `.js` in the compiled image (scripts/container/Dockerfile). */
@@ -44,8 +57,28 @@ function compiledImports(config: WebpackConfiguration): WebpackConfiguration {
   return { ...config, module: { ...config.module, rules: [...(config.module?.rules ?? []), { test: /\.js$/, resolve: { fullySpecified: false } }] } };
 }
 
+/**
+ * The workflows bundled once per process (and per tracing choice): the main worker and the routing
+ * worker (D23) run the same code, and a bundle takes seconds to build.
+ */
+const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
+function workflowBundle(tracing: boolean): Promise<WorkflowBundleWithSourceMap> {
+  let bundle = bundles.get(tracing);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: workflowInterceptorModules(tracing),
+      ...(SOURCE_EXTENSION === '.js' ? { webpackConfigHook: compiledImports } : {}),
+      logger: { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    });
+    bundle.catch(() => bundles.delete(tracing));
+    bundles.set(tracing, bundle);
+  }
+  return bundle;
+}
+
 /** One worker: workflows bundled from workflows/, activities from activities/. */
-export function createWorker(options: WorkerOptions): Promise<Worker> {
+export async function createWorker(options: WorkerOptions): Promise<Worker> {
   installQuietRuntime();
   const tracing = activeTracing();
   const ours = activityInterceptors({ logger: options.deps.logger, metrics: options.metrics });
@@ -53,10 +86,9 @@ export function createWorker(options: WorkerOptions): Promise<Worker> {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    workflowBundle: await workflowBundle(Boolean(tracing)),
     activities: createActivities(options.deps),
     interceptors: {
-      workflowModules: workflowInterceptorModules(Boolean(tracing)),
       activity: [
         // OpenTelemetry's first: its span is open while ours (and the activity) run.
         ...(tracing ? [(ctx: Parameters<typeof ours>[0]) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })] : []),
@@ -66,6 +98,6 @@ export function createWorker(options: WorkerOptions): Promise<Worker> {
     // Workflow code cannot export spans itself: it hands them to this sink, outside the sandbox.
     ...(tracing ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
     ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
-    ...(SOURCE_EXTENSION === '.js' ? { bundlerOptions: { webpackConfigHook: compiledImports } } : {}),
+    ...(options.maxConcurrentActivities !== undefined ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities } : {}),
   });
 }

@@ -7,7 +7,8 @@ import { databasePassword, loadSettings } from '../infra/runtime/settings';
 import { EventDispatcher } from '../infra/events/dispatcher';
 import { createStripeClient } from '../infra/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
-import { createWorker } from './create-worker';
+import { createRoutingWorker, createWorker } from './create-worker';
+import type { ActivityDependencies } from '../activities';
 import { OutboxRelay } from './outbox-relay';
 import { ensureSchedules } from './schedules';
 import { createOAuthProviders } from '../infra/integrations/providers';
@@ -43,27 +44,26 @@ const client = new Client({ connection: clientConnection, namespace: settings.TE
 // D18: a sync that finds its connection unusable pauses its own schedule.
 const subdomains = tenantSubdomainsFrom(orm.em);
 const syncSchedules = new ProviderSyncSchedules(client, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains, interval: settings.PROVIDER_SYNC_INTERVAL, logger });
-const worker = await createWorker({
-  connection,
-  namespace: settings.TEMPORAL_NAMESPACE,
-  taskQueue: settings.TEMPORAL_TASK_QUEUE,
-  metrics,
-  deps: {
-    em: orm.em,
-    logger,
-    payments,
-    integrations: { providers: createOAuthProviders(settings), cipher },
-    webhooks: {
-      cipher,
-      allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
-      allowLoopback: settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK,
-      // D13: the notice of a disabled endpoint goes through SMTP_URL.
-      mailer: settings.SMTP_URL ? smtpMailer(settings.SMTP_URL, settings.MAIL_FROM) : undefined,
-      publicBaseUrl: settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`,
-    },
-    providerSync: { schedules: syncSchedules },
+const workerDeps: ActivityDependencies = {
+  em: orm.em,
+  logger,
+  payments,
+  integrations: { providers: createOAuthProviders(settings), cipher },
+  webhooks: {
+    cipher,
+    allowPrivateNetworks: settings.OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS,
+    allowLoopback: settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK,
+    // D13: the notice of a disabled endpoint goes through SMTP_URL.
+    mailer: settings.SMTP_URL ? smtpMailer(settings.SMTP_URL, settings.MAIL_FROM) : undefined,
+    publicBaseUrl: settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`,
   },
-});
+  providerSync: { schedules: syncSchedules },
+  // D23: travel times from OSRM when ROUTING_OSRM_URL is set, else the great circle.
+  routing: { travel: { osrmUrl: settings.ROUTING_OSRM_URL, osrmTimeoutMs: settings.ROUTING_OSRM_TIMEOUT_MS } },
+};
+const worker = await createWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_TASK_QUEUE, metrics, deps: workerDeps });
+// D23: the same process polls the routing queue too.
+const routingWorker = await createRoutingWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, metrics, deps: workerDeps });
 
 // Rolling deploys: which schema this release was built for, while it runs (docs/operations.md).
 const release = new ReleaseHeartbeat(orm.em, 'worker', logger);
@@ -87,14 +87,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void relay.stop().finally(() => {
       // A second signal while draining has nothing left to start.
       if (worker.getState() === 'RUNNING') worker.shutdown();
+      if (routingWorker.getState() === 'RUNNING') routingWorker.shutdown();
     });
   });
 }
 const metricsServer = await serveMetrics(metrics.registry, { host: settings.METRICS_HOST, port: settings.WORKER_METRICS_PORT, extra: temporalRuntimeMetrics(runtimeMetrics) });
 if (!settings.SMTP_URL) logger.warn('no SMTP_URL: when a webhook endpoint is disabled, its technical contact is not emailed (D13)');
-logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, provider_sync_schedules: ensuredSyncs, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
+logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, routingTaskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, provider_sync_schedules: ensuredSyncs, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
 try {
-  await worker.run();
+  await Promise.all([worker.run(), routingWorker.run()]);
 } finally {
   await relay.stop();
   await release.stop();

@@ -126,3 +126,22 @@ export function providerSyncProfile(timing: Timing): ActivityOptions {
     },
   };
 }
+
+/**
+ * D23: the routing activities, on the routing task queue. Loading a day reads the database and
+ * the travel-time source: a source that fails or answers garbage is final for the plan (it names
+ * the source; never a silent fallback), as is a day that cannot be routed. Solving is CPU alone.
+ */
+export function routingProfile(timing: Timing, taskQueue: string): ActivityOptions {
+  return {
+    taskQueue,
+    startToCloseTimeout: '2 minutes',
+    retry: {
+      initialInterval: seconds(1, timing),
+      backoffCoefficient: 2,
+      maximumInterval: seconds(10, timing),
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: nonRetryable('TravelTimesUnavailable', 'RoutingRefused'),
+    },
+  };
+}

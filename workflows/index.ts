@@ -10,3 +10,4 @@ export { changeOrderInvoice } from './change-order-invoice';
 export { providerSync } from './provider-sync';
 export { pricebookPublication } from './pricebook-publication';
 export { tenantProvisioning } from './tenant-provisioning';
+export { routePlan } from './route-plan';

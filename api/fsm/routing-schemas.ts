@@ -72,3 +72,86 @@ export const JobSchedule = z
     defaults: z.array(z.enum(['window', 'duration_minutes'])).meta({ description: 'Fields that are D23\'s defaults rather than set by the office.' }),
   })
   .meta({ id: 'JobSchedule' });
+
+// ---- D23: routes ----
+const LocalDate = z.iso.date().meta({ description: 'A local date of the workspace, YYYY-MM-DD' });
+const LocalDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/).meta({ description: 'Local to the workspace\'s time zone, YYYY-MM-DDTHH:mm' });
+const ReasonCode = z.enum(['SKILL_MISSING', 'OUTSIDE_SHIFT', 'ON_TIME_OFF', 'TIME_WINDOW_UNREACHABLE', 'OVERTIME_CAP', 'SITE_NOT_LOCATED', 'PLAN_ROUTE_LIMIT']);
+export const RouteDateParams = z.strictObject({ date: LocalDate });
+export const RouteCrewParams = z.strictObject({ date: LocalDate, crew_id: z.uuid() });
+export const RoutesQuery = z.strictObject({ date: LocalDate });
+
+export const RouteStop = z.strictObject({
+  sequence: z.number().int().min(1),
+  jobId: z.uuid(),
+  etaLocal: LocalDateTime,
+  departLocal: LocalDateTime,
+  windowStart: LocalTime,
+  windowEnd: LocalTime,
+  driveMinutesFromPrevious: z.number().int(),
+  status: z.string().meta({ description: '`planned` until the crew reports otherwise' }),
+});
+export const RouteViolation = z.strictObject({
+  jobId: z.uuid(),
+  code: z.enum([...ReasonCode.options, 'CAPACITY']),
+  minutes: z.number().int().meta({ description: 'How far over (minutes past the window or the overtime cap); 0 for a constraint that is not a time' }),
+});
+export const Route = z
+  .strictObject({
+    id: z.uuid().nullable().meta({ description: 'null in a dry run or a check: nothing stored' }),
+    date: LocalDate,
+    crewId: z.uuid(),
+    assigneeId: z.uuid().meta({ description: 'The crew\'s foreman (`technicianId` for versions before 2026-01-20)' }),
+    shift: z.strictObject({ start: LocalTime, end: LocalTime }),
+    totalDriveMinutes: z.number().int(),
+    overtimeMinutes: z.number().int(),
+    stops: z.array(RouteStop),
+    violations: z.array(RouteViolation),
+    travelTimeSource: z.enum(['great_circle', 'osrm']),
+    revision: z.number().int().min(1).nullable().meta({ description: 'Increases with every change of this route; null when not stored' }),
+  })
+  .meta({ id: 'Route' });
+export type Route = z.infer<typeof Route>;
+
+const Reason = z.strictObject({ code: ReasonCode, detail: z.string() });
+const UnassignedJob = z.strictObject({ jobId: z.uuid(), reasons: z.array(Reason.extend({ crewId: z.uuid() })).meta({ description: 'Absent before 2026-07-01' }).optional() });
+const Exclusion = z.strictObject({ jobId: z.uuid(), crewId: z.uuid(), reasons: z.array(Reason) });
+
+export const RoutesDay = z
+  .strictObject({ date: LocalDate, data: z.array(Route), unassigned: z.array(UnassignedJob), exclusions: z.array(Exclusion).optional() })
+  .meta({ id: 'RoutesDay' });
+export type RoutesDay = z.infer<typeof RoutesDay>;
+
+export const PlanBody = z.strictObject({
+  mode: z.enum(['optimize', 'check']).default('optimize'),
+  keep_assignments: z.boolean().default(false),
+  dry_run: z.boolean().default(false),
+});
+export type PlanBody = z.output<typeof PlanBody>;
+
+export const PlanAnswer = z
+  .strictObject({
+    date: LocalDate,
+    mode: z.enum(['optimize', 'check']),
+    dry_run: z.boolean(),
+    applied: z.boolean(),
+    travelTimeSource: z.enum(['great_circle', 'osrm']),
+    solver: z.string().nullable(),
+    data: z.array(Route),
+    unassigned: z.array(UnassignedJob),
+    exclusions: z.array(Exclusion).optional().meta({ description: 'Every job and crew that could not take it, with the reasons (absent before 2026-07-01)' }),
+  })
+  .meta({ id: 'RoutePlan' });
+export type PlanAnswer = z.infer<typeof PlanAnswer>;
+
+export const PlanRunning = z
+  .strictObject({ status: z.literal('running'), stage: z.enum(['loading', 'solving', 'applying', 'done']), workflow_id: z.string() })
+  .meta({ id: 'RoutePlanRunning' });
+
+export const HandRouteBody = z.strictObject({
+  stops: z
+    .array(z.uuid())
+    .max(200)
+    .refine((ids) => new Set(ids).size === ids.length, { message: 'Each job once.' }),
+});
+export type HandRouteBody = z.output<typeof HandRouteBody>;

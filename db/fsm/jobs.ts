@@ -51,8 +51,8 @@ export interface JobRow {
   updated_at: string;
 }
 
-const HOURS_LOGGED = `coalesce((select sum(extract(epoch from (t.ended_at - t.started_at))) from time_entries t where t.work_order_id = w.id), 0) / 3600.0`;
-const HOURS_ESTIMATED = `(coalesce((select sum((li->>'labour_hours')::numeric) from jsonb_array_elements(coalesce(q.frozen_calculation, q.calculation)->'line_items') li), 0)
+export const HOURS_LOGGED = `coalesce((select sum(extract(epoch from (t.ended_at - t.started_at))) from time_entries t where t.work_order_id = w.id), 0) / 3600.0`;
+export const HOURS_ESTIMATED = `(coalesce((select sum((li->>'labour_hours')::numeric) from jsonb_array_elements(coalesce(q.frozen_calculation, q.calculation)->'line_items') li), 0)
   + coalesce((select sum(co.labour_hours) from change_orders co where co.work_order_id = w.id and co.status = 'approved'), 0))`;
 
 /** D11's feed order: (updated_at to the microsecond, job id), oldest change first. */

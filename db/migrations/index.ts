@@ -26,6 +26,7 @@ import { Migration20261127020000TenantSettings } from './Migration20261127020000
 import { Migration20261127020100FirstAdminDoor } from './Migration20261127020100FirstAdminDoor';
 import { Migration20261127030000Pricebook } from './Migration20261127030000Pricebook';
 import { Migration20261127040000RoutingData } from './Migration20261127040000RoutingData';
+import { Migration20261127041000RoutingWorkerReadsNoUsers } from './Migration20261127041000RoutingWorkerReadsNoUsers';
 import { Migration20261127050000CustomerQuotePage } from './Migration20261127050000CustomerQuotePage';
 
 /**
@@ -61,5 +62,6 @@ export const migrations = [
   { name: 'Migration20261127020100FirstAdminDoor', class: Migration20261127020100FirstAdminDoor },
   { name: 'Migration20261127030000Pricebook', class: Migration20261127030000Pricebook },
   { name: 'Migration20261127040000RoutingData', class: Migration20261127040000RoutingData },
+  { name: 'Migration20261127041000RoutingWorkerReadsNoUsers', class: Migration20261127041000RoutingWorkerReadsNoUsers },
   { name: 'Migration20261127050000CustomerQuotePage', class: Migration20261127050000CustomerQuotePage },
 ];

@@ -100,6 +100,8 @@ const settingsSchema = z.object({
   // unset, nothing is traced. Read by infra/runtime/instrument.ts before the process starts.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(blankAsUndefined, z.string().url().optional()),
   // D23: travel times from an OSRM server's table service when set; great-circle otherwise.
+  // D23: route plans run on a task queue of their own.
+  TEMPORAL_ROUTING_TASK_QUEUE: z.preprocess(blankAsUndefined, z.string().min(1).default('routing')),
   ROUTING_OSRM_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
   ROUTING_OSRM_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
   // D23: plans solved by a VROOM server (vroom-express) when set; the built-in solver otherwise.

@@ -1,4 +1,5 @@
 import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
+import type { PlanResult } from '../../domain/routing/plan';
 
 /**
  * The typed boundary between the code that starts workflows (api/, worker/) and the workflows
@@ -28,6 +29,7 @@ export const WORKFLOW_TYPES = {
   providerSync: 'providerSync',
   pricebookPublication: 'pricebookPublication',
   tenantProvisioning: 'tenantProvisioning',
+  routePlan: 'routePlan',
 } as const;
 
 // ---- roundTrip: the smallest workflow (start-up probe, benchmark baseline) ----
@@ -231,3 +233,25 @@ export interface TenantProvisioningResult {
 export type TenantProvisioningWorkflow = (input: TenantProvisioningInput) => Promise<TenantProvisioningResult>;
 /** One provisioning per workspace at a time: the subdomain is the business key. */
 export const tenantProvisioningWorkflowId = (subdomain: string) => `tenant-provisioning-${subdomain}`;
+// ---- routePlan: D23, one tenant's day planned on the routing task queue ----
+export interface RoutePlanInput {
+  organizationId: string;
+  date: string;
+  mode: 'optimize' | 'check';
+  keepAssignments: boolean;
+  dryRun: boolean;
+  /** Who asked: the job history names them. */
+  userId: string;
+}
+/** The plan (domain/routing/plan.ts PlanResult, as JSON) and, when applied, each stored route's revision. */
+export interface RoutePlanResult {
+  plan: PlanResult;
+  applied: { crewId: string; revision: number; changed: boolean }[] | null;
+}
+export type RoutePlanWorkflow = (input: RoutePlanInput) => Promise<RoutePlanResult>;
+/** One plan at a time per tenant and date: a second request finds this id running. */
+export const routePlanWorkflowId = (organizationId: string, date: string) => `route-plan-${organizationId}-${date}`;
+/** What a running plan is doing, for a second request while it runs. */
+export type RoutePlanStage = 'loading' | 'solving' | 'applying' | 'done';
+export type RoutePlanStageQuery = QueryDefinition<RoutePlanStage, [], 'routePlanStage'>;
+export const ROUTE_PLAN_STAGE: RoutePlanStageQuery['name'] = 'routePlanStage';

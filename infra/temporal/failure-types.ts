@@ -17,5 +17,9 @@ export const FAILURE_TYPES = {
   quoteNotApproved: 'QuoteNotApproved',
   /** D18: a provider page that is not what the provider documents (final for that sync run). */
   providerMalformed: 'ProviderMalformed',
+  /** D23: the travel-time source (OSRM) failed or answered garbage: the plan fails naming it, nothing applied. */
+  travelTimesUnavailable: 'TravelTimesUnavailable',
+  /** D23: the day cannot be routed as it stands (no depot): final, answered as the problem it is. */
+  routingRefused: 'RoutingRefused',
 } as const;
 export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];

@@ -3,7 +3,8 @@ import type { Worker } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type Stripe from 'stripe';
 import { randomUUID } from 'node:crypto';
-import { createWorker } from '../../worker/create-worker';
+import { createRoutingWorker, createWorker } from '../../worker/create-worker';
+import type { RoutingDependencies } from '../../activities/routing';
 import { connectWorker } from '../../worker/temporal-connection';
 import { createOrm } from '../../db/orm';
 import { workerDatabaseUrl } from '../../db/database-urls';
@@ -31,6 +32,8 @@ export const SYNC_INTERVAL_NEVER_IN_A_TEST = '999999h';
 
 export interface TemporalHarness {
   taskQueue: string;
+  /** D23: the routing task queue, polled by a second worker of the same process (as worker/main.ts does). */
+  routingTaskQueue: string;
   client: Client;
   orm: MikroORM;
   dispatcher: EventDispatcher;
@@ -44,6 +47,7 @@ export interface TemporalHarness {
     integrations?: IntegrationDependencies;
     webhooks?: WebhookDependencies;
     providerSync?: ProviderSyncDependencies;
+    routing?: RoutingDependencies;
     cacheWorkflows?: boolean;
     metrics?: WorkerMetrics;
     logger?: Logger;
@@ -67,11 +71,13 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
   const dispatcher = new EventDispatcher(client, orm.em, { taskQueue, timing: TEST_TIMING, logger });
   const relay = new OutboxRelay(orm.em, dispatcher, logger, 100);
   let worker: Worker | undefined;
+  let routingWorker: Worker | undefined;
   let running: Promise<void> | undefined;
   let workerConnection: Awaited<ReturnType<typeof connectWorker>> | undefined;
 
   const harness: TemporalHarness = {
     taskQueue,
+    routingTaskQueue: `${taskQueue}-routing`,
     client,
     orm,
     dispatcher,
@@ -79,10 +85,9 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
     subdomains: tenantSubdomainsFrom(orm.em),
     async startWorker(deps = {}) {
       workerConnection ??= await connectWorker(process.env.TEMPORAL_ADDRESS!);
-      worker = await createWorker({
+      const options = {
         connection: workerConnection,
         namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-        taskQueue,
         ...(deps.metrics ? { metrics: deps.metrics } : {}),
         deps: {
           em: orm.em,
@@ -91,15 +96,20 @@ export async function startTemporalHarness(): Promise<TemporalHarness> {
           integrations: deps.integrations ?? { providers: {}, cipher: undefined },
           webhooks: deps.webhooks ?? { cipher: undefined, allowPrivateNetworks: false },
           providerSync: deps.providerSync,
+          routing: deps.routing,
         },
         ...(deps.cacheWorkflows ? {} : { maxCachedWorkflows: 0 }),
-      });
-      running = worker.run();
+      };
+      worker = await createWorker({ ...options, taskQueue });
+      routingWorker = await createRoutingWorker({ ...options, taskQueue: harness.routingTaskQueue });
+      running = Promise.all([worker.run(), routingWorker.run()]).then(() => undefined);
     },
     async stopWorker() {
       worker?.shutdown();
+      routingWorker?.shutdown();
       await running;
       worker = undefined;
+      routingWorker = undefined;
     },
     async close() {
       await relay.stop();

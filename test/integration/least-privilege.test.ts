@@ -51,7 +51,8 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   quotes: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   // D14: a new revision replaces the quote's lines.
   quote_lines: { api: ['DELETE', 'INSERT', 'SELECT'], worker: [] },
-  work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  // D23: a route plan applied by the worker moves jobs between crews.
+  work_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT', 'UPDATE'] },
   work_order_history: { api: ['INSERT', 'SELECT'], worker: [] },
   outbox_events: { api: ['INSERT'], worker: ['INSERT', 'SELECT'] },
   sync_records: { api: ['SELECT'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
@@ -67,14 +68,18 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   // D13: the one notice per disabling, claimed and kept by the worker.
   webhook_endpoint_notices: { api: [], worker: ['INSERT', 'SELECT'] },
   // D11, D12: the field-sync jobs. The worker reads a change order to invoice it.
-  crews: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
-  crew_members: { api: ['DELETE', 'INSERT', 'SELECT'], worker: [] },
-  sites: { api: ['INSERT', 'SELECT'], worker: [] },
-  job_sync_clock: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
-  time_entries: { api: ['INSERT', 'SELECT'], worker: [] },
+  crews: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT'] },
+  crew_members: { api: ['DELETE', 'INSERT', 'SELECT'], worker: ['SELECT'] },
+  sites: { api: ['INSERT', 'SELECT'], worker: ['SELECT'] },
+  job_sync_clock: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
+  time_entries: { api: ['INSERT', 'SELECT'], worker: ['SELECT'] },
   material_draws: { api: ['INSERT', 'SELECT'], worker: [] },
   change_orders: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT'] },
-  job_history: { api: ['INSERT', 'SELECT'], worker: [] },
+  job_history: { api: ['INSERT', 'SELECT'], worker: ['INSERT', 'SELECT'] },
+  // D23: routing data, and the routes a plan (run by the worker's routing activities) or a hand sequence stores.
+  technician_routing: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['SELECT'] },
+  routes: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'] },
+  route_days: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: ['INSERT', 'SELECT', 'UPDATE'] },
   // D14: the catalogue (written by the seed), every revision of a quote (append-only), the idempotency keys.
   catalogue_products: { api: ['SELECT'], worker: ['INSERT', 'SELECT'] },
   quote_revisions: { api: ['INSERT', 'SELECT'], worker: [] },

@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
+import { OsrmFake } from '../../scripts/sandboxes/osrm-fake';
+import { RoutePlans } from '../../infra/temporal/route-plans';
+import { PlanAnswer, Route, RoutesDay } from '../../api/fsm/routing-schemas';
+import type { Problem } from '../../api/v1/problem';
+
+// D23: plans through the API and the routing workflow, against the real Temporal and PostgreSQL.
+// A Thursday in Toronto; the depot is downtown, the sites around it.
+const DATE = '2026-12-03';
+const DEPOT = { lat: 43.6532, lon: -79.3832 };
+const PLACES = [
+  { lat: 43.6677, lon: -79.3948 },
+  { lat: 43.6426, lon: -79.3871 },
+  { lat: 43.7001, lon: -79.4163 },
+  { lat: 43.6629, lon: -79.3957 },
+  { lat: 43.6465, lon: -79.4637 },
+  { lat: 43.7615, lon: -79.4111 },
+];
+
+let owner: pg.Pool;
+let temporal: TemporalHarness;
+let api: ApiHarness;
+let a: Tenant;
+const tokens: Record<string, string> = {};
+
+beforeAll(async () => {
+  owner = ownerPool();
+  temporal = await startTemporalHarness();
+  await temporal.startWorker();
+  api = await startApi({ routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }) });
+  a = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES', north: 'TECHNICIAN', south: 'TECHNICIAN', east: 'TECHNICIAN' });
+  await owner.query(`update organizations set plan = 'enterprise', depot_lat = $2, depot_lon = $3 where id = $1`, [a.id, DEPOT.lat, DEPOT.lon]);
+  for (const [name, user] of Object.entries(a.users)) tokens[name] = await api.tokenFor(user);
+}, 120_000);
+afterAll(async () => {
+  await api.close();
+  await temporal.close();
+  await owner.end();
+});
+
+let requests = 0;
+const call = (method: string, path: string, who: string, json?: unknown) => {
+  requests += 1;
+  return api.request(path, { method, token: tokens[who], headers: { 'x-forwarded-for': `198.18.9.${(requests % 250) + 1}` }, ...(json === undefined ? {} : { json }) });
+};
+async function ok<T>(res: Response, status = 200): Promise<T> {
+  const body = await res.text();
+  expect({ status: res.status, body: res.status === status ? '' : body }).toEqual({ status, body: '' });
+  return JSON.parse(body) as T;
+}
+
+/** A job on `date` led by `tech`'s crew, at `place` (null: a site without coordinates). */
+async function job(tech: string, place: { lat: number; lon: number } | null, schedule: Record<string, unknown> = {}, date = DATE): Promise<string> {
+  const created = await ok<{ id: string }>(await call('POST', '/api/v1/work-orders', 'admin', { assignedTechnicianId: a.users[tech]!.id, scheduledDate: date, siteAddress: `${requests} Route Test Rd` }), 201);
+  const detail = await ok<{ site: { site_id: string } }>(await call('GET', `/v1/fsm/jobs/${created.id}`, 'admin'));
+  if (place) await ok(await call('PATCH', `/v1/fsm/sites/${detail.site.site_id}`, 'admin', place));
+  await ok(await call('PATCH', `/v1/fsm/jobs/${created.id}/schedule`, 'admin', { duration_minutes: 60, ...schedule }));
+  return created.id;
+}
+const crewOf = async (tech: string) => (await owner.query<{ id: string }>('select id from crews where foreman_user_id = $1', [a.users[tech]!.id])).rows[0]!.id;
+const plan = (body: Record<string, unknown>, date = DATE) => call('POST', `/v1/fsm/routes/${date}/plan`, 'admin', body);
+
+describe('a day planned (D23)', () => {
+  let jobs: string[];
+  let motorJob: string;
+  let unlocated: string;
+  beforeAll(async () => {
+    jobs = [await job('north', PLACES[0]!), await job('north', PLACES[1]!), await job('south', PLACES[2]!), await job('south', PLACES[3]!, { window_start: '13:00', window_end: '15:00' })];
+    await call('PUT', `/v1/fsm/technicians/${a.users.north!.id}/skills`, 'admin', { skills: ['motorisation'] });
+    motorJob = await job('south', PLACES[4]!, { required_skills: ['motorisation'] });
+    unlocated = await job('north', null);
+    // east works no Thursdays: its crew has no hours that day.
+    await job('east', PLACES[5]!);
+    await ok(await call('PUT', `/v1/fsm/technicians/${a.users.east!.id}/availability`, 'admin', { weekly: [{ day: 'mon', start: '08:00', end: '17:00', break_minutes: 30 }], time_off: [] }));
+  }, 60_000);
+
+  it('a dry run answers routes and the reasons of every exclusion, and stores nothing', async () => {
+    const answer = PlanAnswer.parse(await ok(await plan({ mode: 'optimize', dry_run: true })));
+    expect(answer).toMatchObject({ date: DATE, mode: 'optimize', dry_run: true, applied: false, travelTimeSource: 'great_circle', solver: 'built-in' });
+    const routed = answer.data.flatMap((r) => r.stops.map((s) => s.jobId));
+    for (const id of [...jobs, motorJob]) expect(routed).toContain(id);
+    // Only the crew with motorisation takes the motor job.
+    expect(answer.data.find((r) => r.stops.some((s) => s.jobId === motorJob))!.crewId).toBe(await crewOf('north'));
+    expect(answer.exclusions).toContainEqual({ jobId: motorJob, crewId: await crewOf('south'), reasons: [{ code: 'SKILL_MISSING', detail: 'Requires [motorisation]; the crew has []; missing [motorisation].' }] });
+    expect(answer.exclusions).toContainEqual(expect.objectContaining({ jobId: jobs[0], crewId: await crewOf('east'), reasons: [expect.objectContaining({ code: 'OUTSIDE_SHIFT' })] }));
+    expect(answer.unassigned).toEqual(expect.arrayContaining([expect.objectContaining({ jobId: unlocated, reasons: expect.arrayContaining([expect.objectContaining({ code: 'SITE_NOT_LOCATED' })]) })]));
+    for (const route of answer.data) {
+      expect(route.violations).toEqual([]);
+      expect(route.revision).toBeNull();
+      const window = route.stops.find((s) => s.jobId === jobs[3]);
+      if (window) expect(window.etaLocal <= `${DATE}T15:00`).toBe(true);
+    }
+    const day = RoutesDay.parse(await ok(await call('GET', `/v1/fsm/routes?date=${DATE}`, 'sales')));
+    expect(day.data).toEqual([]);
+  });
+
+  it('applying moves job crews and sequences in one transaction, with history; revisions rise only with a change', async () => {
+    const first = PlanAnswer.parse(await ok(await plan({ mode: 'optimize' })));
+    expect(first.applied).toBe(true);
+    const motorRoute = first.data.find((r) => r.stops.some((s) => s.jobId === motorJob))!;
+    expect(motorRoute.revision).toBe(1);
+    const { rows } = await owner.query<{ crew_id: string }>('select crew_id from work_orders where id = $1', [motorJob]);
+    expect(rows[0]!.crew_id).toBe(await crewOf('north'));
+    const history = await owner.query<{ kind: string }>(`select kind from job_history where work_order_id = $1 and kind in ('crew', 'route') order by sequence`, [motorJob]);
+    expect(history.rows.map((r) => r.kind)).toEqual(expect.arrayContaining(['crew', 'route']));
+
+    const stored = RoutesDay.parse(await ok(await call('GET', `/v1/fsm/routes?date=${DATE}`, 'admin')));
+    expect(stored.data.map((r) => r.crewId).sort()).toEqual(first.data.map((r) => r.crewId).sort());
+    expect(stored.unassigned.map((u) => u.jobId)).toContain(unlocated);
+
+    // The solver runs to a time budget, so a second plan may sequence otherwise: a route's revision
+    // rises exactly when what it shows changed.
+    const again = PlanAnswer.parse(await ok(await plan({ mode: 'optimize' })));
+    for (const route of again.data) {
+      const before = first.data.find((r) => r.crewId === route.crewId);
+      const same = before && JSON.stringify([before.stops, before.totalDriveMinutes, before.overtimeMinutes, before.shift]) === JSON.stringify([route.stops, route.totalDriveMinutes, route.overtimeMinutes, route.shift]);
+      expect(route.revision).toBe(same ? before.revision : (before?.revision ?? 0) + 1);
+    }
+
+    const checked = PlanAnswer.parse(await ok(await plan({ mode: 'check' })));
+    expect(checked).toMatchObject({ mode: 'check', applied: false, solver: null });
+    // The routes as they are: each stored sequence, then the crew's other jobs of the day (the
+    // site without coordinates among them, reported).
+    for (const route of again.data) {
+      const checkedRoute = checked.data.find((r) => r.crewId === route.crewId)!;
+      expect(checkedRoute.stops.slice(0, route.stops.length).map((s) => s.jobId)).toEqual(route.stops.map((s) => s.jobId));
+    }
+    expect(checked.data.flatMap((r) => r.violations)).toContainEqual({ jobId: unlocated, code: 'SITE_NOT_LOCATED', minutes: 0 });
+  });
+
+  it('a hand sequence is stored with its ETAs and violations, reported, not refused; its jobs leave their other route', async () => {
+    const south = await crewOf('south');
+    // The 13:00-15:00 job first and the motor job (south lacks motorisation) after it.
+    const hand = Route.parse(await ok(await call('PUT', `/v1/fsm/routes/${DATE}/${south}`, 'admin', { stops: [jobs[3], motorJob, jobs[2]] })));
+    expect(hand.stops.map((s) => s.jobId)).toEqual([jobs[3], motorJob, jobs[2]]);
+    expect(hand.violations).toContainEqual({ jobId: motorJob, code: 'SKILL_MISSING', minutes: 0 });
+    expect(hand.stops[0]!.etaLocal < hand.stops[1]!.etaLocal).toBe(true);
+    // The same sequence again changes nothing: the same revision.
+    const same = Route.parse(await ok(await call('PUT', `/v1/fsm/routes/${DATE}/${south}`, 'admin', { stops: [jobs[3], motorJob, jobs[2]] })));
+    expect(same.revision).toBe(hand.revision);
+    const reordered = Route.parse(await ok(await call('PUT', `/v1/fsm/routes/${DATE}/${south}`, 'admin', { stops: [motorJob, jobs[3], jobs[2]] })));
+    expect(reordered.revision).toBe(hand.revision! + 1);
+    const back = Route.parse(await ok(await call('PUT', `/v1/fsm/routes/${DATE}/${south}`, 'admin', { stops: [jobs[3], motorJob, jobs[2]] })));
+    expect(back.revision).toBe(hand.revision! + 2);
+    const north = Route.parse(await ok(await call('GET', `/v1/fsm/routes/${DATE}/${await crewOf('north')}`, 'admin')));
+    expect(north.stops.map((s) => s.jobId)).not.toContain(motorJob);
+    expect(north.stops.map((s) => s.sequence)).toEqual(north.stops.map((_, i) => i + 1));
+    const bad = await call('PUT', `/v1/fsm/routes/${DATE}/${south}`, 'admin', { stops: [jobs[0], '0f1e2d3c-4b5a-4697-8877-665544332211'] });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as Problem & { errors: Record<string, string> }).errors).toHaveProperty(['stops.1']);
+  });
+
+  it('a TECHNICIAN sees only their crews\' routes; SALES may not plan', async () => {
+    const day = RoutesDay.parse(await ok(await call('GET', `/v1/fsm/routes?date=${DATE}`, 'north')));
+    expect(day.data.every((r) => r.assigneeId === a.users.north!.id)).toBe(true);
+    expect((await call('GET', `/v1/fsm/routes/${DATE}/${await crewOf('south')}`, 'north')).status).toBe(404);
+    expect((await plan({ mode: 'optimize' })).status).toBe(200);
+    expect((await call('POST', `/v1/fsm/routes/${DATE}/plan`, 'sales', { mode: 'optimize' })).status).toBe(403);
+  });
+
+  it('a date without jobs is an empty plan, not an error', async () => {
+    const answer = PlanAnswer.parse(await ok(await plan({ mode: 'optimize' }, '2026-12-06')));
+    expect(answer).toMatchObject({ data: [], unassigned: [], exclusions: [] });
+  });
+});
+
+describe('travel times from OSRM (D23)', () => {
+  let fake: OsrmFake;
+  let closeFake: () => Promise<void>;
+  const date = '2026-12-10';
+  beforeAll(async () => {
+    fake = new OsrmFake();
+    const started = await fake.start();
+    closeFake = started.close;
+    await temporal.stopWorker();
+    await temporal.startWorker({ routing: { travel: { osrmUrl: started.url, osrmTimeoutMs: 1500 } } });
+    await job('north', PLACES[0]!, {}, date);
+    await job('south', PLACES[2]!, {}, date);
+  }, 60_000);
+  afterAll(async () => {
+    await temporal.stopWorker();
+    await temporal.startWorker();
+    await closeFake();
+  });
+
+  it('prices the plan with the table service, coordinates longitude first, and names it', async () => {
+    const answer = PlanAnswer.parse(await ok(await plan({ mode: 'optimize', dry_run: true }, date)));
+    expect(answer.travelTimeSource).toBe('osrm');
+    const asked = fake.requests.at(-1)!;
+    expect(asked[0]).toEqual([Number(DEPOT.lon.toFixed(6)), Number(DEPOT.lat.toFixed(6))]);
+  });
+
+  it.each(['garbage', 'wrong-shape', 'no-table', 'slow'] as const)('an OSRM that answers %s fails the plan with a 502 naming it, nothing applied', async (mode) => {
+    fake.mode = mode;
+    fake.delayMs = 4000;
+    try {
+      const res = await plan({ mode: 'optimize' }, date);
+      expect(res.status).toBe(502);
+      const problem = (await res.json()) as Problem;
+      expect(problem.detail).toMatch(/Travel times from osrm failed: .*Nothing was applied\./);
+      const stored = await owner.query('select 1 from routes r join crews c on c.id = r.crew_id where r.route_date = $1 and c.organization_id = $2', [date, a.id]);
+      expect(stored.rowCount).toBe(0);
+    } finally {
+      fake.mode = 'ok';
+    }
+  });
+
+  it('a second plan while one runs answers its status, not a second run', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 1000;
+    try {
+      const first = plan({ mode: 'optimize', dry_run: true }, date);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const second = await plan({ mode: 'optimize', dry_run: true }, date);
+      expect(second.status).toBe(202);
+      expect(await second.json()).toMatchObject({ status: 'running', stage: 'loading', workflow_id: `route-plan-${a.id}-${date}` });
+      expect((await first).status).toBe(200);
+    } finally {
+      fake.mode = 'ok';
+    }
+  });
+});
