@@ -159,8 +159,8 @@ describe('README.md, pasted block by block', () => {
       cwd: projectRoot,
       // As in a newcomer's shell after npm start: npm and node on PATH, the Temporal CLI where
       // npm start built it (or on PATH), and PORT as npm start's API uses it.
-      // `npm run ops` (D19) reaches the stack's database and Temporal as a deployment's operator would.
-      env: { ...process.env, PORT: String(port), DATABASE_URL: database, TEMPORAL_ADDRESS: temporalAddress, PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
+      // `npm run ops` (D19, D22) reaches the stack's database, Temporal and worker as a deployment's operator would.
+      env: { ...process.env, PORT: String(port), DATABASE_URL: database, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: `readme-test-${port}`, PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let shell = '';

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { Worker } from '@temporalio/worker';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
+import { twoWindows } from '../../scripts/harness/quote-requests';
+import { createOrm } from '../../db/orm';
+import { dropDatabase, migrate } from '../../db/migrate';
+import { withDatabaseName, workerDatabaseUrl } from '../../db/database-urls';
+import { hashPassword } from '../../db/passwords';
+import { createTenantActivities } from '../../activities/tenants';
+import { WORKFLOWS_PATH } from '../../worker/create-worker';
+import { connectWorker } from '../../worker/temporal-connection';
+
+/**
+ * D22 with SEED_SANDBOX=false: a deployment's database holds no tenant until an operator makes
+ * one with `npm run ops -- tenant create`; that workspace then prices quotes through the API
+ * alone. Its own database, migrated and never seeded, and its own worker on it.
+ */
+const database = withDatabaseName(process.env.DATABASE_URL!, `shade_unseeded_${randomBytes(4).toString('hex')}`);
+const taskQueue = `unseeded-${randomUUID()}`;
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+let owner: pg.Pool;
+let workerOrm: MikroORM;
+let worker: Worker;
+let workerConnection: Awaited<ReturnType<typeof connectWorker>>;
+let running: Promise<void>;
+let api: ApiHarness;
+
+beforeAll(async () => {
+  await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
+  owner = new pg.Pool({ connectionString: database, max: 2 });
+  workerOrm = await createOrm({ url: workerDatabaseUrl(database, process.env.DATABASE_WORKER_PASSWORD!), poolMax: 2 });
+  workerConnection = await connectWorker(process.env.TEMPORAL_ADDRESS!);
+  worker = await Worker.create({ connection: workerConnection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', taskQueue, workflowsPath: WORKFLOWS_PATH, activities: createTenantActivities({ em: workerOrm.em }) });
+  running = worker.run();
+  api = await startApi({ env: { DATABASE_URL: database } });
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  worker?.shutdown();
+  await running;
+  await workerConnection?.close();
+  await workerOrm?.close(true);
+  await owner?.end();
+  await dropDatabase(database);
+}, 60_000);
+
+function ops(...args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue } }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+describe('SEED_SANDBOX=false: a tenant made by ops is the only way in, and it works', () => {
+  it('no workspace before; ops tenant create makes one whose ADMIN, once the invitation is accepted, prices a quote on its price book', async () => {
+    expect((await ops('tenant', 'list')).out).toContain('0 workspaces.');
+    const created = await ops('tenant', 'create', '--subdomain', 'brightline', '--name', 'Brightline Shades', '--admin-email', 'owner@brightline.test');
+    expect(created.code).toBe(0);
+    expect(created.out).toContain('Created the workspace "brightline"');
+    expect((await ops('tenant', 'list')).out).toMatch(/brightline\s+Brightline Shades\s+starter\s+active\s+1/);
+
+    const login = () => api.request('/api/v1/auth/login', { method: 'POST', json: { subdomain: 'brightline', email: 'owner@brightline.test', password: 'Correct-Horse-7-Battery' } });
+    // Invited, not yet accepted: no one can sign in as them.
+    expect((await login()).status).toBe(401);
+    // Accepting the invitation (D20's accept, the team's code) sets the password and activates the
+    // user; until that route is on main, the owner does exactly that here.
+    await owner.query(`update users set password_hash = $1, active = true where email = 'owner@brightline.test'`, [await hashPassword('Correct-Horse-7-Battery')]);
+    const session = await login();
+    expect(session.status).toBe(200);
+    const { access_token: token, user } = (await session.json()) as { access_token: string; user: { role: string } };
+    expect(user.role).toBe('ADMIN');
+
+    const organization = await api.request('/api/v1/organization', { token });
+    expect(await organization.json()).toMatchObject({ subdomain: 'brightline', name: 'Brightline Shades', plan: 'starter', time_zone: 'America/Toronto', technical_contact_email: 'owner@brightline.test' });
+    const quote = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) });
+    expect(quote.status).toBe(200);
+    expect(await quote.json()).toMatchObject({ persisted: true, status: 'DRAFT', quote_number: 1, totals: { amount_cents: expect.any(Number) } });
+  }, 120_000);
+});
