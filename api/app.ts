@@ -74,7 +74,7 @@ import { ChangeOrderService } from './fsm/change-order-service';
 import { graphqlRoutes } from './graphql/routes';
 import { teamRoutes } from './team/routes';
 import { TeamService } from './team/team-service';
-import { smtpMailer, type Mailer } from '../infra/email/mailer';
+import { smtpMailer } from '../infra/email/mailer';
 import type { PointsBucket } from './graphql/throttle';
 import { PlanBucket } from './graphql/plan-bucket';
 
@@ -105,11 +105,12 @@ export interface AppDependencies {
   graphqlBucket?: PointsBucket;
   /** D21: starts the timer that announces a future-dated price book revision. */
   pricebookWorkflows?: PricebookWorkflows;
-  /** Mail of the team (D20); unset: SMTP_URL's server, or none. */
-  mailer?: Mailer;
   /** Prometheus counters of requests, served at METRICS_PORT by api/main.ts. */
   metrics?: RequestMetrics;
-  /** SMTP (SMTP_URL): D24's quote links and the office's notices; absent, they are not emailed (a warning is logged). */
+  /**
+   * SMTP (SMTP_URL): D24's quote links and the office's notices, D20's invitations and resets;
+   * absent, they are not emailed (a warning is logged). The team's mail falls back to SMTP_URL.
+   */
   mailer?: Mailer;
 }
 
@@ -163,6 +164,10 @@ export function createApp(deps: AppDependencies): Express {
   metaRoutes(host, { serverUrl: deps.settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' });
   connectorRoutes(host, deps);
   authRoutes(host, { em: deps.em, login, loginLimiter: new Limiter(deps.limiterPool, LOGIN_LIMIT) });
+  const rateCards = deps.rateCards ?? new RateCardRepository();
+  // D24: links to the customer's page are built on PUBLIC_BASE_URL (by default this API's own address).
+  const publicBaseUrl = deps.settings.PUBLIC_BASE_URL ?? `http://localhost:${deps.settings.PORT}`;
+  const mail = { mailer: deps.mailer, publicBaseUrl, logger: deps.logger };
   teamRoutes(host, {
     em: deps.em,
     team: new TeamService({
@@ -170,7 +175,7 @@ export function createApp(deps: AppDependencies): Express {
       hasher: deps.hasher ?? defaultHasher,
       tokens,
       mailer: deps.mailer ?? (deps.settings.SMTP_URL ? smtpMailer(deps.settings.SMTP_URL, deps.settings.MAIL_FROM) : undefined),
-      publicBaseUrl: deps.settings.PUBLIC_BASE_URL ?? `http://127.0.0.1:${deps.settings.PORT}`,
+      publicBaseUrl,
       logger: deps.logger,
     }),
     limiters: {
@@ -179,10 +184,6 @@ export function createApp(deps: AppDependencies): Express {
       passwordChecks: new Limiter(deps.limiterPool, PASSWORD_CHECK_LIMIT),
     },
   });
-  const rateCards = deps.rateCards ?? new RateCardRepository();
-  // D24: links to the customer's page are built on PUBLIC_BASE_URL (by default this API's own address).
-  const publicBaseUrl = deps.settings.PUBLIC_BASE_URL ?? `http://localhost:${deps.settings.PORT}`;
-  const mail = { mailer: deps.mailer, publicBaseUrl, logger: deps.logger };
   quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events, mail) });
   quotePageRoutes(host, {
     pages: new QuotePageService(deps.em, { formSecret: deps.settings.AUTH_TOKEN_SECRET, events: deps.events, ...mail }),
