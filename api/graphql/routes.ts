@@ -201,6 +201,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
     method: 'get',
     path: `${GRAPHIQL_BASE}/:asset`,
     operationId: 'getGraphiqlAsset',
+    documented: false,
     summary: "GraphiQL's scripts and stylesheets (outside production)",
     description: 'graphiql and React from the installed packages, and the page start-up script; nothing else of those packages.',
     tags: ['graphql'],

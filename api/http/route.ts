@@ -65,6 +65,11 @@ interface RouteDeclaration<B extends z.ZodType | undefined, Q extends AnyObject 
    * section 8's limits, a public route has no tenant).
    */
   metering?: Metering;
+  /**
+   * `false` for a page's own plumbing (its script, stylesheet, image): served like any route, but
+   * not an operation of the API, so left out of the OpenAPI document and the clients made from it.
+   */
+  documented?: false;
 }
 
 /**
@@ -114,7 +119,7 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
   spec: RouteSpec<B, Q, P, A>,
 ): void {
   checkGuards(host, spec as AnySpec);
-  host.registry.registerPath(describe(spec as AnySpec));
+  if (spec.documented !== false) host.registry.registerPath(describe(spec as AnySpec));
   if (spec.auth !== 'bearer') host.publicRoutes.add(spec.method, spec.path);
   host.app[spec.method](spec.path, async (req: Request, res: Response) => {
     const key = spec.idempotency ? req.get(IDEMPOTENCY_HEADER) : undefined;

@@ -84,6 +84,16 @@ describe('what generated clients need from the document', () => {
     expect(doc.tags?.every((t) => (t.description ?? '').length > 0)).toBe(true);
   });
 
+  it("lists operations of the API only: a page's own scripts, stylesheets and assets are served but not documented", async () => {
+    const plumbing = Object.keys(doc.paths ?? {}).filter((path) => /\.(js|css|map|png|svg)$|\/assets\/|\{asset\}/.test(path));
+    expect(plumbing).toEqual([]);
+    for (const asset of ['/docs/init.js', '/developer/assets/webhooks.js', '/developer/assets/webhooks.css', '/v1/graphql/graphiql/init.js']) {
+      const res = await api.request(asset).catch((error: Error) => { throw new Error(`${asset}: ${error.message} ${String((error as { cause?: unknown }).cause)}`); });
+      await res.arrayBuffer();
+      expect({ asset, status: res.status }).toEqual({ asset, status: 200 });
+    }
+  });
+
   it('has an example for every request and response body', () => {
     const missing: string[] = [];
     for (const { path, method, op } of [...operations(doc.paths), ...operations(doc.webhooks)]) {
