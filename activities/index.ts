@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type Stripe from 'stripe';
 import { createApprovalActivities } from './approval';
 import { createChangeOrderInvoiceActivities } from './approval/change-order-invoice';
+import { createJobCompletionInvoiceActivities } from './approval/job-completion-invoice';
 import { createIntegrationActivities, type IntegrationDependencies } from './integrations';
 import { createWebhookActivities, type WebhookDependencies } from './webhooks';
 import { createProviderSyncActivities, type ProviderSyncDependencies } from './provider-sync';
@@ -35,6 +36,7 @@ export function createActivities(deps: ActivityDependencies) {
     // D24's invoice email goes through the same SMTP server as D13's notices.
     ...createApprovalActivities({ ...deps, payments: deps.payments, mailer: deps.webhooks.mailer }),
     ...createChangeOrderInvoiceActivities({ ...deps, payments: deps.payments }),
+    ...createJobCompletionInvoiceActivities({ ...deps, payments: deps.payments }),
     ...createIntegrationActivities(deps),
     ...createWebhookActivities(deps),
     ...createProviderSyncActivities({ ...deps, payments: deps.payments }),

@@ -52,6 +52,23 @@ export async function subdomainAndQuoteNumber(em: EntityManager, quoteId: string
   return row;
 }
 
+/**
+ * Issue 30: the tenant's subdomain, and whether a completed job has an invoice to reconcile (with
+ * its quote's id and number), in one read: a job's `job.completed` names only the job.
+ */
+export async function subdomainAndCompletionInvoice(
+  em: EntityManager,
+  jobId: string,
+): Promise<{ subdomain: string; invoiced: boolean; quote_id: string | null; quote_number: number | null } | undefined> {
+  const [row] = await em.execute<{ subdomain: string; invoiced: boolean; quote_id: string | null; quote_number: number | null }[]>(
+    `select o.subdomain, c.work_order_id is not null as invoiced, c.quote_id, q.quote_number
+       from organizations o left join job_completion_invoices c on c.work_order_id = ? left join quotes q on q.id = c.quote_id
+      where o.id = app_current_organization()`,
+    [jobId],
+  );
+  return row;
+}
+
 const SETTINGS_COLUMNS = `name, display_name, time_zone, working_day_start, quote_validity_days, depot_lat, depot_lon,
   road_factor::float8 as road_factor, average_speed_kmh, overtime_cap_minutes, eta_drift_threshold_minutes, dispatch_coalesce_seconds`;
 

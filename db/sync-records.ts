@@ -74,6 +74,39 @@ async function upsert(em: EntityManager, ref: SyncRecordKey, onConflict: string,
   );
 }
 
+/** One payments call of a record keyed by its own local id (a change order's invoice, a job's completion invoice). */
+export type LocalSyncOutcome = { kind: 'attempt' } | { kind: 'succeeded'; externalId: string; amountCents: number | null } | { kind: 'failed'; lastError: string };
+
+/**
+ * The sync-log record of a payments call keyed by its local id rather than by its quote (D12's
+ * change orders, issue 30's completion invoices): one more attempt, its success, or its failure
+ * (a record that succeeded stays succeeded).
+ */
+export async function recordLocalSync(em: EntityManager, ref: { entityType: string; quoteId: string | null; localId: string }, outcome: LocalSyncOutcome): Promise<void> {
+  const onConflict = {
+    attempt: `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'PENDING' end, attempts = sync_records.attempts + 1`,
+    succeeded: `status = 'SUCCEEDED', external_id = excluded.external_id, amount_cents = excluded.amount_cents, last_error = null, synced_at = now()`,
+    failed: `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'FAILED' end, last_error = excluded.last_error`,
+  }[outcome.kind];
+  const status = { attempt: 'PENDING', succeeded: 'SUCCEEDED', failed: 'FAILED' }[outcome.kind];
+  await em.execute(
+    `insert into sync_records (organization_id, provider, entity_type, quote_id, local_id, status, attempts, external_id, amount_cents, last_error, synced_at)
+     values (app_current_organization(), 'PAYMENTS', ?, ?, ?, ?, ?, ?, ?, ?, case when ? = 'SUCCEEDED' then now() end)
+     on conflict (organization_id, provider, entity_type, local_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
+    [
+      ref.entityType,
+      ref.quoteId,
+      ref.localId,
+      status,
+      outcome.kind === 'attempt' ? 1 : 0,
+      outcome.kind === 'succeeded' ? outcome.externalId : null,
+      outcome.kind === 'succeeded' ? outcome.amountCents : null,
+      outcome.kind === 'failed' ? outcome.lastError.slice(0, 2000) : null,
+      status,
+    ],
+  );
+}
+
 export interface SyncRecordRow {
   id: string;
   provider: SyncProvider;

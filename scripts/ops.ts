@@ -6,6 +6,7 @@
  *   npm run ops -- failed                                          every FAILED provider call, all tenants
  *   npm run ops -- retry <quote number> <provider> --tenant <subdomain>    one leg of a quote's approval
  *   npm run ops -- retry --change-order <id | CO-<job id>-<sequence>>      a change order's invoice or credit note
+ *   npm run ops -- retry --job <job id>                            a completed job's invoice
  *   npm run ops -- retry --all <provider> [--tenant <subdomain>]   every FAILED call of a provider
  *   npm run ops -- tenant create|list|plan|suspend|resume ...      D22: workspaces (scripts/ops/tenant-commands.ts)
  *
@@ -18,14 +19,15 @@
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { loadDotEnv } from './infra/dotenv';
-import { approvalWorkflowId, changeOrderInvoiceWorkflowId, type LegOutcome, type LegProvider } from '../infra/temporal/contracts';
-import { RepairUnavailable, retryApprovalLeg, retryChangeOrderInvoice, stillWaiting } from '../infra/temporal/leg-repair';
+import { approvalWorkflowId, changeOrderInvoiceWorkflowId, jobCompletionInvoiceWorkflowId, type LegOutcome, type LegProvider } from '../infra/temporal/contracts';
+import { RepairUnavailable, retryApprovalLeg, retryChangeOrderInvoice, retryJobCompletionInvoice, stillWaiting } from '../infra/temporal/leg-repair';
 import { InvoiceRunner } from '../infra/temporal/invoice-runner';
 import { knownSubdomains } from '../infra/temporal/tenant-subdomains';
 import { ENTITY_TYPE } from '../db/sync-records';
 import { CHANGE_ORDER_ENTITY } from '../db/fsm/change-orders';
 import { createOrm } from '../db/orm';
 import { TENANT_USAGE, TenantUsageError, tenantCommand } from './ops/tenant-commands';
+import { JOB_INVOICE_ENTITY } from '../db/fsm/completion-invoices';
 
 loadDotEnv();
 const env = (name: string) => (process.env[name] ? process.env[name] : undefined);
@@ -37,6 +39,7 @@ const USAGE = [
   'usage: npm run ops -- failed',
   '       npm run ops -- retry <quote number> <payments|accounting|crm> --tenant <subdomain>',
   '       npm run ops -- retry --change-order <change order id | CO-<job id>-<sequence>>',
+  '       npm run ops -- retry --job <job id>   (a completed job\'s invoice)',
   '       npm run ops -- retry --all <payments|accounting|crm> [--tenant <subdomain>]',
   TENANT_USAGE,
 ].join('\n');
@@ -50,8 +53,9 @@ const EXIT = { succeeded: 0, failedAgain: 1, nothingRetried: 2 } as const;
 /** One FAILED provider call as the operator sees it: what it is, and the workflow that waits for it. */
 interface FailedCall {
   subdomain: string;
-  quote_number: number;
-  quote_id: string;
+  /** Null for a completed job without a quote. */
+  quote_number: number | null;
+  quote_id: string | null;
   organization_id: string;
   provider: LegProvider;
   attempts: number;
@@ -60,21 +64,26 @@ interface FailedCall {
   job_id: string | null;
   sequence: number | null;
   credit: boolean | null;
+  /** The job of a completion invoice (issue 30). */
+  completed_job_id: string | null;
 }
 
 const changeOrderRef = (call: { job_id: string | null; sequence: number | null }) => `CO-${call.job_id}-${call.sequence}`;
-const describeCall = (call: FailedCall) => (call.change_order_id ? `${call.credit ? 'credit note' : 'change order'} ${changeOrderRef(call)}` : 'quote leg');
-const workflowOf = (call: FailedCall) => (call.change_order_id ? changeOrderInvoiceWorkflowId(call.change_order_id) : approvalWorkflowId(call.quote_id));
+const describeCall = (call: FailedCall) =>
+  call.completed_job_id ? `completion invoice of job ${call.completed_job_id}` : call.change_order_id ? `${call.credit ? 'credit note' : 'change order'} ${changeOrderRef(call)}` : 'quote leg';
+const workflowOf = (call: FailedCall) =>
+  call.completed_job_id ? jobCompletionInvoiceWorkflowId(call.completed_job_id) : call.change_order_id ? changeOrderInvoiceWorkflowId(call.change_order_id) : approvalWorkflowId(call.quote_id!);
 
 async function failedCalls(db: pg.Pool, filter: { provider?: LegProvider; subdomain?: string } = {}): Promise<FailedCall[]> {
   const { rows } = await db.query<FailedCall>(
     `select o.subdomain, o.id as organization_id, q.quote_number, q.id as quote_id, s.provider, s.attempts, s.last_error,
-            co.id as change_order_id, co.work_order_id as job_id, co.sequence, co.sell_cents < 0 as credit
-       from sync_records s join organizations o on o.id = s.organization_id join quotes q on q.id = s.quote_id
+            co.id as change_order_id, co.work_order_id as job_id, co.sequence, co.sell_cents < 0 as credit,
+            case when s.entity_type = $4 then s.local_id end as completed_job_id
+       from sync_records s join organizations o on o.id = s.organization_id left join quotes q on q.id = s.quote_id
        left join change_orders co on s.entity_type = $1 and co.id::text = s.local_id
       where s.status = 'FAILED' and ($2::text is null or s.provider = $2) and ($3::text is null or o.subdomain = $3)
-      order by o.subdomain, q.quote_number, s.provider, co.sequence nulls first`,
-    [CHANGE_ORDER_ENTITY, filter.provider ?? null, filter.subdomain ?? null],
+      order by o.subdomain, q.quote_number nulls last, s.provider, co.sequence nulls first, s.local_id`,
+    [CHANGE_ORDER_ENTITY, filter.provider ?? null, filter.subdomain ?? null, JOB_INVOICE_ENTITY],
   );
   return rows;
 }
@@ -86,13 +95,14 @@ async function failed(db: pg.Pool): Promise<number> {
     return 0;
   }
   const table = [['TENANT', 'QUOTE', 'PROVIDER', 'ATTEMPTS', 'CALL', 'LAST ERROR', 'WORKFLOW ID']].concat(
-    rows.map((r) => [r.subdomain, String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), describeCall(r), oneLine(r.last_error ?? ''), workflowOf(r)]),
+    rows.map((r) => [r.subdomain, r.quote_number === null ? '-' : String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), describeCall(r), oneLine(r.last_error ?? ''), workflowOf(r)]),
   );
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table) console.log(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
   console.log(`${rows.length} FAILED call${rows.length === 1 ? '' : 's'}. Repair one:`);
   console.log('  a quote leg:                    npm run ops -- retry <quote number> <provider> --tenant <subdomain>');
   console.log('  a change order or credit note:  npm run ops -- retry --change-order CO-<job id>-<sequence>');
+  console.log('  a completed job\'s invoice:      npm run ops -- retry --job <job id>');
   console.log('  every call of a provider:       npm run ops -- retry --all <provider> [--tenant <subdomain>]');
   return 0;
 }
@@ -202,6 +212,33 @@ async function retryChangeOrder(db: pg.Pool, client: Client, reference: string):
   });
 }
 
+async function retryJobInvoice(db: pg.Pool, client: Client, jobId: string): Promise<number> {
+  if (!UUID.test(jobId)) throw new UsageError(USAGE);
+  const { rows } = await db.query<{ subdomain: string; quote_number: number | null; status: string | null; attempts: number | null; external_id: string | null }>(
+    `select o.subdomain, q.quote_number, s.status, s.attempts, s.external_id
+       from work_orders w join organizations o on o.id = w.organization_id left join quotes q on q.id = w.quote_id
+       left join sync_records s on s.provider = 'PAYMENTS' and s.entity_type = $2 and s.local_id = w.id::text
+      where w.id = $1::uuid`,
+    [jobId, JOB_INVOICE_ENTITY],
+  );
+  const job = rows[0];
+  if (!job) throw new UsageError(`No job ${jobId}.`);
+  const label = `completion invoice of job ${jobId} (${job.quote_number === null ? 'no quote' : `quote ${job.quote_number}`}, ${job.subdomain})`;
+  if (job.status === null) {
+    console.error(`Nothing retried: the ${label} was never called (the job is not completed, has nothing to invoice, or its workflow has not run yet).`);
+    return EXIT.nothingRetried;
+  }
+  return retryCall({
+    client,
+    label,
+    workflowId: jobCompletionInvoiceWorkflowId(jobId),
+    status: job.status,
+    attempts: job.attempts,
+    externalId: job.external_id,
+    run: () => retryJobCompletionInvoice(client, { jobId }),
+  });
+}
+
 /** After a provider's outage: every FAILED call of it, one line of progress each, then a summary. */
 async function retryAll(db: pg.Pool, client: Client, filter: { provider: LegProvider; subdomain?: string }): Promise<number> {
   const calls = await failedCalls(db, filter);
@@ -213,10 +250,12 @@ async function retryAll(db: pg.Pool, client: Client, filter: { provider: LegProv
   console.log(`Retrying ${calls.length} FAILED ${scope} call${calls.length === 1 ? '' : 's'}.`);
   const tally = { succeeded: 0, failed: 0, notRetried: 0 };
   for (const [index, call] of calls.entries()) {
-    console.log(`[${index + 1}/${calls.length}] ${call.subdomain}, quote ${call.quote_number}, ${describeCall(call)}`);
-    const code = call.change_order_id
-      ? await retryChangeOrder(db, client, call.change_order_id)
-      : await retryQuoteLeg(db, client, { subdomain: call.subdomain, quoteNumber: call.quote_number, provider: call.provider });
+    console.log(`[${index + 1}/${calls.length}] ${call.subdomain}, ${call.quote_number === null ? 'no quote' : `quote ${call.quote_number}`}, ${describeCall(call)}`);
+    const code = call.completed_job_id
+      ? await retryJobInvoice(db, client, call.completed_job_id)
+      : call.change_order_id
+        ? await retryChangeOrder(db, client, call.change_order_id)
+        : await retryQuoteLeg(db, client, { subdomain: call.subdomain, quoteNumber: call.quote_number!, provider: call.provider });
     if (code === EXIT.succeeded) tally.succeeded += 1;
     else if (code === EXIT.failedAgain) tally.failed += 1;
     else tally.notRetried += 1;
@@ -238,6 +277,11 @@ async function retry(db: pg.Pool, args: string[]): Promise<number> {
     const { value, rest } = flag(args, '--change-order');
     if (rest.length !== 0 || !value) throw new UsageError(USAGE);
     return withTemporal((client) => retryChangeOrder(db, client, value));
+  }
+  if (args.includes('--job')) {
+    const { value, rest } = flag(args, '--job');
+    if (rest.length !== 0 || !value) throw new UsageError(USAGE);
+    return withTemporal((client) => retryJobInvoice(db, client, value));
   }
   const tenant = flag(args, '--tenant');
   if (args.includes('--all')) {

@@ -7,6 +7,7 @@ export { expireQuotes } from './expire-quotes';
 export { integrationTokenRefresh } from './integration-token-refresh';
 export { deliverEndpointWebhooks } from './webhook-endpoint-delivery';
 export { changeOrderInvoice } from './change-order-invoice';
+export { jobCompletionInvoice } from './job-completion-invoice';
 export { providerSync } from './provider-sync';
 export { pricebookPublication } from './pricebook-publication';
 export { tenantProvisioning } from './tenant-provisioning';

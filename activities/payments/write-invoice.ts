@@ -21,30 +21,48 @@ const NET_DAYS = 14;
  * call carries a key from `paymentsKey`, so running this again after any failure (or after a
  * success whose answer was lost) makes nothing twice: the provider replays each stored answer.
  */
-export async function writeInvoice(
-  stripe: Stripe,
-  quote: FrozenQuote & { organizationId: string; changeOrder?: { id: string; sequence: number } | undefined },
-  rememberCustomer: (paymentsCustomerId: string) => Promise<void>,
-): Promise<WrittenInvoice> {
-  // D12: a change order's invoice is its own: every call keyed by the change order, not the quote.
-  const changeOrder = quote.changeOrder;
-  const key = (step: string) => (changeOrder ? `change-order-${changeOrder.id}-${step}` : paymentsKey(quote.quoteId, step));
+/**
+ * What one invoice bills: a quote's frozen lines (D3), a change order's delta (D12), or a
+ * completed job's lines (issue 30: beyond its quote, or time and materials without one).
+ */
+export type InvoiceToWrite = Pick<FrozenQuote, 'customer' | 'lines' | 'tax'> &
+  Partial<Omit<FrozenQuote, 'quoteId' | 'quoteNumber'>> & {
+  organizationId: string;
+  /** Null only for a job without a quote. */
+  quoteId: string | null;
+  quoteNumber: number | null;
+  changeOrder?: { id: string; sequence: number } | undefined;
+  job?: { id: string } | undefined;
+};
+
+export async function writeInvoice(stripe: Stripe, quote: InvoiceToWrite, rememberCustomer: (paymentsCustomerId: string) => Promise<void>): Promise<WrittenInvoice> {
+  // D12: a change order's invoice is its own: every call keyed by the change order, not the
+  // quote; a completed job's (issue 30) by the job.
+  const { changeOrder, job } = quote;
+  const key = (step: string) => (changeOrder ? `change-order-${changeOrder.id}-${step}` : job ? `job-${job.id}-${step}` : paymentsKey(quote.quoteId!, step));
   const metadata = {
     organization_id: quote.organizationId,
-    quote_id: quote.quoteId,
-    quote_number: String(quote.quoteNumber),
+    ...(quote.quoteId ? { quote_id: quote.quoteId, quote_number: String(quote.quoteNumber) } : {}),
     ...(changeOrder ? { change_order_id: changeOrder.id, change_order_sequence: String(changeOrder.sequence) } : {}),
+    ...(job ? { job_id: job.id } : {}),
   };
+  const description = changeOrder
+    ? `Quote ${quote.quoteNumber}, change order ${changeOrder.sequence}`
+    : job
+      ? quote.quoteId
+        ? `Quote ${quote.quoteNumber}, materials beyond the quote at completion`
+        : `Job ${job.id}, time and materials`
+      : `Quote ${quote.quoteNumber}`;
   let customerId = quote.customer?.paymentsCustomerId ?? null;
   if (!customerId) {
     const customer = await stripe.customers.create(
       {
-        name: quote.customer?.name ?? `Quote ${quote.quoteNumber}`,
+        name: quote.customer?.name ?? description,
         ...(quote.customer?.email ? { email: quote.customer.email } : {}),
-        metadata: { organization_id: quote.organizationId, ...(quote.customer ? { customer_id: quote.customer.id } : { quote_id: quote.quoteId }) },
+        metadata: { organization_id: quote.organizationId, ...(quote.customer ? { customer_id: quote.customer.id } : quote.quoteId ? { quote_id: quote.quoteId } : {}) },
       },
       // A customer of ours is one customer there; a quote without one gets its own.
-      { idempotencyKey: quote.customer ? `customer-${quote.customer.id}` : paymentsKey(quote.quoteId, 'customer') },
+      { idempotencyKey: quote.customer ? `customer-${quote.customer.id}` : key('customer') },
     );
     customerId = customer.id;
     if (quote.customer) await rememberCustomer(customerId);
@@ -58,7 +76,7 @@ export async function writeInvoice(
       days_until_due: NET_DAYS,
       auto_advance: false,
       pending_invoice_items_behavior: 'exclude',
-      description: changeOrder ? `Quote ${quote.quoteNumber}, change order ${changeOrder.sequence}` : `Quote ${quote.quoteNumber}`,
+      description,
       metadata,
     },
     { idempotencyKey: key('invoice') },

@@ -13,6 +13,7 @@ import type { EventDispatcher } from '../../infra/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../domain/work-orders/status-table';
 import { insertWorkOrder, recordWorkOrderNote, SCHEDULE_KEYSET, WORK_ORDER_HISTORY_KEYSET, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
+import { customersByIds } from '../../db/quotes/customer-directory';
 import { userRoleAndActive } from '../../db/users';
 import { iso } from '../../domain/timestamps';
 
@@ -92,6 +93,7 @@ export class WorkOrderService {
       if (body.quoteId) {
         if (!(await quoteExists(tx, body.quoteId))) throw notFound('quoteId: no such quote in this workspace.');
       }
+      if (body.customerId && (await customersByIds(tx, [body.customerId])).length === 0) throw notFound('customerId: no such customer in this workspace.');
       if (body.assignedTechnicianId) {
         const user = await userRoleAndActive(tx, body.assignedTechnicianId);
         if (!user) throw notFound('assignedTechnicianId: no such user in this workspace.');
@@ -106,6 +108,7 @@ export class WorkOrderService {
         crewId,
         siteId,
         quoteId: body.quoteId ?? null,
+        customerId: body.customerId ?? null,
         assignedTechnicianId: body.assignedTechnicianId ?? null,
         scheduledDate: body.scheduledDate ?? null,
         siteAddress: body.siteAddress ?? null,

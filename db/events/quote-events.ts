@@ -6,6 +6,7 @@ import { quoteTax, type QuoteTax } from '../../domain/tax/quote-tax';
 import { dollars, percentOf } from '../../domain/money';
 import type { QuoteStatus } from '../../domain/quotes/quote-status';
 import { quoteStatusInEvents, type EventData } from '../../domain/events/event-data';
+import type { PartConsumed } from '../../domain/invoicing/completion-invoice';
 
 /**
  * D13's two quote events, recorded in the outbox inside the caller's tenant transaction, so they
@@ -82,7 +83,9 @@ export interface GeneratedInvoice {
    * What was invoiced when it is not the quote itself: a change order's delta (D12), with its
    * subtotal before tax in cents. Absent: the quote's frozen calculation (D3).
    */
-  source?: { type: 'change_order'; id: string; subtotalCents: number };
+  source?: { type: 'change_order' | 'job'; id: string; subtotalCents?: number };
+  /** Issue 30: a completed job's material draws (its quote's invoice reconciled, or the draws beyond it). */
+  partsConsumed?: PartConsumed[];
 }
 
 /**
@@ -95,7 +98,7 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
   await lockQuoteForInvoiceEvents(em, invoice.quoteId);
   const quote = await frozenQuoteRow(em, invoice.quoteId);
   if (!quote?.frozen_calculation) throw new Error(`quote ${invoice.quoteId} has no frozen calculation`);
-  const subtotal = invoice.source ? invoice.source.subtotalCents : quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
+  const subtotal = invoice.source?.subtotalCents ?? quote.frozen_calculation.line_items.reduce((sum, line) => sum + line.price_cents, 0);
   // D25: the invoice's tax lines are its quote's region's, as the payments leg wrote them.
   const tax = quoteTax(quote.tax_region, subtotal);
   return recordEvent(em, organizationId, 'invoice.generated', {
@@ -109,9 +112,39 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
     status: 'open',
     totals: { subtotal: dollars(subtotal), taxTotal: dollars(tax.total_cents), grandTotal: dollars(invoice.totalCents ?? subtotal + tax.total_cents), currency: 'CAD' },
     taxLines: eventTaxLines(tax),
-    // Parts are drawn against jobs (D11); a quote's invoice consumes none of them.
-    partsConsumed: [],
+    // Parts are drawn against jobs (D11): the quote's approval consumes none; its job's completion does.
+    partsConsumed: invoice.partsConsumed ?? [],
     erpSync: await erpSyncOf(em, invoice.quoteId),
+  });
+}
+
+/** The reference of an invoice of a job without a quote (it has no proposal reference). */
+export const jobReference = (jobId: string) => `J-${jobId}`;
+
+/**
+ * `invoice.generated` for a job without a quote, billed at completion for its time and materials
+ * (issue 30): to the job's customer, with the job site's region's tax lines (D25) and the job's
+ * draws. No accounting leg mirrors it: `erpSync` says `skipped`.
+ */
+export async function recordServiceInvoiceGenerated(
+  em: EntityManager,
+  organizationId: string,
+  invoice: { jobId: string; invoiceId: string; totalCents: number | null; customerId: string | null; taxRegion: string | null; subtotalCents: number; partsConsumed: PartConsumed[] },
+): Promise<EventEnvelope> {
+  const tax = quoteTax(invoice.taxRegion, invoice.subtotalCents);
+  return recordEvent(em, organizationId, 'invoice.generated', {
+    id: invoice.invoiceId,
+    reference: jobReference(invoice.jobId),
+    sourceType: 'job',
+    sourceId: invoice.jobId,
+    quoteId: null,
+    customerId: invoice.customerId,
+    currency: 'CAD',
+    status: 'open',
+    totals: { subtotal: dollars(invoice.subtotalCents), taxTotal: dollars(tax.total_cents), grandTotal: dollars(invoice.totalCents ?? invoice.subtotalCents + tax.total_cents), currency: 'CAD' },
+    taxLines: eventTaxLines(tax),
+    partsConsumed: invoice.partsConsumed,
+    erpSync: { target: 'accounting', status: 'skipped' },
   });
 }
 

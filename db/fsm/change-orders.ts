@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CHANGE_ORDER_SELECT, type ChangeOrderRow } from './field-writes';
+import { recordLocalSync, type LocalSyncOutcome } from '../sync-records';
 
 /** D12: change orders of a job, numbered per job, in the caller's tenant transaction. */
 
@@ -119,31 +120,6 @@ export async function changeOrderForInvoice(em: EntityManager, id: string): Prom
 /** D12: the sync-log record of a change order's invoice (section 3.4's store, keyed by the change order). */
 export const CHANGE_ORDER_ENTITY = 'change_order_invoice';
 
-export async function changeOrderSync(
-  em: EntityManager,
-  ref: { quoteId: string; changeOrderId: string },
-  outcome: { kind: 'attempt' } | { kind: 'succeeded'; externalId: string; amountCents: number | null } | { kind: 'failed'; lastError: string },
-): Promise<void> {
-  const onConflict = {
-    attempt: `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'PENDING' end, attempts = sync_records.attempts + 1`,
-    succeeded: `status = 'SUCCEEDED', external_id = excluded.external_id, amount_cents = excluded.amount_cents, last_error = null, synced_at = now()`,
-    failed: `status = case when sync_records.status = 'SUCCEEDED' then 'SUCCEEDED' else 'FAILED' end, last_error = excluded.last_error`,
-  }[outcome.kind];
-  const status = { attempt: 'PENDING', succeeded: 'SUCCEEDED', failed: 'FAILED' }[outcome.kind];
-  await em.execute(
-    `insert into sync_records (organization_id, provider, entity_type, quote_id, local_id, status, attempts, external_id, amount_cents, last_error, synced_at)
-     values (app_current_organization(), 'PAYMENTS', ?, ?, ?, ?, ?, ?, ?, ?, case when ? = 'SUCCEEDED' then now() end)
-     on conflict (organization_id, provider, entity_type, local_id) do update set ${onConflict}, updated_at = clock_timestamp()`,
-    [
-      CHANGE_ORDER_ENTITY,
-      ref.quoteId,
-      ref.changeOrderId,
-      status,
-      outcome.kind === 'attempt' ? 1 : 0,
-      outcome.kind === 'succeeded' ? outcome.externalId : null,
-      outcome.kind === 'succeeded' ? outcome.amountCents : null,
-      outcome.kind === 'failed' ? outcome.lastError.slice(0, 2000) : null,
-      status,
-    ],
-  );
+export function changeOrderSync(em: EntityManager, ref: { quoteId: string; changeOrderId: string }, outcome: LocalSyncOutcome): Promise<void> {
+  return recordLocalSync(em, { entityType: CHANGE_ORDER_ENTITY, quoteId: ref.quoteId, localId: ref.changeOrderId }, outcome);
 }

@@ -9,6 +9,7 @@ import type { JobStatus } from '../../domain/jobs/job-status-table';
 import { jobMoveEvents, planJobMove } from '../../domain/jobs/job-move';
 import { localTimeToInstant } from '../../domain/organizations/local-time';
 import { organizationSettings } from '../organizations';
+import { storeCompletionInvoice } from './completion-invoices';
 
 /**
  * Jobs (D11): the field view of the work orders, listed with the typed builder (db/tables.ts) and
@@ -207,6 +208,8 @@ export async function moveJob(
   const changedAt = await recordJobHistory(em, { jobId: job.id, kind: 'status', userId: move.userId, from: job.job_status, to, detail: move.notes ? { notes: move.notes } : {} });
   const hours = plan.completes ? await jobHours(em, job.id) : null;
   const workOrderChangedAt = plan.workOrder ? await recordWorkOrderMove(em, job.id, plan.workOrder, move.userId, move.notes) : null;
+  // Issue 30: completing reconciles the job's work; its `job.completed` starts the invoice workflow.
+  if (plan.completes) await storeCompletionInvoice(em, job.id);
   return recordEvents(em, organizationId, jobMoveEvents(plan, { job, to, userId: move.userId, changedAt, signedOffAt: move.signedOffAt ?? null, hours, workOrderChangedAt }));
 }
 

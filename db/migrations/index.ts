@@ -28,6 +28,7 @@ import { Migration20261127030000Pricebook } from './Migration20261127030000Price
 import { Migration20261127040000RoutingData } from './Migration20261127040000RoutingData';
 import { Migration20261127041000RoutingWorkerReadsNoUsers } from './Migration20261127041000RoutingWorkerReadsNoUsers';
 import { Migration20261127050000CustomerQuotePage } from './Migration20261127050000CustomerQuotePage';
+import { Migration20261127060000CompletionInvoices } from './Migration20261127060000CompletionInvoices';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -64,4 +65,5 @@ export const migrations = [
   { name: 'Migration20261127040000RoutingData', class: Migration20261127040000RoutingData },
   { name: 'Migration20261127041000RoutingWorkerReadsNoUsers', class: Migration20261127041000RoutingWorkerReadsNoUsers },
   { name: 'Migration20261127050000CustomerQuotePage', class: Migration20261127050000CustomerQuotePage },
+  { name: 'Migration20261127060000CompletionInvoices', class: Migration20261127060000CompletionInvoices },
 ];

@@ -172,6 +172,8 @@ export function workOrderHistoryPage(em: EntityManager, id: string, afterSequenc
 
 export interface NewWorkOrder {
   quoteId: string | null;
+  /** Issue 30: whom a job without a quote is invoiced to at completion. */
+  customerId?: string | null;
   assignedTechnicianId: string | null;
   scheduledDate: string | null;
   siteAddress: string | null;
@@ -185,9 +187,9 @@ export interface NewWorkOrder {
 /** A new PENDING work order; its creation is recorded in the history (from nothing to PENDING). */
 export async function insertWorkOrder(em: EntityManager, order: NewWorkOrder): Promise<WorkOrderRow> {
   const [row] = await em.execute<WorkOrderRow[]>(
-    `insert into work_orders (organization_id, status, quote_id, assigned_technician_id, scheduled_date, site_address, notes, created_by_user_id, crew_id, site_id)
-     values (app_current_organization(), 'PENDING', ?, ?, ?::date, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
-    [order.quoteId, order.assignedTechnicianId, order.scheduledDate, order.siteAddress, order.notes, order.createdByUserId, order.crewId ?? null, order.siteId ?? null],
+    `insert into work_orders (organization_id, status, quote_id, assigned_technician_id, scheduled_date, site_address, notes, created_by_user_id, crew_id, site_id, customer_id)
+     values (app_current_organization(), 'PENDING', ?, ?, ?::date, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+    [order.quoteId, order.assignedTechnicianId, order.scheduledDate, order.siteAddress, order.notes, order.createdByUserId, order.crewId ?? null, order.siteId ?? null, order.customerId ?? null],
   );
   await em.execute(
     `insert into job_history (organization_id, work_order_id, kind, to_status, changed_by_user_id, detail) values (app_current_organization(), ?, 'created', 'scheduled', ?, ?::jsonb)`,

@@ -26,6 +26,7 @@ export const WORKFLOW_TYPES = {
   integrationTokenRefresh: 'integrationTokenRefresh',
   deliverEndpointWebhooks: 'deliverEndpointWebhooks',
   changeOrderInvoice: 'changeOrderInvoice',
+  jobCompletionInvoice: 'jobCompletionInvoice',
   providerSync: 'providerSync',
   pricebookPublication: 'pricebookPublication',
   tenantProvisioning: 'tenantProvisioning',
@@ -179,6 +180,20 @@ export type ChangeOrderInvoiceProgressQuery = QueryDefinition<ChangeOrderInvoice
 export const CHANGE_ORDER_INVOICE_PROGRESS: ChangeOrderInvoiceProgressQuery['name'] = 'changeOrderInvoiceProgress';
 /** One invoice per approved change order, ever. */
 export const changeOrderInvoiceWorkflowId = (changeOrderId: string) => `change-order-invoice-${changeOrderId}`;
+// ---- jobCompletionInvoice: issue 30, the completion invoice of document 001 §6.1-6.2 ----
+export interface JobCompletionInvoiceInput {
+  organizationId: string;
+  jobId: string;
+  timing?: Timing;
+}
+export type JobCompletionInvoiceOutcome = ChangeOrderInvoiceOutcome;
+export type JobCompletionInvoiceWorkflow = (input: JobCompletionInvoiceInput) => Promise<JobCompletionInvoiceOutcome>;
+/** D19 as for a change order's invoice: while its payments call has FAILED it waits for `retryLeg` (PAYMENTS). */
+export type JobCompletionInvoiceProgress = ChangeOrderInvoiceProgress;
+export type JobCompletionInvoiceProgressQuery = QueryDefinition<JobCompletionInvoiceProgress, [], 'jobCompletionInvoiceProgress'>;
+export const JOB_COMPLETION_INVOICE_PROGRESS: JobCompletionInvoiceProgressQuery['name'] = 'jobCompletionInvoiceProgress';
+/** One completion invoice per job, ever: keyed by the job. */
+export const jobCompletionInvoiceWorkflowId = (jobId: string) => `job-completion-invoice-${jobId}`;
 // ---- providerSync: D18, one schedule per tenant and usable provider ----
 export interface ProviderSyncInput {
   organizationId: string;

@@ -1,7 +1,16 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { EventEnvelope } from '../../domain/events/catalogue';
-import { WORKFLOW_TYPES, approvalWorkflowId, changeOrderInvoiceWorkflowId, type ChangeOrderInvoiceWorkflow, type QuoteApprovalWorkflow, type Timing } from './contracts';
+import {
+  WORKFLOW_TYPES,
+  approvalWorkflowId,
+  changeOrderInvoiceWorkflowId,
+  jobCompletionInvoiceWorkflowId,
+  type ChangeOrderInvoiceWorkflow,
+  type JobCompletionInvoiceWorkflow,
+  type QuoteApprovalWorkflow,
+  type Timing,
+} from './contracts';
 import { OrganizationIdKey, OrganizationSubdomainKey, QuoteIdKey, QuoteNumberKey } from './search-attributes';
 import type { TenantSubdomains } from './tenant-subdomains';
 
@@ -52,6 +61,28 @@ export class EventWorkflows {
               { key: OrganizationSubdomainKey, value: subdomain },
               { key: QuoteIdKey, value: data.quote_id },
               ...(quoteNumber === null ? [] : [{ key: QuoteNumberKey, value: quoteNumber }]),
+            ],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          }),
+        );
+        return;
+      }
+      case 'job.completed': {
+        // Issue 30: a completed job with an approved quote, or with a customer and no quote, is
+        // reconciled and invoiced by its own workflow, keyed by the job.
+        const data = envelope.data as { job_id: string };
+        const job = await this.options.subdomains.withCompletionInvoice(envelope.organization_id, data.job_id);
+        if (!job.invoiced) return;
+        await ignoreAlreadyStarted(
+          this.client.workflow.start<JobCompletionInvoiceWorkflow>(WORKFLOW_TYPES.jobCompletionInvoice, {
+            taskQueue: this.options.taskQueue,
+            workflowId: jobCompletionInvoiceWorkflowId(data.job_id),
+            args: [{ organizationId: envelope.organization_id, jobId: data.job_id, timing: this.options.timing ?? {} }],
+            typedSearchAttributes: [
+              { key: OrganizationIdKey, value: envelope.organization_id },
+              { key: OrganizationSubdomainKey, value: job.subdomain },
+              ...(job.quoteId === null ? [] : [{ key: QuoteIdKey, value: job.quoteId }]),
+              ...(job.quoteNumber === null ? [] : [{ key: QuoteNumberKey, value: job.quoteNumber }]),
             ],
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           }),

@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { RETRY_LEG, approvalWorkflowId, changeOrderInvoiceWorkflowId, type LegOutcome, type LegProvider, type RetryLegUpdate } from './contracts';
+import { RETRY_LEG, approvalWorkflowId, changeOrderInvoiceWorkflowId, jobCompletionInvoiceWorkflowId, type LegOutcome, type LegProvider, type RetryLegUpdate } from './contracts';
 
 /** The workflow is not waiting for a repair (it ended, or never ran): nothing was called. */
 export class RepairUnavailable extends Error {
@@ -48,6 +48,11 @@ export function retryApprovalLeg(client: Client, input: { quoteId: string; provi
 /** A change order's failed invoice or credit note (D12). Used by `npm run ops -- retry --change-order`. */
 export function retryChangeOrderInvoice(client: Client, input: { changeOrderId: string }): Promise<LegOutcome> {
   return retryOn(client, changeOrderInvoiceWorkflowId(input.changeOrderId), 'change order invoice workflow', 'PAYMENTS');
+}
+
+/** A completed job's failed invoice (issue 30). Used by `npm run ops -- retry --job`. */
+export function retryJobCompletionInvoice(client: Client, input: { jobId: string }): Promise<LegOutcome> {
+  return retryOn(client, jobCompletionInvoiceWorkflowId(input.jobId), 'job completion invoice workflow', 'PAYMENTS');
 }
 
 /** Whether the workflow still runs (so a call that failed again still waits for a repair). */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { subdomainAndQuoteNumber } from '../../db/organizations';
+import { subdomainAndCompletionInvoice, subdomainAndQuoteNumber } from '../../db/organizations';
 import { inTenant } from '../../db/tenant-scope';
 
 /**
@@ -11,6 +11,8 @@ export interface TenantSubdomains {
   of(organizationId: string): Promise<string>;
   /** The subdomain and the number of one quote of the tenant, in one read (a change order's event names only the quote's id). */
   withQuoteNumber(organizationId: string, quoteId: string): Promise<{ subdomain: string; quoteNumber: number | null }>;
+  /** Issue 30: whether a completed job is to be invoiced, with its quote, and the subdomain, in one read. */
+  withCompletionInvoice(organizationId: string, jobId: string): Promise<{ subdomain: string; invoiced: boolean; quoteId: string | null; quoteNumber: number | null }>;
 }
 
 /** Read from `organizations` (row-level security: inside the tenant's own transaction). */
@@ -37,6 +39,11 @@ export function tenantSubdomainsFrom(em: EntityManager): TenantSubdomains {
       return subdomain;
     },
     withQuoteNumber: (organizationId, quoteId) => read(organizationId, quoteId),
+    async withCompletionInvoice(organizationId, jobId) {
+      const row = await inTenant(em, organizationId, (tx) => subdomainAndCompletionInvoice(tx, jobId));
+      if (!row) throw new Error(`no organization ${organizationId}`);
+      return { subdomain: remember(organizationId, row.subdomain), invoiced: row.invoiced, quoteId: row.quote_id, quoteNumber: row.quote_number };
+    },
   };
 }
 
@@ -51,6 +58,9 @@ export function knownSubdomains(subdomains: ReadonlyMap<string, string>): Tenant
     of,
     withQuoteNumber: async () => {
       throw new Error('knownSubdomains does not read quotes');
+    },
+    withCompletionInvoice: async () => {
+      throw new Error('knownSubdomains does not read jobs');
     },
   };
 }

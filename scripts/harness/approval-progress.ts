@@ -5,6 +5,8 @@ import {
   CHANGE_ORDER_INVOICE_PROGRESS,
   approvalWorkflowId,
   changeOrderInvoiceWorkflowId,
+  jobCompletionInvoiceWorkflowId,
+  JOB_COMPLETION_INVOICE_PROGRESS,
   type ApprovalProgress,
   type ChangeOrderInvoiceOutcome,
   type ChangeOrderInvoiceProgress,
@@ -37,10 +39,19 @@ export async function approvalSettled(client: Client, quoteId: string, timeoutMs
  * waits for `retryLeg` when it FAILED. Tests wait for either (the run may not have started yet when
  * the approving request answers: the outbox relay starts it). Answers what it reached.
  */
-export async function changeOrderInvoiceSettled(client: Client, changeOrderId: string, timeoutMs = 60_000): Promise<ChangeOrderInvoiceProgress> {
-  const handle = client.workflow.getHandle(changeOrderInvoiceWorkflowId(changeOrderId));
+export function changeOrderInvoiceSettled(client: Client, changeOrderId: string, timeoutMs = 60_000): Promise<ChangeOrderInvoiceProgress> {
+  return repairableCallSettled(client, changeOrderInvoiceWorkflowId(changeOrderId), CHANGE_ORDER_INVOICE_PROGRESS, `the invoice of change order ${changeOrderId}`, timeoutMs);
+}
+
+/** The same for a completed job's invoice (issue 30): its workflow starts from the job's `job.completed`. */
+export function jobCompletionInvoiceSettled(client: Client, jobId: string, timeoutMs = 60_000): Promise<ChangeOrderInvoiceProgress> {
+  return repairableCallSettled(client, jobCompletionInvoiceWorkflowId(jobId), JOB_COMPLETION_INVOICE_PROGRESS, `the completion invoice of job ${jobId}`, timeoutMs);
+}
+
+async function repairableCallSettled(client: Client, workflowId: string, query: string, what: string, timeoutMs: number): Promise<ChangeOrderInvoiceProgress> {
+  const handle = client.workflow.getHandle(workflowId);
   return waitUntil(
-    `the invoice of change order ${changeOrderId} to settle`,
+    `${what} to settle`,
     async (): Promise<ChangeOrderInvoiceProgress | undefined> => {
       const status = await handle.describe().then(
         (d) => d.status.name,
@@ -50,7 +61,7 @@ export async function changeOrderInvoiceSettled(client: Client, changeOrderId: s
         },
       );
       if (status !== 'RUNNING' && status !== 'NOT_STARTED') return { state: 'completed', outcome: (await handle.result()) as ChangeOrderInvoiceOutcome };
-      const progress = status === 'RUNNING' ? await handle.query<ChangeOrderInvoiceProgress, []>(CHANGE_ORDER_INVOICE_PROGRESS).catch(() => undefined) : undefined;
+      const progress = status === 'RUNNING' ? await handle.query<ChangeOrderInvoiceProgress, []>(query).catch(() => undefined) : undefined;
       return progress && progress.state !== 'running' ? progress : undefined;
     },
     { timeoutMs },

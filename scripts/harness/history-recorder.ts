@@ -8,8 +8,8 @@ import { faults } from '../sandboxes/faults';
 import { createStripeClient } from '../../infra/payments/stripe-client';
 import { approvalWorkflowId } from '../../infra/temporal/contracts';
 import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
-import { changeOrderInvoiceWorkflowId, invoiceWorkflowId, WORKFLOW_TYPES } from '../../infra/temporal/contracts';
-import { approvalSettled } from './approval-progress';
+import { changeOrderInvoiceWorkflowId, invoiceWorkflowId, jobCompletionInvoiceWorkflowId, RETRY_LEG, WORKFLOW_TYPES } from '../../infra/temporal/contracts';
+import { approvalSettled, jobCompletionInvoiceSettled } from './approval-progress';
 import { consent, startIntegrationFakes, workerIntegrations } from './integration-fakes';
 
 type History = temporal.api.history.v1.IHistory;
@@ -61,6 +61,28 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
     const coOutcome = await changeOrder.result();
     if (coOutcome.status !== 'SUCCEEDED') throw new Error(`change order invoice ${JSON.stringify(coOutcome)}`);
 
+    // Issue 30: the job completes with a draw beyond its quote: its completion invoice workflow.
+    for (const status of ['dispatched', 'in_progress']) await moveJob(api, admin, jobId, status);
+    const drawn = await api.request(`/v1/fsm/jobs/${jobId}/material-draws`, { method: 'POST', token: admin, json: { sku: 'MTR-WIRED', quantity: '1', van_id: 'VAN-1' } });
+    if (drawn.status !== 201) throw new Error(`material draw answered ${drawn.status}`);
+    await moveJob(api, admin, jobId, 'complete');
+    const completion = harness.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId));
+    await jobCompletionInvoiceSettled(harness.client, jobId);
+    const completionOutcome = await completion.result();
+    if (completionOutcome.status !== 'SUCCEEDED') throw new Error(`completion invoice ${JSON.stringify(completionOutcome)}`);
+    // A service job (no quote) whose invoice is refused once and repaired by retryLeg (D19).
+    const customer = await api.request('/v1/customers', { method: 'POST', token: admin, json: { name: 'Service Customer' } });
+    const customerId = ((await customer.json()) as { id: string }).id;
+    const serviceJob = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { customerId, assignedTechnicianId: tech.id, siteAddress: '7 History Lane' } });
+    const serviceJobId = ((await serviceJob.json()) as { id: string }).id;
+    for (const status of ['dispatched', 'in_progress']) await moveJob(api, admin, serviceJobId, status);
+    fake.faults.inject({ method: 'POST', path: '/v1/invoices', times: 1, action: faults.status(400) });
+    await moveJob(api, admin, serviceJobId, 'complete');
+    const serviceCompletion = harness.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(serviceJobId));
+    await jobCompletionInvoiceSettled(harness.client, serviceJobId);
+    await serviceCompletion.executeUpdate(RETRY_LEG, { args: [{ provider: 'PAYMENTS' }] });
+    await serviceCompletion.result();
+
     // All three legs: the sandbox-alt tenant connects accounting and CRM first.
     const altAdmin = await api.tokenFor(await sandboxUser(owner, 'sandbox-alt', 'admin@sandbox.test'));
     for (const slug of ['accounting', 'crm'] as const) {
@@ -88,6 +110,9 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
       'quote-invoice-succeeded': await invoiceAlone.fetchHistory(),
       'quote-approval-three-legs': await fullFanOut.fetchHistory(),
       'change-order-invoice-succeeded': await changeOrder.fetchHistory(),
+      'job-completion-invoice-succeeded': await completion.fetchHistory(),
+      // D19: a service job's invoice refused, awaiting repair, repaired by retryLeg.
+      'job-completion-invoice-repaired': await serviceCompletion.fetchHistory(),
     };
   } finally {
     await fakes.close();
@@ -100,4 +125,9 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
 
 async function organizationOf(owner: ReturnType<typeof ownerPool>, quoteId: string): Promise<string> {
   return (await owner.query('select organization_id from quotes where id = $1', [quoteId])).rows[0].organization_id as string;
+}
+
+async function moveJob(api: { request: (path: string, init: { method: string; token: string; json: unknown }) => Promise<Response> }, token: string, jobId: string, status: string): Promise<void> {
+  const moved = await api.request(`/v1/fsm/jobs/${jobId}`, { method: 'PATCH', token, json: { status } });
+  if (moved.status !== 200) throw new Error(`moving job ${jobId} to ${status} answered ${moved.status}: ${await moved.text()}`);
 }

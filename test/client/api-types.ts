@@ -2309,14 +2309,20 @@ export interface components {
         InvoiceGeneratedData: {
             /** @description The payments provider’s invoice id */
             id: string;
-            /** @description The quote’s proposal reference `Q-<quote number>` */
+            /** @description The quote’s proposal reference `Q-<quote number>`, or `J-<job id>` for a job without a quote */
             reference: string;
-            /** @enum {string} */
-            sourceType: "quote" | "change_order";
+            /**
+             * @description What produced the invoice: the quote’s approval, a change order (D12), or a completed job (its quote’s invoice reconciled, the draws beyond it, or a job without a quote billed for time and materials)
+             * @enum {string}
+             */
+            sourceType: "quote" | "change_order" | "job";
             /** Format: uuid */
             sourceId: string;
-            /** Format: uuid */
-            quoteId: string;
+            /**
+             * Format: uuid
+             * @description Null for a job without a quote
+             */
+            quoteId: string | null;
             /** Format: uuid */
             customerId: string | null;
             /** @enum {string} */
@@ -3304,6 +3310,11 @@ export interface components {
         CreateWorkOrderRequest: {
             /** Format: uuid */
             quoteId?: string;
+            /**
+             * Format: uuid
+             * @description The customer a job without a quote is invoiced to at completion (document 001 §6.2); required before such a job completes
+             */
+            customerId?: string;
             /** Format: uuid */
             assignedTechnicianId?: string;
             /**

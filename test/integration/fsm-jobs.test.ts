@@ -28,6 +28,10 @@ beforeAll(async () => {
   for (const [name, user] of Object.entries(a.users)) tokens[name] = await api.tokenFor(user);
   tokens.bAdmin = await api.tokenFor(b.users.admin!);
   tokens.bTech = await api.tokenFor(b.users.tech!);
+  // Issue 30: a job without a quote completes only with a customer to invoice.
+  for (const [tenant, id] of [['a', a.id], ['b', b.id]] as const) {
+    customers[tenant] = (await owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Field Customer') returning id`, [id])).rows[0]!.id;
+  }
 });
 afterAll(async () => {
   await api.close();
@@ -43,8 +47,10 @@ const call = (method: string, path: string, who: string, json?: unknown) => {
 };
 
 /** A work order made through /api/ with a technician: its job gets the crew that technician leads (D11). */
+const customers: Record<'a' | 'b', string> = { a: '', b: '' };
 async function newJob(who = 'admin', body: Record<string, unknown> = {}, tech = a.users.tech!.id): Promise<string> {
-  const res = await call('POST', '/api/v1/work-orders', who, { assignedTechnicianId: tech, scheduledDate: '2026-12-03', siteAddress: '12 Elm St', ...body });
+  const customerId = customers[who.startsWith('b') ? 'b' : 'a'];
+  const res = await call('POST', '/api/v1/work-orders', who, { assignedTechnicianId: tech, scheduledDate: '2026-12-03', siteAddress: '12 Elm St', customerId, ...body });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }

@@ -92,6 +92,8 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   running_releases: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'] },
   // D24: the links of the customer's quote page, issued and voided by the API.
   quote_page_tokens: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  // Issue 30: what completing a job decided to invoice, written by the completing request, invoiced by the worker.
+  job_completion_invoices: { api: ['INSERT', 'SELECT'], worker: ['SELECT'] },
 };
 /** Security-definer doors: each one's callers. */
 const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {

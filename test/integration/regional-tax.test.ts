@@ -9,6 +9,8 @@ import { approvalSettled } from '../../scripts/harness/approval-progress';
 import { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import { changeOrderInvoiceWorkflowId } from '../../infra/temporal/contracts';
+import { TAX_REGIONS } from '../../domain/tax/canadian-sales-tax';
+import { jobCompletionInvoiceSettled } from '../../scripts/harness/approval-progress';
 
 /**
  * D25, end to end: a `/v1/quotes` quote taxed for its province is invoiced, checked out, mirrored
@@ -198,4 +200,37 @@ describe('a /v1/quotes quote is taxed by its region everywhere (D25)', () => {
     expect(notes[0].lines.data.map((l: Json) => [l.description, l.unit_amount]).slice(1)).toEqual([['GST (5%)', gstOf(credit)]]);
     expect(notes[0].total).toBe(credit + gstOf(credit));
   });
+
+  // Every region of D14's table: what the customer is charged and told equals the quote's own answer.
+  it.each(TAX_REGIONS)('%s: the invoice at the payments sandbox and at accounting, invoice.generated, and a completed job\'s invoices carry the quote\'s figures', async (region) => {
+    const quote = await approvedV1Quote(region);
+    const taxCents = quote.taxLines.map((l) => cents(l.amount));
+    const atStripe = invoiceAtStripe(quote.id);
+    expect(atStripe.total).toBe(cents(quote.totals.grandTotal));
+    expect(atStripe.tax.map(([, amount]) => amount)).toEqual(taxCents);
+    const event = await invoiceGenerated(quote.id);
+    expect(event.totals).toEqual(figuresOf(quote));
+    expect(event.taxLines).toEqual(quote.taxLines);
+    expect(cents((await invoiceAtAccounting(quote)).TotalAmt)).toBe(cents(quote.totals.grandTotal));
+
+    // Issue 30: its job completes having drawn one motor beyond the quote.
+    const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId: quote.id } });
+    const jobId = ((await job.json()) as { id: string }).id;
+    await owner.query(`update work_orders set job_status = 'in_progress' where id = $1`, [jobId]);
+    expect((await api.request(`/v1/fsm/jobs/${jobId}/material-draws`, { method: 'POST', token: admin, json: { sku: 'MTR-WIRED', quantity: '1', van_id: 'VAN-1' } })).status).toBe(201);
+    expect((await api.request(`/v1/fsm/jobs/${jobId}`, { method: 'PATCH', token: admin, json: { status: 'complete' } })).status).toBe(200);
+    expect((await jobCompletionInvoiceSettled(temporal.client, jobId)).outcome).toMatchObject({ status: 'SUCCEEDED' });
+    const { rows } = await owner.query(`select envelope->'data' as data from outbox_events where event = 'invoice.generated' and envelope->'data'->>'sourceId' = $1 order by created_at, id`, [jobId]);
+    const [reconciled, beyond] = rows.map((r) => r.data as Json);
+    // The quote's invoice again, with the quote's own figures.
+    expect(reconciled.totals).toEqual(figuresOf(quote));
+    expect(reconciled.taxLines).toEqual(quote.taxLines);
+    // The invoice beyond it: the quote's region's taxes, at the quote's rates, as the payments sandbox charged them.
+    const extra = (stripe.inspect.invoices(KEY) as Json[]).find((i) => i.metadata.job_id === jobId);
+    const extraLines = extra.lines.data as { amount: number; metadata: Record<string, string> }[];
+    expect(beyond.taxLines.map((l: TaxLine) => [l.code, l.rate])).toEqual(quote.taxLines.map((l) => [l.code, l.rate]));
+    expect(beyond.taxLines.map((l: TaxLine) => cents(l.amount))).toEqual(extraLines.filter((l) => l.metadata.is_tax === 'true').map((l) => l.amount));
+    expect(cents(beyond.totals.subtotal)).toBe(extraLines.filter((l) => l.metadata.is_tax !== 'true').reduce((sum, l) => sum + l.amount, 0));
+    expect(cents(beyond.totals.grandTotal)).toBe(extra.total);
+  }, 60_000);
 });

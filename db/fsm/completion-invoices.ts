@@ -1,0 +1,157 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RateCardRepository } from '../rate-cards/repository';
+import { recordLocalSync, type LocalSyncOutcome } from '../sync-records';
+import {
+  drawsBeyondQuote,
+  partsConsumed,
+  timeAndMaterials,
+  TIME_AND_MATERIALS_TIER,
+  type CompletionInvoice,
+  type CompletionInvoiceKind,
+  type CompletionInvoiceLine,
+  type MaterialDraw,
+  type PartConsumed,
+} from '../../domain/invoicing/completion-invoice';
+
+/**
+ * The completion invoice of a job (issue 30), stored by the transaction that completes the job:
+ * the rules are domain/invoicing/completion-invoice.ts; this reads what they need (the job's
+ * draws and logged time, its quote's bill of materials and price book revision, or the tenant's
+ * current price book) and keeps what they decided in `job_completion_invoices`, which the
+ * worker's `job-completion-invoice-<job id>` workflow invoices. Inside the caller's tenant
+ * transaction, the job row locked by the caller.
+ */
+
+const rateCards = new RateCardRepository();
+
+/** The sync-log entity of a completion invoice's payments call, keyed by the job. */
+export const JOB_INVOICE_ENTITY = 'job_invoice';
+
+interface CompletingJob {
+  quote_id: string | null;
+  customer_id: string | null;
+  site_region: string | null;
+}
+
+/** The job's customer, its quote and its site's region: what completing it needs to know first. */
+export async function completingJob(em: EntityManager, jobId: string): Promise<CompletingJob | undefined> {
+  const [row] = await em.execute<CompletingJob[]>(
+    `select w.quote_id, w.customer_id, s.region as site_region from work_orders w left join sites s on s.id = w.site_id where w.id = ?`,
+    [jobId],
+  );
+  return row;
+}
+
+async function drawsOf(em: EntityManager, jobId: string): Promise<MaterialDraw[]> {
+  const rows = await em.execute<{ sku_code: string; quantity: string; van_id: string | null }[]>(
+    `select sku_code, quantity::text as quantity, van_id from material_draws where work_order_id = ? order by created_at, id`,
+    [jobId],
+  );
+  return rows.map((r) => ({ sku: r.sku_code, quantity: r.quantity, vanId: r.van_id }));
+}
+
+interface QuoteForCompletion {
+  status: string;
+  tax_region: string | null;
+  applied_margin: string;
+  rate_card_revision_id: string;
+  components: { sku: string; quantity: string }[] | null;
+}
+
+/**
+ * Decides and stores the completion invoice of a job being completed, when it has one: a job
+ * with an approved quote (its partsConsumed, and the draws beyond the quote's bill of materials
+ * if any), or a job without a quote and with a customer (time and materials). A job whose quote
+ * is not approved has no invoice to reconcile. Answers whether a row was stored.
+ */
+export async function storeCompletionInvoice(em: EntityManager, jobId: string): Promise<boolean> {
+  const job = await completingJob(em, jobId);
+  if (!job) return false;
+  const draws = await drawsOf(em, jobId);
+  let invoice: CompletionInvoice | null;
+  let region: string | null;
+  if (job.quote_id) {
+    const [quote] = await em.execute<QuoteForCompletion[]>(
+      `select q.status, q.tax_region, q.applied_margin::text as applied_margin, q.rate_card_revision_id,
+              (select jsonb_agg(jsonb_build_object('sku', c->>'sku_code', 'quantity', c->>'quantity'))
+                 from jsonb_array_elements(q.frozen_calculation->'line_items') li, jsonb_array_elements(li->'components') c
+                where c->>'sku_code' is not null) as components
+         from quotes q where q.id = ?`,
+      [job.quote_id],
+    );
+    if (quote?.status !== 'APPROVED') return false;
+    const quoteCard = await rateCards.byId(em, quote.rate_card_revision_id);
+    const current = await rateCards.current(em);
+    region = quote.tax_region;
+    invoice = drawsBeyondQuote({
+      draws,
+      billOfMaterials: quote.components ?? [],
+      // The quote's revision prices the draw; a SKU it never had, the price book's current one.
+      skus: (code) => quoteCard.skus.get(code) ?? current?.snapshot.skus.get(code),
+      appliedMargin: quote.applied_margin,
+      region,
+    });
+  } else {
+    if (!job.customer_id) return false;
+    const current = await rateCards.current(em);
+    if (!current) throw new Error('the tenant has no price book');
+    const tier = current.snapshot.labourTiers.get(TIME_AND_MATERIALS_TIER);
+    if (!tier) throw new Error(`the price book has no ${TIME_AND_MATERIALS_TIER} labour tier`);
+    const [logged] = await em.execute<{ seconds: string }[]>(
+      `select coalesce(sum(extract(epoch from (ended_at - started_at))), 0)::text as seconds from time_entries where work_order_id = ?`,
+      [jobId],
+    );
+    region = job.site_region;
+    invoice = timeAndMaterials({ loggedSeconds: logged!.seconds, labourTier: tier, draws, skus: (code) => current.snapshot.skus.get(code), marginFloor: current.snapshot.marginFloor, region });
+  }
+  await em.execute(
+    `insert into job_completion_invoices (organization_id, work_order_id, quote_id, customer_id, kind, tax_region, lines, subtotal_cents, parts_consumed)
+     values (app_current_organization(), ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb) on conflict do nothing`,
+    [jobId, job.quote_id, job.customer_id, invoice?.kind ?? null, region, JSON.stringify(invoice?.lines ?? []), invoice?.subtotalCents ?? 0, JSON.stringify(partsConsumed(draws))],
+  );
+  return true;
+}
+
+/** What the worker invoices for a completed job. */
+export interface StoredCompletionInvoice {
+  jobId: string;
+  quoteId: string | null;
+  customerId: string | null;
+  kind: CompletionInvoiceKind | null;
+  taxRegion: string | null;
+  lines: CompletionInvoiceLine[];
+  subtotalCents: number;
+  partsConsumed: PartConsumed[];
+}
+
+export async function storedCompletionInvoice(em: EntityManager, jobId: string): Promise<StoredCompletionInvoice | undefined> {
+  const [row] = await em.execute<{ quote_id: string | null; customer_id: string | null; kind: CompletionInvoiceKind | null; tax_region: string | null; lines: CompletionInvoiceLine[]; subtotal_cents: string; parts_consumed: PartConsumed[] }[]>(
+    `select quote_id, customer_id, kind, tax_region, lines, subtotal_cents::text as subtotal_cents, parts_consumed from job_completion_invoices where work_order_id = ?`,
+    [jobId],
+  );
+  if (!row) return undefined;
+  return {
+    jobId,
+    quoteId: row.quote_id,
+    customerId: row.customer_id,
+    kind: row.kind,
+    taxRegion: row.tax_region,
+    lines: row.lines,
+    subtotalCents: Number(row.subtotal_cents),
+    partsConsumed: row.parts_consumed,
+  };
+}
+
+/** The sync-log record of a completion invoice (section 3.4's store, keyed by the job). */
+export function completionInvoiceSync(em: EntityManager, ref: { quoteId: string | null; jobId: string }, outcome: LocalSyncOutcome): Promise<void> {
+  return recordLocalSync(em, { entityType: JOB_INVOICE_ENTITY, quoteId: ref.quoteId, localId: ref.jobId }, outcome);
+}
+
+/** The customer a job without a quote is invoiced to, as the payments writer needs it. */
+export async function invoiceCustomer(em: EntityManager, customerId: string): Promise<{ id: string; name: string; email: string | null; paymentsCustomerId: string | null } | undefined> {
+  const [row] = await em.execute<{ id: string; name: string; email: string | null; payments_customer_id: string | null }[]>(
+    'select id, name, email, payments_customer_id from customers where id = ?',
+    [customerId],
+  );
+  return row && { id: row.id, name: row.name, email: row.email, paymentsCustomerId: row.payments_customer_id };
+}

@@ -1,0 +1,249 @@
+import { execFile } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
+import type { Tenant } from '../../scripts/harness/owner-db';
+import type { StripeFake } from '../../scripts/sandboxes/stripe-fake';
+import { faults } from '../../scripts/sandboxes/faults';
+import { approve, newCustomer, type KeptQuote } from '../../scripts/harness/approved-quote';
+import { approvalSettled, jobCompletionInvoiceSettled } from '../../scripts/harness/approval-progress';
+import { jobCompletionInvoiceWorkflowId } from '../../infra/temporal/contracts';
+import { dollars } from '../../domain/money';
+
+/**
+ * Issue 30, the completion invoice of document 001 sections 6.1-6.2, through the API, real
+ * Temporal and the payments sandbox: the two worked examples of docs/pricing.md section 13 (a job
+ * with the section 9 quote drawing beyond it; a service job billed for time and materials), the
+ * 422 of a service job without a customer, and the D19 repair of a refused completion invoice
+ * with `npm run ops`.
+ */
+const KEY = 'sk_test_completionInvoice00001';
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+let stack: PaymentsStack;
+let stripe: StripeFake;
+let tenant: Tenant;
+let admin: string;
+let tech: string;
+
+beforeAll(async () => {
+  stack = await startPaymentsStack({ key: KEY });
+  stripe = stack.fake;
+  tenant = stack.tenant;
+  admin = await stack.api.tokenFor(tenant.users.admin!);
+  tech = await stack.api.tokenFor(tenant.users.tech!);
+}, 120_000);
+afterEach(() => stripe.faults.clear());
+afterAll(() => stack.close());
+
+function ops(...args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) =>
+      done({ code: error ? Number(error.code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+const call = async (method: string, path: string, token: string, json?: unknown) => stack.api.request(path, { method, token, ...(json === undefined ? {} : { json }) });
+
+/** The quote of docs/pricing.md section 9, kept and approved, its legs settled. */
+async function sectionNineQuote(): Promise<KeptQuote> {
+  const res = await call('POST', '/api/v1/quotes/calculate', admin, {
+    laborTierCode: 'PREMIUM',
+    persist: true,
+    customer: newCustomer('Morgan Ellis'),
+    lineItems: [
+      { reference: 'Living room', widthInches: 48.5, dropInches: 72, quantity: 2, fabricSkuCode: 'FAB-SCREEN-3', hardwareSkuCode: 'HW-ROLLER-STD', motorSkuCode: 'MTR-BATTERY', trimSkuCode: 'TRIM-CASSETTE' },
+      { reference: 'Bedroom', widthInches: 35.25, dropInches: 60, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-HD', trimSkuCode: 'TRIM-FASCIA' },
+    ],
+  });
+  expect(res.status).toBe(200);
+  const quote = (await res.json()) as KeptQuote;
+  expect(quote.totals.amount_cents).toBe(261099);
+  await approve({ api: stack.api, temporal: stack.temporal, sales: admin }, quote.quote_id);
+  expect((await approvalSettled(stack.temporal.client, quote.quote_id)).state).toBe('completed');
+  return quote;
+}
+
+async function newJob(body: Record<string, unknown>): Promise<string> {
+  const res = await call('POST', '/api/v1/work-orders', admin, { assignedTechnicianId: tenant.users.tech!.id, scheduledDate: '2026-12-03', siteAddress: `${Math.random()} Birch Ave`, ...body });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function draw(jobId: string, sku: string, quantity: string, vanId?: string): Promise<void> {
+  const res = await call('POST', `/v1/fsm/jobs/${jobId}/material-draws`, tech, { sku, quantity, ...(vanId ? { van_id: vanId } : {}) });
+  expect(res.status).toBe(201);
+}
+
+async function startJob(jobId: string): Promise<void> {
+  for (const status of ['dispatched', 'in_progress']) expect((await call('PATCH', `/v1/fsm/jobs/${jobId}`, admin, { status })).status).toBe(200);
+}
+
+const complete = (jobId: string) => call('PATCH', `/v1/fsm/jobs/${jobId}`, tech, { status: 'complete' });
+
+const invoicesAt = (jobId: string) => (stripe.inspect.invoices(KEY) as Json[]).filter((i) => i.metadata.job_id === jobId);
+const quoteInvoiceAt = (quoteId: string) => (stripe.inspect.invoices(KEY) as Json[]).find((i) => i.metadata.quote_id === quoteId && !i.metadata.job_id && !i.metadata.change_order_id);
+const amounts = (invoice: Json) => (invoice.lines.data as { amount: number; metadata: Record<string, string> }[]).map((l) => [l.metadata.is_tax === 'true' ? 'tax' : 'line', l.amount]);
+const jobEvents = async (jobId: string): Promise<Json[]> =>
+  (await stack.owner.query(`select envelope->'data' as data from outbox_events where event = 'invoice.generated' and envelope->'data'->>'sourceId' = $1 order by created_at, id`, [jobId])).rows.map((r) => r.data);
+const syncRow = async (jobId: string) => (await stack.owner.query(`select status, attempts, external_id, quote_id from sync_records where entity_type = 'job_invoice' and local_id = $1`, [jobId])).rows[0];
+
+const EXAMPLE_A_PARTS = [
+  { sku: 'HW-ROLLER-STD', quantity: '8', vanId: 'VAN-1' },
+  { sku: 'MTR-BATTERY', quantity: '2', vanId: 'VAN-1' },
+  { sku: 'TRIM-FASCIA', quantity: '3', vanId: 'VAN-1' },
+  { sku: 'TRIM-FASCIA', quantity: '1.5', vanId: 'VAN-2' },
+  { sku: 'MTR-WIRED', quantity: '1', vanId: 'VAN-2' },
+];
+
+describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6.2)', () => {
+  it('example A: a job with the section 9 quote; the quote invoice announced with partsConsumed; the draws beyond it one more invoice on the quote, net 14, with HST', async () => {
+    const quote = await sectionNineQuote();
+    const jobId = await newJob({ quoteId: quote.quote_id });
+    await startJob(jobId);
+    for (const part of EXAMPLE_A_PARTS) await draw(jobId, part.sku, part.quantity, part.vanId);
+    expect((await complete(jobId)).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
+
+    // At the payments sandbox: the lines of docs/pricing.md section 13, example A, keyed by the job.
+    const [extra, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    expect(amounts(extra)).toEqual([['line', 117], ['line', 2074], ['line', 30539], ['tax', 4255]]);
+    expect(extra.total).toBe(36985);
+    expect(extra).toMatchObject({ status: 'open', collection_method: 'send_invoice', metadata: { quote_id: quote.quote_id, quote_number: String(quote.quote_number), job_id: jobId } });
+    expect(extra.due_date - extra.created).toBe(14 * 86_400);
+    expect(await syncRow(jobId)).toMatchObject({ status: 'SUCCEEDED', attempts: 1, external_id: extra.id, quote_id: quote.quote_id });
+
+    // invoice.generated: the quote's invoice with the quote's own figures and the job's parts, then the extra one.
+    const quoteInvoice = quoteInvoiceAt(quote.quote_id)!;
+    const tax = Math.floor((261099 * 13 + 50) / 100);
+    const [reconciled, beyond, ...others] = await jobEvents(jobId);
+    expect(others).toHaveLength(0);
+    expect(reconciled).toMatchObject({
+      id: quoteInvoice.id,
+      reference: `Q-${quote.quote_number}`,
+      sourceType: 'job',
+      sourceId: jobId,
+      quoteId: quote.quote_id,
+      totals: { subtotal: dollars(261099), taxTotal: dollars(tax), grandTotal: dollars(quoteInvoice.total), currency: 'CAD' },
+      partsConsumed: EXAMPLE_A_PARTS,
+    });
+    expect(quoteInvoice.total).toBe(261099 + tax);
+    expect(beyond).toMatchObject({
+      id: extra.id,
+      sourceType: 'job',
+      sourceId: jobId,
+      quoteId: quote.quote_id,
+      totals: { subtotal: 327.3, taxTotal: 42.55, grandTotal: 369.85, currency: 'CAD' },
+      taxLines: [{ code: 'HST', rate: 0.13, amount: 42.55 }],
+      partsConsumed: EXAMPLE_A_PARTS,
+    });
+    // The workflow carries the quote's number, as change-order invoices do.
+    const described = await stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
+    expect(described.searchAttributes['QuoteNumber']).toEqual([quote.quote_number]);
+    expect(described.searchAttributes['OrganizationSubdomain']).toEqual([tenant.subdomain]);
+  }, 120_000);
+
+  it('a job with a quote that drew nothing beyond it: the quote invoice is announced with the parts, and nothing more is billed', async () => {
+    const quote = await sectionNineQuote();
+    const jobId = await newJob({ quoteId: quote.quote_id });
+    await startJob(jobId);
+    await draw(jobId, 'MTR-BATTERY', '2', 'VAN-3');
+    expect((await complete(jobId)).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
+    expect(invoicesAt(jobId)).toHaveLength(0);
+    const events = await jobEvents(jobId);
+    expect(events.map((e) => [e.id, e.partsConsumed])).toEqual([[quoteInvoiceAt(quote.quote_id)!.id, [{ sku: 'MTR-BATTERY', quantity: '2', vanId: 'VAN-3' }]]]);
+  }, 120_000);
+
+  it('example B: a service job needs a customer to complete (422 naming customer_id); with one, its time and materials are invoiced with its site region\'s GST', async () => {
+    const nobody = await newJob({});
+    await startJob(nobody);
+    const refused = await complete(nobody);
+    expect(refused.status).toBe(422);
+    expect(Object.keys(((await refused.json()) as { errors: Record<string, unknown> }).errors)).toEqual(['customer_id']);
+    expect((await stack.owner.query('select job_status from work_orders where id = $1', [nobody])).rows[0].job_status).toBe('in_progress');
+
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name, email) values ($1, 'Sam Ortiz', $2) returning id`, [tenant.id, `sam-${Date.now()}@example.test`])).rows[0]!.id;
+    const jobId = await newJob({ customerId: customer });
+    // The site is in Alberta (D25: a job without a quote takes its site's region).
+    await stack.owner.query(`update sites set region = 'CA-AB' where id = (select site_id from work_orders where id = $1)`, [jobId]);
+    await startJob(jobId);
+    const ended = new Date(Date.now() - 3_600_000);
+    const started = new Date(ended.getTime() - 12_000_000);
+    expect((await call('POST', `/v1/fsm/jobs/${jobId}/time-entries`, tech, { started_at: started.toISOString(), ended_at: ended.toISOString() })).status).toBe(201);
+    await draw(jobId, 'HW-ROLLER-STD', '4.5', 'VAN-1');
+    await draw(jobId, 'FAB-SCREEN-3', '12.25');
+    expect((await complete(jobId)).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
+
+    const [invoice, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    expect(amounts(invoice)).toEqual([['line', 28333], ['line', 5020], ['line', 8245], ['tax', 2080]]);
+    expect(invoice.total).toBe(43678);
+    expect(invoice.metadata.quote_id).toBeUndefined();
+    expect(await syncRow(jobId)).toMatchObject({ status: 'SUCCEEDED', external_id: invoice.id, quote_id: null });
+    const [event, ...others] = await jobEvents(jobId);
+    expect(others).toHaveLength(0);
+    expect(event).toEqual({
+      id: invoice.id,
+      reference: `J-${jobId}`,
+      sourceType: 'job',
+      sourceId: jobId,
+      quoteId: null,
+      customerId: customer,
+      currency: 'CAD',
+      status: 'open',
+      totals: { subtotal: 415.98, taxTotal: 20.8, grandTotal: 436.78, currency: 'CAD' },
+      taxLines: [{ code: 'GST', rate: 0.05, amount: 20.8 }],
+      partsConsumed: [
+        { sku: 'HW-ROLLER-STD', quantity: '4.5', vanId: 'VAN-1' },
+        { sku: 'FAB-SCREEN-3', quantity: '12.25', vanId: null },
+      ],
+      erpSync: { target: 'accounting', status: 'skipped' },
+    });
+    const described = await stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
+    expect(described.searchAttributes['QuoteNumber']).toBeUndefined();
+    expect(described.searchAttributes['OrganizationSubdomain']).toEqual([tenant.subdomain]);
+  }, 120_000);
+
+  it('D19: a refused completion invoice waits; ops failed lists it with its workflow; ops retry --job bills it once; a second retry calls nothing', async () => {
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Kim Novak') returning id`, [tenant.id])).rows[0]!.id;
+    const jobId = await newJob({ customerId: customer });
+    await startJob(jobId);
+    await draw(jobId, 'MTR-WIRED', '1', 'VAN-9');
+    const refusal = stripe.faults.inject({ method: 'POST', path: '/v1/invoices', times: Infinity, action: faults.status(400) });
+    expect((await complete(jobId)).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'awaiting_repair', outcome: { status: 'FAILED' } });
+    expect(await syncRow(jobId)).toMatchObject({ status: 'FAILED', attempts: 1 });
+    const described = await stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
+    expect(described.searchAttributes['ApprovalState']).toEqual(['awaiting_repair']);
+
+    const listed = await ops('failed');
+    const line = listed.out.split('\n').find((l) => l.includes(jobCompletionInvoiceWorkflowId(jobId)));
+    expect(line?.split(/\s{2,}/).slice(0, 5)).toEqual([tenant.subdomain, '-', 'payments', '1', `completion invoice of job ${jobId}`]);
+
+    const stillRefused = await ops('retry', '--job', jobId);
+    expect(stillRefused.code).toBe(1);
+    expect(stillRefused.out).toMatch(/FAILED again.*still waits/s);
+
+    refusal.cancel();
+    const repaired = await ops('retry', '--job', jobId);
+    expect({ code: repaired.code, out: repaired.out }).toMatchObject({ code: 0, out: expect.stringMatching(/SUCCEEDED/) });
+    const invoices = invoicesAt(jobId);
+    expect(invoices).toHaveLength(1);
+    expect(await syncRow(jobId)).toMatchObject({ status: 'SUCCEEDED', attempts: 3, external_id: invoices[0].id });
+    expect((await jobEvents(jobId)).map((e) => e.id)).toEqual([invoices[0].id]);
+    expect(await stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).result()).toEqual({ status: 'SUCCEEDED', externalId: invoices[0].id });
+
+    const requests = stripe.requests.all().length;
+    const again = await ops('retry', '--job', jobId);
+    expect(again.code).toBe(2);
+    expect(again.out).toMatch(/already SUCCEEDED.*nothing was called/);
+    expect(stripe.requests.all().length).toBe(requests);
+  }, 120_000);
+});
