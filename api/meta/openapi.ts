@@ -45,10 +45,12 @@ export function buildDocument(registry: OpenAPIRegistry, options: DocumentOption
       title: 'Shade Office API',
       version: '1.0.0',
       description:
-        'Quoting, dispatch and integrations for window-shade contractors. Amounts are integer cents (CAD); exact decimals are strings. ' +
-        'Errors share one envelope (`error.code`, `error.message`, `error.details`, `error.request_id`). ' +
-        `This document describes dated version ${CURRENT_VERSION} (\`Service-Version\`, D16; \`GET /api/versions\` lists every version and its changes). ` +
-        'Lists longer than a page answer a `Link: <...>; rel="next"` header (RFC 8288) to follow until it is absent.',
+        'Quoting, dispatch and integrations for window-shade contractors. Amounts are integer cents (CAD) under `/api/` and a JSON number of dollars (at most two decimals) under `/v1/`; exact decimals are strings. ' +
+        'Errors: under `/api/` one envelope (`error.code`, `error.message`, `error.details`, `error.request_id`); under `/v1/` RFC 9457 problem details ' +
+        '(`application/problem+json`: `type`, `title`, `status`, `detail`, `request_id`, and `errors` by dotted field path for a refused input); GraphQL errors carry `extensions.code`. ' +
+        'Paging: `/api/` lists answer a `Link: <...>; rel="next"` header (RFC 8288) to follow until it is absent; `/v1/` lists answer `next_cursor` in the body, passed back as `cursor`, null on the last page; GraphQL lists are connections (`pageInfo.endCursor`). ' +
+        'Every cursor is opaque. Limits: `/api/` answers 429 with `Retry-After` per client address; `/v1/` draws from the workspace\'s plan and says so in `X-RateLimit-*` headers. ' +
+        `This document describes dated version ${CURRENT_VERSION} (send \`Service-Version\` to pin another; \`GET /api/versions\` lists every version and its changes).`,
       // Not published under an open-source licence: the service and its API are the operator's.
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       // D16: the dated version whose shapes this document describes (GET /api/versions lists the others).

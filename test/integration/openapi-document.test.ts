@@ -84,6 +84,14 @@ describe('what generated clients need from the document', () => {
     expect(doc.tags?.every((t) => (t.description ?? '').length > 0)).toBe(true);
   });
 
+  it("its introduction tells each interface's errors and paging as they answer", () => {
+    const intro = doc.info.description ?? '';
+    expect(intro).toMatch(/under `\/v1\/` RFC 9457 problem details/);
+    expect(intro).toMatch(/`\/api\/` lists answer a `Link: <\.\.\.>; rel="next"` header/);
+    expect(intro).toMatch(/`\/v1\/` lists answer `next_cursor`/);
+    expect(intro).not.toMatch(/\bD\d+\b|section \d/i);
+  });
+
   it("lists operations of the API only: a page's own scripts, stylesheets and assets are served but not documented", async () => {
     const plumbing = Object.keys(doc.paths ?? {}).filter((path) => /\.(js|css|map|png|svg)$|\/assets\/|\{asset\}/.test(path));
     expect(plumbing).toEqual([]);
