@@ -17,7 +17,7 @@ import { RouteState } from './state';
 import { Workspace } from './workspace';
 
 /** Start and end temperatures, as multiples of the construction's mean travel cost per job. */
-const START_TEMPERATURE = 10;
+const START_TEMPERATURE = 5;
 const END_TEMPERATURE = 0.1;
 
 export function better(a: RouteState, b: RouteState): boolean {
