@@ -21,6 +21,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
 }
 interface Document {
+  info: { description?: string };
   servers?: { url: string }[];
   tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
