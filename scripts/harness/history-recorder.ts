@@ -103,7 +103,20 @@ export async function recordApprovalHistories(): Promise<Record<string, History>
       args: [{ organizationId: await organizationOf(owner, quoteId), provider: 'PAYMENTS', timing: TEST_TIMING }],
     });
     await sync.result();
+    // D24: a quote accepted by its customer on the quote's page: after the payments leg, the
+    // (patched-in) activity that emails the invoice's hosted link.
+    const pageCalc = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true, customer: { name: 'Page Acceptor', email: 'page-acceptor@example.test' } }) });
+    const pageQuoteId = ((await pageCalc.json()) as { quote_id: string }).quote_id;
+    const sent = (await (await api.request(`/api/v1/quotes/${pageQuoteId}/send`, { method: 'POST', token })).json()) as { page_url: string };
+    const pagePath = new URL(sent.page_url).pathname;
+    const pageHtml = await (await fetch(`${api.url}${pagePath}`)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(pageHtml)?.[1] ?? '';
+    const accepted = await fetch(`${api.url}${pagePath}/accept`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, name: 'Page Acceptor' }) });
+    if (accepted.status !== 200) throw new Error(`the page's accept answered ${accepted.status}`);
+    const customerAccepted = harness.client.workflow.getHandle(approvalWorkflowId(pageQuoteId));
+    await customerAccepted.result();
     return {
+      'quote-approval-customer-accepted': await customerAccepted.fetchHistory(),
       'provider-sync-payments': await sync.fetchHistory(),
       // D19: refused, awaiting repair, repaired by the invoice endpoint's retryLeg update.
       'quote-approval-payments-repaired': await approval.fetchHistory(),
