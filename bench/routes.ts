@@ -112,9 +112,13 @@ async function solomon(): Promise<boolean> {
   }
   const gap = stats(gaps);
   const wall = stats(walls);
-  const ok = failures === 0 && gap.mean <= TARGETS.meanGapPercent && gap.worst <= TARGETS.worstGapPercent && wall.worst <= TARGETS.secondsPerInstance;
+  // With vehicles first, fewer vehicles drive farther: the distance targets are the default mode's.
+  const vehiclesFirst = values['vehicles-first'] === true;
+  const gapsOk = vehiclesFirst || (gap.mean <= TARGETS.meanGapPercent && gap.worst <= TARGETS.worstGapPercent);
+  const ok = failures === 0 && gapsOk && wall.worst <= TARGETS.secondsPerInstance;
   console.log(`\nfeasible: ${files.length - failures}/${files.length} (${verdict(failures === 0)}); vehicles: ${vehicles} in all, against ${bestVehicles} in the best-known answers`);
-  console.log(`gap %: mean ${gap.mean.toFixed(2)} (target <= ${TARGETS.meanGapPercent}: ${verdict(gap.mean <= TARGETS.meanGapPercent)}), median ${gap.median.toFixed(2)}, worst ${gap.worst.toFixed(2)} (target <= ${TARGETS.worstGapPercent}: ${verdict(gap.worst <= TARGETS.worstGapPercent)})`);
+  if (vehiclesFirst) console.log(`distance gap % with fewer vehicles (no target: the distance targets are for the default mode): mean ${gap.mean.toFixed(2)}, median ${gap.median.toFixed(2)}, worst ${gap.worst.toFixed(2)}`);
+  else console.log(`gap %: mean ${gap.mean.toFixed(2)} (target <= ${TARGETS.meanGapPercent}: ${verdict(gap.mean <= TARGETS.meanGapPercent)}), median ${gap.median.toFixed(2)}, worst ${gap.worst.toFixed(2)} (target <= ${TARGETS.worstGapPercent}: ${verdict(gap.worst <= TARGETS.worstGapPercent)})`);
   console.log(`wall s per instance: mean ${wall.mean.toFixed(2)}, median ${wall.median.toFixed(2)}, worst ${wall.worst.toFixed(2)} (target <= ${TARGETS.secondsPerInstance}: ${verdict(wall.worst <= TARGETS.secondsPerInstance)})`);
   if (values.solutions) console.log(`answers written to ${values.solutions}/<NAME>.json`);
   return ok;

@@ -42,7 +42,9 @@ export function solveBuiltIn(problem: RoutingProblem, options: SolveOptions): Ro
   // Emptying a whole route mostly diversifies; it becomes the main way to save a vehicle when
   // vehicles cost (vehicles first, then distance: Solomon's hierarchical objective).
   const ruinParameters = { ...DEFAULT_RUIN, routeRemovalRate: ws.perVehicle > 0 ? 0.1 : DEFAULT_RUIN.routeRemovalRate };
-  if (ws.jobCount > 0) {
+  // With nothing placed by the construction, no job fits any crew's day even alone: no search
+  // can place one, so the time budget is not spent.
+  if (assigned > 0) {
     for (;;) {
       const elapsed = options.now() - started;
       if (elapsed >= options.timeBudgetMs) break;
