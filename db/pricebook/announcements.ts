@@ -3,6 +3,7 @@ import { recordEvent } from '../events/outbox';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { RevisionHead } from './pricebook';
 import { revisionById } from './pricebook';
+import { recordAuditEvent } from '../audit/audit-events';
 
 /** The `pricebook.published` event of a revision (D21), recorded in the caller's tenant transaction. */
 export function recordPricebookPublished(em: EntityManager, organizationId: string, head: RevisionHead): Promise<EventEnvelope> {
@@ -30,5 +31,19 @@ export async function announceRevision(em: EntityManager, organizationId: string
   );
   if ((seen?.n ?? 0) > 0) return 'already';
   await recordPricebookPublished(em, organizationId, head);
+  // D22: the revision became current without anyone acting; the ADMIN's act was recorded as
+  // `pricebook.scheduled` when it was published.
+  const [previous] = await em.execute<{ revision: Date }[]>(
+    `select revision from rate_card_revisions where (effective_from, revision) < (?::timestamptz, ?::timestamptz) order by effective_from desc, revision desc limit 1`,
+    [head.effectiveFrom, head.revision],
+  );
+  await recordAuditEvent(em, organizationId, {
+    actor: { type: 'system', id: null, email: null },
+    action: 'pricebook.published',
+    entityType: 'pricebook',
+    entityId: organizationId,
+    changes: [{ field: 'current_revision', before: previous ? new Date(previous.revision).toISOString() : null, after: head.revision }],
+    requestId: null,
+  });
   return 'announced';
 }

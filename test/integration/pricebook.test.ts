@@ -177,6 +177,21 @@ describe('D21: publishing a change set', () => {
     expect(stale.status).toBe(409);
     expect(stale.body.type).toBe('conflict');
     expect(await stored(book)).toEqual(before);
+    // An import naming a stale base is refused the same way.
+    const csv = await api.request(`/v1/pricebooks/${book.tenant.id}/imports?dry_run=false&base_revision=${base}`, {
+      method: 'POST', token: book.admin, headers: { 'content-type': 'text/csv' }, body: 'code,component,description,unit,unit_cost_cents,active\r\nFAB-NEW,fabric,New,sq_ft,1,true\r\n',
+    });
+    expect(csv.status).toBe(409);
+    expect(await stored(book)).toEqual(before);
+  });
+
+  it('two admins publishing on the same base at the same moment: one revision, the other 409', async () => {
+    const book = await newBook();
+    const base = (await current(book)).revision;
+    const before = await stored(book);
+    const answers = await Promise.all(['0.36', '0.37'].map((value) => publish(book, { base_revision: base, changes: [{ op: 'set_setting', field: 'margin_floor', value }] })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    expect(await stored(book)).toEqual({ revisions: before.revisions + 1, audits: before.audits + 1, events: before.events + 1 });
   });
 
   it('refuses a set with any bad change, all or nothing, each complaint at its dotted path', async () => {
@@ -214,6 +229,12 @@ describe('D21: publishing a change set', () => {
     ] });
     expect(both.status).toBe(201);
     expect(both.body.skus.find((s: Json) => s.code === 'HW-ROLLER-HD').active).toBe(false);
+    // The products of the current revision are what /v1/products lists and /v1/quotes accepts.
+    const products = (await get(book, '/v1/products')).body;
+    expect(products.data.map((p: Json) => p.sku)).toEqual(['ROLLER-BLACKOUT', 'ROLLER-SCREEN', 'ROLLER-SCREEN-CASSETTE']);
+    const gone = await api.request('/v1/quotes', { method: 'POST', token: book.sales, json: { ...quoteBody(book), lines: [{ ...quoteBody(book).lines[0], sku: 'ROLLER-BLACKOUT-HD-FASCIA' }] } });
+    expect(gone.status).toBe(422);
+    expect(((await gone.json()) as Json).errors['lines.0.sku']).toMatch(/Unknown product/);
     // A SALES user may read but not publish.
     expect((await publish(book, { base_revision: both.body.revision, changes: [{ op: 'set_setting', field: 'margin_floor', value: '0.3' }] }, book.sales)).status).toBe(403);
   });
@@ -241,6 +262,8 @@ describe('D21: a future effective_from', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ effective_from: at, current: false });
     expect((await owner.query(`select action from audit_events where organization_id = $1`, [book.tenant.id])).rows).toEqual([{ action: 'pricebook.scheduled' }]);
+    const scheduled = (await owner.query(`select changes from audit_events where organization_id = $1`, [book.tenant.id])).rows[0].changes;
+    expect(scheduled).toContainEqual({ field: 'effective_from', before: base.revision, after: at });
     // Before the instant: the current revision prices, and is what /v1/pricebooks answers.
     const early = (await (await api.request('/v1/quotes', { method: 'POST', token: book.sales, json: quoteBody(book) })).json()) as Json;
     expect(early.pricebookRevision).toBe(base.revision);
@@ -260,6 +283,12 @@ describe('D21: a future effective_from', () => {
     await waitUntil('pricebook.published from the timer', async () => (await stored(book)).events === 1, { timeoutMs: 20_000 });
     const [event] = (await owner.query(`select envelope from outbox_events where organization_id = $1 and event = 'pricebook.published'`, [book.tenant.id])).rows;
     expect(EVENT_SCHEMAS['pricebook.published'].parse(event.envelope).data).toMatchObject({ revision: res.body.revision, effective_from: at });
+    // D22: the ADMIN's act was `pricebook.scheduled`; the instant itself is the system's `pricebook.published`.
+    const audits = (await owner.query(`select action, actor_type, changes from audit_events where organization_id = $1 order by occurred_at`, [book.tenant.id])).rows;
+    expect(audits).toEqual([
+      expect.objectContaining({ action: 'pricebook.scheduled', actor_type: 'user' }),
+      { action: 'pricebook.published', actor_type: 'system', changes: [{ field: 'current_revision', before: base.revision, after: res.body.revision }] },
+    ]);
   }, 60_000);
 
   it('refuses an effective_from in the past, and one before a scheduled revision', async () => {
