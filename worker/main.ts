@@ -24,6 +24,7 @@ import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, 
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
 import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
+import { routeSolverFromSettings } from '../infra/routing/solver';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -58,8 +59,9 @@ const workerDeps: ActivityDependencies = {
     publicBaseUrl: settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`,
   },
   providerSync: { schedules: syncSchedules },
-  // D23: travel times from OSRM when ROUTING_OSRM_URL is set, else the great circle.
-  routing: { travel: { osrmUrl: settings.ROUTING_OSRM_URL, osrmTimeoutMs: settings.ROUTING_OSRM_TIMEOUT_MS } },
+  // D23: travel times from OSRM when ROUTING_OSRM_URL is set, else the great circle; plans solved
+  // by VROOM when ROUTING_VROOM_URL is set, else by the built-in solver on a thread of its own.
+  routing: { travel: { osrmUrl: settings.ROUTING_OSRM_URL, osrmTimeoutMs: settings.ROUTING_OSRM_TIMEOUT_MS }, solver: routeSolverFromSettings(settings) },
 };
 const worker = await createWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_TASK_QUEUE, metrics, deps: workerDeps });
 // D23: the same process polls the routing queue too.
