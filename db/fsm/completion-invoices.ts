@@ -11,7 +11,10 @@ import {
   type CompletionInvoiceLine,
   type MaterialDraw,
   type PartConsumed,
+  type SkuLookup,
 } from '../../domain/invoicing/completion-invoice';
+import type { RateCardSku, RateCardSnapshot } from '../../domain/pricing/rate-card';
+import { conflict } from '../../domain/errors/errors';
 
 /**
  * The completion invoice of a job (issue 30), stored by the transaction that completes the job:
@@ -87,22 +90,22 @@ export async function storeCompletionInvoice(em: EntityManager, jobId: string): 
       draws,
       billOfMaterials: quote.components ?? [],
       // The quote's revision prices the draw; a SKU it never had, the price book's current one.
-      skus: (code) => quoteCard.skus.get(code) ?? current?.snapshot.skus.get(code),
+      skus: await skuLookup(em, draws, [quoteCard, current?.snapshot]),
       appliedMargin: quote.applied_margin,
       region,
     });
   } else {
     if (!job.customer_id) return false;
     const current = await rateCards.current(em);
-    if (!current) throw new Error('the tenant has no price book');
+    if (!current) throw conflict('The workspace has no price book to bill the job\'s time and materials from.');
     const tier = current.snapshot.labourTiers.get(TIME_AND_MATERIALS_TIER);
-    if (!tier) throw new Error(`the price book has no ${TIME_AND_MATERIALS_TIER} labour tier`);
+    if (!tier) throw conflict(`The price book has no ${TIME_AND_MATERIALS_TIER} labour tier to bill the job's logged time at: add it first.`);
     const [logged] = await em.execute<{ seconds: string }[]>(
       `select coalesce(sum(extract(epoch from (ended_at - started_at))), 0)::text as seconds from time_entries where work_order_id = ?`,
       [jobId],
     );
     region = job.site_region;
-    invoice = timeAndMaterials({ loggedSeconds: logged!.seconds, labourTier: tier, draws, skus: (code) => current.snapshot.skus.get(code), marginFloor: current.snapshot.marginFloor, region });
+    invoice = timeAndMaterials({ loggedSeconds: logged!.seconds, labourTier: tier, draws, skus: await skuLookup(em, draws, [current.snapshot]), marginFloor: current.snapshot.marginFloor, region });
   }
   await em.execute(
     `insert into job_completion_invoices (organization_id, work_order_id, quote_id, customer_id, kind, tax_region, lines, subtotal_cents, parts_consumed)
@@ -110,6 +113,27 @@ export async function storeCompletionInvoice(em: EntityManager, jobId: string): 
     [jobId, job.quote_id, job.customer_id, invoice?.kind ?? null, region, JSON.stringify(invoice?.lines ?? []), invoice?.subtotalCents ?? 0, JSON.stringify(partsConsumed(draws))],
   );
   return true;
+}
+
+/**
+ * The SKUs of the draws, from the first revision given that has each, else from the newest
+ * revision that ever had it: a draw names a SKU active when it was drawn, which a later revision
+ * may have deactivated (D21) before the job completed.
+ */
+async function skuLookup(em: EntityManager, draws: readonly MaterialDraw[], revisions: readonly (RateCardSnapshot | undefined)[]): Promise<SkuLookup> {
+  const inRevisions = (code: string) => revisions.find((revision) => revision?.skus.has(code))?.skus.get(code);
+  const missing = [...new Set(draws.map((d) => d.sku))].filter((code) => !inRevisions(code));
+  const older = new Map<string, RateCardSku>();
+  if (missing.length > 0) {
+    const rows = await em.execute<{ code: string; component: RateCardSku['component']; description: string; unit: RateCardSku['unit']; unit_cost_cents: string }[]>(
+      `select distinct on (s.code) s.code, s.component, s.description, s.unit, s.unit_cost_cents::text as unit_cost_cents
+         from rate_card_skus s join rate_card_revisions r on r.id = s.revision_id
+        where s.code in (select jsonb_array_elements_text(?::jsonb)) order by s.code, r.revision desc`,
+      [JSON.stringify(missing)],
+    );
+    for (const row of rows) older.set(row.code, { code: row.code, component: row.component, description: row.description, unit: row.unit, unitCostCents: row.unit_cost_cents });
+  }
+  return (code) => inRevisions(code) ?? older.get(code);
 }
 
 /** What the worker invoices for a completed job. */

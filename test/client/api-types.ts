@@ -158,6 +158,170 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Change your name
+         * @description D20: any role; answers the profile as `GET /api/v1/auth/me` does.
+         */
+        patch: operations["updateProfile"];
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's users, oldest first
+         * @description D20: every user of the workspace with their role and status (`active`, `invited` or `deactivated`), in the order they joined. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a user: an email with a single-use link valid 72 hours
+         * @description D20: creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). An email already in the workspace is 409.
+         */
+        post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an invited user a new link; the old one stops working
+         * @description D20: at most 5 new links an hour per user (429 with Retry-After beyond). A user who already accepted is 409.
+         */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's name, role or status
+         * @description D20: the workspace's last active ADMIN cannot be demoted or deactivated (409). A deactivated user's tokens stop at once. A technician who is deactivated (or stops being a TECHNICIAN) leaves their crews: `affected_jobs` lists the open jobs of those crews, and a crew they led gets its longest-serving member as foreman, or none.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v1/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: choose a password and log in
+         * @description D20: the token of the emailed link, used once. A used, replaced, expired or unknown token is 400 with the one message "This link is not valid: it may have expired, been used, or been replaced by a newer one."
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link (always 202)
+         * @description D20: the same 202 in the same time for every workspace and email, existing or not; an active account gets an email with a single-use link valid 60 minutes. Limited like login: ten per fifteen minutes for one workspace and email.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-resets/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose a new password with a reset link
+         * @description D20: every access token issued to the user before stops working at once. A used, replaced, expired or unknown token is 400 with the one message "This link is not valid: it may have expired, been used, or been replaced by a newer one."
+         */
+        post: operations["confirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description D20: any role. Every access token issued before, this one included, stops working; log in again.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -1417,6 +1581,70 @@ export interface paths {
         patch: operations["setJobSchedule"];
         trace?: never;
     };
+    "/v1/fsm/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The routes of a day, and its jobs no route holds (D23)
+         * @description ADMIN and SALES see every crew's route and the day's unassigned jobs (not complete or cancelled, on no route) with the reasons of the last plan, and its exclusions; a TECHNICIAN sees only the routes of their crews. Times are local to the workspace.
+         */
+        get: operations["listDailyRoutes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/routes/{date}/{crew_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One crew's route of a day
+         * @description 404 when the crew holds no route that day (or, for a TECHNICIAN, is not one of their crews).
+         */
+        get: operations["getDailyRoute"];
+        /**
+         * Set a crew's stops by hand (ADMIN): ETAs and violations, reported, not refused
+         * @description D23. `stops` are job ids of that date, in order; each job moves to this crew (leaving any other route). The answer carries the ETAs and every violation (`TIME_WINDOW_UNREACHABLE` and `OVERTIME_CAP` with their minutes, and a constraint the crew breaks, such as SKILL_MISSING, with 0). A job not of that date is 422 at `stops.N`.
+         */
+        put: operations["setDailyRoute"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fsm/routes/{date}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plan a day's routes (ADMIN): optimize or check, answered once the plan ends
+         * @description Runs as the Temporal workflow `route-plan-<organizationId>-<date>` on the routing task queue. `optimize` assigns the day's scheduled and dispatched jobs to crews and sequences every crew's day, minimising drive time, then overtime; `keep_assignments` keeps each dispatched job with its crew; `check` computes ETAs and violations of the routes as they are (nothing stored). `dry_run` answers the plan without applying it; applying changes job crews and sequences in one transaction (with job history) and raises each changed route's `revision`. Every job no route holds is in `unassigned` with its reasons, and every job and crew that could not take it in `exclusions` (codes: SKILL_MISSING, OUTSIDE_SHIFT, ON_TIME_OFF, TIME_WINDOW_UNREACHABLE, OVERTIME_CAP, SITE_NOT_LOCATED, PLAN_ROUTE_LIMIT; docs/routes.md). A date without jobs is an empty plan. While a plan of the same date runs, a second request answers 202 with its stage. A travel-time source that fails (ROUTING_OSRM_URL) is a 502 problem naming it, with nothing applied; a workspace without a depot is 409.
+         */
+        post: operations["planDailyRoutes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/graphql": {
         parameters: {
             query?: never;
@@ -2587,6 +2815,118 @@ export interface components {
                 name: string;
                 subdomain: string;
             };
+        };
+        TeamUserList: {
+            data: components["schemas"]["TeamUser"][];
+        };
+        TeamUser: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            full_name: string;
+            /** @enum {string} */
+            role: "ADMIN" | "SALES" | "TECHNICIAN";
+            /** @enum {string} */
+            status: "active" | "invited" | "deactivated";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            last_login_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+        };
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            full_name: string;
+            /** @enum {string} */
+            role: "ADMIN" | "SALES" | "TECHNICIAN";
+            /** @enum {string} */
+            status: "invited";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            invitation_expires_at: string;
+        };
+        InvitationRequest: {
+            /** Format: email */
+            email: string;
+            full_name: string;
+            /** @enum {string} */
+            role: "ADMIN" | "SALES" | "TECHNICIAN";
+        };
+        UpdatedTeamUser: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            full_name: string;
+            /** @enum {string} */
+            role: "ADMIN" | "SALES" | "TECHNICIAN";
+            /** @enum {string} */
+            status: "active" | "invited" | "deactivated";
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            last_login_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            /** @description D20: the open jobs of the crews a technician left (deactivated, or no longer a TECHNICIAN); empty otherwise. */
+            affected_jobs: components["schemas"]["AffectedJob"][];
+        };
+        AffectedJob: {
+            /** Format: uuid */
+            job_id: string;
+            /** Format: uuid */
+            crew_id: string;
+            status: string;
+            scheduled_date: string | null;
+        };
+        UpdateUserRequest: {
+            full_name?: string;
+            /** @enum {string} */
+            role?: "ADMIN" | "SALES" | "TECHNICIAN";
+            /** @enum {string} */
+            status?: "active" | "deactivated";
+        };
+        AcceptInvitationRequest: {
+            /** @description The token of the emailed link. */
+            token: string;
+            full_name?: string;
+            /** @description D20: 12 to 200 characters, not a common password, not containing your email's name. */
+            password: string;
+        };
+        PasswordResetAccepted: {
+            /** @enum {boolean} */
+            accepted: true;
+        };
+        PasswordResetRequest: {
+            subdomain: string;
+            /** Format: email */
+            email: string;
+        };
+        ConfirmPasswordResetRequest: {
+            /** @description The token of the emailed link. */
+            token: string;
+            /** @description D20: 12 to 200 characters, not a common password, not containing your email's name. */
+            password: string;
+        };
+        ChangePasswordRequest: {
+            current_password: string;
+            /** @description D20: 12 to 200 characters, not a common password, not containing your email's name. */
+            new_password: string;
+        };
+        UpdateProfileRequest: {
+            full_name: string;
         };
         QuotePage: {
             data: components["schemas"]["QuoteSummary"][];
@@ -4093,11 +4433,12 @@ export interface components {
             /** Format: uuid */
             crew_id: string;
             name: string;
+            /** @description D20: null once every member has left the crew (its last technician was deactivated). */
             foreman: {
                 /** Format: uuid */
                 user_id: string;
                 name: string;
-            };
+            } | null;
             member_ids: string[];
             headcount: number;
         };
@@ -4200,6 +4541,134 @@ export interface components {
             /** @description WGS84 longitude, decimal degrees, -180 to 180 */
             lon: number | null;
             located: boolean;
+        };
+        RoutesDay: {
+            /**
+             * Format: date
+             * @description A local date of the workspace, YYYY-MM-DD
+             */
+            date: string;
+            data: components["schemas"]["Route"][];
+            unassigned: {
+                /** Format: uuid */
+                jobId: string;
+                /** @description Absent before 2026-07-01 */
+                reasons?: {
+                    /** @enum {string} */
+                    code: "SKILL_MISSING" | "OUTSIDE_SHIFT" | "ON_TIME_OFF" | "TIME_WINDOW_UNREACHABLE" | "OVERTIME_CAP" | "SITE_NOT_LOCATED" | "PLAN_ROUTE_LIMIT";
+                    detail: string;
+                    /** Format: uuid */
+                    crewId: string;
+                }[];
+            }[];
+            exclusions?: {
+                /** Format: uuid */
+                jobId: string;
+                /** Format: uuid */
+                crewId: string;
+                reasons: {
+                    /** @enum {string} */
+                    code: "SKILL_MISSING" | "OUTSIDE_SHIFT" | "ON_TIME_OFF" | "TIME_WINDOW_UNREACHABLE" | "OVERTIME_CAP" | "SITE_NOT_LOCATED" | "PLAN_ROUTE_LIMIT";
+                    detail: string;
+                }[];
+            }[];
+        };
+        Route: {
+            /**
+             * Format: uuid
+             * @description null in a dry run or a check: nothing stored
+             */
+            id: string | null;
+            /**
+             * Format: date
+             * @description A local date of the workspace, YYYY-MM-DD
+             */
+            date: string;
+            /** Format: uuid */
+            crewId: string;
+            /**
+             * Format: uuid
+             * @description The crew's foreman (`technicianId` for versions before 2026-01-20)
+             */
+            assigneeId: string;
+            shift: {
+                start: string;
+                end: string;
+            };
+            totalDriveMinutes: number;
+            overtimeMinutes: number;
+            stops: {
+                sequence: number;
+                /** Format: uuid */
+                jobId: string;
+                /** @description Local to the workspace's time zone, YYYY-MM-DDTHH:mm */
+                etaLocal: string;
+                /** @description Local to the workspace's time zone, YYYY-MM-DDTHH:mm */
+                departLocal: string;
+                windowStart: string;
+                windowEnd: string;
+                driveMinutesFromPrevious: number;
+                /** @description `planned` until the crew reports otherwise */
+                status: string;
+            }[];
+            violations: {
+                /** Format: uuid */
+                jobId: string;
+                /** @enum {string} */
+                code: "SKILL_MISSING" | "OUTSIDE_SHIFT" | "ON_TIME_OFF" | "TIME_WINDOW_UNREACHABLE" | "OVERTIME_CAP" | "SITE_NOT_LOCATED" | "PLAN_ROUTE_LIMIT" | "CAPACITY";
+                /** @description How far over (minutes past the window or the overtime cap); 0 for a constraint that is not a time */
+                minutes: number;
+            }[];
+            /** @enum {string} */
+            travelTimeSource: "great_circle" | "osrm";
+            /** @description Increases with every change of this route; null when not stored */
+            revision: number | null;
+        };
+        RoutePlan: {
+            /**
+             * Format: date
+             * @description A local date of the workspace, YYYY-MM-DD
+             */
+            date: string;
+            /** @enum {string} */
+            mode: "optimize" | "check";
+            dry_run: boolean;
+            applied: boolean;
+            /** @enum {string} */
+            travelTimeSource: "great_circle" | "osrm";
+            solver: string | null;
+            data: components["schemas"]["Route"][];
+            unassigned: {
+                /** Format: uuid */
+                jobId: string;
+                /** @description Absent before 2026-07-01 */
+                reasons?: {
+                    /** @enum {string} */
+                    code: "SKILL_MISSING" | "OUTSIDE_SHIFT" | "ON_TIME_OFF" | "TIME_WINDOW_UNREACHABLE" | "OVERTIME_CAP" | "SITE_NOT_LOCATED" | "PLAN_ROUTE_LIMIT";
+                    detail: string;
+                    /** Format: uuid */
+                    crewId: string;
+                }[];
+            }[];
+            /** @description Every job and crew that could not take it, with the reasons (absent before 2026-07-01) */
+            exclusions?: {
+                /** Format: uuid */
+                jobId: string;
+                /** Format: uuid */
+                crewId: string;
+                reasons: {
+                    /** @enum {string} */
+                    code: "SKILL_MISSING" | "OUTSIDE_SHIFT" | "ON_TIME_OFF" | "TIME_WINDOW_UNREACHABLE" | "OVERTIME_CAP" | "SITE_NOT_LOCATED" | "PLAN_ROUTE_LIMIT";
+                    detail: string;
+                }[];
+            }[];
+        };
+        RoutePlanRunning: {
+            /** @enum {string} */
+            status: "running";
+            /** @enum {string} */
+            stage: "loading" | "solving" | "applying" | "done";
+            workflow_id: string;
         };
         GraphQLResponse: {
             data?: {
@@ -4945,6 +5414,1273 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthenticated",
                      *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Samira Sales"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *       "email": "admin@sandbox.test",
+                     *       "full_name": "Avery Admin",
+                     *       "role": "ADMIN",
+                     *       "last_login_at": "2026-11-23T09:30:00.000Z",
+                     *       "organization": {
+                     *         "id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *         "name": "Sandbox Shade Co.",
+                     *         "subdomain": "sandbox"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "full_name": "Invalid input: expected string, received undefined"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users */
+            200: {
+                headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *           "email": "admin@sandbox.test",
+                     *           "full_name": "Avery Admin",
+                     *           "role": "ADMIN",
+                     *           "status": "active",
+                     *           "last_login_at": "2026-11-23T09:30:00.000Z",
+                     *           "created_at": "2026-11-01T08:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "4c7e9a1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d",
+                     *           "email": "sam@sandbox.test",
+                     *           "full_name": "Sam Sales",
+                     *           "role": "SALES",
+                     *           "status": "invited",
+                     *           "last_login_at": null,
+                     *           "created_at": "2026-11-24T10:15:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TeamUserList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "sam@sandbox.test",
+                 *       "full_name": "Sam Sales",
+                 *       "role": "SALES"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Invited */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4c7e9a1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d",
+                     *       "email": "sam@sandbox.test",
+                     *       "full_name": "Sam Sales",
+                     *       "role": "SALES",
+                     *       "status": "invited",
+                     *       "invitation_expires_at": "2026-11-27T10:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The email is already in the workspace */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A user with this email is already in the workspace.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "email": "Must be an email address, such as ana@contractor.example",
+                     *             "full_name": "Invalid input: expected string, received undefined",
+                     *             "role": "Invalid option: expected one of \"ADMIN\"|\"SALES\"|\"TECHNICIAN\""
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new link was sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4c7e9a1b-2d3f-4a5b-8c6d-7e8f9a0b1c2d",
+                     *       "email": "sam@sandbox.test",
+                     *       "full_name": "Sam Sales",
+                     *       "role": "SALES",
+                     *       "status": "invited",
+                     *       "invitation_expires_at": "2026-11-27T10:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such user in the workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such user in the workspace",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The user already accepted */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "This user has already accepted their invitation.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "deactivated"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6e1f2a3b-4c5d-4e6f-9a7b-8c9d0e1f2a3b",
+                     *       "email": "tess@sandbox.test",
+                     *       "full_name": "Tess Technician",
+                     *       "role": "TECHNICIAN",
+                     *       "status": "deactivated",
+                     *       "last_login_at": "2026-11-22T07:45:00.000Z",
+                     *       "created_at": "2026-11-01T08:00:00.000Z",
+                     *       "affected_jobs": [
+                     *         {
+                     *           "job_id": "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d",
+                     *           "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *           "status": "scheduled",
+                     *           "scheduled_date": "2026-12-02"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdatedTeamUser"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such user in the workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such user in the workspace",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The last active ADMIN, or an invited user made active */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The workspace must keep at least one active ADMIN: make another user ADMIN first.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "Q2hvb3NlLWEtcGFzc3dvcmQtZnJvbS10aGUtZW1haWw",
+                 *       "full_name": "Samira Sales",
+                 *       "password": "velvet-ladder-orbit-47"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Active and logged in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI4ZDJlNGY2YS0xYjNjLTRkNWUtOGY3YS05YjBjMWQyZTNmNGEiLCJyb2xlIjoiQURNSU4ifQ.c2lnbmF0dXJlLW9mLXRoZS1leGFtcGxl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900,
+                     *       "user": {
+                     *         "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *         "email": "admin@sandbox.test",
+                     *         "role": "ADMIN",
+                     *         "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LoginResult"];
+                };
+            };
+            /** @description The token cannot be used (the same for every reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "This link is not valid: it may have expired, been used, or been replaced by a newer one.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The password breaks a rule of D20, at `password` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The password breaks a rule of D20, at `password`",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subdomain": "sandbox",
+                 *       "email": "sam@sandbox.test"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted (whatever exists) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordResetAccepted"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "subdomain": "Invalid input: expected string, received undefined",
+                     *             "email": "Must be an email address, such as ana@contractor.example"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "Q2hvb3NlLWEtcGFzc3dvcmQtZnJvbS10aGUtZW1haWw",
+                 *       "password": "copper-meadow-tide-82"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfirmPasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The new password is set; logged in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI4ZDJlNGY2YS0xYjNjLTRkNWUtOGY3YS05YjBjMWQyZTNmNGEiLCJyb2xlIjoiQURNSU4ifQ.c2lnbmF0dXJlLW9mLXRoZS1leGFtcGxl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900,
+                     *       "user": {
+                     *         "id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                     *         "email": "admin@sandbox.test",
+                     *         "role": "ADMIN",
+                     *         "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LoginResult"];
+                };
+            };
+            /** @description The token cannot be used (the same for every reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "This link is not valid: it may have expired, been used, or been replaced by a newer one.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The password breaks a rule of D20, at `password` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The password breaks a rule of D20, at `password`",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "velvet-ladder-orbit-47",
+                 *       "new_password": "copper-meadow-tide-82"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangePasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `current_password` is not the caller's password */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "The current password is incorrect.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `new_password` breaks a rule of D20 */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "`new_password` breaks a rule of D20",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -17542,6 +19278,819 @@ export interface operations {
                      *       "title": "Internal server error.",
                      *       "status": 500,
                      *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDailyRoutes: {
+        parameters: {
+            query: {
+                /** @description A local date of the workspace, YYYY-MM-DD */
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "date": "2026-12-03",
+                     *       "data": [
+                     *         {
+                     *           "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *           "date": "2026-12-03",
+                     *           "crewId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *           "assigneeId": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "shift": {
+                     *             "start": "08:00",
+                     *             "end": "17:00"
+                     *           },
+                     *           "totalDriveMinutes": 74,
+                     *           "overtimeMinutes": 0,
+                     *           "stops": [
+                     *             {
+                     *               "sequence": 1,
+                     *               "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a",
+                     *               "etaLocal": "2026-12-03T08:21",
+                     *               "departLocal": "2026-12-03T10:06",
+                     *               "windowStart": "08:00",
+                     *               "windowEnd": "17:00",
+                     *               "driveMinutesFromPrevious": 21,
+                     *               "status": "planned"
+                     *             },
+                     *             {
+                     *               "sequence": 2,
+                     *               "jobId": "8c2f5d3b-0e4a-4f9c-b7d6-2a3b4c5d6e7f",
+                     *               "etaLocal": "2026-12-03T10:24",
+                     *               "departLocal": "2026-12-03T12:24",
+                     *               "windowStart": "10:00",
+                     *               "windowEnd": "12:00",
+                     *               "driveMinutesFromPrevious": 18,
+                     *               "status": "planned"
+                     *             }
+                     *           ],
+                     *           "violations": [],
+                     *           "travelTimeSource": "great_circle",
+                     *           "revision": 3
+                     *         }
+                     *       ],
+                     *       "unassigned": [
+                     *         {
+                     *           "jobId": "9d3a6e4c-1f5b-4a0d-8e7f-3b4c5d6e7f8a",
+                     *           "reasons": [
+                     *             {
+                     *               "code": "SKILL_MISSING",
+                     *               "detail": "Requires [motorisation]; the crew has []; missing [motorisation].",
+                     *               "crewId": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "exclusions": [
+                     *         {
+                     *           "jobId": "9d3a6e4c-1f5b-4a0d-8e7f-3b4c5d6e7f8a",
+                     *           "crewId": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a",
+                     *           "reasons": [
+                     *             {
+                     *               "code": "SKILL_MISSING",
+                     *               "detail": "Requires [motorisation]; the crew has []; missing [motorisation]."
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutesDay"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "date": "Invalid input: expected string, received undefined",
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDailyRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A local date of the workspace, YYYY-MM-DD */
+                date: string;
+                crew_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The route */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *       "date": "2026-12-03",
+                     *       "crewId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "assigneeId": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *       "shift": {
+                     *         "start": "08:00",
+                     *         "end": "17:00"
+                     *       },
+                     *       "totalDriveMinutes": 74,
+                     *       "overtimeMinutes": 0,
+                     *       "stops": [
+                     *         {
+                     *           "sequence": 1,
+                     *           "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a",
+                     *           "etaLocal": "2026-12-03T08:21",
+                     *           "departLocal": "2026-12-03T10:06",
+                     *           "windowStart": "08:00",
+                     *           "windowEnd": "17:00",
+                     *           "driveMinutesFromPrevious": 21,
+                     *           "status": "planned"
+                     *         },
+                     *         {
+                     *           "sequence": 2,
+                     *           "jobId": "8c2f5d3b-0e4a-4f9c-b7d6-2a3b4c5d6e7f",
+                     *           "etaLocal": "2026-12-03T10:24",
+                     *           "departLocal": "2026-12-03T12:24",
+                     *           "windowStart": "10:00",
+                     *           "windowEnd": "12:00",
+                     *           "driveMinutesFromPrevious": 18,
+                     *           "status": "planned"
+                     *         }
+                     *       ],
+                     *       "violations": [],
+                     *       "travelTimeSource": "great_circle",
+                     *       "revision": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Route"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No route of that crew on that date */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No route of that crew on that date",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "date": "Invalid ISO date",
+                     *         "crew_id": "Invalid UUID"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setDailyRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A local date of the workspace, YYYY-MM-DD */
+                date: string;
+                crew_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stops": [
+                 *         "8c2f5d3b-0e4a-4f9c-b7d6-2a3b4c5d6e7f",
+                 *         "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    stops: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The route, stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *       "date": "2026-12-03",
+                     *       "crewId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "assigneeId": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *       "shift": {
+                     *         "start": "08:00",
+                     *         "end": "17:00"
+                     *       },
+                     *       "totalDriveMinutes": 74,
+                     *       "overtimeMinutes": 0,
+                     *       "stops": [
+                     *         {
+                     *           "sequence": 1,
+                     *           "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a",
+                     *           "etaLocal": "2026-12-03T08:21",
+                     *           "departLocal": "2026-12-03T10:06",
+                     *           "windowStart": "08:00",
+                     *           "windowEnd": "17:00",
+                     *           "driveMinutesFromPrevious": 21,
+                     *           "status": "planned"
+                     *         },
+                     *         {
+                     *           "sequence": 2,
+                     *           "jobId": "8c2f5d3b-0e4a-4f9c-b7d6-2a3b4c5d6e7f",
+                     *           "etaLocal": "2026-12-03T10:24",
+                     *           "departLocal": "2026-12-03T12:24",
+                     *           "windowStart": "10:00",
+                     *           "windowEnd": "12:00",
+                     *           "driveMinutesFromPrevious": 18,
+                     *           "status": "planned"
+                     *         }
+                     *       ],
+                     *       "violations": [
+                     *         {
+                     *           "jobId": "8c2f5d3b-0e4a-4f9c-b7d6-2a3b4c5d6e7f",
+                     *           "code": "TIME_WINDOW_UNREACHABLE",
+                     *           "minutes": 25
+                     *         }
+                     *       ],
+                     *       "travelTimeSource": "great_circle",
+                     *       "revision": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Route"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such crew */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such crew",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "stops": "Invalid input: expected array, received undefined"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Travel times from osrm failed: http://127.0.0.1:5000 no answer within 10000 ms. Nothing was applied. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "A provider answered with an error.",
+                     *       "status": 502,
+                     *       "detail": "Travel times from osrm failed: http://127.0.0.1:5000 no answer within 10000 ms. Nothing was applied.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    planDailyRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A local date of the workspace, YYYY-MM-DD */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mode": "optimize",
+                 *       "keep_assignments": true,
+                 *       "dry_run": false
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @default optimize
+                     * @enum {string}
+                     */
+                    mode?: "optimize" | "check";
+                    /** @default false */
+                    keep_assignments?: boolean;
+                    /** @default false */
+                    dry_run?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "date": "2026-12-03",
+                     *       "mode": "optimize",
+                     *       "dry_run": false,
+                     *       "applied": true,
+                     *       "travelTimeSource": "great_circle",
+                     *       "solver": "built-in",
+                     *       "data": [
+                     *         {
+                     *           "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *           "date": "2026-12-03",
+                     *           "crewId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *           "assigneeId": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *           "shift": {
+                     *             "start": "08:00",
+                     *             "end": "17:00"
+                     *           },
+                     *           "totalDriveMinutes": 74,
+                     *           "overtimeMinutes": 0,
+                     *           "stops": [
+                     *             {
+                     *               "sequence": 1,
+                     *               "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a",
+                     *               "etaLocal": "2026-12-03T08:21",
+                     *               "departLocal": "2026-12-03T10:06",
+                     *               "windowStart": "08:00",
+                     *               "windowEnd": "17:00",
+                     *               "driveMinutesFromPrevious": 21,
+                     *               "status": "planned"
+                     *             },
+                     *             {
+                     *               "sequence": 2,
+                     *               "jobId": "8c2f5d3b-0e4a-4f9c-b7d6-2a3b4c5d6e7f",
+                     *               "etaLocal": "2026-12-03T10:24",
+                     *               "departLocal": "2026-12-03T12:24",
+                     *               "windowStart": "10:00",
+                     *               "windowEnd": "12:00",
+                     *               "driveMinutesFromPrevious": 18,
+                     *               "status": "planned"
+                     *             }
+                     *           ],
+                     *           "violations": [],
+                     *           "travelTimeSource": "great_circle",
+                     *           "revision": 3
+                     *         }
+                     *       ],
+                     *       "unassigned": [
+                     *         {
+                     *           "jobId": "9d3a6e4c-1f5b-4a0d-8e7f-3b4c5d6e7f8a",
+                     *           "reasons": [
+                     *             {
+                     *               "code": "SKILL_MISSING",
+                     *               "detail": "Requires [motorisation]; the crew has []; missing [motorisation].",
+                     *               "crewId": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a"
+                     *             },
+                     *             {
+                     *               "code": "TIME_WINDOW_UNREACHABLE",
+                     *               "detail": "Earliest arrival 08:41 (leaving the depot at 08:00); the window is 07:00-08:30.",
+                     *               "crewId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "exclusions": [
+                     *         {
+                     *           "jobId": "9d3a6e4c-1f5b-4a0d-8e7f-3b4c5d6e7f8a",
+                     *           "crewId": "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a",
+                     *           "reasons": [
+                     *             {
+                     *               "code": "SKILL_MISSING",
+                     *               "detail": "Requires [motorisation]; the crew has []; missing [motorisation]."
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "jobId": "9d3a6e4c-1f5b-4a0d-8e7f-3b4c5d6e7f8a",
+                     *           "crewId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *           "reasons": [
+                     *             {
+                     *               "code": "TIME_WINDOW_UNREACHABLE",
+                     *               "detail": "Earliest arrival 08:41 (leaving the depot at 08:00); the window is 07:00-08:30."
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutePlan"];
+                };
+            };
+            /** @description A plan of this date is running: its stage */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "running",
+                     *       "stage": "solving",
+                     *       "workflow_id": "route-plan-0f1e2d3c-4b5a-4697-8877-665544332211-2026-12-03"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutePlanRunning"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace has no depot */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "The workspace has no depot",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Travel times from osrm failed: http://127.0.0.1:5000 answered NoTable. Nothing was applied. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "A provider answered with an error.",
+                     *       "status": 502,
+                     *       "detail": "Travel times from osrm failed: http://127.0.0.1:5000 answered NoTable. Nothing was applied.",
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *     }
                      */

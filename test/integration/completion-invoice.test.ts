@@ -246,4 +246,18 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(again.out).toMatch(/already SUCCEEDED.*nothing was called/);
     expect(stripe.requests.all().length).toBe(requests);
   }, 120_000);
+
+  it('a SKU drawn while active and deactivated in the price book before completion is still billed, at the newest revision that had it (D21)', async () => {
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Ari Moss') returning id`, [tenant.id])).rows[0]!.id;
+    const jobId = await newJob({ customerId: customer });
+    await startJob(jobId);
+    await draw(jobId, 'TRIM-CASSETTE', '2', 'VAN-4');
+    const book = (await (await call('GET', `/v1/pricebooks/${tenant.id}`, admin)).json()) as { revision: string };
+    const published = await call('POST', `/v1/pricebooks/${tenant.id}/revisions`, admin, { base_revision: book.revision, changes: [{ op: 'deactivate_sku', code: 'TRIM-CASSETTE' }] });
+    expect(published.status).toBe(201);
+    expect((await complete(jobId)).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
+    // 2 * 1475 = 2950, raised to the floor 0.35: 2950 / 0.65 = 4538.46… → 4539; HST 590.07 → 590.
+    expect(amounts(invoicesAt(jobId)[0])).toEqual([['line', 4539], ['tax', 590]]);
+  }, 120_000);
 });
