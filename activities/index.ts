@@ -41,7 +41,8 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(deps),
     ...createProviderSyncActivities({ ...deps, payments: deps.payments }),
     ...createPricebookActivities(deps),
-    ...createTenantActivities(deps),
+    // D20: the first ADMIN's invitation goes through the same SMTP server and public base URL as D13's notices.
+    ...createTenantActivities({ em: deps.em, invitations: { mailer: deps.webhooks.mailer, publicBaseUrl: deps.webhooks.publicBaseUrl ?? 'http://localhost:3000' } }),
     ...createRoutingActivities({ em: deps.em, routing: deps.routing ?? { travel: { osrmTimeoutMs: 10_000 } } }),
   };
 }

@@ -8,7 +8,8 @@ import type { Limiter } from '../http/rate-limit';
 import { LoginService } from '../auth/login-service';
 import { LoginResult } from '../auth/schemas';
 import { LOGIN_RESULT_EXAMPLE } from '../auth/examples';
-import { hashLinkToken, type TeamService } from './team-service';
+import type { TeamService } from './team-service';
+import { hashLinkToken } from '../../infra/team/links';
 import { UNUSABLE_TOKEN_MESSAGE, INVITATION_RESENDS_PER_HOUR } from '../../domain/team/team-rules';
 import {
   AcceptInvitationBody,

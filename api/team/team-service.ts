@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -29,7 +28,6 @@ import { badRequest, conflict, notFound, validationFailed } from '../../domain/e
 import { fieldChanges, type AuditActor } from '../../domain/audit/audit-entry';
 import { passwordComplaint } from '../../domain/team/passwords';
 import {
-  invitationMail,
   passwordResetMail,
   removesLastAdmin,
   successorForeman,
@@ -40,6 +38,7 @@ import {
 } from '../../domain/team/team-rules';
 import { iso } from '../../domain/timestamps';
 import type { Mailer } from '../../infra/email/mailer';
+import { hashLinkToken, mailInvitation, newLinkToken, teamLink } from '../../infra/team/links';
 import type { Caller } from '../http/request-context';
 import { cursorPosition } from '../http/pagination';
 import type { PasswordHasher } from '../auth/login-service';
@@ -76,16 +75,6 @@ export interface TeamDependencies {
   /** Where the emailed links point: PUBLIC_BASE_URL. */
   publicBaseUrl: string;
   logger: Logger;
-}
-
-/** A single-use link token: 256 random bits; only its SHA-256 is stored. */
-function newLinkToken(): { token: string; hash: string } {
-  const token = randomBytes(32).toString('base64url');
-  return { token, hash: hashLinkToken(token) };
-}
-
-export function hashLinkToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 export function toTeamUser(row: TeamUserRow): TeamUser {
@@ -199,7 +188,7 @@ export class TeamService {
     if (!outcome) return;
     // After the answer: the SMTP round trip would tell an existing account from an unknown one.
     setImmediate(() => {
-      const mail = passwordResetMail({ workspaceName: outcome.workspace, link: this.link('reset-password', link.token), expiresAt: outcome.expiresAt });
+      const mail = passwordResetMail({ workspaceName: outcome.workspace, link: teamLink(this.deps.publicBaseUrl, 'reset-password', link.token), expiresAt: outcome.expiresAt });
       this.send(outcome.user.email, mail, `password-reset-${link.hash.slice(0, 24)}`).catch(() => undefined);
     });
   }
@@ -335,14 +324,15 @@ export class TeamService {
     if (complaint) throw validationFailed({ [path]: complaint });
   }
 
-  private link(page: 'accept-invitation' | 'reset-password', token: string): string {
-    return `${this.deps.publicBaseUrl.replace(/\/+$/, '')}/${page}?token=${encodeURIComponent(token)}`;
-  }
-
   private async mailInvitation(user: TeamUserRow, workspace: string, token: string, expiresAt: Date): Promise<void> {
-    const mail = invitationMail({ workspaceName: workspace, fullName: user.full_name, link: this.link('accept-invitation', token), expiresAt });
+    if (!this.deps.mailer) {
+      this.deps.logger.warn('no SMTP_URL: an invitation email was not sent');
+      return;
+    }
     // The invitation stands even if the mail server fails: the ADMIN can send a new link.
-    await this.send(user.email, mail, `invitation-${hashLinkToken(token).slice(0, 24)}`).catch(() => undefined);
+    await mailInvitation(this.deps.mailer, { to: user.email, fullName: user.full_name, workspaceName: workspace, publicBaseUrl: this.deps.publicBaseUrl, token, expiresAt }).catch(
+      (error: unknown) => this.deps.logger.error({ err: error }, 'an invitation email could not be sent'),
+    );
   }
 
   private async send(to: string, mail: { subject: string; text: string }, id: string): Promise<void> {

@@ -22,6 +22,7 @@ import { Migration20261126120000OperationsMetricsEveryTenant } from './Migration
 import { Migration20261127000000AuditLog } from './Migration20261127000000AuditLog';
 import { Migration20261127000100RunningReleases } from './Migration20261127000100RunningReleases';
 import { Migration20261127010000Team } from './Migration20261127010000Team';
+import { Migration20261127010100FirstAdminInvitation } from './Migration20261127010100FirstAdminInvitation';
 import { Migration20261127020000TenantSettings } from './Migration20261127020000TenantSettings';
 import { Migration20261127020100FirstAdminDoor } from './Migration20261127020100FirstAdminDoor';
 import { Migration20261127030000Pricebook } from './Migration20261127030000Pricebook';
@@ -59,6 +60,7 @@ export const migrations = [
   { name: 'Migration20261127000000AuditLog', class: Migration20261127000000AuditLog },
   { name: 'Migration20261127000100RunningReleases', class: Migration20261127000100RunningReleases },
   { name: 'Migration20261127010000Team', class: Migration20261127010000Team },
+  { name: 'Migration20261127010100FirstAdminInvitation', class: Migration20261127010100FirstAdminInvitation },
   { name: 'Migration20261127020000TenantSettings', class: Migration20261127020000TenantSettings },
   { name: 'Migration20261127020100FirstAdminDoor', class: Migration20261127020100FirstAdminDoor },
   { name: 'Migration20261127030000Pricebook', class: Migration20261127030000Pricebook },

@@ -59,3 +59,19 @@ export async function voidUserTokens(em: EntityManager, userId: string, purpose?
     purpose ?? null,
   ]);
 }
+
+/**
+ * D22 with D20: the first ADMIN of a new workspace (made by provisioning, not active, never
+ * signed in) becomes invited with this token, through the worker's one door; undefined when no
+ * such user is in the tenant selected (already invited and accepted, or never made).
+ */
+export async function issueFirstAdminInvitation(
+  em: EntityManager,
+  input: { email: string; tokenHash: string; expiresAt: Date },
+): Promise<{ user_id: string; email: string; full_name: string; workspace_name: string } | undefined> {
+  const [row] = await em.execute<{ user_id: string; email: string; full_name: string; workspace_name: string }[]>(
+    'select user_id, email, full_name, workspace_name from issue_first_admin_invitation(?, ?, ?)',
+    [input.email, input.tokenHash, input.expiresAt],
+  );
+  return row;
+}

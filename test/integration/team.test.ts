@@ -9,7 +9,7 @@ import { nextLink } from '../support/link-header';
 import { TeamUserList, Invitation, UpdatedTeamUser } from '../../api/team/schemas';
 import { LoginResult, Profile } from '../../api/auth/schemas';
 import { UNUSABLE_TOKEN_MESSAGE, INVITATION_RESENDS_PER_HOUR } from '../../domain/team/team-rules';
-import { hashLinkToken } from '../../api/team/team-service';
+import { hashLinkToken } from '../../infra/team/links';
 
 /**
  * D20, the team, through the API against PostgreSQL and a real SMTP server (the mail catcher

@@ -10,7 +10,9 @@ import { twoWindows } from '../../scripts/harness/quote-requests';
 import { createOrm } from '../../db/orm';
 import { dropDatabase, migrate } from '../../db/migrate';
 import { withDatabaseName, workerDatabaseUrl } from '../../db/database-urls';
-import { hashPassword } from '../../db/passwords';
+import { startMailCatcher, type MailCatcher } from '../../scripts/infra/mail-catcher';
+import { smtpMailer, type Mailer } from '../../infra/email/mailer';
+import { waitUntil } from '../../scripts/harness/wait-until';
 import { createTenantActivities } from '../../activities/tenants';
 import { WORKFLOWS_PATH } from '../../worker/create-worker';
 import { connectWorker } from '../../worker/temporal-connection';
@@ -29,13 +31,25 @@ let worker: Worker;
 let workerConnection: Awaited<ReturnType<typeof connectWorker>>;
 let running: Promise<void>;
 let api: ApiHarness;
+let catcher: MailCatcher;
+let mailer: Mailer;
+const PUBLIC_BASE_URL = 'http://127.0.0.1:3997';
 
 beforeAll(async () => {
   await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
   owner = new pg.Pool({ connectionString: database, max: 2 });
   workerOrm = await createOrm({ url: workerDatabaseUrl(database, process.env.DATABASE_WORKER_PASSWORD!), poolMax: 2 });
   workerConnection = await connectWorker(process.env.TEMPORAL_ADDRESS!);
-  worker = await Worker.create({ connection: workerConnection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', taskQueue, workflowsPath: WORKFLOWS_PATH, activities: createTenantActivities({ em: workerOrm.em }) });
+  // D20: the first ADMIN's invitation is mailed through a real SMTP server (the mail catcher).
+  catcher = await startMailCatcher();
+  mailer = smtpMailer(catcher.smtpUrl, 'Shade Office <no-reply@shade-office.invalid>');
+  worker = await Worker.create({
+    connection: workerConnection,
+    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createTenantActivities({ em: workerOrm.em, invitations: { mailer, publicBaseUrl: PUBLIC_BASE_URL } }),
+  });
   running = worker.run();
   api = await startApi({ env: { DATABASE_URL: database } });
 }, 120_000);
@@ -47,6 +61,8 @@ afterAll(async () => {
   await workerConnection?.close();
   await workerOrm?.close(true);
   await owner?.end();
+  mailer?.close();
+  await catcher?.stop();
   await dropDatabase(database);
 }, 60_000);
 
@@ -69,17 +85,27 @@ describe('SEED_SANDBOX=false: a tenant made by ops is the only way in, and it wo
     const login = () => api.request('/api/v1/auth/login', { method: 'POST', json: { subdomain: 'brightline', email: 'owner@brightline.test', password: 'Correct-Horse-7-Battery' } });
     // Invited, not yet accepted: no one can sign in as them.
     expect((await login()).status).toBe(401);
-    // Accepting the invitation (D20's accept, the team's code) sets the password and activates the
-    // user; until that route is on main, the owner does exactly that here.
-    await owner.query(`update users set password_hash = $1, active = true where email = 'owner@brightline.test'`, [await hashPassword('Correct-Horse-7-Battery')]);
+    // D20: the invitation's email, its link on PUBLIC_BASE_URL; accepting sets the password and activates the ADMIN.
+    const mail = await waitUntil('the first ADMIN\'s invitation', async () => (await catcher.messages()).find((m) => m.to.some((t) => t.address === 'owner@brightline.test')));
+    expect(mail.subject).toContain('Brightline Shades');
+    const token = new RegExp(`${PUBLIC_BASE_URL}/accept-invitation\\?token=([A-Za-z0-9_-]+)`).exec(mail.text)?.[1];
+    expect(token).toEqual(expect.any(String));
+    const accepted = await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token, full_name: 'Bree Owner', password: 'Correct-Horse-7-Battery' } });
+    expect(accepted.status).toBe(200);
+    // Created once: a second run mails no second link.
+    expect((await ops('tenant', 'create', '--subdomain', 'brightline', '--name', 'Brightline Shades', '--admin-email', 'owner@brightline.test')).code).toBe(0);
     const session = await login();
     expect(session.status).toBe(200);
-    const { access_token: token, user } = (await session.json()) as { access_token: string; user: { role: string } };
+    const { access_token: bearer, user } = (await session.json()) as { access_token: string; user: { role: string } };
     expect(user.role).toBe('ADMIN');
 
-    const organization = await api.request('/api/v1/organization', { token });
+    expect((await catcher.messages()).filter((m) => m.to.some((t) => t.address === 'owner@brightline.test'))).toHaveLength(1);
+    // Through the API alone, the ADMIN invites the team (D20).
+    const invited = await api.request('/api/v1/users/invitations', { method: 'POST', token: bearer, json: { email: 'sales@brightline.test', full_name: 'Sol Sales', role: 'SALES' } });
+    expect(invited.status).toBe(201);
+    const organization = await api.request('/api/v1/organization', { token: bearer });
     expect(await organization.json()).toMatchObject({ subdomain: 'brightline', name: 'Brightline Shades', plan: 'starter', time_zone: 'America/Toronto', technical_contact_email: 'owner@brightline.test' });
-    const quote = await api.request('/api/v1/quotes/calculate', { method: 'POST', token, json: twoWindows({ persist: true }) });
+    const quote = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: bearer, json: twoWindows({ persist: true }) });
     expect(quote.status).toBe(200);
     expect(await quote.json()).toMatchObject({ persisted: true, status: 'DRAFT', quote_number: 1, totals: { amount_cents: expect.any(Number) } });
   }, 120_000);
