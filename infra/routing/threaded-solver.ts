@@ -8,6 +8,26 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RoutingProblem, RoutingSolution, SolveOptions, Solver } from '../../domain/routing/problem';
 
+/**
+ * The process's Node arguments for the thread: its loaders, tsx added where our TypeScript runs
+ * without it (Jest), and without the tracing preload (infra/runtime/instrument.*), which
+ * belongs to the process and not to a thread that does no I/O.
+ */
+export function threadExecArgv(execArgv: readonly string[], extension: string): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (arg === '--import' && /instrument\.[cm]?[jt]s$/.test(execArgv[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('--import=') && /instrument\.[cm]?[jt]s$/.test(arg)) continue;
+    kept.push(arg);
+  }
+  if (extension === '.ts' && !kept.some((arg) => arg.includes('tsx'))) kept.push('--import', 'tsx');
+  return kept;
+}
+
 /** How long past its deadline a thread may run before it is stopped and the solve fails. */
 const GRACE_MS = 10_000;
 
@@ -21,10 +41,9 @@ export class ThreadedSolver implements Solver {
     // A thread inherits the process's loaders (tsx, or the image's extensionless resolver);
     // Jest's own transform does not reach it, so there tsx is added.
     const extension = extname(fileURLToPath(import.meta.url));
-    const needsTsx = extension === '.ts' && !process.execArgv.some((arg) => arg.includes('tsx'));
     const worker = new Worker(new URL(`./solver-thread${extension}`, import.meta.url), {
       workerData: { problem, seed: options.seed, deadline },
-      ...(needsTsx ? { execArgv: [...process.execArgv, '--import', 'tsx'] } : {}),
+      execArgv: threadExecArgv(process.execArgv, extension),
     });
     return new Promise<RoutingSolution>((resolve, reject) => {
       let settled = false;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { scheduleRoute } from '../../domain/routing/route-schedule';
-import { ThreadedSolver } from '../../infra/routing/threaded-solver';
+import { ThreadedSolver, threadExecArgv } from '../../infra/routing/threaded-solver';
 import { contractorDay } from '../../scripts/harness/contractor-day';
 
 // D23: the built-in solver on a thread of its own, so a solve never holds the event loop of the
@@ -24,5 +24,11 @@ describe('the threaded built-in solver (D23)', () => {
       expect(scheduleRoute(problem, crew, jobs).violations).toEqual([]);
       for (const job of jobs) expect(problem.allowed[job]![crew]).toBe(true);
     }
+  });
+
+  it('gives the thread the process\'s loaders but not its tracing preload', () => {
+    expect(threadExecArgv(['--import', 'tsx', '--import', './infra/runtime/instrument.ts'], '.ts')).toEqual(['--import', 'tsx']);
+    expect(threadExecArgv(['--import', './scripts/container/extensionless.mjs', '--import', './dist/infra/runtime/instrument.js'], '.js')).toEqual(['--import', './scripts/container/extensionless.mjs']);
+    expect(threadExecArgv(['--experimental-vm-modules'], '.ts')).toEqual(['--experimental-vm-modules', '--import', 'tsx']);
   });
 });
