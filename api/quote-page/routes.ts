@@ -178,6 +178,8 @@ const quotePageErrorPage: ErrorRequestHandler = (err: unknown, req, res, next) =
     res.set('Retry-After', String(error.retryAfterSeconds)).status(429).type('html').send(TOO_MANY);
     return;
   }
-  // Anything else (an unreadable form, an outage) is the refusal page, with its kind's status: nothing changed.
-  res.status(ERROR_RENDERINGS[error.kind].status).type('html').send(renderPage({ kind: 'refused', status: 403 }, req.path));
+  // A path that names no link (one that does not even decode) is the neutral page; anything else
+  // (an unreadable form, an outage) is the refusal page, with its kind's status: nothing changed.
+  const view: PageView = error.kind === 'not_found' ? { kind: 'gone', status: 404 } : { kind: 'refused', status: 403 };
+  res.status(ERROR_RENDERINGS[error.kind].status).type('html').send(renderPage(view, req.path));
 };

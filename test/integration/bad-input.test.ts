@@ -69,6 +69,8 @@ async function answerOf(res: Response): Promise<Answer> {
     status?: number;
     errors?: Record<string, string> | { extensions?: { code?: string; fields?: Record<string, string> } }[];
   } = {};
+  // D24: the customer's quote page answers pages, its refusals included.
+  if (res.headers.get('content-type')?.startsWith('text/html')) return { status: res.status, shape: 'page', code: undefined, fields: [] };
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
@@ -86,8 +88,9 @@ async function answerOf(res: Response): Promise<Answer> {
   return { status: res.status, shape: `other: ${text.slice(0, 60)}`, code: undefined, fields: [] };
 }
 
-/** Section 7 under /api/, D10 under /v1/, and GraphQL's own errors for a refused GraphQL request. */
-const shapeOf = (where: string) => (where === 'POST /v1/graphql' ? 'graphql' : where.split(' ')[1]!.startsWith('/v1') ? 'problem' : 'envelope');
+/** Section 7 under /api/, D10 under /v1/, GraphQL's own errors for a refused GraphQL request, and D24's page under /q/. */
+const shapeOf = (where: string) =>
+  where === 'POST /v1/graphql' ? 'graphql' : where.split(' ')[1]!.startsWith('/v1') ? 'problem' : where.split(' ')[1]!.startsWith('/q/') ? 'page' : 'envelope';
 
 function send(method: string, url: string, init: { headers?: Record<string, string>; body?: string | Uint8Array } = {}) {
   return api.request(url, { method, token, headers: init.headers, body: init.body });
