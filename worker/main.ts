@@ -8,6 +8,7 @@ import { EventDispatcher } from '../infra/events/dispatcher';
 import { createStripeClient } from '../infra/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
 import { createRoutingWorker, createWorker } from './create-worker';
+import { routeSolverFromSettings } from '../infra/routing/solver';
 import type { ActivityDependencies } from '../activities';
 import { OutboxRelay } from './outbox-relay';
 import { ensureSchedules } from './schedules';
@@ -24,7 +25,6 @@ import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, 
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
 import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
-import { routeSolverFromSettings } from '../infra/routing/solver';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of

@@ -5,11 +5,11 @@ import { DomainError } from '../../domain/errors/errors';
 import { planDay, type DayInput, type PlanMode, type PlanResult } from '../../domain/routing/plan';
 import type { Solver } from '../../domain/routing/problem';
 import { TravelTimesUnavailable } from '../../domain/routing/travel/source';
-import { BuiltInSolver } from '../../domain/routing/solver';
+import { routeSolver } from '../../infra/routing/solver';
 import { applyRoutes, loadDay, type AppliedRoute, type TravelConfig } from '../../infra/routing/routing-day';
 import { FAILURE_TYPES } from '../../infra/temporal/failure-types';
 
-/** What the routing activities need: where travel times come from, and the solver (the built-in one unless the worker says). */
+/** What the routing activities need: where travel times come from, and the solver (the threaded built-in one unless the worker says). */
 export interface RoutingDependencies {
   travel: TravelConfig;
   solver?: Solver | undefined;
@@ -25,7 +25,8 @@ export interface RoutingDependencies {
  * the same, and nothing is applied.
  */
 export function createRoutingActivities(deps: { em: EntityManager; routing: RoutingDependencies }) {
-  const solver = deps.routing.solver ?? new BuiltInSolver();
+  // The built-in solver on a thread of its own unless the worker names another (VROOM, infra/routing/solver.ts).
+  const solver = deps.routing.solver ?? routeSolver({});
   return {
     async loadRoutingDay(input: { organizationId: string; date: string }): Promise<DayInput> {
       try {

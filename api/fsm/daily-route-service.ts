@@ -31,6 +31,23 @@ function plannedToRoute(date: string, route: PlannedRoute, source: Route['travel
   return { id: stored?.id ?? null, date, ...route, travelTimeSource: source, revision: stored?.revision ?? null };
 }
 
+/**
+ * D23: the routes of a day in the caller's tenant transaction, for REST and GraphQL alike: every
+ * route and the day's unassigned jobs (with the last plan's reasons) and exclusions; a TECHNICIAN
+ * gets only the routes of their crews (D10).
+ */
+export async function routesDayWithin(tx: EntityManager, caller: Caller, date: string): Promise<RoutesDay> {
+  const crewIds = caller.role === 'TECHNICIAN' ? (await crewPage(tx, { memberId: caller.userId })).map((c) => c.id) : undefined;
+  const routes = await routesOfDay(tx, date, crewIds);
+  if (crewIds) return { date, data: routes.map((r) => storedToRoute(date, r)), unassigned: [] };
+  const held = new Set(routes.flatMap((r) => r.stops.map((s) => s.jobId)));
+  const planned = await routeDay(tx, date);
+  const unassigned = (await dayJobRows(tx, date))
+    .filter((job) => !held.has(job.job_id))
+    .map((job) => ({ jobId: job.job_id, reasons: planned?.unassigned.find((u) => u.jobId === job.job_id)?.reasons ?? [] }));
+  return { date, data: routes.map((r) => storedToRoute(date, r)), unassigned, exclusions: planned?.exclusions ?? [] };
+}
+
 /** D23: the routes of a day, plans (through the routing workflow) and hand sequences. */
 export class DailyRouteService {
   constructor(
@@ -40,17 +57,7 @@ export class DailyRouteService {
 
   /** ADMIN and SALES see every route of the day; a TECHNICIAN only their crews' (D10), and no unassigned jobs. */
   list(caller: Caller, date: string): Promise<RoutesDay> {
-    return inTenant(this.em, caller.organizationId, async (tx) => {
-      const crewIds = caller.role === 'TECHNICIAN' ? (await crewPage(tx, { memberId: caller.userId })).map((c) => c.id) : undefined;
-      const routes = await routesOfDay(tx, date, crewIds);
-      if (crewIds) return { date, data: routes.map((r) => storedToRoute(date, r)), unassigned: [] };
-      const held = new Set(routes.flatMap((r) => r.stops.map((s) => s.jobId)));
-      const planned = await routeDay(tx, date);
-      const unassigned = (await dayJobRows(tx, date))
-        .filter((job) => !held.has(job.job_id))
-        .map((job) => ({ jobId: job.job_id, reasons: planned?.unassigned.find((u) => u.jobId === job.job_id)?.reasons ?? [] }));
-      return { date, data: routes.map((r) => storedToRoute(date, r)), unassigned, exclusions: planned?.exclusions ?? [] };
-    });
+    return inTenant(this.em, caller.organizationId, (tx) => routesDayWithin(tx, caller, date));
   }
 
   get(caller: Caller, date: string, crewId: string): Promise<Route> {

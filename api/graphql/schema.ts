@@ -7,6 +7,7 @@ import { pricingMutations } from './types/pricing';
 import { quoteMutations, quoteQueries } from './types/quotes';
 import { workOrderQueries } from './types/work-orders';
 import { pricebookQueries } from './types/pricebook';
+import { routeQueries } from './types/routes';
 
 /**
  * D17's schema, written once in code and assembled here from its features (api/graphql/types/:
@@ -21,7 +22,7 @@ import { pricebookQueries } from './types/pricebook';
 
 const Query = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'Query',
-  fields: { ...quoteQueries, ...jobQueries, ...crewQueries, ...workOrderQueries, ...pricebookQueries },
+  fields: { ...quoteQueries, ...jobQueries, ...crewQueries, ...workOrderQueries, ...pricebookQueries, ...routeQueries },
 });
 
 const Mutation = new GraphQLObjectType<unknown, GraphQLContext>({

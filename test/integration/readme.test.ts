@@ -55,6 +55,7 @@ beforeAll(async () => {
       METRICS_PORT: String(metricsPort),
       WORKER_METRICS_PORT: String(workerMetricsPort),
       TEMPORAL_TASK_QUEUE: `readme-test-${port}`,
+      TEMPORAL_ROUTING_TASK_QUEUE: `readme-routing-${port}`,
       PROVIDER_SANDBOX_PORT: '0',
       // Any free ports for the mail catcher too (D13), beside other runs on this machine.
       MAIL_CATCHER_PORT: '0',

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
-import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
+import { createTenant, ownerPool, sandboxUser, type Tenant } from '../../scripts/harness/owner-db';
+import { SANDBOX_ROUTE_DATE } from '../../db/routing-sandbox';
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { OsrmFake } from '../../scripts/sandboxes/osrm-fake';
 import { RoutePlans } from '../../infra/temporal/route-plans';
@@ -162,6 +163,18 @@ describe('a day planned (D23)', () => {
     expect((await call('POST', `/v1/fsm/routes/${DATE}/plan`, 'sales', { mode: 'optimize' })).status).toBe(403);
   });
 
+  it('GraphQL routes(date:) reads the same day, with its cost', async () => {
+    const rest = RoutesDay.parse(await ok(await call('GET', `/v1/fsm/routes?date=${DATE}`, 'admin')));
+    const query = `{ routes(date: "${DATE}") { date routes(first: 10) { crewId assigneeId revision stops(first: 50) { jobId etaLocal } } unassigned(first: 50) { jobId reasons(first: 20) { code crewId } } } }`;
+    const body = await ok<{ data: { routes: { date: string; routes: { crewId: string; assigneeId: string; revision: number; stops: { jobId: string; etaLocal: string }[] }[]; unassigned: { jobId: string; reasons: { code: string }[] }[] } }; extensions: { cost: { requestedQueryCost: number; actualQueryCost: number } } }>(
+      await call('POST', '/v1/graphql', 'admin', { query }),
+    );
+    expect(body.data.routes.routes).toEqual(rest.data.map((r) => ({ crewId: r.crewId, assigneeId: r.assigneeId, revision: r.revision, stops: r.stops.map((s) => ({ jobId: s.jobId, etaLocal: s.etaLocal })) })));
+    expect(body.data.routes.unassigned.map((u) => u.jobId)).toEqual(rest.unassigned.map((u) => u.jobId));
+    expect(body.extensions.cost.requestedQueryCost).toBeGreaterThanOrEqual(body.extensions.cost.actualQueryCost);
+    expect(body.extensions.cost.actualQueryCost).toBeGreaterThan(0);
+  });
+
   it('a date without jobs is an empty plan, not an error', async () => {
     const answer = PlanAnswer.parse(await ok(await plan({ mode: 'optimize' }, '2026-12-06')));
     expect(answer).toMatchObject({ data: [], unassigned: [], exclusions: [] });
@@ -222,5 +235,28 @@ describe('travel times from OSRM (D23)', () => {
     } finally {
       fake.mode = 'ok';
     }
+  });
+});
+
+describe('the sandbox\'s seeded day (D1, D23; docs/routes.md, "A worked day")', () => {
+  it('plans on a fresh database, and names the reasons the worked day describes', async () => {
+    const admin = await sandboxUser(owner, 'sandbox', 'admin@sandbox.test');
+    tokens.sandbox = await api.tokenFor(admin);
+    const answer = PlanAnswer.parse(await ok(await call('POST', `/v1/fsm/routes/${SANDBOX_ROUTE_DATE}/plan`, 'sandbox', { mode: 'optimize', dry_run: true })));
+    const jobs = (await owner.query<{ id: string; site_address: string }>(`select id, site_address from work_orders where organization_id = $1 and scheduled_date = $2`, [admin.organizationId, SANDBOX_ROUTE_DATE])).rows;
+    const crews = (await owner.query<{ id: string; name: string }>('select id, name from crews where organization_id = $1', [admin.organizationId])).rows;
+    const jobAt = (prefix: string) => jobs.find((j) => j.site_address.startsWith(prefix))!.id;
+    const crew = (name: string) => crews.find((c) => c.name === name)!.id;
+    expect(jobs).toHaveLength(10);
+    expect(answer.unassigned).toEqual([]);
+    expect(answer.data.flatMap((r) => r.stops)).toHaveLength(10);
+    expect(answer.data.every((r) => r.violations.length === 0)).toBe(true);
+    const reasons = (job: string, crewId: string) => answer.exclusions?.find((e) => e.jobId === job && e.crewId === crewId)?.reasons.map((r) => r.code) ?? [];
+    expect(reasons(jobAt('300 Borough'), crew('Crew North'))).toEqual(['SKILL_MISSING']);
+    expect(reasons(jobAt('100 City Centre'), crew('Crew South'))).toEqual(['SKILL_MISSING']);
+    expect(reasons(jobAt('1 Bloor'), crew('Crew South'))).toEqual(['SKILL_MISSING']);
+    const holder = (job: string) => answer.data.find((r) => r.stops.some((s) => s.jobId === job))!.crewId;
+    expect(holder(jobAt('100 City Centre'))).toBe(crew('Crew North'));
+    expect(holder(jobAt('300 Borough'))).toBe(crew('Crew South'));
   });
 });

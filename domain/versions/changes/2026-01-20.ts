@@ -1,4 +1,4 @@
-import { isRecord, type Target, type VersionChange } from '../change';
+import { isRecord, mapRoutes, type Target, type VersionChange } from '../change';
 
 /** The payloads that dispatch work to a technician (document 001 section 6.2's `dispatch.updated`). */
 const DISPATCH_EVENTS: readonly string[] = ['dispatch.updated'];
@@ -9,9 +9,17 @@ const DISPATCH_EVENTS: readonly string[] = ['dispatch.updated'];
  */
 export const change20260120: VersionChange = {
   version: '2026-01-20',
-  description: '`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` added on `invoice.generated`.',
+  description: '`technicianId` renamed `assigneeId` on dispatch payloads and route responses (D23); `partsConsumed` added on `invoice.generated`.',
   transform(target: Target, body: unknown): unknown {
-    if (target.kind !== 'event' || !isRecord(body)) return body;
+    if (target.kind === 'response') {
+      // D23: a route names its foreman as the dispatch payloads do.
+      return mapRoutes(target, body, (route) => {
+        if (!('assigneeId' in route)) return route;
+        const { assigneeId, ...rest } = route;
+        return { ...rest, technicianId: assigneeId };
+      });
+    }
+    if (!isRecord(body)) return body;
     if (DISPATCH_EVENTS.includes(target.event) && 'assigneeId' in body) {
       const { assigneeId, ...rest } = body;
       const renamed: Record<string, unknown> = { ...rest, technicianId: assigneeId };
