@@ -2,9 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { notFound, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
-import { crewById, crewPage, insertCrew, notActiveTechnicians, updateCrew, type CrewRow } from '../../db/fsm/crews';
+import { CREW_KEYSET, crewById, crewPage, insertCrew, notActiveTechnicians, updateCrew, type CrewRow } from '../../db/fsm/crews';
 import { lockJobClock } from '../../db/fsm/jobs';
 import type { Crew, CrewBody, CrewPatchBody } from './schemas';
+import { pageOf } from '../../db/cursor';
+import { v1CursorPosition, v1PageOf } from '../v1/page';
 
 const REASONS = { unknown: 'No such user in this workspace.', not_technician: 'Not a TECHNICIAN.', deactivated: 'The technician is deactivated.' } as const;
 
@@ -16,8 +18,13 @@ export function toCrew(row: CrewRow): Crew {
 export class CrewService {
   constructor(private readonly em: EntityManager) {}
 
-  list(caller: Caller): Promise<Crew[]> {
-    return inTenant(this.em, caller.organizationId, async (tx) => (await crewPage(tx, { memberId: caller.role === 'TECHNICIAN' ? caller.userId : undefined })).map(toCrew));
+  /** By name, keyset-paged; a technician's own crews only (D10). */
+  list(caller: Caller, query: { limit: number; cursor?: string | undefined }): Promise<{ data: Crew[]; next_cursor: string | null; has_more: boolean }> {
+    const after = v1CursorPosition(CREW_KEYSET, query.cursor);
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const rows = await crewPage(tx, { memberId: caller.role === 'TECHNICIAN' ? caller.userId : undefined, after, limit: query.limit });
+      return v1PageOf(pageOf(rows, query.limit, CREW_KEYSET), toCrew);
+    });
   }
 
   create(caller: Caller, body: CrewBody): Promise<Crew> {

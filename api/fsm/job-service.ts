@@ -92,7 +92,7 @@ export class JobService {
     const after = query.cursor ? cursorPosition(JOB_FEED_KEYSET, query.cursor) : undefined;
     const statuses = query.status === undefined ? undefined : Array.isArray(query.status) ? query.status : [query.status];
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const rows = await jobPage(tx, { ...visibilityOf(caller), statuses, crewId: query.crew_id, siteId: query.site_id, updatedSince: query.updated_since, after, limit: query.limit });
+      const rows = await jobPage(tx, { ...visibilityOf(caller), statuses, crewId: query.crew_id, siteId: query.site_id, q: query.q, updatedSince: query.updated_since, after, limit: query.limit });
       const page = rows.slice(0, query.limit);
       const last = page[page.length - 1];
       const hasMore = rows.length > query.limit;

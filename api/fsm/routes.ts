@@ -5,7 +5,7 @@ import type { JobService } from './job-service';
 import type { CrewService } from './crew-service';
 import type { ChangeOrderService } from './change-order-service';
 import {
-  ApproveChangeOrderBody, AssignCrewBody, ChangeOrder, ChangeOrderBody, ChangeOrderIdParams, Crew, RejectChangeOrderBody, CrewBody, CrewIdParams, CrewList, CrewPatchBody, JobDetail, JobHistoryPage, JobHistoryQuery, JobIdParams, JobListQuery, JobPage, MaterialDrawBody, PatchJobBody, TimeEntryBody,
+  ApproveChangeOrderBody, AssignCrewBody, ChangeOrder, ChangeOrderBody, ChangeOrderIdParams, Crew, RejectChangeOrderBody, CrewBody, CrewIdParams, CrewList, CrewListQuery, CrewPatchBody, JobDetail, JobHistoryPage, JobHistoryQuery, JobIdParams, JobListQuery, JobPage, MaterialDrawBody, PatchJobBody, TimeEntryBody,
 } from './schemas';
 import { CHANGE_ORDER_EXAMPLE, CREW_EXAMPLE, JOB_DETAIL_EXAMPLE, JOB_HISTORY_EXAMPLE, JOB_PAGE_EXAMPLE } from './examples';
 
@@ -182,13 +182,17 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/crews',
     operationId: 'listCrews',
     summary: 'Crews (a TECHNICIAN sees the crews they belong to)',
-    description: 'D11: each crew\'s name, foreman and members.',
+    description: 'Each crew’s name, foreman and members, by name. Pass `next_cursor` back as `cursor` while `has_more` is true.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
-    responses: { 200: { description: 'The crews', schema: CrewList, example: { data: [CREW_EXAMPLE] } } },
-    handler: async ({ res, caller }) => {
-      res.json({ data: await deps.crews.list(caller) });
+    query: CrewListQuery,
+    responses: {
+      200: { description: 'A page of crews', schema: CrewList, example: { data: [CREW_EXAMPLE], next_cursor: null, has_more: false } },
+      400: { description: 'A cursor this list did not hand out', schema: ProblemSchema, contentType: PROBLEM_CONTENT_TYPE },
+    },
+    handler: async ({ res, caller, query }) => {
+      res.json(await deps.crews.list(caller, query));
     },
   });
 

@@ -1,3 +1,5 @@
+import { SearchParam } from '../http/common-schemas';
+import { v1Page, V1PageQuery } from '../v1/page';
 import { z } from 'zod';
 import { instant } from '../http/date-schemas';
 import { JOB_STATUSES } from '../../domain/jobs/job-status-table';
@@ -22,6 +24,7 @@ export const JobListQuery = z.strictObject({
     .meta({ description: 'One of the six job statuses; repeat the parameter for several.' }),
   crew_id: z.uuid().optional(),
   site_id: z.uuid().optional(),
+  q: SearchParam.meta({ description: 'Text in the site’s name or the customer’s name, case-insensitive', example: 'queen st' }),
   updated_since: Rfc3339.optional().meta({ description: 'Strict: only jobs whose state changed after this instant (D11).' }),
   cursor: z.string().max(512).optional().meta({ description: 'Opaque: the previous page\'s next_cursor.' }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -146,7 +149,8 @@ export const Crew = z
   })
   .meta({ id: 'Crew' });
 export type Crew = z.infer<typeof Crew>;
-export const CrewList = z.strictObject({ data: z.array(Crew) }).meta({ id: 'CrewList' });
+export const CrewList = v1Page(Crew, 'CrewList');
+export const CrewListQuery = V1PageQuery;
 
 export const CrewBody = z
   .strictObject({

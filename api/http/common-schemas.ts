@@ -20,3 +20,12 @@ export const ErrorEnvelopeSchema = z
     }),
   })
   .meta({ id: 'Error' });
+
+/** `q` of the lists that search by text: a case-insensitive substring, matched literally (db/text-search.ts). */
+export const SearchParam = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .optional()
+  .meta({ description: 'Text to find, case-insensitive, anywhere in the fields this list searches (its description names them); `%` and `_` are matched literally.' });

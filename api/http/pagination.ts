@@ -15,16 +15,19 @@ export const CursorParam = z
   .optional()
   .meta({ description: 'Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400.' });
 
-/** The documented response header of a paged list. */
-export const PageHeaders = z.object({
-  Link: z
-    .string()
-    .optional()
-    .meta({
-      description: 'RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page.',
-      example: `<https://shades.example.test/api/v1/work-orders?limit=50&cursor=${encodeCursor(['2026-12-03', '2026-11-20T09:12:44.123456Z', '5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c'])}>; rel="next"`,
-    }),
-});
+/** The documented response header of a paged list, its example naming that list (`next` is its next page's URL). */
+export const pageHeaders = (next: string) =>
+  z.object({
+    Link: z
+      .string()
+      .optional()
+      .meta({ description: 'RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page.', example: `<${next}>; rel="next"` }),
+  });
+
+/** The work orders' Link header (the list most clients page first). */
+export const PageHeaders = pageHeaders(
+  `https://shades.example.test/api/v1/work-orders?limit=50&cursor=${encodeCursor(['2026-12-03', '2026-11-20T09:12:44.123456Z', '5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c'])}`,
+);
 
 /** Section 7 envelope, 400 `bad_request`, for anything that is not a position this list encoded (db/cursor.ts). */
 export function cursorPosition<Position extends readonly unknown[]>(set: { position: z.ZodType<Position> }, cursor: string): Position {

@@ -10,6 +10,7 @@ import type { CurrentRateCard, RateCardRepository } from '../../db/rate-cards/re
 import { QUOTE_TRANSITIONS, type QuoteAction } from '../../domain/quotes/quote-status';
 import { insertQuote, listQuotes, quoteDetail, quoteSummary, transitionQuote, UnknownCursorError } from '../../db/quotes/quotes';
 import { approveInTenant } from './approval';
+import { customerExists } from '../../db/quotes/revisions';
 import { recordQuoteCreated } from '../../db/events/quote-events';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { Mailer } from '../../infra/email/mailer';
@@ -39,6 +40,7 @@ export class QuoteService {
   ) {}
 
   async calculate(caller: Caller, body: CalculateBody): Promise<CalculationResult> {
+    if (body.customerId !== undefined && body.customer !== undefined) throw validationFailed({ customerId: 'Send customerId (an existing customer) or customer (a new one), not both' });
     // Pricing alone needs no transaction, only the current revision (one statement).
     if (!body.persist) {
       const card = withRateCard(await this.rateCards.currentOf(this.em, caller.organizationId));
@@ -46,6 +48,7 @@ export class QuoteService {
     }
     let created: EventEnvelope | undefined;
     const result = await inTenant(this.em, caller.organizationId, async (tx): Promise<CalculationResult> => {
+      if (body.customerId !== undefined && !(await customerExists(tx, body.customerId))) throw validationFailed({ customerId: 'No such customer in this workspace' });
       const card = withRateCard(await this.rateCards.current(tx));
       const priced = this.price(caller, body, card);
       const saved = await insertQuote(tx, { body, priced, revisionId: card.revisionId, createdByUserId: caller.userId });
@@ -77,8 +80,10 @@ export class QuoteService {
   /** One quote of the tenant with its lines and calculation (404 when it is not the tenant's). */
   get(caller: Caller, id: string): Promise<QuoteDetail> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const detail = await quoteDetail(tx, id);
-      if (!detail) throw notFound('No such quote in this workspace.');
+      const found = await quoteDetail(tx, id);
+      if (!found) throw notFound('No such quote in this workspace.');
+      // One record whichever interface made it: a /v1/quotes quote reads here too.
+      const { origin: _origin, ...detail } = found;
       // The stored calculation is the engine's result as priced (PricedQuote), plus its quote fields.
       return { ...detail, calculation: detail.calculation as QuoteDetail['calculation'] };
     });

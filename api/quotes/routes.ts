@@ -3,7 +3,7 @@ import { OFFICE } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { QuoteService } from './quote-service';
 import { sendJsonBytes } from '../versions/middleware';
-import { linkNext, PageHeaders } from '../http/pagination';
+import { linkNext, pageHeaders } from '../http/pagination';
 import { acceptCalculateBody, ApprovedQuote, CalculateBody, CalculationResult, QuoteDetail, QuoteListQuery, QuotePage, QuoteSummary, SentQuote } from './schemas';
 import { APPROVED_QUOTE_EXAMPLE, CALCULATE_EXAMPLE, CALCULATION_RESULT_EXAMPLE, QUOTE_DETAIL_EXAMPLE, QUOTE_PAGE_EXAMPLE, QUOTE_SUMMARY_EXAMPLE, SENT_QUOTE_EXAMPLE } from './examples';
 
@@ -14,15 +14,15 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     method: 'get',
     path: '/api/v1/quotes',
     operationId: 'listQuotes',
-    summary: "The tenant's quotes, newest first, cursor-paginated",
+    summary: "The tenant's quotes, newest first, cursor-paginated; by number or by text",
     description:
-      'Section 4.3. Pass `next_cursor` back as `cursor` for the next page; null means the last page (the `Link` header rel="next" says the same, as on every list). ' +
-      'TECHNICIAN is refused (quotes carry cost and margin).',
+      'Pass `next_cursor` back as `cursor` for the next page; null means the last page (the `Link` header rel="next" says the same, as on every list). ' +
+      '`number` finds the quote of that number; `q` finds text in the customer’s name or the reference (Q-<number>). TECHNICIAN is refused (quotes carry cost and margin).',
     tags: ['quotes'],
     auth: 'bearer',
     roles: OFFICE,
     query: QuoteListQuery,
-    responses: { 200: { description: 'A page of quotes', schema: QuotePage, example: QUOTE_PAGE_EXAMPLE, headers: PageHeaders } },
+    responses: { 200: { description: 'A page of quotes', schema: QuotePage, example: QUOTE_PAGE_EXAMPLE, headers: pageHeaders(`https://shades.example.test/api/v1/quotes?limit=25&cursor=${QUOTE_PAGE_EXAMPLE.next_cursor}`) } },
     handler: async ({ req, res, caller, query }) => {
       const page = await deps.quotes.list(caller, query);
       linkNext(req, res, page.next_cursor);

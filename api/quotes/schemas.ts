@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from '../http/common-schemas';
+import { SearchParam, Timestamp } from '../http/common-schemas';
 import { compileAcceptor } from '../http/compiled-acceptor';
 import { QUOTE_STATUSES, type QuoteStatus } from '../../domain/quotes/quote-status';
 import { CalculateBody, CalculationResult } from '../../domain/pricing/calculation-schemas';
@@ -31,6 +31,8 @@ export const QuotePage = z.strictObject({ data: z.array(QuoteSummary), next_curs
 
 export const QuoteListQuery = z.strictObject({
   status: z.enum(QUOTE_STATUSES).optional(),
+  number: z.coerce.number().int().min(1).max(2_147_483_647).optional().meta({ description: 'The quote of this number (at most one)', example: 12 }),
+  q: SearchParam.meta({ description: 'Text in the customer’s name or the reference (Q-<number>), case-insensitive', example: 'rivera' }),
   limit: z.coerce.number().int().min(1).max(100).default(25),
   cursor: z.uuid().optional(),
 });

@@ -9,8 +9,8 @@ import type { WebhookDeliveries } from '../../infra/webhooks/deliveries';
 import { checkUrlForRegistration, type Resolver } from '../../infra/webhooks/address-policy';
 import { generateEndpointSecret } from '../../infra/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
-import { deleteEndpoint, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
-import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
+import { deleteEndpoint, ENDPOINT_KEYSET, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
+import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type EndpointListQuery, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
 import { cursorPosition } from '../http/pagination';
 import { pageOf } from '../../db/cursor';
 import { ATTEMPT_KEYSET, attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
@@ -111,10 +111,13 @@ export class WebhookEndpointService {
     return { ...toEndpoint(row!), secret };
   }
 
-  list(caller: Caller): Promise<{ data: WebhookEndpoint[] }> {
-    return inTenant(this.deps.em, caller.organizationId, async (tx) => ({
-      data: (await listEndpoints(tx)).map(toEndpoint),
-    }));
+  /** Oldest first, keyset-paged like every /api/ list (`next_cursor`, and the Link header the route adds). */
+  list(caller: Caller, query: EndpointListQuery): Promise<{ data: WebhookEndpoint[]; next_cursor: string | null }> {
+    const after = query.cursor ? cursorPosition(ENDPOINT_KEYSET, query.cursor) : undefined;
+    return inTenant(this.deps.em, caller.organizationId, async (tx) => {
+      const { rows, next } = pageOf(await listEndpoints(tx, { after, limit: query.limit }), query.limit, ENDPOINT_KEYSET);
+      return { data: rows.map(toEndpoint), next_cursor: next };
+    });
   }
 
   async update(caller: Caller, id: string, body: UpdateEndpointBody, audit: AuditContext): Promise<WebhookEndpoint> {

@@ -31,7 +31,7 @@ export const ENDPOINT_WITH_SECRET_EXAMPLE: z.input<typeof WebhookEndpointWithSec
   secret: 'whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI',
 };
 
-export const ENDPOINT_LIST_EXAMPLE: z.input<typeof WebhookEndpointList> = { data: [ENDPOINT_EXAMPLE] };
+export const ENDPOINT_LIST_EXAMPLE: z.input<typeof WebhookEndpointList> = { data: [ENDPOINT_EXAMPLE], next_cursor: null };
 
 export const UPDATE_ENDPOINT_EXAMPLE: z.input<typeof UpdateEndpointBody> = { events: ['*'], status: 'enabled' };
 

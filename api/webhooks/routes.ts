@@ -3,10 +3,11 @@ import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WebhookEndpointService } from './endpoint-service';
-import { linkNext, PageHeaders } from '../http/pagination';
+import { linkNext, pageHeaders, PageHeaders } from '../http/pagination';
+import { encodeCursor } from '../../db/cursor';
 import { auditContext } from '../http/audit-actor';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
-import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, ReplayResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, EndpointListQuery, ReplayResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 import {
   ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, DELIVERY_LIST_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
 } from './examples';
@@ -42,13 +43,24 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     path: '/api/v1/webhook-endpoints',
     operationId: 'listWebhookEndpoints',
     summary: "The tenant's webhook endpoints (no secrets)",
-    description: 'D6: every endpoint of the workspace, oldest first, without secrets.',
+    description: 'Every endpoint of the workspace, oldest first, without secrets. Paged like every list: `next_cursor` back as `cursor`, or follow the `Link` header rel="next".',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
-    responses: { 200: { description: 'Endpoints', schema: WebhookEndpointList, example: ENDPOINT_LIST_EXAMPLE } },
-    handler: async ({ res, caller }) => {
-      res.json(await deps.endpoints.list(caller));
+    query: EndpointListQuery,
+    responses: {
+      200: {
+        description: 'A page of endpoints',
+        schema: WebhookEndpointList,
+        example: ENDPOINT_LIST_EXAMPLE,
+        headers: pageHeaders(`https://shades.example.test/api/v1/webhook-endpoints?limit=25&cursor=${encodeCursor(['2026-11-20T09:12:44.123456Z', ENDPOINT_LIST_EXAMPLE.data[0]!.id])}`),
+      },
+      400: error('A cursor this list did not hand out'),
+    },
+    handler: async ({ req, res, caller, query }) => {
+      const page = await deps.endpoints.list(caller, query);
+      linkNext(req, res, page.next_cursor);
+      res.json(page);
     },
   });
 

@@ -68,7 +68,15 @@ export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
   secret: z.string().meta({ description: 'Shown only in this response; begins whsec_' }),
 }).meta({ id: 'WebhookEndpointWithSecret' });
 
-export const WebhookEndpointList = z.strictObject({ data: z.array(WebhookEndpoint) }).meta({ id: 'WebhookEndpointList' });
+export const WebhookEndpointList = z
+  .strictObject({ data: z.array(WebhookEndpoint), next_cursor: z.string().nullable().meta({ description: 'Opaque: pass it back as `cursor`; null on the last page (the Link header says the same)' }) })
+  .meta({ id: 'WebhookEndpointList' });
+
+export const EndpointListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: CursorParam,
+});
+export type EndpointListQuery = z.output<typeof EndpointListQuery>;
 
 export const DeliveryAttempt = z
   .strictObject({

@@ -4,10 +4,10 @@ import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WorkOrderService } from './work-order-service';
 import { linkNext, PageHeaders } from '../http/pagination';
 import {
-  CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrderCreated, WorkOrderHistory, WorkOrderHistoryQuery, WorkOrderList, WorkOrderListQuery, WorkOrderStatusResult,
+  CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderCreated, WorkOrderHistory, WorkOrderHistoryQuery, WorkOrderList, WorkOrderListQuery, WorkOrderStatusResult,
 } from './schemas';
 import {
-  CREATE_WORK_ORDER_EXAMPLE, HISTORY_EXAMPLE, STATUS_RESULT_EXAMPLE, UPDATE_STATUS_EXAMPLE, WORK_ORDER_CREATED_EXAMPLE, WORK_ORDER_LIST_EXAMPLE,
+  CREATE_WORK_ORDER_EXAMPLE, HISTORY_EXAMPLE, WORK_ORDER_EXAMPLE, STATUS_RESULT_EXAMPLE, UPDATE_STATUS_EXAMPLE, WORK_ORDER_CREATED_EXAMPLE, WORK_ORDER_LIST_EXAMPLE,
 } from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -53,6 +53,25 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     },
     handler: async ({ res, caller, body }) => {
       res.status(201).json(await deps.workOrders.create(caller, body));
+    },
+  });
+
+  route(host, {
+    method: 'get',
+    path: '/api/v1/work-orders/:id',
+    operationId: 'getWorkOrder',
+    summary: 'One work order; a TECHNICIAN reads only their own',
+    description: 'The work order as the list shows it. ADMIN and SALES read any work order of the workspace, a TECHNICIAN only one assigned to them. No cost, margin or quote total.',
+    tags: ['work orders'],
+    auth: 'bearer',
+    params: IdParams,
+    responses: {
+      200: { description: 'The work order', schema: WorkOrder, example: WORK_ORDER_EXAMPLE },
+      403: error('A technician who is not the one assigned'),
+      404: error('No such work order in the tenant'),
+    },
+    handler: async ({ res, caller, params }) => {
+      res.json(await deps.workOrders.get(caller, params.id));
     },
   });
 

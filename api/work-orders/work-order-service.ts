@@ -11,7 +11,7 @@ import { crewLedBy, siteForAddress } from '../../db/fsm/crews';
 import { jobStatusAfterWorkOrderMove } from '../../domain/jobs/job-status-table';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../domain/work-orders/status-table';
-import { insertWorkOrder, recordWorkOrderNote, SCHEDULE_KEYSET, WORK_ORDER_HISTORY_KEYSET, workOrderAssignee, workOrderHistoryPage, workOrderPage, type WorkOrderRow } from '../../db/work-orders/work-orders';
+import { insertWorkOrder, recordWorkOrderNote, SCHEDULE_KEYSET, WORK_ORDER_HISTORY_KEYSET, workOrderAssignee, workOrderHistoryPage, workOrderPage, workOrdersByIds, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
 import { customersByIds } from '../../db/quotes/customer-directory';
 import { userRoleAndActive } from '../../db/users';
@@ -58,6 +58,16 @@ export class WorkOrderService {
       }, { by: 'schedule', after });
       const { rows: page, next } = pageOf(rows, query.limit, SCHEDULE_KEYSET);
       return { data: page.map(toWorkOrder), next };
+    });
+  }
+
+  /** One work order, readable by whoever may read it (D4): ADMIN and SALES any, a TECHNICIAN only their own (403). */
+  get(caller: Caller, id: string): Promise<WorkOrder> {
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const [row] = await workOrdersByIds(tx, [id]);
+      if (!row) throw notFound('No such work order in this workspace.');
+      if (caller.role === 'TECHNICIAN' && row.assigned_technician_id !== caller.userId) throw forbidden('Only the assigned technician may read this work order.');
+      return toWorkOrder(row);
     });
   }
 

@@ -35,7 +35,7 @@ const toProduct = (row: ProductRow): Product => ({
   trimSkuCode: row.trim_sku_code,
 });
 
-/** By sku: a product's position is its sku (D14 hands the last sku back as the cursor). */
+/** By sku: a product's position is its sku. */
 export const PRODUCT_KEYSET = keyset(z.tuple([z.string()]), (row: ProductRow) => [row.sku] as const);
 
 /**
@@ -53,7 +53,7 @@ async function listedRevision(em: EntityManager, revisionId?: string): Promise<s
 const LISTED_COLUMNS = `product_id as id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code`;
 
 /** The one list query of the catalogue (the current revision's products): ordered by sku, a page after `afterSku` (exclusive) of at most `limit`. */
-export async function listProducts(em: EntityManager, page: { limit: number; afterSku?: string | undefined }): Promise<{ data: Product[]; next_cursor: string | null }> {
+export async function listProducts(em: EntityManager, page: { limit: number; afterSku?: string | undefined }): Promise<{ rows: Product[]; next: string | null }> {
   const listed = await listedRevision(em);
   let rows: ProductRow[];
   if (listed) {
@@ -66,9 +66,9 @@ export async function listProducts(em: EntityManager, page: { limit: number; aft
     if (page.afterSku !== undefined) query = query.where('sku', '>', page.afterSku);
     rows = await query.orderBy('sku').limit(page.limit + 1).execute();
   }
-  const { rows: pageRows, hasMore } = pageOf(rows, page.limit, PRODUCT_KEYSET);
-  const data = pageRows.map(toProduct);
-  return { data, next_cursor: hasMore ? data[data.length - 1]!.sku : null };
+  // The cursor is opaque (db/cursor.ts), as every /v1/ list's.
+  const { rows: pageRows, next } = pageOf(rows, page.limit, PRODUCT_KEYSET);
+  return { rows: pageRows.map(toProduct), next };
 }
 
 /** The products of these skus that exist in the revision that prices (the current one by default), by sku. */

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { beyond, exactTimestamp, keyset, microseconds, TimeAndId } from '../cursor';
 import { tablesOf } from '../tables';
+import { containsPattern, customerText } from '../text-search';
 import { recordEvents } from '../events/outbox';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { WorkOrderStatus } from '../../domain/work-orders/status-table';
@@ -107,6 +108,8 @@ export interface JobFilter extends JobVisibility {
   statuses?: readonly JobStatus[] | undefined;
   crewId?: string | undefined;
   siteId?: string | undefined;
+  /** Text in the site's name or the customer's name (db/text-search.ts). */
+  q?: string | undefined;
   /** Strict: only changes after this instant. */
   updatedSince?: string | undefined;
   /** After this position of JOB_FEED_KEYSET. */
@@ -120,6 +123,12 @@ export async function jobPage(em: EntityManager, filter: JobFilter): Promise<Job
   if (filter.statuses?.length) query = query.where('w.job_status', 'in', filter.statuses);
   if (filter.crewId) query = query.where('w.crew_id', '=', filter.crewId);
   if (filter.siteId) query = query.where('w.site_id', '=', filter.siteId);
+  if (filter.q !== undefined) {
+    const pattern = containsPattern(filter.q);
+    query = query.where((eb) =>
+      eb.or([eb('s.name', 'ilike', pattern), eb('q.customer_id', 'in', eb.selectFrom('customers as cu').select('cu.id').where((sub) => sub(customerText(sub.ref('cu.name'), sub.ref('cu.email')), 'ilike', pattern)))]),
+    );
+  }
   if (filter.updatedSince) query = query.where('w.job_updated_at', '>', exactTimestamp(filter.updatedSince));
   if (filter.after) {
     const [updatedAt, id] = filter.after;

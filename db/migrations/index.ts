@@ -30,6 +30,7 @@ import { Migration20261127040000RoutingData } from './Migration20261127040000Rou
 import { Migration20261127041000RoutingWorkerReadsNoUsers } from './Migration20261127041000RoutingWorkerReadsNoUsers';
 import { Migration20261127050000CustomerQuotePage } from './Migration20261127050000CustomerQuotePage';
 import { Migration20261127060000CompletionInvoices } from './Migration20261127060000CompletionInvoices';
+import { Migration20261127070000TextSearch } from './Migration20261127070000TextSearch';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -68,4 +69,5 @@ export const migrations = [
   { name: 'Migration20261127041000RoutingWorkerReadsNoUsers', class: Migration20261127041000RoutingWorkerReadsNoUsers },
   { name: 'Migration20261127050000CustomerQuotePage', class: Migration20261127050000CustomerQuotePage },
   { name: 'Migration20261127060000CompletionInvoices', class: Migration20261127060000CompletionInvoices },
+  { name: 'Migration20261127070000TextSearch', class: Migration20261127070000TextSearch },
 ];

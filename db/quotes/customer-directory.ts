@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { beyond, keyset, microseconds, pageOf, TimeAndId } from '../cursor';
+import { beyond, keyset, microseconds, TimeAndId } from '../cursor';
+import { containsPattern, customerText } from '../text-search';
 import { tablesOf } from '../tables';
 
 /**
@@ -26,10 +27,17 @@ function customers(em: EntityManager) {
     .select((eb) => ['c.id', 'c.name', 'c.email', 'c.created_at', microseconds(eb.ref('c.created_at')).as('cursor_created_at')]);
 }
 
-/** One page (`limit` + 1 rows) oldest or newest first, after a position of CUSTOMER_KEYSET. */
-export function customerPage(em: EntityManager, page: { order: 'oldest' | 'newest'; after?: readonly [string, string] | undefined; limit: number }): Promise<CustomerRow[]> {
+/** One page (`limit` + 1 rows) oldest or newest first, after a position of CUSTOMER_KEYSET; `q`: text in the name or email. */
+export function customerPage(
+  em: EntityManager,
+  page: { order: 'oldest' | 'newest'; after?: readonly [string, string] | undefined; limit: number; q?: string | undefined },
+): Promise<CustomerRow[]> {
   const direction = page.order === 'oldest' ? 'asc' : 'desc';
   let query = customers(em);
+  if (page.q !== undefined) {
+    const pattern = containsPattern(page.q);
+    query = query.where((eb) => eb(customerText(eb.ref('c.name'), eb.ref('c.email')), 'ilike', pattern));
+  }
   if (page.after) {
     const [createdAt, id] = page.after;
     query = query.where((eb) => beyond([eb.ref('c.created_at'), eb.ref('c.id')], direction, [createdAt, id]));
@@ -59,20 +67,8 @@ interface Row {
 
 const toRecord = (row: Row): CustomerRecord => ({ id: row.id, name: row.name, email: row.email, createdAt: new Date(row.created_at).toISOString() });
 
-export class UnknownCustomerCursorError extends Error {}
-
-/** `/v1/customers`: oldest first; D14 fixes the cursor as the id of the last customer seen, which names its position. */
-export async function listCustomers(em: EntityManager, page: { limit: number; cursor?: string | undefined }): Promise<{ data: CustomerRecord[]; next_cursor: string | null }> {
-  let after: readonly [string, string] | undefined;
-  if (page.cursor) {
-    const [anchor] = await customers(em).where((eb) => eb(eb.cast('c.id', 'text'), '=', page.cursor!)).execute();
-    if (!anchor) throw new UnknownCustomerCursorError();
-    after = CUSTOMER_KEYSET.of(anchor);
-  }
-  const { rows, hasMore } = pageOf(await customerPage(em, { order: 'oldest', after, limit: page.limit }), page.limit, CUSTOMER_KEYSET);
-  const data = rows.map(toRecord);
-  return { data, next_cursor: hasMore ? data[data.length - 1]!.id : null };
-}
+/** A customer as `/v1/customers` shows it. */
+export const customerRecord = (row: CustomerRow): CustomerRecord => toRecord(row);
 
 /** A new customer; with an email, the tenant's customer of that email if there is one (created false). */
 export async function addCustomer(em: EntityManager, customer: { name: string; email?: string | undefined }): Promise<{ customer: CustomerRecord; created: boolean }> {

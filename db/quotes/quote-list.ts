@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { QuoteStatus } from '../../domain/quotes/quote-status';
 import { beyond, keyset, microseconds, TimeAndId } from '../cursor';
 import { tablesOf } from '../tables';
+import { containsPattern, customerText, quoteReference } from '../text-search';
 
 /**
  * The one list query of `quotes` (section 4.3's list, GraphQL's quotes, a customer's quotes) and
@@ -76,6 +77,10 @@ function quotes(em: EntityManager) {
 
 export interface QuoteFilter {
   status?: QuoteStatus | undefined;
+  /** The quote of this number (its reference is Q-<number>). */
+  number?: number | undefined;
+  /** Text in the customer's name or the reference (db/text-search.ts). */
+  q?: string | undefined;
   /** After this position of QUOTE_KEYSET. */
   after?: readonly [string, string] | undefined;
   limit: number;
@@ -85,6 +90,16 @@ export interface QuoteFilter {
 export function quotePage(em: EntityManager, filter: QuoteFilter): Promise<QuoteRecord[]> {
   let query = quotes(em);
   if (filter.status) query = query.where('q.status', '=', filter.status);
+  if (filter.number !== undefined) query = query.where('q.quote_number', '=', filter.number);
+  if (filter.q !== undefined) {
+    const pattern = containsPattern(filter.q);
+    query = query.where((eb) =>
+      eb.or([
+        eb('q.customer_id', 'in', eb.selectFrom('customers as cu').select('cu.id').where((sub) => sub(customerText(sub.ref('cu.name'), sub.ref('cu.email')), 'ilike', pattern))),
+        eb(quoteReference(eb.ref('q.quote_number')), 'ilike', pattern),
+      ]),
+    );
+  }
   if (filter.after) {
     const [createdAt, id] = filter.after;
     query = query.where((eb) => beyond([eb.ref('q.created_at'), eb.ref('q.id')], 'desc', [createdAt, id]));

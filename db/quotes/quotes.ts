@@ -20,6 +20,8 @@ import { organizationSettings } from '../organizations';
 export interface NewQuote {
   body: {
     customer?: { name: string; email?: string | undefined } | undefined;
+    /** An existing customer of the tenant (checked by the caller); wins over `customer`. */
+    customerId?: string | undefined;
     marginOverride?: { reason: string } | undefined;
     lineItems: readonly {
       reference?: string | undefined;
@@ -71,7 +73,7 @@ async function upsertCustomer(em: EntityManager, customer: NonNullable<NewQuote[
 
 export async function insertQuote(em: EntityManager, quote: NewQuote): Promise<{ id: string; quoteNumber: number; status: QuoteStatus }> {
   const quoteNumber = await nextQuoteNumber(em);
-  const customerId = quote.body.customer ? await upsertCustomer(em, quote.body.customer) : null;
+  const customerId = quote.body.customerId ?? (quote.body.customer ? await upsertCustomer(em, quote.body.customer) : null);
   const { priced, body } = quote;
   const [row] = await em.execute<{ id: string }[]>(
     `insert into quotes (organization_id, quote_number, status, created_by_user_id, customer_id, rate_card_revision_id,
@@ -131,6 +133,8 @@ export interface QuoteSummaryRecord {
 
 export interface QuoteListFilter {
   status?: QuoteStatus | undefined;
+  number?: number | undefined;
+  q?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -182,7 +186,7 @@ export async function listQuotes(em: EntityManager, query: QuoteListFilter): Pro
     after = await quotePosition(em, query.cursor);
     if (!after) throw new UnknownCursorError();
   }
-  const { rows, hasMore } = pageOf(await quotePage(em, { status: query.status, after, limit: query.limit }), query.limit, QUOTE_KEYSET);
+  const { rows, hasMore } = pageOf(await quotePage(em, { status: query.status, number: query.number, q: query.q, after, limit: query.limit }), query.limit, QUOTE_KEYSET);
   const data = rows.map(summaryOf);
   return { data, next_cursor: hasMore ? data[data.length - 1]!.id : null };
 }
@@ -217,26 +221,47 @@ interface DetailRow extends SummaryRow {
   customer_decline_reason: string | null;
   /** The engine's result as priced (domain/pricing/reference-engine.ts), kept as stored JSON. */
   calculation: unknown;
+  customer_id: string | null;
+  revision: number;
+  tax_region: string | null;
+  pricebook_revision: Date;
+  v1_quote: Record<string, unknown> | null;
 }
 
 
 const isoOrNull = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
-/** One quote with its lines and calculation (the API's QuoteDetail is checked against it where used). */
-export async function quoteDetail(em: EntityManager, id: string) {
-  const [row] = await em.execute<DetailRow[]>(
+/**
+ * One quote with its lines and calculation: the one read of a quote by id, whichever interface
+ * made it and whichever reads it (`GET /api/v1/quotes/{id}` and `GET /v1/quotes/{id}` map it each
+ * their own way). `v1_quote` is the quote as its latest `/v1/quotes` revision answered it, null
+ * for a quote made by `/api/` calculate.
+ */
+export async function quoteDetails(em: EntityManager, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<DetailRow[]>(
     `select q.id, q.quote_number, q.status, q.total_amount_cents, q.margin_percent, c.name as customer_name, q.created_at,
             u.id as user_id, u.full_name as user_name, u.email as user_email,
             c.email as customer_email, q.override_reason, q.sent_at, q.approved_at, q.rejected_at, q.expired_at, q.paid_at, q.calculation,
-            q.acceptance_name, q.acceptance_at, q.acceptance_address, q.acceptance_user_agent, q.customer_declined_at, q.customer_decline_reason
+            q.acceptance_name, q.acceptance_at, q.acceptance_address, q.acceptance_user_agent, q.customer_declined_at, q.customer_decline_reason,
+            q.customer_id, q.revision, q.tax_region, rc.revision as pricebook_revision, r.quote as v1_quote
        from quotes q
+       join rate_card_revisions rc on rc.id = q.rate_card_revision_id
        left join customers c on c.id = q.customer_id
        left join users u on u.id = q.created_by_user_id
-      where q.id = ?`,
-    [id],
+       left join quote_revisions r on r.quote_id = q.id and r.revision = q.revision
+      where q.id in (${ids.map(() => '?').join(', ')})`,
+    [...ids],
   );
-  if (!row) return undefined;
-  const lines: QuoteLineRecord[] = await linesByQuoteIds(em, [id]);
+  const lines: QuoteLineRecord[] = await linesByQuoteIds(em, rows.map((row) => row.id));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [detailOf(row, lines.filter((line) => line.quote_id === id))] : [];
+  });
+}
+
+function detailOf(row: DetailRow, lines: QuoteLineRecord[]) {
   const summary = toSummary(row);
   return {
     ...summary,
@@ -268,8 +293,23 @@ export async function quoteDetail(em: EntityManager, id: string) {
       price_cents: Number(line.price_cents),
     })),
     calculation: { ...(row.calculation as Record<string, unknown>), quote_id: row.id, quote_number: row.quote_number, status: row.status, persisted: true },
+    origin: {
+      customer_id: row.customer_id,
+      revision: row.revision,
+      tax_region: row.tax_region,
+      pricebook_revision: new Date(row.pricebook_revision).toISOString(),
+      v1_quote: row.v1_quote,
+    },
   };
 }
+
+/** One quote by id (quoteDetails of one); undefined when it is not the tenant's. */
+export async function quoteDetail(em: EntityManager, id: string) {
+  const [detail] = await quoteDetails(em, [id]);
+  return detail;
+}
+
+export type QuoteDetailRecord = ReturnType<typeof detailOf>;
 
 export type TransitionResult = { moved: true } | { moved: false; status: QuoteStatus | undefined };
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookFormat } from '../../domain/events/catalogue';
+import { keyset, TimeAndId } from '../cursor';
 
 /**
  * The `webhook_endpoints` table (D6). Every function runs inside the tenant transaction of the
@@ -44,8 +45,17 @@ export async function insertEndpoint(
   return row;
 }
 
-export function listEndpoints(em: EntityManager): Promise<EndpointRow[]> {
-  return em.execute<EndpointRow[]>(`select ${COLUMNS} from webhook_endpoints order by created_at, id`);
+/** Oldest first: (created_at to the microsecond, id). */
+export const ENDPOINT_KEYSET = keyset(TimeAndId, (row: EndpointRow & { cursor_created_at: string }) => [row.cursor_created_at, row.id] as const);
+
+/** One page (`limit` + 1 rows), oldest first, after a position of ENDPOINT_KEYSET. */
+export function listEndpoints(em: EntityManager, page: { after?: readonly [string, string] | undefined; limit: number }): Promise<(EndpointRow & { cursor_created_at: string })[]> {
+  const [where, params] = page.after ? [`where (created_at, id) > (?::timestamptz, ?::uuid)`, [...page.after]] : ['', []];
+  return em.execute<(EndpointRow & { cursor_created_at: string })[]>(
+    `select ${COLUMNS}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_created_at
+       from webhook_endpoints ${where} order by created_at, id limit ?`,
+    [...params, page.limit + 1],
+  );
 }
 
 /** The endpoint, locked until the transaction ends. */

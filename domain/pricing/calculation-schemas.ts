@@ -27,7 +27,11 @@ export const CalculateBody = z
       .max(200),
     targetMargin: z.number().min(0).lt(1).optional().meta({ description: 'A fraction in [0, 1), never a percentage; omitted prices at the floor' }),
     marginOverride: z.strictObject({ reason: z.string().min(10).max(500) }).optional(),
-    customer: z.strictObject({ name: z.string().min(1).max(200), email: z.email().max(320).optional() }).optional(),
+    customer: z
+      .strictObject({ name: z.string().min(1).max(200), email: z.email().max(320).optional() })
+      .optional()
+      .meta({ description: 'A new customer (or, with an email the workspace has, that customer renamed); send `customerId` instead to quote an existing one' }),
+    customerId: z.uuid().optional().meta({ description: 'An existing customer of the workspace (GET /v1/customers); not together with `customer`' }),
     persist: z.boolean().default(false),
   })
   .meta({ id: 'CalculateRequest' });

@@ -1,4 +1,4 @@
-import type { Target, VersionChange } from './change';
+import { isRecord, type Target, type VersionChange } from './change';
 import { change20260701 } from './changes/2026-07-01';
 import { change20260415 } from './changes/2026-04-15';
 import { change20260120 } from './changes/2026-01-20';
@@ -79,6 +79,10 @@ export function checkVersion(requested: string, today: Date = new Date()): Versi
 
 /** A body of the current version, in the shape of `version`: every module newer than it, newest first. */
 export function shapeFor(version: string, target: Target, body: unknown): unknown {
+  // A `/v1/` page ({data, next_cursor, has_more}) is shaped item by item, each as the route's one resource.
+  if (isRecord(body) && Array.isArray(body.data) && typeof body.has_more === 'boolean') {
+    return { ...body, data: body.data.map((item: unknown) => shapeFor(version, target, item)) };
+  }
   let shaped = body;
   for (const release of RELEASES) {
     if (release.version <= version) break;

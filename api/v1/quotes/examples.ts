@@ -62,6 +62,7 @@ export const V1_PRODUCT_PAGE_EXAMPLE = {
     components: { fabricSku: p.fabricSkuCode, hardwareSku: p.hardwareSkuCode, trimSku: p.trimSkuCode ?? null },
   })),
   next_cursor: null,
+  has_more: false,
 };
 
 export const V1_CUSTOMER_EXAMPLE = { id: V1_CUSTOMER_ID, name: 'Jordan Rivera', email: 'jordan@example.test', createdAt: '2026-11-20T15:00:00.000Z' };

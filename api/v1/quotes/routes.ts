@@ -4,14 +4,15 @@ import { route, type RouteHost } from '../../http/route';
 import { OFFICE } from '../../http/roles';
 import { IdParams } from '../../http/common-schemas';
 import { inTenant } from '../../../db/tenant-scope';
-import { listProducts } from '../../../db/catalogue/products';
-import { addCustomer, listCustomers, UnknownCustomerCursorError } from '../../../db/quotes/customer-directory';
+import { listProducts, PRODUCT_KEYSET } from '../../../db/catalogue/products';
+import { addCustomer, CUSTOMER_KEYSET, customerPage, customerRecord } from '../../../db/quotes/customer-directory';
+import { pageOf } from '../../../db/cursor';
+import { v1CursorPosition, v1PageOf } from '../page';
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
-import { validationFailed } from '../../../domain/errors/errors';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
 import { IDEMPOTENCY_HEADER, type Answer } from '../../http/idempotency';
 import type { QuoteOutcome, V1QuoteService } from './v1-quote-service';
-import { Customer, CustomerBody, CustomerPage, IdempotencyHeaders, PageQuery, PricebookList, ProductPage, QuoteBody, V1Quote } from './schemas';
+import { Customer, CustomerBody, CustomerListQuery, CustomerPage, IdempotencyHeaders, PageQuery, PricebookList, ProductPage, QuoteBody, V1Quote, V1QuoteListQuery, V1QuotePage } from './schemas';
 import { V1_CUSTOMER_EXAMPLE, V1_PRICEBOOKS_EXAMPLE, V1_PRODUCT_PAGE_EXAMPLE, V1_QUOTE_EXAMPLE, V1_QUOTE_REQUEST_EXAMPLE } from './examples';
 
 /** D14's response headers, documented on the quote operations. */
@@ -56,10 +57,35 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
 
   route(host, {
     method: 'get',
+    path: '/v1/quotes',
+    operationId: 'listV1Quotes',
+    summary: 'The tenant’s quotes, newest first; by reference, status or text',
+    description:
+      'Every quote of the workspace, whichever interface made it, each as `GET /v1/quotes/{id}` answers it. `reference=Q-12` finds quote 12; `q` finds text in the customer’s name or the reference. ' +
+      'Pass `next_cursor` back as `cursor` while `has_more` is true.',
+    tags: ['v1 quotes'],
+    auth: 'bearer',
+    metering: 'request',
+    roles: OFFICE,
+    query: V1QuoteListQuery,
+    responses: {
+      200: { description: 'A page of quotes', schema: V1QuotePage, example: { data: [V1_QUOTE_EXAMPLE], next_cursor: null, has_more: false } },
+      400: problem('A cursor this list did not hand out'),
+      422: problem('A malformed reference or limit'),
+    },
+    handler: async ({ res, caller, query }) => {
+      res.json(await deps.quotes.list(caller, query));
+    },
+  });
+
+  route(host, {
+    method: 'get',
     path: '/v1/quotes/:id',
     operationId: 'getV1Quote',
-    summary: 'A quote made through /v1/quotes, at its latest revision',
-    description: 'D14. Its status is the record’s now (it may have been sent or approved through `/api/`).',
+    summary: 'A quote at its latest revision, whichever interface made it',
+    description:
+      'A quote is one record: this reads a quote made through `/v1/quotes` or priced through `/api/v1/quotes/calculate`, with its status now (it may have been sent or approved through `/api/`). ' +
+      'A quote priced through `/api/` names component SKUs rather than catalogue products, so its lines’ `sku` and `controlSide` are null.',
     tags: ['v1 quotes'],
     auth: 'bearer',
     metering: 'request',
@@ -99,7 +125,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     path: '/v1/products',
     operationId: 'listV1Products',
     summary: 'The catalogue’s products with their component SKUs (D14)',
-    description: 'A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` for the next page.',
+    description: 'A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` while `has_more` is true.',
     tags: ['v1 quotes'],
     auth: 'bearer',
     metering: 'request',
@@ -107,11 +133,9 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     query: PageQuery,
     responses: { 200: { description: 'A page of products', schema: ProductPage, example: V1_PRODUCT_PAGE_EXAMPLE } },
     handler: async ({ res, caller, query }) => {
-      const page = await inTenant(deps.em, caller.organizationId, (tx) => listProducts(tx, { limit: query.limit, afterSku: query.cursor }));
-      res.json({
-        data: page.data.map((p) => ({ id: p.id, sku: p.sku, name: p.name, components: { fabricSku: p.fabricSkuCode, hardwareSku: p.hardwareSkuCode, trimSku: p.trimSkuCode } })),
-        next_cursor: page.next_cursor,
-      });
+      const after = v1CursorPosition(PRODUCT_KEYSET, query.cursor);
+      const page = await inTenant(deps.em, caller.organizationId, (tx) => listProducts(tx, { limit: query.limit, afterSku: after?.[0] }));
+      res.json(v1PageOf(page, (p) => ({ id: p.id, sku: p.sku, name: p.name, components: { fabricSku: p.fabricSkuCode, hardwareSku: p.hardwareSkuCode, trimSku: p.trimSkuCode } })));
     },
   });
 
@@ -119,21 +143,18 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     method: 'get',
     path: '/v1/customers',
     operationId: 'listV1Customers',
-    summary: 'The tenant’s customers, oldest first (D14)',
-    description: 'Pass `next_cursor` back as `cursor` for the next page.',
+    summary: 'The tenant’s customers, oldest first; by text',
+    description: '`q` finds text in the name or the email. Pass `next_cursor` back as `cursor` while `has_more` is true.',
     tags: ['v1 quotes'],
     auth: 'bearer',
     metering: 'request',
     roles: OFFICE,
-    query: PageQuery,
-    responses: { 200: { description: 'A page of customers', schema: CustomerPage, example: { data: [V1_CUSTOMER_EXAMPLE], next_cursor: null } } },
+    query: CustomerListQuery,
+    responses: { 200: { description: 'A page of customers', schema: CustomerPage, example: { data: [V1_CUSTOMER_EXAMPLE], next_cursor: null, has_more: false } } },
     handler: async ({ res, caller, query }) => {
-      try {
-        res.json(await inTenant(deps.em, caller.organizationId, (tx) => listCustomers(tx, query)));
-      } catch (error) {
-        if (error instanceof UnknownCustomerCursorError) throw validationFailed({ cursor: 'Unknown cursor: pass a next_cursor from a previous page' });
-        throw error;
-      }
+      const after = v1CursorPosition(CUSTOMER_KEYSET, query.cursor);
+      const rows = await inTenant(deps.em, caller.organizationId, (tx) => customerPage(tx, { order: 'oldest', after, limit: query.limit, q: query.q }));
+      res.json(v1PageOf(pageOf(rows, query.limit, CUSTOMER_KEYSET), customerRecord));
     },
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Timestamp } from '../../http/common-schemas';
+import { SearchParam, Timestamp } from '../../http/common-schemas';
+import { v1Page, V1PageQuery } from '../page';
 import { TAX_REGIONS } from '../../../domain/tax/canadian-sales-tax';
 import { QUOTE_STATUSES } from '../../../domain/quotes/quote-status';
 
@@ -49,7 +50,7 @@ export const V1Quote = z
     status: z.enum(V1_QUOTE_STATUSES),
     revision: z.number().int().positive(),
     currency: z.literal('CAD'),
-    customerId: z.uuid(),
+    customerId: z.uuid().nullable().meta({ description: 'null only for a quote priced through /api/v1/quotes/calculate without a customer' }),
     taxRegion: z.string(),
     pricebookId: z.uuid(),
     pricebookRevision: Timestamp.meta({ description: 'The rate-card revision that priced it (absent before version 2026-04-15)' }),
@@ -57,7 +58,7 @@ export const V1Quote = z
     taxLines: z.array(z.strictObject({ code: z.enum(['GST', 'HST', 'PST', 'QST']), rate: z.number(), amount: Money })),
     lines: z.array(
       z.strictObject({
-        sku: z.string(),
+        sku: z.string().nullable().meta({ description: 'The catalogue product; null on a line priced through /api/v1/quotes/calculate, which names component SKUs instead' }),
         quantity: z.number().int(),
         unitPrice: Money.meta({ description: 'extendedPrice / quantity, half-up to the cent; extendedPrice is what the quote sums' }),
         extendedPrice: Money,
@@ -67,7 +68,7 @@ export const V1Quote = z
         configuration: z.strictObject({
           finishedWidthIn: z.number(),
           finishedHeightIn: z.number(),
-          controlSide: z.enum(['left', 'right']),
+          controlSide: z.enum(['left', 'right']).nullable().meta({ description: 'null on a line priced through /api/v1/quotes/calculate, which does not record it' }),
           motorised: z.boolean(),
           motorSku: z.string().nullable(),
         }),
@@ -77,6 +78,20 @@ export const V1Quote = z
   })
   .meta({ id: 'V1Quote' });
 export type V1Quote = z.output<typeof V1Quote>;
+
+export const V1QuotePage = v1Page(V1Quote, 'V1QuotePage');
+
+/** `GET /v1/quotes`: newest first, by reference, status or text. */
+export const V1QuoteListQuery = V1PageQuery.extend({
+  reference: z
+    .string()
+    .regex(/^Q-[1-9]\d{0,8}$/, 'A quote reference: Q- and the quote number, as in Q-12')
+    .optional()
+    .meta({ description: 'The quote of this reference (at most one)', example: 'Q-12' }),
+  status: z.enum(V1_QUOTE_STATUSES).optional(),
+  q: SearchParam.meta({ description: 'Text in the customer’s name or the reference, case-insensitive', example: 'rivera' }),
+});
+export type V1QuoteListQuery = z.output<typeof V1QuoteListQuery>;
 
 export const IdempotencyHeaders = z.object({
   'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'D14: 1-255 characters; the first response is answered again for 24 hours' }),
@@ -91,14 +106,12 @@ export const Product = z
     components: z.strictObject({ fabricSku: z.string(), hardwareSku: z.string(), trimSku: z.string().nullable() }),
   })
   .meta({ id: 'V1Product' });
-export const ProductPage = z.strictObject({ data: z.array(Product), next_cursor: z.string().nullable() }).meta({ id: 'V1ProductPage' });
-export const PageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(512).optional(),
-});
+export const ProductPage = v1Page(Product, 'V1ProductPage');
+export const PageQuery = V1PageQuery;
+export const CustomerListQuery = V1PageQuery.extend({ q: SearchParam.meta({ description: 'Text in the name or the email, case-insensitive', example: 'rivera' }) });
 
 export const Customer = z.strictObject({ id: z.uuid(), name: z.string(), email: z.string().nullable(), createdAt: Timestamp }).meta({ id: 'V1Customer' });
-export const CustomerPage = z.strictObject({ data: z.array(Customer), next_cursor: z.string().nullable() }).meta({ id: 'V1CustomerPage' });
+export const CustomerPage = v1Page(Customer, 'V1CustomerPage');
 export const CustomerBody = z.strictObject({ name: z.string().trim().min(1).max(200), email: z.email().max(320).optional() }).meta({ id: 'V1CustomerRequest' });
 
 export const Pricebook = z.strictObject({ id: z.uuid(), revision: Timestamp, currency: z.literal('CAD') }).meta({ id: 'V1Pricebook' });

@@ -9,15 +9,19 @@ import { refusedAtOwnPath } from '../../../domain/pricing/errors';
 import type { CalculationRequest } from '../../../domain/pricing/request';
 import type { RateCardRepository } from '../../../db/rate-cards/repository';
 import type { RateCardSnapshot } from '../../../domain/pricing/rate-card';
-import { insertQuote } from '../../../db/quotes/quotes';
-import { customerExists, insertQuoteRevision, latestRevision, lockQuoteForRevision, reviseQuote, setQuoteOrigin } from '../../../db/quotes/revisions';
+import { insertQuote, quoteDetail, quoteDetails, type QuoteDetailRecord } from '../../../db/quotes/quotes';
+import { QUOTE_KEYSET, quotePage } from '../../../db/quotes/quote-list';
+import { pageOf } from '../../../db/cursor';
+import type { QuoteStatus } from '../../../domain/quotes/quote-status';
+import { v1CursorPosition, v1PageOf } from '../page';
+import { customerExists, insertQuoteRevision, lockQuoteForRevision, reviseQuote, setQuoteOrigin } from '../../../db/quotes/revisions';
 import { productsBySku } from '../../../db/catalogue/products';
 import { quoteTax } from '../../../domain/tax/quote-tax';
 import { recordQuoteCreated } from '../../../db/events/quote-events';
 import { dollars, percentOf } from '../../../domain/money';
 import type { EventEnvelope } from '../../../domain/events/catalogue';
 import type { EventDispatcher } from '../../../infra/events/dispatcher';
-import type { QuoteBody, V1Quote } from './schemas';
+import type { QuoteBody, V1Quote, V1QuoteListQuery } from './schemas';
 
 /** The quote as answered, and the engine's own time (`X-Engine-Latency-Ms`, D14). */
 export interface QuoteOutcome {
@@ -91,11 +95,29 @@ export class V1QuoteService {
     return outcome;
   }
 
+  /** Newest first, the one quote list (db/quotes/quote-list.ts) mapped as `/v1/` shows a quote. */
+  list(caller: Caller, query: V1QuoteListQuery): Promise<{ data: V1Quote[]; next_cursor: string | null; has_more: boolean }> {
+    const after = v1CursorPosition(QUOTE_KEYSET, query.cursor);
+    return inTenant(this.em, caller.organizationId, async (tx) => {
+      const filter = {
+        status: query.status?.toUpperCase() as QuoteStatus | undefined,
+        number: query.reference === undefined ? undefined : Number(query.reference.slice(2)),
+        q: query.q,
+        after,
+        limit: query.limit,
+      };
+      const page = pageOf(await quotePage(tx, filter), query.limit, QUOTE_KEYSET);
+      const details = await quoteDetails(tx, page.rows.map((row) => row.id));
+      return v1PageOf({ rows: details, next: page.next }, (detail) => v1QuoteOf(detail, caller.organizationId));
+    });
+  }
+
+  /** One record whichever interface made it: a quote priced by `/api/` calculate reads here too. */
   get(caller: Caller, quoteId: string): Promise<V1Quote> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      const found = await latestRevision(tx, quoteId);
-      if (!found) throw notFound('No such quote in this workspace (quotes made by /api/v1/quotes/calculate are read there).');
-      return { ...(found.quote as V1Quote), status: found.status.toLowerCase() };
+      const found = await quoteDetail(tx, quoteId);
+      if (!found) throw notFound('No such quote in this workspace.');
+      return v1QuoteOf(found, caller.organizationId);
     });
   }
 
@@ -198,6 +220,60 @@ export function presentV1Quote(p: Presented): V1Quote {
       };
     }),
     createdAt: p.createdAt.toISOString(),
+  };
+}
+
+/**
+ * `/v1/`'s mapping of the one quote record (db/quotes/quotes.ts `quoteDetail`): a quote made
+ * through `/v1/quotes` is its latest revision as answered, with its status now; a quote priced by
+ * `/api/` calculate is drawn from its stored calculation. Such a quote has no catalogue product,
+ * control side or (perhaps) customer, so those are null, and its tax is the default region's (D25).
+ */
+export function v1QuoteOf(record: QuoteDetailRecord, pricebookId: string): V1Quote {
+  const status = record.status.toLowerCase();
+  if (record.origin.v1_quote) return { ...(record.origin.v1_quote as V1Quote), status };
+  const calculation = record.calculation as unknown as PricedQuote;
+  const subtotal = calculation.totals.amount_cents;
+  const tax = quoteTax(record.origin.tax_region, subtotal);
+  return {
+    id: record.id,
+    reference: `Q-${record.quote_number}`,
+    status,
+    revision: record.origin.revision,
+    currency: 'CAD',
+    customerId: record.origin.customer_id,
+    taxRegion: tax.region,
+    pricebookId,
+    pricebookRevision: record.origin.pricebook_revision,
+    totals: {
+      subtotal: dollars(subtotal),
+      taxTotal: dollars(tax.total_cents),
+      grandTotal: dollars(subtotal + tax.total_cents),
+      marginPct: percentOf(subtotal - calculation.totals.cost_cents, subtotal),
+      currency: 'CAD',
+    },
+    taxLines: tax.lines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) })),
+    lines: record.lines.map((line, index) => {
+      const priced = calculation.line_items[index]!;
+      const tube = Number(priced.cut_list.tube_length_inches);
+      return {
+        sku: null,
+        quantity: line.quantity,
+        unitPrice: dollars(Math.floor((2 * line.price_cents + line.quantity) / (2 * line.quantity))),
+        extendedPrice: dollars(line.price_cents),
+        cutList: { tubeIn: tube, hembarIn: Number(priced.cut_list.hembar_length_inches), fabricIn: Number(priced.cut_list.fabric_width_inches) },
+        deduction: Number((line.width_inches - tube).toFixed(4)),
+        marginPct: percentOf(line.price_cents - line.cost_cents, line.price_cents),
+        configuration: {
+          finishedWidthIn: line.width_inches,
+          finishedHeightIn: line.drop_inches,
+          controlSide: null,
+          motorised: line.motor_sku_code !== null,
+          motorSku: line.motor_sku_code,
+        },
+      };
+    }),
+    createdAt: record.created_at,
   };
 }
 
