@@ -3440,6 +3440,7 @@ export interface components {
         PricebookRevisionPage: {
             data: components["schemas"]["PricebookRevisionSummary"][];
             next_cursor: string | null;
+            has_more: boolean;
         };
         PricebookRevisionSummary: {
             /**
@@ -9998,7 +9999,8 @@ export interface operations {
                      *           "published_by_user_id": null
                      *         }
                      *       ],
-                     *       "next_cursor": null
+                     *       "next_cursor": null,
+                     *       "has_more": false
                      *     }
                      */
                     "application/json": components["schemas"]["PricebookRevisionPage"];

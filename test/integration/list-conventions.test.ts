@@ -29,6 +29,15 @@ const WHOLE_LISTS: Record<string, string> = {
   '/v1/pricebooks': 'one price book per workspace',
 };
 
+/**
+ * Routing's lists, answered whole today: the office reads them into a dispatch board at once.
+ * They depart from the rule and are named here so that the departure is seen (docs/conventions.md).
+ */
+const NOT_YET_PAGED: Record<string, string> = {
+  '/v1/fsm/technicians': 'the workspace’s technicians',
+  '/v1/fsm/sites': 'the workspace’s sites',
+};
+
 type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema> };
 type Operation = { parameters?: { name: string; in: string }[]; responses?: Record<string, { headers?: Record<string, { example?: string; schema?: { example?: string } }>; content?: Record<string, { schema: Schema }> }> };
 
@@ -73,7 +82,7 @@ describe('the document: one paging rule per interface', () => {
     const lists = listOperations();
     expect(lists.map((l) => l.path)).toEqual(expect.arrayContaining(['/v1/fsm/crews', '/api/v1/webhook-endpoints', '/v1/quotes', '/v1/customers', '/api/v1/quotes']));
     const departures = lists
-      .filter((l) => !(l.path in WHOLE_LISTS))
+      .filter((l) => !(l.path in WHOLE_LISTS) && !(l.path in NOT_YET_PAGED))
       .flatMap((l) => {
         const wrong: string[] = [];
         if (!l.cursor) wrong.push('no cursor parameter');

@@ -43,6 +43,7 @@ export const REVISION_PAGE_EXAMPLE = {
     { revision: EXAMPLE_BASE_REVISION, effective_from: EXAMPLE_BASE_REVISION, current: true, published_by_user_id: null },
   ],
   next_cursor: null,
+  has_more: false,
 };
 export const EXPORT_EXAMPLE = formatCsv(exportRecords(SANDBOX_CONTENT)).replace(/^\uFEFF/, '');
 export const IMPORT_EXAMPLE_CSV = [

@@ -78,6 +78,8 @@ export class PricebookService {
       return {
         data: found.data.map((h) => ({ revision: h.revision, effective_from: h.effectiveFrom, current: h.id === current?.id, published_by_user_id: h.publishedByUserId })),
         next_cursor: found.next_cursor,
+        // Every /v1/ list answers has_more beside next_cursor (docs/conventions.md).
+        has_more: found.next_cursor !== null,
       };
     });
   }

@@ -38,7 +38,7 @@ export const Revision = z
 export const RevisionSummary = z
   .strictObject({ revision: Timestamp, effective_from: Timestamp, current: z.boolean(), published_by_user_id: z.uuid().nullable() })
   .meta({ id: 'PricebookRevisionSummary' });
-export const RevisionPage = z.strictObject({ data: z.array(RevisionSummary), next_cursor: z.string().nullable() }).meta({ id: 'PricebookRevisionPage' });
+export const RevisionPage = z.strictObject({ data: z.array(RevisionSummary), next_cursor: z.string().nullable(), has_more: z.boolean() }).meta({ id: 'PricebookRevisionPage' });
 export const RevisionPageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().min(1).max(512).optional(),
