@@ -4,7 +4,7 @@ import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import type { WorkOrderService } from './work-order-service';
 import { linkNext, PageHeaders } from '../http/pagination';
 import {
-  CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderCreated, WorkOrderHistory, WorkOrderHistoryQuery, WorkOrderList, WorkOrderListQuery, WorkOrderStatusResult,
+  CreateWorkOrderBody, EditWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderCreated, WorkOrderHistory, WorkOrderHistoryQuery, WorkOrderList, WorkOrderListQuery, WorkOrderStatusResult,
 } from './schemas';
 import {
   CREATE_WORK_ORDER_EXAMPLE, HISTORY_EXAMPLE, WORK_ORDER_EXAMPLE, STATUS_RESULT_EXAMPLE, UPDATE_STATUS_EXAMPLE, WORK_ORDER_CREATED_EXAMPLE, WORK_ORDER_LIST_EXAMPLE,
@@ -72,6 +72,30 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     },
     handler: async ({ res, caller, params }) => {
       res.json(await deps.workOrders.get(caller, params.id));
+    },
+  });
+
+  route(host, {
+    method: 'patch',
+    path: '/api/v1/work-orders/:id',
+    operationId: 'editWorkOrder',
+    summary: 'Change a work order’s day, site or notes (ADMIN)',
+    description:
+      'Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING ' +
+      '(it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. A COMPLETED or CANCELLED work order is final: 409.',
+    tags: ['work orders'],
+    auth: 'bearer',
+    roles: ADMIN_ONLY,
+    params: IdParams,
+    body: EditWorkOrderBody,
+    bodyExample: { scheduledDate: '2026-12-10', notes: 'Customer asked for the afternoon' },
+    responses: {
+      200: { description: 'The work order after the change', schema: WorkOrder, example: WORK_ORDER_EXAMPLE },
+      404: error('No such work order in the tenant'),
+      409: error('The work order is COMPLETED or CANCELLED'),
+    },
+    handler: async ({ res, caller, params, body }) => {
+      res.json(await deps.workOrders.edit(caller, params.id, body));
     },
   });
 

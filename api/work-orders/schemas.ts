@@ -27,6 +27,17 @@ export const CreateWorkOrderBody = z
   .meta({ id: 'CreateWorkOrderRequest' });
 export type CreateWorkOrderBody = z.output<typeof CreateWorkOrderBody>;
 
+/** PATCH /api/v1/work-orders/{id}: any of the day, the site and the notes; null clears one. */
+export const EditWorkOrderBody = z
+  .strictObject({
+    scheduledDate: CalendarDate.nullable().optional().meta({ description: 'The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.' }),
+    siteAddress: z.string().trim().min(1).max(400).nullable().optional().meta({ description: 'The site’s address; null clears it' }),
+    notes: z.string().max(2000).nullable().optional().meta({ description: 'Replaces the notes; null clears them' }),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: 'Send at least one of scheduledDate, siteAddress, notes' })
+  .meta({ id: 'EditWorkOrderRequest' });
+export type EditWorkOrderBody = z.output<typeof EditWorkOrderBody>;
+
 export const UpdateWorkOrderStatusBody = z
   .strictObject({ status: z.enum(WORK_ORDER_STATUSES), notes: z.string().max(2000).optional() })
   .meta({ id: 'UpdateWorkOrderStatusRequest', description: 'The completion time is set by the service; a completedAt key is refused.' });

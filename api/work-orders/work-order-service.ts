@@ -5,17 +5,18 @@ import type { Caller } from '../http/request-context';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import { cursorPosition } from '../http/pagination';
 import { pageOf } from '../../db/cursor';
-import type { CreateWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderHistoryEntry, WorkOrderHistoryQuery, WorkOrderListQuery } from './schemas';
+import type { CreateWorkOrderBody, EditWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderHistoryEntry, WorkOrderHistoryQuery, WorkOrderListQuery } from './schemas';
 import { lockJob, lockJobClock, moveJob } from '../../db/fsm/jobs';
 import { crewLedBy, siteForAddress } from '../../db/fsm/crews';
 import { jobStatusAfterWorkOrderMove } from '../../domain/jobs/job-status-table';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import { decideTransition, type WorkOrderStatus } from '../../domain/work-orders/status-table';
-import { insertWorkOrder, recordWorkOrderNote, SCHEDULE_KEYSET, WORK_ORDER_HISTORY_KEYSET, workOrderAssignee, workOrderHistoryPage, workOrderPage, workOrdersByIds, type WorkOrderRow } from '../../db/work-orders/work-orders';
+import { insertWorkOrder, recordWorkOrderNote, SCHEDULE_KEYSET, WORK_ORDER_HISTORY_KEYSET, workOrderAssignee, workOrderHistoryPage, updateWorkOrderDetails, workOrderPage, workOrdersByIds, type WorkOrderRow } from '../../db/work-orders/work-orders';
 import { quoteExists } from '../../db/quotes/quotes';
 import { customersByIds } from '../../db/quotes/customer-directory';
 import { userRoleAndActive } from '../../db/users';
 import { iso } from '../../domain/timestamps';
+import { decideEdit, describeEdit } from '../../domain/work-orders/edit';
 
 const dayAsTimestamp = (day: string | null) => (day ? `${day}T00:00:00.000Z` : null);
 
@@ -127,6 +128,40 @@ export class WorkOrderService {
       });
       return { id: row.id, status: row.status, scheduled_date: dayAsTimestamp(row.scheduled_date), assigned_technician_id: row.assigned_technician_id };
     });
+  }
+
+  /**
+   * PATCH /api/v1/work-orders/{id} (ADMIN): the day, site and notes, with a history entry naming
+   * what changed. domain/work-orders/edit.ts decides: a final work order is not edited (409), and
+   * a dispatched one moved to another day goes back to PENDING through the same job move, history
+   * and events as that status change. Locks as every job writer does: the sync clock, then the row.
+   */
+  async edit(caller: Caller, id: string, body: EditWorkOrderBody): Promise<WorkOrder> {
+    const { order, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
+      await lockJobClock(tx);
+      const row = await lockJob(tx, id, {});
+      if (!row) throw notFound('No such work order in this workspace.');
+      const [before] = await workOrdersByIds(tx, [id]);
+      const current = { scheduledDate: before!.scheduled_date, siteAddress: before!.site_address, notes: before!.notes };
+      const decision = decideEdit(row.status, current, body);
+      if (decision.kind === 'refused') throw conflict(decision.reason);
+      let events: EventEnvelope[] = [];
+      if (decision.changed.length > 0) {
+        if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null });
+        const newSite = decision.changed.includes('siteAddress');
+        await updateWorkOrderDetails(tx, id, {
+          scheduledDate: decision.changed.includes('scheduledDate') ? body.scheduledDate : undefined,
+          siteAddress: newSite ? body.siteAddress : undefined,
+          siteId: newSite ? await siteForAddress(tx, body.siteAddress ?? null) : undefined,
+          notes: decision.changed.includes('notes') ? body.notes : undefined,
+        });
+        await recordWorkOrderNote(tx, { workOrderId: id, status: decision.to ?? row.status, changedByUserId: caller.userId, notes: describeEdit(current, body, decision.changed) });
+      }
+      const [after] = await workOrdersByIds(tx, [id]);
+      return { order: toWorkOrder(after!), events };
+    });
+    await this.events?.tryDispatchAll(events);
+    return order;
   }
 
   /**

@@ -212,3 +212,17 @@ export async function recordWorkOrderNote(em: EntityManager, entry: { workOrderI
     [entry.workOrderId, entry.status, entry.status, entry.changedByUserId, entry.notes],
   );
 }
+
+/** A work order's day, site (its address and D11 site) and notes; only the fields given change. */
+export async function updateWorkOrderDetails(
+  em: EntityManager,
+  id: string,
+  changes: { scheduledDate?: string | null; siteAddress?: string | null; siteId?: string | null; notes?: string | null },
+): Promise<void> {
+  const columns: [string, unknown][] = [];
+  if (changes.scheduledDate !== undefined) columns.push(['scheduled_date = ?::date', changes.scheduledDate]);
+  if (changes.siteAddress !== undefined) columns.push(['site_address = ?', changes.siteAddress], ['site_id = ?', changes.siteId ?? null]);
+  if (changes.notes !== undefined) columns.push(['notes = ?', changes.notes]);
+  if (columns.length === 0) return;
+  await em.execute(`update work_orders set ${columns.map(([c]) => c).join(', ')}, updated_at = now() where id = ?`, [...columns.map(([, v]) => v), id]);
+}

@@ -290,3 +290,60 @@ describe('calculate for an existing customer', () => {
     }
   });
 });
+
+describe('PATCH /api/v1/work-orders/{id}', () => {
+  const patch = (id: string, json: unknown, token = tokens.admin) => api.request(`/api/v1/work-orders/${id}`, { method: 'PATCH', token, json });
+  const events = async (id: string) =>
+    (await owner.query<{ event: string }>(`select event from outbox_events where organization_id = $1 and (envelope->'data'->>'work_order_id' = $2 or envelope->'data'->>'job_id' = $2) order by sequence`, [a.id, id])).rows.map((r) => r.event);
+  const history = async (id: string) =>
+    ((await (await get(`/api/v1/work-orders/${id}/history`)).json()) as { data: { from_status: string | null; to_status: string; notes: string | null }[] }).data;
+
+  it('changes the day, site and notes of a pending work order, with a history entry and no status event', async () => {
+    const id = WorkOrderCreated.parse(await (await post('/api/v1/work-orders', { scheduledDate: '2026-12-09', siteAddress: '1 Old Rd' })).json()).id;
+    const before = await events(id);
+    const res = await patch(id, { scheduledDate: '2026-12-11', siteAddress: '2 New Rd', notes: 'Ring twice' });
+    expect(res.status).toBe(200);
+    expect(WorkOrder.parse(await res.json())).toMatchObject({ id, status: 'PENDING', scheduled_date: '2026-12-11T00:00:00.000Z', site_address: '2 New Rd', notes: 'Ring twice' });
+    expect(WorkOrder.parse(await (await get(`/api/v1/work-orders/${id}`)).json()).scheduled_date).toBe('2026-12-11T00:00:00.000Z');
+    expect((await history(id)).at(-1)).toEqual(
+      expect.objectContaining({ from_status: 'PENDING', to_status: 'PENDING', notes: 'Edited: date 2026-12-09 → 2026-12-11; site 1 Old Rd → 2 New Rd; notes none → Ring twice' }),
+    );
+    expect(await events(id)).toEqual(before);
+    // The job's site follows (D11).
+    const job = (await (await get(`/v1/fsm/jobs/${id}`)).json()) as { site: { name: string } | null };
+    expect(job.site?.name).toBe('2 New Rd');
+    // Null clears a field.
+    expect(WorkOrder.parse(await (await patch(id, { notes: null })).json()).notes).toBeNull();
+  });
+
+  it('a dispatched work order moved to another day goes back to PENDING with work_order.pending and job.status_changed', async () => {
+    const id = WorkOrderCreated.parse(await (await post('/api/v1/work-orders', { assignedTechnicianId: a.users.tech!.id, scheduledDate: '2026-12-09' })).json()).id;
+    expect((await api.request(`/api/v1/work-orders/${id}/status`, { method: 'PATCH', token: tokens.admin, json: { status: 'DISPATCHED' } })).status).toBe(200);
+    const before = await events(id);
+    const moved = WorkOrder.parse(await (await patch(id, { scheduledDate: '2026-12-12' })).json());
+    expect(moved).toMatchObject({ status: 'PENDING', scheduled_date: '2026-12-12T00:00:00.000Z', dispatched_at: null });
+    expect((await events(id)).slice(before.length).sort()).toEqual(['job.status_changed', 'work_order.pending']);
+    expect((await history(id)).slice(-2).map((h) => [h.from_status, h.to_status])).toEqual([['DISPATCHED', 'PENDING'], ['PENDING', 'PENDING']]);
+    // Its notes alone move nothing.
+    expect((await api.request(`/api/v1/work-orders/${id}/status`, { method: 'PATCH', token: tokens.admin, json: { status: 'DISPATCHED' } })).status).toBe(200);
+    const again = await events(id);
+    expect(WorkOrder.parse(await (await patch(id, { notes: 'Bring the tall ladder' })).json()).status).toBe('DISPATCHED');
+    expect(await events(id)).toEqual(again);
+  });
+
+  it('ADMIN only; a final work order is 409; bad input 422 at its path; another tenant 404', async () => {
+    const id = WorkOrderCreated.parse(await (await post('/api/v1/work-orders', { assignedTechnicianId: a.users.tech!.id })).json()).id;
+    expect((await patch(id, { notes: 'x' }, tokens.sales)).status).toBe(403);
+    expect((await patch(id, { notes: 'x' }, tokens.tech)).status).toBe(403);
+    expect((await patch(id, { notes: 'x' }, tokens.otherAdmin)).status).toBe(404);
+    const bad = await patch(id, { scheduledDate: '2026-13-40' });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(((await bad.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields)).toEqual(['scheduledDate']);
+    expect((await patch(id, {})).status).toBe(422);
+    expect((await patch(id, { status: 'COMPLETED' })).status).toBe(422);
+    expect((await api.request(`/api/v1/work-orders/${id}/status`, { method: 'PATCH', token: tokens.admin, json: { status: 'CANCELLED' } })).status).toBe(200);
+    const final = await patch(id, { notes: 'too late' });
+    expect(final.status).toBe(409);
+    expect(((await final.json()) as { error: { code: string } }).error.code).toBe('conflict');
+  });
+});
