@@ -333,8 +333,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's quotes, newest first, cursor-paginated
-         * @description Section 4.3. Pass `next_cursor` back as `cursor` for the next page; null means the last page (the `Link` header rel="next" says the same, as on every list). TECHNICIAN is refused (quotes carry cost and margin).
+         * The tenant's quotes, newest first, cursor-paginated; by number or by text
+         * @description Pass `next_cursor` back as `cursor` for the next page; null means the last page (the `Link` header rel="next" says the same, as on every list). `number` finds the quote of that number; `q` finds text in the customer’s name or the reference (Q-<number>). TECHNICIAN is refused (quotes carry cost and margin).
          */
         get: operations["listQuotes"];
         put?: never;
@@ -572,7 +572,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The tenant’s quotes, newest first; by reference, status or text
+         * @description Every quote of the workspace, whichever interface made it, each as `GET /v1/quotes/{id}` answers it. `reference=Q-12` finds quote 12; `q` finds text in the customer’s name or the reference. Pass `next_cursor` back as `cursor` while `has_more` is true.
+         */
+        get: operations["listV1Quotes"];
         put?: never;
         /**
          * Price a configuration and keep it as a DRAFT quote (D14)
@@ -593,8 +597,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A quote made through /v1/quotes, at its latest revision
-         * @description D14. Its status is the record’s now (it may have been sent or approved through `/api/`).
+         * A quote at its latest revision, whichever interface made it
+         * @description A quote is one record: this reads a quote made through `/v1/quotes` or priced through `/api/v1/quotes/calculate`, with its status now (it may have been sent or approved through `/api/`). A quote priced through `/api/` names component SKUs rather than catalogue products, so its lines’ `sku` and `controlSide` are null.
          */
         get: operations["getV1Quote"];
         put?: never;
@@ -634,7 +638,7 @@ export interface paths {
         };
         /**
          * The catalogue’s products with their component SKUs (D14)
-         * @description A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` for the next page.
+         * @description A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` while `has_more` is true.
          */
         get: operations["listV1Products"];
         put?: never;
@@ -653,8 +657,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant’s customers, oldest first (D14)
-         * @description Pass `next_cursor` back as `cursor` for the next page.
+         * The tenant’s customers, oldest first; by text
+         * @description `q` finds text in the name or the email. Pass `next_cursor` back as `cursor` while `has_more` is true.
          */
         get: operations["listV1Customers"];
         put?: never;
@@ -815,6 +819,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/work-orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One work order; a TECHNICIAN reads only their own
+         * @description The work order as the list shows it. ADMIN and SALES read any work order of the workspace, a TECHNICIAN only one assigned to them. No cost, margin or quote total.
+         */
+        get: operations["getWorkOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a work order’s day, site or notes (ADMIN)
+         * @description Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING (it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. A COMPLETED or CANCELLED work order is final: 409.
+         */
+        patch: operations["editWorkOrder"];
         trace?: never;
     };
     "/api/v1/work-orders/{id}/history": {
@@ -1050,7 +1078,7 @@ export interface paths {
         };
         /**
          * The tenant's webhook endpoints (no secrets)
-         * @description D6: every endpoint of the workspace, oldest first, without secrets.
+         * @description Every endpoint of the workspace, oldest first, without secrets. Paged like every list: `next_cursor` back as `cursor`, or follow the `Link` header rel="next".
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -1366,7 +1394,7 @@ export interface paths {
         };
         /**
          * Crews (a TECHNICIAN sees the crews they belong to)
-         * @description D11: each crew's name, foreman and members.
+         * @description Each crew’s name, foreman and members, by name. Pass `next_cursor` back as `cursor` while `has_more` is true.
          */
         get: operations["listCrews"];
         put?: never;
@@ -3140,11 +3168,17 @@ export interface components {
             marginOverride?: {
                 reason: string;
             };
+            /** @description A new customer (or, with an email the workspace has, that customer renamed); send `customerId` instead to quote an existing one */
             customer?: {
                 name: string;
                 /** Format: email */
                 email?: string;
             };
+            /**
+             * Format: uuid
+             * @description An existing customer of the workspace (GET /v1/customers); not together with `customer`
+             */
+            customerId?: string;
             /** @default false */
             persist?: boolean;
         };
@@ -3197,8 +3231,11 @@ export interface components {
             revision: number;
             /** @enum {string} */
             currency: "CAD";
-            /** Format: uuid */
-            customerId: string;
+            /**
+             * Format: uuid
+             * @description null only for a quote priced through /api/v1/quotes/calculate without a customer
+             */
+            customerId: string | null;
             taxRegion: string;
             /** Format: uuid */
             pricebookId: string;
@@ -3227,7 +3264,8 @@ export interface components {
                 amount: number;
             }[];
             lines: {
-                sku: string;
+                /** @description The catalogue product; null on a line priced through /api/v1/quotes/calculate, which names component SKUs instead */
+                sku: string | null;
                 quantity: number;
                 /** @description extendedPrice / quantity, half-up to the cent; extendedPrice is what the quote sums */
                 unitPrice: number;
@@ -3244,8 +3282,11 @@ export interface components {
                 configuration: {
                     finishedWidthIn: number;
                     finishedHeightIn: number;
-                    /** @enum {string} */
-                    controlSide: "left" | "right";
+                    /**
+                     * @description null on a line priced through /api/v1/quotes/calculate, which does not record it
+                     * @enum {string|null}
+                     */
+                    controlSide: "left" | "right" | null;
                     motorised: boolean;
                     motorSku: string | null;
                 };
@@ -3307,9 +3348,19 @@ export interface components {
                 };
             }[];
         };
+        V1QuotePage: {
+            data: components["schemas"]["V1Quote"][];
+            /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            /** @description Whether another page follows */
+            has_more: boolean;
+        };
         V1ProductPage: {
             data: components["schemas"]["V1Product"][];
+            /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
+            /** @description Whether another page follows */
+            has_more: boolean;
         };
         V1Product: {
             /** Format: uuid */
@@ -3324,7 +3375,10 @@ export interface components {
         };
         V1CustomerPage: {
             data: components["schemas"]["V1Customer"][];
+            /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
+            /** @description Whether another page follows */
+            has_more: boolean;
         };
         V1Customer: {
             /** Format: uuid */
@@ -3666,6 +3720,17 @@ export interface components {
             siteAddress?: string;
             notes?: string;
         };
+        EditWorkOrderRequest: {
+            /**
+             * Format: date
+             * @description The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.
+             */
+            scheduledDate?: string | null;
+            /** @description The site’s address; null clears it */
+            siteAddress?: string | null;
+            /** @description Replaces the notes; null clears them */
+            notes?: string | null;
+        };
         WorkOrderHistory: {
             data: components["schemas"]["WorkOrderHistoryEntry"][];
         };
@@ -3939,6 +4004,8 @@ export interface components {
         };
         WebhookEndpointList: {
             data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Opaque: pass it back as `cursor`; null on the last page (the Link header says the same) */
+            next_cursor: string | null;
         };
         WebhookEndpoint: {
             /** Format: uuid */
@@ -4429,6 +4496,10 @@ export interface components {
         };
         CrewList: {
             data: components["schemas"]["Crew"][];
+            /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            /** @description Whether another page follows */
+            has_more: boolean;
         };
         Crew: {
             /** Format: uuid */
@@ -6734,6 +6805,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED";
+                /** @description The quote of this number (at most one) */
+                number?: number;
+                /** @description Text in the customer’s name or the reference (Q-<number>), case-insensitive */
+                q?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -8436,6 +8511,219 @@ export interface operations {
             };
         };
     };
+    listV1Quotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description The quote of this reference (at most one) */
+                reference?: string;
+                status?: "draft" | "sent" | "approved" | "rejected" | "expired";
+                /** @description Text in the customer’s name or the reference, case-insensitive */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of quotes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *           "reference": "Q-1042",
+                     *           "status": "draft",
+                     *           "revision": 1,
+                     *           "currency": "CAD",
+                     *           "customerId": "6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                     *           "taxRegion": "CA-ON",
+                     *           "pricebookId": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                     *           "pricebookRevision": "2026-11-01T00:00:00.000Z",
+                     *           "totals": {
+                     *             "subtotal": 2188.48,
+                     *             "taxTotal": 284.5,
+                     *             "grandTotal": 2472.98,
+                     *             "marginPct": 35,
+                     *             "currency": "CAD"
+                     *           },
+                     *           "taxLines": [
+                     *             {
+                     *               "code": "HST",
+                     *               "rate": 0.13,
+                     *               "amount": 284.5
+                     *             }
+                     *           ],
+                     *           "lines": [
+                     *             {
+                     *               "sku": "ROLLER-SCREEN",
+                     *               "quantity": 2,
+                     *               "unitPrice": 939.34,
+                     *               "extendedPrice": 1878.68,
+                     *               "cutList": {
+                     *                 "tubeIn": 71.375,
+                     *                 "hembarIn": 71.125,
+                     *                 "fabricIn": 71
+                     *               },
+                     *               "deduction": 1.125,
+                     *               "marginPct": 35,
+                     *               "configuration": {
+                     *                 "finishedWidthIn": 72.5,
+                     *                 "finishedHeightIn": 60,
+                     *                 "controlSide": "left",
+                     *                 "motorised": true,
+                     *                 "motorSku": "MTR-BATTERY"
+                     *               }
+                     *             },
+                     *             {
+                     *               "sku": "ROLLER-BLACKOUT-HD-FASCIA",
+                     *               "quantity": 1,
+                     *               "unitPrice": 309.8,
+                     *               "extendedPrice": 309.8,
+                     *               "cutList": {
+                     *                 "tubeIn": 34.125,
+                     *                 "hembarIn": 33.875,
+                     *                 "fabricIn": 33.75
+                     *               },
+                     *               "deduction": 1.125,
+                     *               "marginPct": 35,
+                     *               "configuration": {
+                     *                 "finishedWidthIn": 35.25,
+                     *                 "finishedHeightIn": 48,
+                     *                 "controlSide": "right",
+                     *                 "motorised": false,
+                     *                 "motorSku": null
+                     *               }
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-20T15:04:05.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["V1QuotePage"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request is malformed.",
+                     *       "status": 400,
+                     *       "detail": "A cursor this list did not hand out",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Role not allowed.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A malformed reference or limit */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "A malformed reference or limit",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     createV1Quote: {
         parameters: {
             query?: never;
@@ -9173,6 +9461,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page */
                 cursor?: string;
             };
             header?: never;
@@ -9211,7 +9500,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "next_cursor": null
+                     *       "next_cursor": null,
+                     *       "has_more": false
                      *     }
                      */
                     "application/json": components["schemas"]["V1ProductPage"];
@@ -9316,7 +9606,10 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page */
                 cursor?: string;
+                /** @description Text in the name or the email, case-insensitive */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -9340,7 +9633,8 @@ export interface operations {
                      *           "createdAt": "2026-11-20T15:00:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": null
+                     *       "next_cursor": null,
+                     *       "has_more": false
                      *     }
                      */
                     "application/json": components["schemas"]["V1CustomerPage"];
@@ -11693,6 +11987,341 @@ export interface operations {
             };
         };
     };
+    getWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The work order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "status": "DISPATCHED",
+                     *       "scheduled_date": "2026-12-03T00:00:00.000Z",
+                     *       "site_address": "12 Elm St, Toronto ON M5V 2T6",
+                     *       "notes": "Side gate code 4512; two windows on the second floor.",
+                     *       "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                     *       "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "dispatched_at": "2026-12-02T17:10:00.000Z",
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A technician who is not the one assigned */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "A technician who is not the one assigned",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such work order in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such work order in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "id": "Invalid UUID"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scheduledDate": "2026-12-10",
+                 *       "notes": "Customer asked for the afternoon"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EditWorkOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The work order after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                     *       "status": "DISPATCHED",
+                     *       "scheduled_date": "2026-12-03T00:00:00.000Z",
+                     *       "site_address": "12 Elm St, Toronto ON M5V 2T6",
+                     *       "notes": "Side gate code 4512; two windows on the second floor.",
+                     *       "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                     *       "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "dispatched_at": "2026-12-02T17:10:00.000Z",
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WorkOrder"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such work order in the tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such work order in the tenant",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The work order is COMPLETED or CANCELLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The work order is COMPLETED or CANCELLED",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "body": "Send at least one of scheduledDate, siteAddress, notes"
+                     *           }
+                     *         },
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWorkOrderHistory: {
         parameters: {
             query?: {
@@ -13862,16 +14491,22 @@ export interface operations {
     };
     listWebhookEndpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description Opaque: from the Link rel="next" header of the previous page. A cursor that this list did not hand out is a 400. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Endpoints */
+            /** @description A page of endpoints */
             200: {
                 headers: {
+                    /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13893,10 +14528,30 @@ export interface operations {
                      *           "disabled_reason": null,
                      *           "created_at": "2026-11-20T09:12:44.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "A cursor this list did not hand out",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed or foreign token. */
@@ -13930,6 +14585,29 @@ export interface operations {
                      *         "code": "forbidden",
                      *         "message": "Role not allowed.",
                      *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The request did not pass validation.",
+                     *         "details": {
+                     *           "fields": {
+                     *             "unexpectedKey": "Unrecognized key"
+                     *           }
+                     *         },
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
                      *     }
@@ -15725,6 +16403,8 @@ export interface operations {
                 status?: ("scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled") | ("scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled")[];
                 crew_id?: string;
                 site_id?: string;
+                /** @description Text in the site’s name or the customer’s name, case-insensitive */
+                q?: string;
                 /** @description Strict: only jobs whose state changed after this instant (D11). */
                 updated_since?: string;
                 /** @description Opaque: the previous page's next_cursor. */
@@ -17264,14 +17944,18 @@ export interface operations {
     };
     listCrews: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The crews */
+            /** @description A page of crews */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17293,10 +17977,30 @@ export interface operations {
                      *           ],
                      *           "headcount": 2
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
                      *     }
                      */
                     "application/json": components["schemas"]["CrewList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request is malformed.",
+                     *       "status": 400,
+                     *       "detail": "A cursor this list did not hand out",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, malformed or foreign token. */
@@ -17312,6 +18016,27 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing, malformed or foreign token.",
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

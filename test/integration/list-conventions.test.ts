@@ -27,6 +27,7 @@ const WHOLE_LISTS: Record<string, string> = {
   '/api/versions': 'the dated versions of the API, a handful',
   '/api/v1/integrations': 'the three providers a workspace can connect',
   '/v1/pricebooks': 'one price book per workspace',
+  '/v1/fsm/routes': 'one day’s plan: a route per crew, with what was left out and why',
 };
 
 /**
