@@ -4906,7 +4906,7 @@ export interface operations {
                      *           "current": true,
                      *           "changelog": "GraphQL schema expansion; scalar `lineItems[].deduction`; route responses name the constraint that excluded a technician",
                      *           "changes": [
-                     *             "Quote lines: `lines[].deduction` is a scalar (inches the tube is shorter than the finished width); it was `{tubeIn, hembarIn, fabricIn}` before."
+                     *             "Quote lines: `lines[].deduction` is a scalar (inches the tube is shorter than the finished width); it was `{tubeIn, hembarIn, fabricIn}` before. Route responses name the constraint that excluded a technician: `exclusions` and the `reasons` of `unassigned` (absent before)."
                      *           ],
                      *           "supported_until": null,
                      *           "retired": false,
@@ -4928,7 +4928,7 @@ export interface operations {
                      *           "current": false,
                      *           "changelog": "`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` on `invoice.generated`",
                      *           "changes": [
-                     *             "`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` added on `invoice.generated`."
+                     *             "`technicianId` renamed `assigneeId` on dispatch payloads and route responses (D23); `partsConsumed` added on `invoice.generated`."
                      *           ],
                      *           "supported_until": "2027-04-15",
                      *           "retired": false,
