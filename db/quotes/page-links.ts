@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QuoteStatus } from '../../domain/quotes/quote-status';
 import type { PricedLine } from '../../domain/quotes/customer-page';
+import { quoteValidUntil } from '../../domain/quotes/validity';
+import { organizationSettings } from '../organizations';
 
 /**
  * D24: the links of the customer's quote page (`quote_page_tokens`), stored as SHA-256 hashes of
@@ -24,13 +26,14 @@ export async function pageLinkTenant(em: EntityManager, tokenHash: Buffer): Prom
  */
 export async function issuePageLink(tx: EntityManager, input: { quoteId: string; tokenHash: Buffer; sentByUserId: string }): Promise<{ id: string; expiresAt: Date }> {
   await tx.execute('update quote_page_tokens set voided_at = now() where quote_id = ? and voided_at is null', [input.quoteId]);
+  const [quote] = await tx.execute<{ created_at: Date }[]>('select created_at from quotes where id = ?', [input.quoteId]);
+  // D3's validity, the one rule (domain/quotes/validity.ts) on the tenant's setting.
+  const expiresAt = quoteValidUntil(new Date(quote!.created_at), (await organizationSettings(tx)).quote_validity_days);
   const [row] = await tx.execute<{ id: string; expires_at: Date }[]>(
     `insert into quote_page_tokens (organization_id, quote_id, token_hash, sent_by_user_id, expires_at)
-     select app_current_organization(), q.id, ?, ?, q.created_at + make_interval(days => o.quote_validity_days)
-       from quotes q join organizations o on o.id = q.organization_id
-      where q.id = ?
+     values (app_current_organization(), ?, ?, ?, ?)
      returning id, expires_at`,
-    [input.tokenHash, input.sentByUserId, input.quoteId],
+    [input.quoteId, input.tokenHash, input.sentByUserId, expiresAt],
   );
   return { id: row!.id, expiresAt: new Date(row!.expires_at) };
 }

@@ -185,4 +185,20 @@ describe('the settings take effect (D11, D3)', () => {
     expect(await status(eightDays)).toBe('EXPIRED');
     expect(await status(sixDays)).toBe('DRAFT');
   });
+
+  it('D3 with D24: the customer page link of a sent quote expires with the tenant\'s validity', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN' });
+    await giveRateCard(own.id, SANDBOX_RATE_CARD);
+    const admin = await api.tokenFor(own.users.admin!);
+    expect((await api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { quote_validity_days: 45 } })).status).toBe(200);
+    const made = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: admin, json: twoWindows({ persist: true }) });
+    const id = ((await made.json()) as { quote_id: string }).quote_id;
+    expect((await api.request(`/api/v1/quotes/${id}/send`, { method: 'POST', token: admin })).status).toBe(200);
+    const { rows } = await pool.query<{ days: string }>(
+      `select extract(epoch from (t.expires_at - q.created_at)) / 86400 as days from quote_page_tokens t join quotes q on q.id = t.quote_id where q.id = $1`,
+      [id],
+    );
+    // To the millisecond (the stored creation time carries microseconds).
+    expect(Number(rows[0]!.days)).toBeCloseTo(45, 6);
+  });
 });
