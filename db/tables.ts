@@ -134,6 +134,8 @@ export interface Tables {
     created_at: Timestamp;
     updated_at: Timestamp;
     delivered_at: Timestamp | null;
+    next_attempt_at: Timestamp | null;
+    is_test: boolean;
   };
   webhook_delivery_attempts: {
     id: Id;

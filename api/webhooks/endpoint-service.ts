@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { badRequest, notFound, providerUnavailable, validationFailed } from '../../domain/errors/errors';
+import { badRequest, conflict, notFound, providerUnavailable, validationFailed } from '../../domain/errors/errors';
+import { FORMAT_CATALOGUES, type OutboxEventName } from '../../domain/events/catalogue';
+import { EVENT_DATA_EXAMPLES } from '../events/examples';
 import { WEBHOOK_ENDPOINTS_PER_TENANT, WEBHOOK_ENDPOINT_LIMIT_CONSTRAINT } from '../../db/limits';
 import type { Caller } from '../http/request-context';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
@@ -10,10 +12,10 @@ import { checkUrlForRegistration, type Resolver } from '../../infra/webhooks/add
 import { generateEndpointSecret } from '../../infra/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, ENDPOINT_KEYSET, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
-import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type EndpointListQuery, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
+import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type EndpointListQuery, type TestEventBody, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
 import { cursorPosition } from '../http/pagination';
 import { pageOf } from '../../db/cursor';
-import { ATTEMPT_KEYSET, attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
+import { ATTEMPT_KEYSET, attemptOutcomesOfLastDay, attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
 import { DELIVERY_KEYSET, deliveryPage, type DeliveryListRow } from '../../db/webhooks/deliveries';
 import { recordAuditEvent } from '../../db/audit/audit-events';
 import { fieldChanges, type AuditActor } from '../../domain/audit/audit-entry';
@@ -30,7 +32,8 @@ export interface AuditContext {
   requestId: string;
 }
 
-const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
+/** Without `outcomes`, an endpoint just made or changed: its figures of the last day are read by the list. */
+const toEndpoint = (row: EndpointRow, outcomes?: { attempts: number; delivered: number }): WebhookEndpoint => ({
   id: row.id,
   url: row.url,
   events: row.events,
@@ -41,6 +44,9 @@ const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   disabled_at: row.disabled_at ? new Date(row.disabled_at).toISOString() : null,
   disabled_reason: row.disabled_reason,
   created_at: new Date(row.created_at).toISOString(),
+  attempts_24h: outcomes?.attempts ?? 0,
+  // Four decimals: a rate to show, not to compute with.
+  success_rate_24h: outcomes && outcomes.attempts > 0 ? Math.round((outcomes.delivered / outcomes.attempts) * 10_000) / 10_000 : null,
 });
 
 /** D13: the attempt as the deliveries page shows it, request and response apart. */
@@ -51,8 +57,10 @@ const toAttempt = ({ cursor_attempted_at: _position, request_headers, request_bo
   attempted_at: new Date(row.attempted_at).toISOString(),
 });
 
-const toDelivery = ({ cursor_created_at: _position, ...row }: DeliveryListRow): WebhookDelivery => ({
+const toDelivery = ({ cursor_created_at: _position, is_test, next_attempt_at, ...row }: DeliveryListRow): WebhookDelivery => ({
   ...row,
+  next_attempt_at: next_attempt_at ? new Date(next_attempt_at).toISOString() : null,
+  test: is_test,
   created_at: new Date(row.created_at).toISOString(),
   updated_at: new Date(row.updated_at).toISOString(),
   delivered_at: row.delivered_at ? new Date(row.delivered_at).toISOString() : null,
@@ -111,12 +119,13 @@ export class WebhookEndpointService {
     return { ...toEndpoint(row!), secret };
   }
 
-  /** Oldest first, keyset-paged like every /api/ list (`next_cursor`, and the Link header the route adds). */
+  /** Oldest first, keyset-paged like every /api/ list (`next_cursor`, and the Link header the route adds); with each endpoint's last day. */
   list(caller: Caller, query: EndpointListQuery): Promise<{ data: WebhookEndpoint[]; next_cursor: string | null }> {
     const after = query.cursor ? cursorPosition(ENDPOINT_KEYSET, query.cursor) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const { rows, next } = pageOf(await listEndpoints(tx, { after, limit: query.limit }), query.limit, ENDPOINT_KEYSET);
-      return { data: rows.map(toEndpoint), next_cursor: next };
+      const outcomes = await attemptOutcomesOfLastDay(tx);
+      return { data: rows.map((row) => toEndpoint(row, outcomes.get(row.id))), next_cursor: next };
     });
   }
 
@@ -164,6 +173,26 @@ export class WebhookEndpointService {
       return true;
     });
     if (!deleted) throw notFound('No such webhook endpoint in this workspace.');
+  }
+
+  /**
+   * A test event to one endpoint (the deliveries page's "Send test event"): the example data of an
+   * event of its format and subscription, delivered to it alone, signed and retried like any other.
+   */
+  async sendTestEvent(caller: Caller, id: string, body: TestEventBody): Promise<{ delivery_id: string; event_id: string; event: string; status: 'pending' }> {
+    if (!this.deps.deliveries) throw providerUnavailable('The workflow service is not available to deliver a test event.');
+    let chosen = '';
+    const delivery = await this.deps.deliveries.sendTest(caller.organizationId, id, (endpoint) => {
+      if (endpoint.status !== 'enabled') throw conflict('The endpoint is disabled: enable it first.');
+      const catalogue = FORMAT_CATALOGUES[endpoint.format];
+      const subscribed = catalogue.filter((name) => endpoint.events.includes('*') || endpoint.events.includes(name));
+      const event = body.event ?? subscribed[0];
+      if (!event || !subscribed.includes(event)) throw validationFailed({ event: `Must be an event this endpoint receives: ${subscribed.join(', ') || 'none'}.` });
+      chosen = event;
+      return { event: event as OutboxEventName, data: EVENT_DATA_EXAMPLES[event as OutboxEventName] };
+    });
+    if (!delivery) throw notFound('No such webhook endpoint in this workspace.');
+    return { delivery_id: delivery.id, event_id: delivery.event_id, event: chosen, status: 'pending' };
   }
 
   /** The endpoint's attempt log, newest first, keyset-paged on (attempted_at, id). */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreateEndpointBody, DeliveryAttemptList, ReplayResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import type { CreateEndpointBody, DeliveryAttemptList, ReplayResult, TestEventBody, TestEventResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 
 /** Examples for the OpenAPI document: an ERP receiving quote approvals and completed jobs. */
 export const EXAMPLE_ENDPOINT_ID = 'b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a';
@@ -23,6 +23,8 @@ export const ENDPOINT_EXAMPLE: z.input<typeof WebhookEndpoint> = {
   disabled_at: null,
   disabled_reason: null,
   created_at: '2026-11-20T09:12:44.000Z',
+  attempts_24h: 48,
+  success_rate_24h: 0.9583,
 };
 
 export const ENDPOINT_WITH_SECRET_EXAMPLE: z.input<typeof WebhookEndpointWithSecret> = {
@@ -105,6 +107,17 @@ export const DELIVERY_LIST_EXAMPLE: z.input<typeof WebhookDeliveryList> = {
       created_at: '2026-11-21T16:45:05.120Z',
       updated_at: '2026-11-21T16:45:07.655Z',
       delivered_at: '2026-11-21T16:45:07.655Z',
+      next_attempt_at: null,
+      test: false,
     },
   ],
+};
+
+export const TEST_EVENT_EXAMPLE: z.input<typeof TestEventBody> = { event: 'quote.approved' };
+
+export const TEST_EVENT_RESULT_EXAMPLE: z.input<typeof TestEventResult> = {
+  delivery_id: '6e1f0a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b',
+  event_id: '0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f',
+  event: 'quote.approved',
+  status: 'pending',
 };

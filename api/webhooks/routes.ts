@@ -7,9 +7,9 @@ import { linkNext, pageHeaders, PageHeaders } from '../http/pagination';
 import { encodeCursor } from '../../db/cursor';
 import { auditContext } from '../http/audit-actor';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
-import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, EndpointListQuery, ReplayResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, EndpointListQuery, ReplayResult, TestEventBody, TestEventResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 import {
-  ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, DELIVERY_LIST_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
+  ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, DELIVERY_LIST_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, TEST_EVENT_EXAMPLE, TEST_EVENT_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
 } from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -138,6 +138,32 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
       const { data, next } = await deps.endpoints.attempts(caller, params.id, query);
       linkNext(req, res, next);
       res.json({ data });
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/api/v1/webhook-endpoints/:id/test-events',
+    operationId: 'sendWebhookTestEvent',
+    summary: 'Send a test event to this endpoint alone',
+    description:
+      "The example data of an event this endpoint receives (by default the first of its format's catalogue that it subscribes to), signed and delivered like any " +
+      "other event, to this endpoint only; its delivery is marked `test: true` in the deliveries list. Use it to check a receiver's signature verification. " +
+      '409 when the endpoint is disabled, 422 for an event it does not receive.',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    roles: ADMIN_ONLY,
+    params: IdParams,
+    body: TestEventBody,
+    bodyExample: TEST_EVENT_EXAMPLE,
+    responses: {
+      202: { description: 'The test delivery is under way', schema: TestEventResult, example: TEST_EVENT_RESULT_EXAMPLE },
+      404: error('No such endpoint'),
+      409: error('The endpoint is disabled'),
+      422: error('An event the endpoint does not receive'),
+    },
+    handler: async ({ res, caller, params, body }) => {
+      res.status(202).json(await deps.endpoints.sendTestEvent(caller, params.id, body));
     },
   });
 

@@ -60,6 +60,8 @@ export const WebhookEndpoint = z
     disabled_at: Timestamp.nullable().meta({ description: 'When it was disabled (by an administrator, or after failing for 72 hours); null while enabled' }),
     disabled_reason: z.string().nullable(),
     created_at: Timestamp,
+    attempts_24h: z.number().int().min(0).meta({ description: 'Delivery attempts to this endpoint in the last 24 hours' }),
+    success_rate_24h: z.number().min(0).max(1).nullable().meta({ description: 'The share of those attempts that were delivered (0 to 1); null without an attempt in that time' }),
   })
   .meta({ id: 'WebhookEndpoint' });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
@@ -136,6 +138,8 @@ export const WebhookDelivery = z
     created_at: Timestamp,
     updated_at: Timestamp,
     delivered_at: Timestamp.nullable(),
+    next_attempt_at: Timestamp.nullable().meta({ description: 'When the next attempt of a pending delivery is due; null once it has ended' }),
+    test: z.boolean().meta({ description: 'A test event sent from the deliveries page (POST /api/v1/webhook-endpoints/{id}/test-events)' }),
   })
   .meta({ id: 'WebhookDelivery' });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
@@ -150,3 +154,17 @@ export const DeliveryListQuery = z.strictObject({
   event: z.string().min(1).max(100).optional().meta({ description: 'An event name, such as quote.approved' }),
 });
 export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;
+
+export const TestEventBody = z.strictObject({
+  event: z.string().min(1).max(100).optional().meta({ description: "An event of the endpoint's format and subscription; by default its first" }),
+});
+export type TestEventBody = z.output<typeof TestEventBody>;
+
+export const TestEventResult = z
+  .strictObject({
+    delivery_id: z.uuid(),
+    event_id: z.uuid(),
+    event: z.string(),
+    status: z.literal('pending'),
+  })
+  .meta({ id: 'WebhookTestEventResult' });

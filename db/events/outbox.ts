@@ -43,6 +43,16 @@ export async function markEventDispatched(em: EntityManager, organizationId: str
   await markEventsDispatched(em, organizationId, [eventId]);
 }
 
+/**
+ * An event addressed to one endpoint alone (a test event): recorded already dispatched, in the
+ * caller's tenant transaction, so the relay never fans it out to the tenant's other endpoints.
+ */
+export async function recordDispatchedEvent<N extends OutboxEventName>(tx: EntityManager, organizationId: string, event: N, data: EventData<N>, at: Date = new Date()): Promise<EventEnvelope<EventData<N>>> {
+  const envelope = await insertEnvelope(tx, organizationId, event, data, at);
+  await tx.execute('select outbox_mark_dispatched_in_tenant(array[?]::uuid[])', [envelope.id]);
+  return envelope;
+}
+
 /** The same for many events of one tenant, in one statement. */
 export async function markEventsDispatched(em: EntityManager, organizationId: string, eventIds: readonly string[]): Promise<void> {
   if (eventIds.length === 0) return;

@@ -21,6 +21,7 @@ import { Migration20261126100000DeletableForeignKeyIndexes } from './Migration20
 import { Migration20261126120000OperationsMetricsEveryTenant } from './Migration20261126120000OperationsMetricsEveryTenant';
 import { Migration20261127000000AuditLog } from './Migration20261127000000AuditLog';
 import { Migration20261127000100RunningReleases } from './Migration20261127000100RunningReleases';
+import { Migration20261127000200WebhookTestDeliveries } from './Migration20261127000200WebhookTestDeliveries';
 import { Migration20261127010000Team } from './Migration20261127010000Team';
 import { Migration20261127010100FirstAdminInvitation } from './Migration20261127010100FirstAdminInvitation';
 import { Migration20261127020000TenantSettings } from './Migration20261127020000TenantSettings';
@@ -60,6 +61,7 @@ export const migrations = [
   { name: 'Migration20261126120000OperationsMetricsEveryTenant', class: Migration20261126120000OperationsMetricsEveryTenant },
   { name: 'Migration20261127000000AuditLog', class: Migration20261127000000AuditLog },
   { name: 'Migration20261127000100RunningReleases', class: Migration20261127000100RunningReleases },
+  { name: 'Migration20261127000200WebhookTestDeliveries', class: Migration20261127000200WebhookTestDeliveries },
   { name: 'Migration20261127010000Team', class: Migration20261127010000Team },
   { name: 'Migration20261127010100FirstAdminInvitation', class: Migration20261127010100FirstAdminInvitation },
   { name: 'Migration20261127020000TenantSettings', class: Migration20261127020000TenantSettings },

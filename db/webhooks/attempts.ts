@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import { beyond, keyset, microseconds, TimeAndId } from '../cursor';
 import { tablesOf } from '../tables';
 
@@ -77,3 +78,17 @@ export function attemptPage(
 
 /** Newest first: (attempted_at, id) descending. */
 export const ATTEMPT_KEYSET = keyset(TimeAndId, (row: { cursor_attempted_at: string; id: string }) => [row.cursor_attempted_at, row.id] as const);
+
+/**
+ * Each endpoint's attempts of the last 24 hours and how many were delivered (the deliveries
+ * page's success rate). Endpoints without an attempt in that time are absent.
+ */
+export async function attemptOutcomesOfLastDay(em: EntityManager): Promise<Map<string, { attempts: number; delivered: number }>> {
+  const rows = await tablesOf(em)
+    .selectFrom('webhook_delivery_attempts as a')
+    .select((eb) => ['a.endpoint_id', eb.fn.countAll<string>().as('attempts'), eb.fn.count<string>(eb.case().when('a.outcome', '=', 'delivered').then(1).end()).as('delivered')])
+    .where('a.attempted_at', '>', sql<Date>`now() - interval '24 hours'`)
+    .groupBy('a.endpoint_id')
+    .execute();
+  return new Map(rows.map((row) => [row.endpoint_id, { attempts: Number(row.attempts), delivered: Number(row.delivered) }]));
+}

@@ -69,6 +69,20 @@ export async function createReplayDelivery(em: EntityManager, organizationId: st
   });
 }
 
+/**
+ * A test event to one endpoint (the deliveries page): its one pending delivery, marked as a test.
+ * Runs in the transaction that recorded the event as already dispatched, so no one else gets it.
+ */
+export async function createTestDelivery(tx: EntityManager, endpointId: string, envelope: Pick<EventEnvelope, 'id' | 'event'>): Promise<DeliveryRow> {
+  const [created] = await tx.execute<DeliveryRow[]>(
+    `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status, is_test)
+     values (app_current_organization(), ?, ?, ?, 0, 'pending', true)
+     returning ${RETURNING}`,
+    [endpointId, envelope.id, envelope.event],
+  );
+  return created!;
+}
+
 /** What an endpoint missed while disabled, oldest first. */
 export async function missedDeliveries(em: EntityManager, organizationId: string, endpointId: string): Promise<DeliveryRow[]> {
   return inTenant(em, organizationId, (tx) =>
@@ -95,6 +109,9 @@ export interface DeliveryListRow {
   created_at: Date;
   updated_at: Date;
   delivered_at: Date | null;
+  /** When a pending delivery's next attempt is due (null once it ended). */
+  next_attempt_at: Date | null;
+  is_test: boolean;
   cursor_created_at: string;
 }
 
@@ -126,6 +143,8 @@ export function deliveryPage(em: EntityManager, filter: DeliveryFilter, after: r
       'd.created_at',
       'd.updated_at',
       'd.delivered_at',
+      eb.case().when('d.status', '=', 'pending').then(eb.ref('d.next_attempt_at')).else(null).end().as('next_attempt_at'),
+      'd.is_test',
       microseconds(eb.ref('d.created_at')).as('cursor_created_at'),
     ]);
   if (filter.endpointId) query = query.where('d.endpoint_id', '=', filter.endpointId);

@@ -1,8 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventEnvelope } from '../../domain/events/catalogue';
+import type { EventEnvelope, OutboxEventName } from '../../domain/events/catalogue';
 import { inTenant } from '../../db/tenant-scope';
 import { endpointsToWake, markDeliveryIdle } from '../../db/webhooks/batches';
-import { closeMissedDelivery, createDeliveriesForEvents, createReplayDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
+import { closeMissedDelivery, createDeliveriesForEvents, createReplayDelivery, createTestDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
+import { lockEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
+import { recordDispatchedEvent } from '../../db/events/outbox';
+import type { EventData } from '../../domain/events/event-data';
 import type { WebhookWorkflows } from '../temporal/webhook-workflows';
 
 /**
@@ -31,6 +34,23 @@ export class WebhookDeliveries {
     const next = await createReplayDelivery(this.em, organizationId, deliveryId);
     if (next) await this.wake(organizationId, [next]);
     return next;
+  }
+
+  /**
+   * A test event to one endpoint: `choose` sees the endpoint (locked) and names the event and its
+   * data, or refuses; the event is recorded already dispatched with its one delivery, then the
+   * endpoint's workflow is woken. Undefined when there is no such endpoint.
+   */
+  async sendTest<N extends OutboxEventName>(organizationId: string, endpointId: string, choose: (endpoint: EndpointRow) => { event: N; data: EventData<N> }): Promise<DeliveryRow | undefined> {
+    const delivery = await inTenant(this.em, organizationId, async (tx) => {
+      const endpoint = await lockEndpoint(tx, endpointId);
+      if (!endpoint) return undefined;
+      const { event, data } = choose(endpoint);
+      const envelope = await recordDispatchedEvent(tx, organizationId, event, data);
+      return createTestDelivery(tx, endpointId, envelope);
+    });
+    if (delivery) await this.wake(organizationId, [delivery]);
+    return delivery;
   }
 
   /** D6: re-enabling an endpoint replays what it missed while disabled. */

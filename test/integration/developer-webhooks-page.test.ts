@@ -113,9 +113,13 @@ describe('/developer/webhooks in a real browser (D13)', () => {
     const endpointCard = page.locator('#endpoints li').filter({ hasText: `${receiver.url}/hooks` });
     await expect(endpointCard.locator('.badge').textContent()).resolves.toBe('enabled');
 
+    // The event filter names every format's events, field and events ones included.
+    const options = await page.locator('#filter-event option').allTextContents();
+    expect(options).toEqual(expect.arrayContaining(['work_order.dispatched', 'job.dispatched', 'quote.created', 'invoice.generated']));
+    expect(options.some((name) => name.includes(':'))).toBe(false);
     // Filter to the failed deliveries of work_order.dispatched.
     await page.getByLabel('Status').selectOption('failed');
-    await page.getByLabel('Event').selectOption('work_order.dispatched');
+    await page.getByLabel('Event', { exact: true }).selectOption('work_order.dispatched');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     const failed = page.locator('#deliveries li[data-status="failed"]');
     await failed.first().waitFor();
@@ -134,12 +138,23 @@ describe('/developer/webhooks in a real browser (D13)', () => {
     expect(requestText).toContain(`POST ${receiver.url}/hooks`);
     expect(requestText).toMatch(/^X-Service-Signature: t=\d+,v1=[0-9a-f]{64}$/m);
     expect(requestText).toMatch(/^content-type: application\/json$/m);
-    expect(requestText).toContain('"event": "work_order.dispatched"');
+    // The body as the exact bytes that were signed (what the receiver got), pretty-printed only on request.
+    const body = first.locator('pre.body');
+    expect(await body.textContent()).toBe(receiver.received[0]!.body);
+    await first.getByRole('button', { name: /body pretty-printed$/ }).click();
+    expect(await body.textContent()).toContain('"event": "work_order.dispatched"');
+    await first.getByRole('button', { name: /body as the exact bytes signed$/ }).click();
+    expect(await body.textContent()).toBe(receiver.received[0]!.body);
     const responseHeading = (await first.locator('h5').nth(1).textContent())!;
     expect(responseHeading).toMatch(/^Response 503 in \d+ ms$/);
-    const responseText = (await first.locator('pre').nth(1).textContent())!;
+    const responseText = (await first.locator('pre').nth(2).textContent())!;
     expect(responseText).toContain('retry-after: 1');
     expect(responseText).toContain('receiver is down');
+    // The attempt's detail sits beside the list, not below it.
+    const list = (await page.locator('#deliveries').boundingBox())!;
+    const beside = (await detail.boundingBox())!;
+    expect(beside.x).toBeGreaterThanOrEqual(list.x + list.width);
+    expect(beside.y).toBeLessThan(list.y + list.height);
     await page.screenshot({ path: join(SHOTS, 'desktop-3-attempts.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Replay' }).click();
@@ -225,5 +240,105 @@ describe('/developer/webhooks in a real browser (D13)', () => {
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'phone-3-attempts.png'), fullPage: true });
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('manages endpoints as a portal does: add (secret shown once), edit, test event, success rate, disable, rotate, delete', async () => {
+    const { page, problems } = await openPage(DESKTOP);
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signIn(page);
+    await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+    // The first endpoint's last day: the five failed attempts and the replay's success.
+    const first = page.locator('#endpoints li').filter({ hasText: `${receiver.url}/hooks` });
+    await expect(first.locator('.rate').textContent()).resolves.toBe('16.7 % delivered of 6 attempts in the last 24 hours');
+
+    const second = await new WebhookReceiver().start();
+    try {
+      await page.getByText('Add an endpoint').click();
+      await page.getByLabel('URL', { exact: true }).fill(`${second.url}/portal`);
+      await page.getByLabel(/^Events/).fill('work_order.completed, work_order.dispatched');
+      await page.getByLabel(/^Description/).fill('Portal test');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const secret = page.locator('#secret-value');
+      await secret.waitFor();
+      const shown = (await secret.textContent())!;
+      expect(shown).toMatch(/^whsec_[A-Za-z0-9_-]{20,}$/);
+      await page.screenshot({ path: join(SHOTS, 'desktop-5-secret-once.png'), fullPage: true });
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+      expect(await page.locator('#secret-box').isHidden()).toBe(true);
+      expect(await page.content()).not.toContain(shown);
+      const card = page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` });
+      await expect(card.locator('.rate').textContent()).resolves.toBe('No attempts in the last 24 hours');
+
+      // Edit its description.
+      await card.getByRole('button', { name: `Edit ${second.url}/portal` }).click();
+      await card.getByLabel('Description').fill('Portal, edited');
+      await card.getByRole('button', { name: 'Save' }).click();
+      await page.locator('#endpoints li').filter({ hasText: 'Portal, edited' }).waitFor();
+
+      // A test event reaches it alone, signed, and is marked as a test in the list.
+      const before = receiver.received.length;
+      await page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` }).getByRole('button', { name: /^Send a test event/ }).click();
+      // By default the first event of its format's catalogue that it receives.
+      await page.getByText('The test event is delivered.').waitFor({ timeout: 30_000 });
+      await page.locator('#deliveries > li:first-child[data-status="delivered"]').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#deliveries > li:first-child .badge.test').textContent()).toBe('test');
+      expect(second.received).toHaveLength(1);
+      expect(JSON.parse(second.received[0]!.body)).toMatchObject({ event: 'work_order.dispatched' });
+      expect(second.received[0]!.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(receiver.received.length).toBe(before);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` }).locator('.rate', { hasText: /^100 % delivered of 1 attempt in the last 24 hours$/ }).waitFor();
+
+      // Disable, then rotate its secret (shown once again), then delete it.
+      const edited = () => page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` });
+      await edited().getByRole('button', { name: `Disable ${second.url}/portal` }).click();
+      await edited().locator('.badge', { hasText: /^disabled$/ }).waitFor();
+      expect(await edited().getByRole('button', { name: /^Send a test event/ }).count()).toBe(0);
+      await edited().getByRole('button', { name: /^Rotate the signing secret/ }).click();
+      await page.locator('#secret-box:not([hidden])').waitFor();
+      const rotated = (await secret.textContent())!;
+      expect(rotated).toMatch(/^whsec_/);
+      expect(rotated).not.toBe(shown);
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+      await edited().getByRole('button', { name: `Delete ${second.url}/portal` }).click();
+      await page.getByText(`Deleted ${second.url}/portal.`).waitFor();
+      expect(await edited().count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 90_000);
+
+  it('shows when a pending delivery is next attempted (no worker here, so it stays pending)', async () => {
+    const idle = await startTemporalHarness();
+    const quiet = await startApi({ events: idle.dispatcher, env: { CREDENTIAL_ENCRYPTION_KEY: KEY, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' } });
+    try {
+      const admin = await quiet.tokenFor(tenant.users.admin!);
+      // An endpoint of its own: its delivery workflow starts on a task queue no worker polls.
+      const created = await quiet.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: `${receiver.url}/quiet`, events: ['work_order.dispatched'] } });
+      const quietEndpoint = ((await created.json()) as { id: string }).id;
+      const sent = await quiet.request(`/api/v1/webhook-endpoints/${quietEndpoint}/test-events`, { method: 'POST', token: admin, json: { event: 'work_order.dispatched' } });
+      expect(sent.status).toBe(202);
+      const { delivery_id: deliveryId } = (await sent.json()) as { delivery_id: string };
+      const listed = (await (await quiet.request(`/api/v1/webhook-deliveries?endpoint_id=${quietEndpoint}&status=pending`, { token: admin })).json()) as { data: Array<{ id: string; next_attempt_at: string | null; test: boolean }> };
+      const pending = listed.data.find((delivery) => delivery.id === deliveryId)!;
+      expect(pending).toMatchObject({ test: true, next_attempt_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+      // An event the endpoint does not receive, and a disabled endpoint, are refused.
+      expect((await quiet.request(`/api/v1/webhook-endpoints/${quietEndpoint}/test-events`, { method: 'POST', token: admin, json: { event: 'quote.approved' } })).status).toBe(422);
+      expect((await quiet.request(`/api/v1/webhook-endpoints/${quietEndpoint}`, { method: 'PATCH', token: admin, json: { status: 'disabled' } })).status).toBe(200);
+      expect((await quiet.request(`/api/v1/webhook-endpoints/${quietEndpoint}/test-events`, { method: 'POST', token: admin, json: {} })).status).toBe(409);
+
+      const context = await browser.newContext({ viewport: DESKTOP });
+      const page = await context.newPage();
+      await page.goto(`${quiet.url}/developer/webhooks`);
+      await signIn(page);
+      const row = page.locator(`#deliveries li[data-delivery="${deliveryId}"]`);
+      await row.waitFor();
+      expect(await row.locator('.next-attempt').textContent()).toMatch(/^Next attempt \S/);
+      await context.close();
+    } finally {
+      await quiet.close();
+      await idle.close();
+    }
   }, 60_000);
 });

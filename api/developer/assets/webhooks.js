@@ -130,11 +130,61 @@
     // The event catalogue is the API document's `webhooks` section.
     const res = await fetch('/openapi.json');
     if (!res.ok) return;
-    const names = Object.keys((await res.json()).webhooks || {}).sort();
+    // Every format's catalogue: the `field:` and `events:` webhooks name their format first.
+    const names = [...new Set(Object.keys((await res.json()).webhooks || {}).map((name) => name.replace(/^[a-z]+:/, '')))].sort();
     const select = $('filter-event');
     const chosen = select.value;
     select.replaceChildren(el('option', { value: '', textContent: 'Any event' }), ...names.map((name) => el('option', { value: name, textContent: name })));
     select.value = chosen;
+  }
+
+  function rateText(endpoint) {
+    if (!endpoint.attempts_24h) return 'No attempts in the last 24 hours';
+    const percent = Math.round(endpoint.success_rate_24h * 1000) / 10;
+    return `${percent} % delivered of ${endpoint.attempts_24h} attempt${endpoint.attempts_24h === 1 ? '' : 's'} in the last 24 hours`;
+  }
+
+  /** The signing secret of a new or rotated endpoint: shown here once, never again. */
+  function showSecret(endpoint, secret) {
+    $('secret-for').textContent = `For ${endpoint.url}`;
+    $('secret-value').textContent = secret;
+    $('secret-box').hidden = false;
+    $('secret-title').focus();
+  }
+
+  const eventsOf = (text) => text.split(',').map((name) => name.trim()).filter(Boolean);
+
+  function button(text, label, secondary) {
+    const node = el('button', { type: 'button', className: secondary ? 'secondary' : '', textContent: text });
+    node.setAttribute('aria-label', label);
+    return node;
+  }
+
+  function editForm(endpoint, card) {
+    const form = el('form', { className: 'endpoint-form edit' });
+    const field = (name, label, value) => {
+      const id = `edit-${name}-${endpoint.id}`;
+      return [el('label', { htmlFor: id, textContent: label }), el('input', { id, name, value: value || '' })];
+    };
+    form.append(...field('url', 'URL', endpoint.url), ...field('events', 'Events', endpoint.events.join(', ')), ...field('description', 'Description', endpoint.description));
+    const save = el('button', { type: 'submit', textContent: 'Save' });
+    const cancel = el('button', { type: 'button', className: 'secondary', textContent: 'Cancel' });
+    cancel.addEventListener('click', () => form.remove());
+    form.append(el('div', { className: 'actions' }, save, cancel));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void act(save, async () => {
+        const data = new FormData(form);
+        await api(`/api/v1/webhook-endpoints/${endpoint.id}`, {
+          method: 'PATCH',
+          json: { url: String(data.get('url')).trim(), events: eventsOf(String(data.get('events'))), description: String(data.get('description')).trim() || null },
+        });
+        say(`Saved ${String(data.get('url')).trim()}.`);
+        await loadEndpoints();
+      });
+    });
+    card.append(form);
+    form.querySelector('input').focus();
   }
 
   async function loadEndpoints() {
@@ -142,37 +192,94 @@
     state.endpoints = body.data;
     const list = $('endpoints');
     list.replaceChildren();
-    if (state.endpoints.length === 0) list.append(el('li', { className: 'card', textContent: 'No endpoints yet: register one with POST /api/v1/webhook-endpoints.' }));
+    if (state.endpoints.length === 0) list.append(el('li', { className: 'card', textContent: 'No endpoints yet: add one below.' }));
     for (const endpoint of state.endpoints) {
       const facts = el('div', { className: 'main' },
         el('div', { className: 'url', textContent: endpoint.url }),
-        el('div', { className: 'meta', textContent: [endpoint.description, endpoint.events.join(', ')].filter(Boolean).join(' · ') }),
+        el('div', { className: 'meta', textContent: [endpoint.format, endpoint.description, endpoint.events.join(', ')].filter(Boolean).join(' · ') }),
+        el('div', { className: 'meta rate', textContent: rateText(endpoint) }),
         endpoint.status === 'disabled' ? el('div', { className: 'meta', textContent: `Disabled ${when(endpoint.disabled_at)}: ${endpoint.disabled_reason || ''}` }) : null);
       const buttons = el('div', { className: 'actions' }, badge(endpoint.status));
-      const show = el('button', { type: 'button', className: 'secondary', textContent: 'Show its deliveries' });
-      show.setAttribute('aria-label', `Show the deliveries to ${endpoint.url}`);
+      const card = el('li', { className: 'card' }, facts, buttons);
+      card.dataset.endpoint = endpoint.id;
+      const show = button('Deliveries', `Show the deliveries to ${endpoint.url}`, true);
       show.addEventListener('click', () => {
         $('filter-endpoint').value = endpoint.id;
         void act(show, () => loadDeliveries(false));
       });
       buttons.append(show);
-      if (endpoint.status === 'disabled') {
-        const enable = el('button', { type: 'button', textContent: 'Enable' });
-        enable.setAttribute('aria-label', `Enable ${endpoint.url} and deliver what it missed`);
-        enable.addEventListener('click', () => void act(enable, async () => {
-          await api(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: 'PATCH', json: { status: 'enabled' } });
-          say(`Enabled ${endpoint.url}; what it missed is being delivered.`);
-          await loadEndpoints();
-          await loadDeliveries(false);
+      if (endpoint.status === 'enabled') {
+        const test = button('Send test event', `Send a test event to ${endpoint.url}`, true);
+        test.addEventListener('click', () => void act(test, async () => {
+          const { body: sent } = await api(`/api/v1/webhook-endpoints/${endpoint.id}/test-events`, { method: 'POST', json: {} });
+          $('filter-endpoint').value = '';
+          $('filter-status').value = '';
+          await loadDeliveries(false, true);
+          say(`Test event ${sent.event} sent: delivery ${sent.delivery_id}.`);
+          pollUntilSettled(sent.delivery_id, 60, 'test event');
         }));
-        buttons.append(enable);
+        buttons.append(test);
       }
-      list.append(el('li', { className: 'card' }, facts, buttons));
+      const edit = button('Edit', `Edit ${endpoint.url}`, true);
+      edit.addEventListener('click', () => {
+        const open = card.querySelector('form.edit');
+        if (open) open.remove();
+        else editForm(endpoint, card);
+      });
+      buttons.append(edit);
+      const toggle = endpoint.status === 'disabled'
+        ? button('Enable', `Enable ${endpoint.url} and deliver what it missed`)
+        : button('Disable', `Disable ${endpoint.url}`, true);
+      toggle.addEventListener('click', () => void act(toggle, async () => {
+        const status = endpoint.status === 'disabled' ? 'enabled' : 'disabled';
+        await api(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: 'PATCH', json: { status } });
+        say(status === 'enabled' ? `Enabled ${endpoint.url}; what it missed is being delivered.` : `Disabled ${endpoint.url}; its events are kept until it is enabled again.`);
+        await loadEndpoints();
+        await loadDeliveries(false, true);
+      }));
+      buttons.append(toggle);
+      const rotate = button('Rotate secret', `Rotate the signing secret of ${endpoint.url}`, true);
+      rotate.addEventListener('click', () => void act(rotate, async () => {
+        const { body: rotated } = await api(`/api/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { method: 'POST' });
+        showSecret(rotated, rotated.secret);
+        say(`New secret for ${endpoint.url}; the old one keeps signing beside it for 24 hours.`);
+      }));
+      buttons.append(rotate);
+      const remove = button('Delete', `Delete ${endpoint.url}`, true);
+      remove.addEventListener('click', () => {
+        if (!confirm(`Delete ${endpoint.url}? Nothing more is delivered to it, and its delivery log goes with it.`)) return;
+        void act(remove, async () => {
+          await api(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: 'DELETE' });
+          say(`Deleted ${endpoint.url}.`);
+          await loadEndpoints();
+          await loadDeliveries(false, true);
+        });
+      });
+      buttons.append(remove);
+      list.append(card);
     }
     const select = $('filter-endpoint');
     const chosen = select.value;
     select.replaceChildren(el('option', { value: '', textContent: 'All endpoints' }), ...state.endpoints.map((e) => el('option', { value: e.id, textContent: e.url })));
     select.value = chosen;
+  }
+
+  async function addEndpoint(event) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    await act(form.querySelector('button[type=submit]'), async () => {
+      const description = String(data.get('description')).trim();
+      const { body: created } = await api('/api/v1/webhook-endpoints', {
+        method: 'POST',
+        json: { url: String(data.get('url')).trim(), format: String(data.get('format')), events: eventsOf(String(data.get('events'))), ...(description ? { description } : {}) },
+      });
+      form.reset();
+      $('add-endpoint').open = false;
+      await loadEndpoints();
+      showSecret(created, created.secret);
+      say(`Added ${created.url}.`);
+    });
   }
 
   const endpointUrl = (id) => (state.endpoints.find((e) => e.id === id) || { url: id }).url;
@@ -205,9 +312,10 @@
     open.addEventListener('click', () => void act(open, () => openDelivery(delivery)));
     const item = el('li', { className: 'card' },
       el('div', { className: 'main' },
-        el('div', {}, badge(delivery.status), ' ', el('strong', { textContent: delivery.event }), delivery.series > 0 ? el('span', { className: 'meta', textContent: ` · replay ${delivery.series}` }) : null),
+        el('div', {}, badge(delivery.status), delivery.test ? ' ' : null, delivery.test ? badge('test') : null, ' ', el('strong', { textContent: delivery.event }), delivery.series > 0 ? el('span', { className: 'meta', textContent: ` · replay ${delivery.series}` }) : null),
         el('div', { className: 'url', textContent: endpointUrl(delivery.endpoint_id) }),
-        el('div', { className: 'meta', textContent: `${when(delivery.created_at)} · ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}${delivery.last_error ? ` · ${delivery.last_error}` : ''}` })),
+        el('div', { className: 'meta', textContent: `${when(delivery.created_at)} · ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}${delivery.last_error ? ` · ${delivery.last_error}` : ''}` }),
+        delivery.status === 'pending' && delivery.next_attempt_at ? el('div', { className: 'meta next-attempt', textContent: `Next attempt ${when(delivery.next_attempt_at)}` }) : null),
       open);
     item.dataset.delivery = delivery.id;
     item.dataset.status = delivery.status;
@@ -227,9 +335,27 @@
   }
 
   function attemptItem(attempt) {
-    const request = attempt.request
-      ? [el('h5', { textContent: 'Request' }), el('pre', { className: 'mono', textContent: `POST ${endpointUrl(state.current.endpoint_id)}\n${headersText(attempt.request.headers)}\n\n${prettyBody(attempt.request.body)}` })]
-      : [el('h5', { textContent: 'Request' }), el('p', { textContent: 'Nothing was sent.' })];
+    let request = [el('h5', { textContent: 'Request' }), el('p', { textContent: 'Nothing was sent.' })];
+    if (attempt.request) {
+      // The body as the exact bytes that were signed; pretty-printed JSON only as a second view.
+      const body = el('pre', { className: 'mono body', textContent: attempt.request.body });
+      body.dataset.view = 'exact';
+      const view = el('button', { type: 'button', className: 'secondary', textContent: 'Pretty-print' });
+      view.setAttribute('aria-label', `Show attempt ${attempt.attempt}'s body pretty-printed`);
+      view.addEventListener('click', () => {
+        const exact = body.dataset.view === 'exact';
+        body.textContent = exact ? prettyBody(attempt.request.body) : attempt.request.body;
+        body.dataset.view = exact ? 'pretty' : 'exact';
+        view.textContent = exact ? 'Exact bytes' : 'Pretty-print';
+        view.setAttribute('aria-label', exact ? `Show attempt ${attempt.attempt}'s body as the exact bytes signed` : `Show attempt ${attempt.attempt}'s body pretty-printed`);
+      });
+      request = [
+        el('h5', { textContent: 'Request' }),
+        el('pre', { className: 'mono', textContent: `POST ${endpointUrl(state.current.endpoint_id)}\n${headersText(attempt.request.headers)}` }),
+        el('div', { className: 'actions' }, el('span', { className: 'meta', textContent: 'Body, exactly as signed' }), view),
+        body,
+      ];
+    }
     const response = attempt.response
       ? [el('h5', { textContent: `Response ${attempt.response.status} in ${attempt.response.duration_ms} ms` }), el('pre', { className: 'mono', textContent: `${headersText(attempt.response.headers)}\n\n${attempt.response.body_excerpt}` })]
       : [el('h5', { textContent: 'No response' }), el('p', { textContent: `${attempt.error || 'No answer'} (after ${attempt.duration_ms} ms)` })];
@@ -247,10 +373,13 @@
     const facts = [
       ['Status', badge(delivery.status)], ['Delivery', delivery.id], ['Event id', delivery.event_id],
       ['Created', when(delivery.created_at)], ['Attempts', String(delivery.attempts)], ['Last error', delivery.last_error || '—'],
+      ...(delivery.status === 'pending' ? [['Next attempt', delivery.next_attempt_at ? when(delivery.next_attempt_at) : 'now']] : []),
+      ...(delivery.test ? [['Test', 'A test event sent from this page']] : []),
     ];
     $('detail-facts').replaceChildren(...facts.flatMap(([term, value]) => [el('dt', { textContent: term }), el('dd', {}, value)]));
     $('attempts').replaceChildren(...(body.data.length ? body.data.map(attemptItem) : [el('li', { textContent: 'No attempt yet.' })]));
     $('detail').hidden = false;
+    $('split').classList.add('open');
     $('detail').dataset.delivery = delivery.id;
     $('detail-title').focus();
   }
@@ -261,14 +390,14 @@
   }
 
   /** After a replay: the list refreshes until the new delivery is no longer pending (about a minute at most). */
-  function pollUntilSettled(deliveryId, rounds) {
+  function pollUntilSettled(deliveryId, rounds, what = 'replay') {
     stopPolling();
     state.polling = setTimeout(() => void act(null, async () => {
       await loadDeliveries(false, true);
       const row = document.querySelector(`[data-delivery="${deliveryId}"]`);
       const status = row ? row.dataset.status : 'pending';
-      if (status === 'pending' && rounds > 1) pollUntilSettled(deliveryId, rounds - 1);
-      else say(`The replay ${status === 'pending' ? 'is still pending' : `is ${status}`}.`);
+      if (status === 'pending' && rounds > 1) pollUntilSettled(deliveryId, rounds - 1, what);
+      else say(`The ${what} ${status === 'pending' ? 'is still pending' : `is ${status}`}.`);
     }), 1000);
   }
 
@@ -285,6 +414,7 @@
 
   function closeDetail(focus) {
     $('detail').hidden = true;
+    $('split').classList.remove('open');
     state.current = null;
     if (focus) $('deliveries-title').setAttribute('tabindex', '-1');
     if (focus) $('deliveries-title').focus();
@@ -293,6 +423,11 @@
   function wire() {
     $('sign-in-form').addEventListener('submit', (event) => void signIn(event));
     $('sign-out').addEventListener('click', () => signOut());
+    $('add-endpoint-form').addEventListener('submit', (event) => void addEndpoint(event));
+    $('secret-done').addEventListener('click', () => {
+      $('secret-box').hidden = true;
+      $('secret-value').textContent = '';
+    });
     $('filters').addEventListener('submit', (event) => {
       event.preventDefault();
       void act(event.currentTarget.querySelector('button[type=submit]'), () => loadDeliveries(false));
