@@ -52,8 +52,10 @@ export async function newestRevision(em: EntityManager): Promise<RevisionHead | 
 
 /** The revision of this stamp (to the millisecond), if the tenant has one. */
 export async function revisionByStamp(em: EntityManager, stamp: string): Promise<RevisionHead | undefined> {
+  // Only an RFC 3339 instant within years 1-9999 can name a revision; anything else names none.
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(stamp)) return undefined;
   const at = new Date(stamp);
-  if (Number.isNaN(at.getTime())) return undefined;
+  if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) return undefined;
   const [row] = await em.execute<HeadRow[]>(
     `select ${HEAD_COLUMNS} from rate_card_revisions where date_trunc('milliseconds', revision) = ?::timestamptz order by revision desc limit 1`,
     [at.toISOString()],

@@ -10862,7 +10862,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                /** @description The revision stamp, as `revision` answers it */
+                /** @description The revision stamp, as `revision` answers it (`2026-11-26T15:04:05.123Z`) */
                 revision: string;
             };
             cookie?: never;

@@ -90,6 +90,10 @@ describe('D21: reading the price book', () => {
     const list = (await get(book, '/v1/pricebooks')).body;
     expect(list.data).toEqual([{ id: book.tenant.id, revision: whole.revision, currency: 'CAD' }]);
     expect((await get(book, `/v1/pricebooks/${book.tenant.id}`, book.admin)).status).toBe(200);
+    // A revision the book does not have, or a stamp that names none, is not found.
+    expect((await get(book, `/v1/pricebooks/${book.tenant.id}/revisions/2020-01-01T00:00:00.000Z`)).status).toBe(404);
+    expect((await get(book, `/v1/pricebooks/${book.tenant.id}/revisions/not-a-revision`)).status).toBe(404);
+    expect((await get(book, `/v1/pricebooks/${book.tenant.id}/revisions/${whole.revision}`)).body).toEqual({ ...whole });
     // Another tenant's id is not found.
     const other = await newBook();
     expect((await get(book, `/v1/pricebooks/${other.tenant.id}`)).status).toBe(404);

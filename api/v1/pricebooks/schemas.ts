@@ -7,7 +7,8 @@ import { SETTING_NAMES } from '../../../domain/pricebook/content';
 const Decimal = z.string().regex(/^\d+(\.\d+)?$/).meta({ description: 'Exact decimal as a string' });
 
 export const PricebookParams = z.strictObject({ id: z.uuid() });
-export const RevisionParams = z.strictObject({ id: z.uuid(), revision: Timestamp.meta({ description: 'The revision stamp, as `revision` answers it' }) });
+/** A revision is named by its stamp; anything that names no revision of the book is a 404, as an unknown id is. */
+export const RevisionParams = z.strictObject({ id: z.uuid(), revision: z.string().min(1).max(64).meta({ description: 'The revision stamp, as `revision` answers it (`2026-11-26T15:04:05.123Z`)' }) });
 
 export const Settings = z.strictObject(Object.fromEntries(SETTING_NAMES.map((name) => [name, Decimal])) as Record<(typeof SETTING_NAMES)[number], typeof Decimal>).meta({ id: 'PricebookSettings' });
 
