@@ -153,6 +153,8 @@ export interface QuoteLineRecord {
   trim_sku_code: string | null;
   cost_cents: string;
   price_cents: string;
+  /** Inches the tube is cut shorter than the width (the line's cut list in the quote's calculation); null without one. */
+  deduction_inches: string | null;
 }
 
 /** The lines of each quote in their order; the first `limit` of each when given. */
@@ -173,6 +175,8 @@ export function linesByQuoteIds(em: EntityManager, quoteIds: readonly string[], 
       'l.trim_sku_code',
       sql<string>`${eb.ref('l.cost_cents')}::text`.as('cost_cents'),
       sql<string>`${eb.ref('l.price_cents')}::text`.as('price_cents'),
+      sql<string | null>`(select round(${eb.ref('l.width_inches')} - (coalesce(q.frozen_calculation, q.calculation)->'line_items'->(${eb.ref('l.position')})->'cut_list'->>'tube_length_inches')::numeric, 4)::text
+                            from quotes q where q.id = ${eb.ref('l.quote_id')})`.as('deduction_inches'),
     ])
     .where('l.quote_id', 'in', quoteIds);
   // A line's position counts from 0 within its quote, so the first `limit` are those below it.

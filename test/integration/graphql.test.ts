@@ -186,6 +186,19 @@ describe('queries from each role (D10, D4)', () => {
     }
   });
 
+  it('answers a line\'s scalar deduction (2026-07-01, D23): the inches the tube is shorter than the width, from the quote\'s cut list', async () => {
+    const { body } = await gql(tokens.admin, 'query Q($id: ID!) { quote(id: $id) { lines { position widthInches deduction } } }', { id: quoteIds[0] });
+    expect(body.errors).toBeUndefined();
+    const { rows } = await owner.query<{ calculation: { line_items: { cut_list: { tube_length_inches: string } }[] } }>('select calculation from quotes where id = $1', [quoteIds[0]]);
+    const lines = body.data!.quote.lines as { position: number; widthInches: number; deduction: number }[];
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const tube = Number(rows[0]!.calculation.line_items[line.position]!.cut_list.tube_length_inches);
+      expect(line.deduction).toBe(Number((line.widthInches - tube).toFixed(4)));
+      expect(line.deduction).toBeGreaterThan(0);
+    }
+  });
+
   it.each([['admin'], ['sales']])('%s reads one quote, customers, one customer with their quotes', async (who) => {
     const { body } = await gql(
       tokens[who],

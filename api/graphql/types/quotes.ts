@@ -31,6 +31,11 @@ const QuoteLine = new GraphQLObjectType<QuoteLineRecord, Context>({
     trimSkuCode: { type: GraphQLString, resolve: (l) => l.trim_sku_code },
     costCents: { type: nonNull(Cents), resolve: (l) => l.cost_cents },
     priceCents: { type: nonNull(Cents), resolve: (l) => l.price_cents },
+    deduction: {
+      type: GraphQLFloat,
+      description: 'Since 2026-07-01 (D23, D16): inches the tube is cut shorter than the width, a scalar as `/v1/quotes` answers it; null for a line without a cut list.',
+      resolve: (l) => (l.deduction_inches === null ? null : Number(l.deduction_inches)),
+    },
   },
 });
 
