@@ -295,6 +295,23 @@ describe('D21: a future effective_from', () => {
     ]);
   }, 60_000);
 
+  it('publishes nothing (503) when the timer cannot be started', async () => {
+    const book = await newBook();
+    const base = (await current(book)).revision;
+    const before = await stored(book);
+    const unreachable = { schedule: () => Promise.reject(new Error('Temporal is unreachable')) } as unknown as PricebookWorkflows;
+    const broken = await startApi({ events: temporal.dispatcher, pricebookWorkflows: unreachable });
+    try {
+      const res = await broken.request(`/v1/pricebooks/${book.tenant.id}/revisions`, {
+        method: 'POST', token: book.admin, json: { base_revision: base, effective_from: new Date(Date.now() + 3_600_000).toISOString(), changes: [{ op: 'set_setting', field: 'margin_floor', value: '0.3' }] },
+      });
+      expect(res.status).toBe(503);
+      expect(await stored(book)).toEqual(before);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('refuses an effective_from in the past, and one before a scheduled revision', async () => {
     const book = await newBook();
     const base = (await current(book)).revision;

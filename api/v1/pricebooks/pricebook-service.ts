@@ -235,7 +235,13 @@ export class PricebookService {
         requestId: audit.requestId,
       });
       let event: EventEnvelope | null = null;
-      if (effectiveFrom) await this.deps.workflows!.schedule({ organizationId: caller.organizationId, revisionId: head.id, effectiveFrom: head.effectiveFrom });
+      if (effectiveFrom) {
+        // Before the commit: a timer that cannot be started publishes nothing (503), and the
+        // client may try again with the same base.
+        await this.deps.workflows!.schedule({ organizationId: caller.organizationId, revisionId: head.id, effectiveFrom: head.effectiveFrom }).catch((error: unknown) => {
+          throw providerUnavailable(`The workflow service could not schedule the revision, so nothing was published: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      }
       else event = await recordPricebookPublished(tx, caller.organizationId, head);
       return { presented: { id: caller.organizationId, revision: head.revision, effective_from: head.effectiveFrom, current: !effectiveFrom, ...content, changes }, event };
     });
