@@ -60,24 +60,8 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     content: { 'application/x-www-form-urlencoded': { schema: fields, example } },
   });
 
-  // The page's own stylesheet and icon, from this app (the page loads nothing from elsewhere).
-  const asset = (operationId: string, path: string, summary: string, contentType: string, body: string) =>
-    host.registry.registerPath({
-      method: 'get',
-      path,
-      operationId,
-      summary,
-      description: "Served by this app: the customer's quote page loads nothing from elsewhere and runs no script.",
-      tags: ['customer page'],
-      security: [],
-      responses: {
-        200: { description: contentType, content: { [contentType]: { schema: z.string(), example: body.slice(0, 200) } } },
-        // Section 8's broad limit counts every request of an address, assets included.
-        429: page('Too many requests from this address; back off by Retry-After', QUOTE_PAGE_EXAMPLES.tooMany),
-      },
-    });
-  asset('getQuotePageStylesheet', QUOTE_PAGE_STYLESHEET, "The stylesheet of the customer's quote page", 'text/css', STYLESHEET);
-  asset('getQuotePageIcon', QUOTE_PAGE_ICON, "The icon of the customer's quote page", 'image/svg+xml', ICON);
+  // The page's own stylesheet and icon, from this app (the page loads nothing from elsewhere): page
+  // plumbing, served and listed in the route table but not operations of the API document.
   host.app.get(QUOTE_PAGE_STYLESHEET, (_req, res) => {
     res.type('text/css').set('Cache-Control', 'public, max-age=3600').send(STYLESHEET);
   });

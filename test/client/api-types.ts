@@ -445,46 +445,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/q/assets/quote-page.css": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The stylesheet of the customer's quote page
-         * @description Served by this app: the customer's quote page loads nothing from elsewhere and runs no script.
-         */
-        get: operations["getQuotePageStylesheet"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/q/assets/favicon.svg": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The icon of the customer's quote page
-         * @description Served by this app: the customer's quote page loads nothing from elsewhere and runs no script.
-         */
-        get: operations["getQuotePageIcon"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/q/{token}": {
         parameters: {
             query?: never;
@@ -1151,6 +1111,26 @@ export interface paths {
         get: operations["listWebhookDeliveryAttempts"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/test-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to this endpoint alone
+         * @description The example data of an event this endpoint receives (by default the first of its format's catalogue that it subscribes to), signed and delivered like any other event, to this endpoint only; its delivery is marked `test: true` in the deliveries list. Use it to check a receiver's signature verification. 409 when the endpoint is disabled, 422 for an event it does not receive.
+         */
+        post: operations["sendWebhookTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3986,6 +3966,10 @@ export interface components {
              * @description ISO-8601, UTC
              */
             created_at: string;
+            /** @description Delivery attempts to this endpoint in the last 24 hours */
+            attempts_24h: number;
+            /** @description The share of those attempts that were delivered (0 to 1); null without an attempt in that time */
+            success_rate_24h: number | null;
             /** @description Shown only in this response; begins whsec_ */
             secret: string;
         };
@@ -4033,6 +4017,10 @@ export interface components {
              * @description ISO-8601, UTC
              */
             created_at: string;
+            /** @description Delivery attempts to this endpoint in the last 24 hours */
+            attempts_24h: number;
+            /** @description The share of those attempts that were delivered (0 to 1); null without an attempt in that time */
+            success_rate_24h: number | null;
         };
         UpdateWebhookEndpointRequest: {
             /** Format: uri */
@@ -4085,6 +4073,15 @@ export interface components {
              */
             attempted_at: string;
         };
+        WebhookTestEventResult: {
+            /** Format: uuid */
+            delivery_id: string;
+            /** Format: uuid */
+            event_id: string;
+            event: string;
+            /** @enum {string} */
+            status: "pending";
+        };
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
         };
@@ -4123,6 +4120,13 @@ export interface components {
              * @description ISO-8601, UTC
              */
             delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt of a pending delivery is due; null once it has ended
+             */
+            next_attempt_at: string | null;
+            /** @description A test event sent from the deliveries page (POST /api/v1/webhook-endpoints/{id}/test-events) */
+            test: boolean;
         };
         WebhookReplay: {
             /** Format: uuid */
@@ -8139,72 +8143,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getQuotePageStylesheet: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description text/css */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example /* D24: the customer's quote page. Readable from a 375 px phone to a desktop; system fonts only. *\/
-                     *     *, *::before, *::after { box-sizing: border-box; }
-                     *     html { font-family: system-ui, -apple-system, "Se
-                     */
-                    "text/css": string;
-                };
-            };
-            /** @description Too many requests from this address; back off by Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    getQuotePageIcon: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description image/svg+xml */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#116329"/><path d="M4 8.5l2.5 2.5L12 5.5" stroke="#fff" stroke-width="2" fill="none"/></svg> */
-                    "image/svg+xml": string;
-                };
-            };
-            /** @description Too many requests from this address; back off by Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
-                    "text/html": string;
                 };
             };
         };
@@ -14526,7 +14464,9 @@ export interface operations {
                      *           "api_version": null,
                      *           "disabled_at": null,
                      *           "disabled_reason": null,
-                     *           "created_at": "2026-11-20T09:12:44.000Z"
+                     *           "created_at": "2026-11-20T09:12:44.000Z",
+                     *           "attempts_24h": 48,
+                     *           "success_rate_24h": 0.9583
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -14699,6 +14639,8 @@ export interface operations {
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z",
+                     *       "attempts_24h": 48,
+                     *       "success_rate_24h": 0.9583,
                      *       "secret": "whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI"
                      *     }
                      */
@@ -15006,7 +14948,9 @@ export interface operations {
                      *       "api_version": null,
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
-                     *       "created_at": "2026-11-20T09:12:44.000Z"
+                     *       "created_at": "2026-11-20T09:12:44.000Z",
+                     *       "attempts_24h": 48,
+                     *       "success_rate_24h": 0.9583
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpoint"];
@@ -15183,6 +15127,8 @@ export interface operations {
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "created_at": "2026-11-20T09:12:44.000Z",
+                     *       "attempts_24h": 48,
+                     *       "success_rate_24h": 0.9583,
                      *       "secret": "whsec_Zm9yLWRvY3VtZW50YXRpb24tb25seS0wMTIzNDU2Nzg5YWI"
                      *     }
                      */
@@ -15549,6 +15495,181 @@ export interface operations {
             };
         };
     };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "quote.approved"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An event of the endpoint's format and subscription; by default its first */
+                    event?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The test delivery is under way */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "6e1f0a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b",
+                     *       "event_id": "0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f",
+                     *       "event": "quote.approved",
+                     *       "status": "pending"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestEventResult"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The endpoint is disabled",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An event the endpoint does not receive */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "An event the endpoint does not receive",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -15588,7 +15709,9 @@ export interface operations {
                      *           "last_error": null,
                      *           "created_at": "2026-11-21T16:45:05.120Z",
                      *           "updated_at": "2026-11-21T16:45:07.655Z",
-                     *           "delivered_at": "2026-11-21T16:45:07.655Z"
+                     *           "delivered_at": "2026-11-21T16:45:07.655Z",
+                     *           "next_attempt_at": null,
+                     *           "test": false
                      *         }
                      *       ]
                      *     }
