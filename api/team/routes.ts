@@ -186,7 +186,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     },
     handler: async ({ req, res, body }) => {
       await deps.limiters.passwordResets.consume(LoginService.identityKey({ ...body, password: '' }), res);
-      await deps.team.requestPasswordReset(body, req.requestId);
+      deps.team.requestPasswordReset(body, req.requestId);
       res.status(202).json({ accepted: true });
     },
   });

@@ -57,9 +57,6 @@ import type {
   UpdateUserBody,
 } from './schemas';
 
-/** The nil UUID: no organization has it, so row-level security shows no row under it. */
-const NO_TENANT = '00000000-0000-0000-0000-000000000000';
-
 /** Who a request is and which request it is, for the audit log (api/http/audit-actor.ts). */
 export interface AuditContext {
   actor: AuditActor;
@@ -160,37 +157,42 @@ export class TeamService {
   }
 
   /**
-   * D20: always the same 202, after the same statements whatever exists (section 4.2's rule for
-   * login): the workspace and the user are looked up, a token is issued only for an active
-   * account (the statements run for the others too and match nothing), and the mail is sent
-   * after the answer.
+   * D20: always the same 202 in the same time (section 4.2's rule for login): the answer waits
+   * for nothing that depends on the workspace or the email. Looking them up, issuing the token
+   * (for an active account only), auditing it and mailing the link all happen after the answer,
+   * so neither a lookup, a write nor the SMTP round trip can tell an account from none.
    */
-  async requestPasswordReset(body: PasswordResetBody, requestId: string): Promise<void> {
+  requestPasswordReset(body: PasswordResetBody, requestId: string): void {
+    setImmediate(() => {
+      this.issuePasswordReset(body, requestId).catch((error: unknown) => this.deps.logger.error({ err: error }, 'a password reset could not be issued'));
+    });
+  }
+
+  /** The work behind a reset request; answers whether a link was mailed (for tests of the rule). */
+  async issuePasswordReset(body: PasswordResetBody, requestId: string): Promise<boolean> {
     const link = newLinkToken();
     const outcome = await this.deps.em.fork().transactional(async (tx) => {
       const organizationId = await resolveWorkspace(tx, body.subdomain);
-      await selectTenant(tx, organizationId ?? NO_TENANT);
+      if (!organizationId) return undefined;
+      await selectTenant(tx, organizationId);
       const found = await teamUserByEmail(tx, body.email);
-      const user = found && userStatus(found) === 'active' ? found : undefined;
+      if (!found || userStatus(found) !== 'active') return undefined;
       const expiresAt = tokenExpiry('password_reset', await databaseNow(tx));
-      await issueUserToken(tx, { userId: user?.id ?? null, purpose: 'password_reset', tokenHash: link.hash, expiresAt });
-      if (!organizationId || !user) return undefined;
+      await issueUserToken(tx, { userId: found.id, purpose: 'password_reset', tokenHash: link.hash, expiresAt });
       await recordAuditEvent(tx, organizationId, {
-        actor: { type: 'user', id: user.id, email: user.email },
+        actor: { type: 'user', id: found.id, email: found.email },
         requestId,
         action: 'user.password_reset_requested',
         entityType: 'user',
-        entityId: user.id,
+        entityId: found.id,
         changes: [],
       });
-      return { user, expiresAt, workspace: await workspaceName(tx) };
+      return { user: found, expiresAt, workspace: await workspaceName(tx) };
     });
-    if (!outcome) return;
-    // After the answer: the SMTP round trip would tell an existing account from an unknown one.
-    setImmediate(() => {
-      const mail = passwordResetMail({ workspaceName: outcome.workspace, link: teamLink(this.deps.publicBaseUrl, 'reset-password', link.token), expiresAt: outcome.expiresAt });
-      this.send(outcome.user.email, mail, `password-reset-${link.hash.slice(0, 24)}`).catch(() => undefined);
-    });
+    if (!outcome) return false;
+    const mail = passwordResetMail({ workspaceName: outcome.workspace, link: teamLink(this.deps.publicBaseUrl, 'reset-password', link.token), expiresAt: outcome.expiresAt });
+    await this.send(outcome.user.email, mail, `password-reset-${link.hash.slice(0, 24)}`);
+    return true;
   }
 
   /** D20: a new password from a reset link; every earlier access token stops working. */

@@ -8,10 +8,9 @@ import type { TokenPurpose } from '../../domain/team/team-rules';
 
 /**
  * A new token for the user: every open token of the same purpose is voided first, in the same
- * transaction, so only the newest link works. `userId` null issues nothing (the reset of an
- * unknown account runs the same statements as a real one: same timing, D20).
+ * transaction, so only the newest link works.
  */
-export async function issueUserToken(em: EntityManager, input: { userId: string | null; purpose: TokenPurpose; tokenHash: string; expiresAt: Date }): Promise<boolean> {
+export async function issueUserToken(em: EntityManager, input: { userId: string; purpose: TokenPurpose; tokenHash: string; expiresAt: Date }): Promise<boolean> {
   await em.execute(`update user_tokens set voided_at = now() where user_id = ? and purpose = ? and used_at is null and voided_at is null`, [input.userId, input.purpose]);
   const rows = await em.execute<{ id: string }[]>(
     `insert into user_tokens (organization_id, user_id, purpose, token_hash, expires_at)

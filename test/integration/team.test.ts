@@ -310,9 +310,39 @@ describe('D20: password resets', () => {
     // Deactivation voided the open link too.
     expect((await api.request('/api/v1/auth/password-resets/confirm', { method: 'POST', json: { token: newer, password: strong() } })).status).toBe(400);
     const { rows: before } = await owner.query<{ n: string }>(`select count(*) as n from user_tokens where user_id = $1`, [invitation.id]);
+    const mailsBefore = (await catcher.messages()).length;
     expect((await ask()).status).toBe(202);
+    // The work is done after the answer, in order: once a later request's mail has arrived, the deactivated one's was handled.
+    const witness = await invite(admin, { email: uniqueEmail('witness'), full_name: 'Witness', role: 'SALES' });
+    expect((await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: witness.link, password: strong() } })).status).toBe(200);
+    expect((await api.request('/api/v1/auth/password-resets', { method: 'POST', json: { subdomain: tenant.subdomain, email: witness.invitation.email } })).status).toBe(202);
+    await mailTo(witness.invitation.email, [], /reset/i);
     const { rows: after } = await owner.query<{ n: string }>(`select count(*) as n from user_tokens where user_id = $1`, [invitation.id]);
     expect(after[0]!.n).toBe(before[0]!.n);
+    // Only the witness's invitation and reset were mailed.
+    expect((await catcher.messages()).slice(mailsBefore).map((m) => m.to[0]!.address)).toEqual([witness.invitation.email, witness.invitation.email]);
+  });
+
+  it('answers before any of the work: the 202 arrives while the reset email is still being sent', async () => {
+    const { invitation, link } = await invite(admin, { email: uniqueEmail('slow-mail'), full_name: 'Slow', role: 'SALES' });
+    expect((await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: link, password: strong() } })).status).toBe(200);
+    // A mail server that holds every message until the test lets it go.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sending: string[] = [];
+    const slow = await startApi({ mailer: { send: async (mail) => { sending.push(mail.to); await held; }, close: () => undefined } });
+    try {
+      const res = await slow.request('/api/v1/auth/password-resets', { method: 'POST', json: { subdomain: tenant.subdomain, email: invitation.email } });
+      expect(res.status).toBe(202);
+      expect(await res.json()).toEqual({ accepted: true });
+      // The link was issued and its email started after the answer; the email is still held.
+      await waitUntil('the reset email to be handed to the mail server', () => sending.includes(invitation.email));
+      const { rows } = await owner.query<{ n: number }>(`select count(*)::int as n from user_tokens where user_id = $1 and purpose = 'password_reset'`, [invitation.id]);
+      expect(rows[0]!.n).toBe(1);
+    } finally {
+      release();
+      await slow.close();
+    }
   });
 
   it('is limited like login, per workspace and email: 429 with Retry-After', async () => {
