@@ -3,6 +3,7 @@ import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInt
 import type { Logger } from 'pino';
 import { runWithLogContext } from '../infra/runtime/log-context';
 import type { ProviderCallOutcome, WorkerMetrics } from './metrics';
+import type { WorkerLiveness } from './liveness';
 
 /** The activities that call a provider, and which provider (a token refresh says in its input). */
 const PROVIDER_OF_ACTIVITY: Record<string, (input: Record<string, unknown>) => string | undefined> = {
@@ -33,7 +34,7 @@ function firstArgument(args: readonly unknown[]): Record<string, unknown> {
  * - provider calls are counted by provider and outcome, webhook attempts and deliveries by outcome;
  * - a failed provider leg and a webhook delivery that failed are logged at warn with their ids.
  */
-export function activityInterceptors(deps: { logger: Logger; metrics?: WorkerMetrics | undefined }): (ctx: Context) => ActivityInterceptors {
+export function activityInterceptors(deps: { logger: Logger; metrics?: WorkerMetrics | undefined; liveness?: WorkerLiveness | undefined }): (ctx: Context) => ActivityInterceptors {
   return (ctx) => {
     const inbound: ActivityInboundCallsInterceptor = {
       async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>) {
@@ -57,6 +58,9 @@ export function activityInterceptors(deps: { logger: Logger; metrics?: WorkerMet
           } catch (error) {
             if (provider) deps.metrics?.providerCalls.inc({ provider, outcome: outcomeOf(error) });
             throw error;
+          } finally {
+            // A task that ended, either way, is progress (worker/liveness.ts).
+            deps.liveness?.taskCompleted();
           }
         });
       },

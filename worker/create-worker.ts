@@ -8,6 +8,7 @@ import { activeTracing } from '../infra/runtime/tracing';
 import { installQuietRuntime } from './runtime';
 import { activityInterceptors } from './activity-interceptors';
 import type { WorkerMetrics } from './metrics';
+import type { WorkerLiveness } from './liveness';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -18,6 +19,8 @@ export interface WorkerOptions {
   maxCachedWorkflows?: number;
   /** Counters of provider calls and webhook deliveries, served by worker/main.ts. */
   metrics?: WorkerMetrics;
+  /** This replica's liveness (worker/liveness.ts): told of each completed activity. */
+  liveness?: WorkerLiveness;
   /** How many activities run at once (the SDK's default when absent). */
   maxConcurrentActivities?: number;
 }
@@ -81,7 +84,7 @@ function workflowBundle(tracing: boolean): Promise<WorkflowBundleWithSourceMap> 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
   installQuietRuntime();
   const tracing = activeTracing();
-  const ours = activityInterceptors({ logger: options.deps.logger, metrics: options.metrics });
+  const ours = activityInterceptors({ logger: options.deps.logger, metrics: options.metrics, liveness: options.liveness });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,

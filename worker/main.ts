@@ -25,6 +25,7 @@ import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, 
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
 import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
+import { WorkerLiveness } from './liveness';
 
 /**
  * The worker process: one Temporal worker, and the outbox relay that starts the workflows of
@@ -63,9 +64,12 @@ const workerDeps: ActivityDependencies = {
   // by VROOM when ROUTING_VROOM_URL is set, else by the built-in solver on a thread of its own.
   routing: { travel: { osrmUrl: settings.ROUTING_OSRM_URL, osrmTimeoutMs: settings.ROUTING_OSRM_TIMEOUT_MS }, solver: routeSolverFromSettings(settings) },
 };
-const worker = await createWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_TASK_QUEUE, metrics, deps: workerDeps });
+// This replica's own liveness, at /healthz on the metrics port (the container health check).
+const liveness = new WorkerLiveness();
+const worker = await createWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_TASK_QUEUE, metrics, liveness, deps: workerDeps });
 // D23: the same process polls the routing queue too.
-const routingWorker = await createRoutingWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, metrics, deps: workerDeps });
+const routingWorker = await createRoutingWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, metrics, liveness, deps: workerDeps });
+liveness.watch(worker, routingWorker);
 
 // Rolling deploys: which schema this release was built for, while it runs (docs/operations.md).
 const release = new ReleaseHeartbeat(orm.em, 'worker', logger);
@@ -93,7 +97,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     });
   });
 }
-const metricsServer = await serveMetrics(metrics.registry, { host: settings.METRICS_HOST, port: settings.WORKER_METRICS_PORT, extra: temporalRuntimeMetrics(runtimeMetrics) });
+const metricsServer = await serveMetrics(metrics.registry, { host: settings.METRICS_HOST, port: settings.WORKER_METRICS_PORT, extra: temporalRuntimeMetrics(runtimeMetrics), health: () => ({ ...liveness.report() }) });
 if (!settings.SMTP_URL) logger.warn('no SMTP_URL: when a webhook endpoint is disabled, its technical contact is not emailed (D13)');
 logger.info({ taskQueue: settings.TEMPORAL_TASK_QUEUE, routingTaskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, namespace: settings.TEMPORAL_NAMESPACE, payments: Boolean(payments), token_refresh_workflows: ensuredRefreshes, provider_sync_schedules: ensuredSyncs, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'worker polling');
 try {

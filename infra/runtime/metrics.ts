@@ -25,8 +25,16 @@ export interface MetricsServer {
  * to the stack's Prometheus), so nothing about the deployment's insides is public. `extra`
  * appends other exposition text (the Temporal SDK runtime's own metrics, in the worker).
  */
-export async function serveMetrics(registry: Registry, options: { host: string; port: number; extra?: () => Promise<string> }): Promise<MetricsServer> {
+/** A process's own liveness, answered at /healthz beside /metrics: 200 when live, else 503. */
+export type HealthReport = () => { live: boolean } & Record<string, unknown>;
+
+export async function serveMetrics(registry: Registry, options: { host: string; port: number; extra?: () => Promise<string>; health?: HealthReport }): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
+    if (options.health && req.method === 'GET' && (req.url ?? '').split('?')[0] === '/healthz') {
+      const report = options.health();
+      res.writeHead(report.live ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(report));
+      return;
+    }
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: metrics are at /metrics\n');
       return;

@@ -27,6 +27,11 @@ interface Service {
 const compose = parse(readFileSync(join(projectRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 
+interface PrometheusConfig {
+  rule_files: string[];
+  scrape_configs: { job_name: string; static_configs?: { targets: string[] }[]; dns_sd_configs?: { names: string[]; type: string; port: number }[] }[];
+}
+
 const readConfig = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
 /** The file a service mounts at `target` (a path of this repository). */
 function mounted(service: string, target: string): string {
@@ -138,8 +143,12 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const port of service.ports ?? []) expect({ name, port }).not.toEqual({ name, port: expect.stringMatching(/:946[45](\/tcp)?$/) });
     }
-    const prometheus = parse(readConfig(mounted('prometheus', '/etc/prometheus/prometheus.yml'))) as { rule_files: string[]; scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[] };
-    const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
+    const prometheus = parse(readConfig(mounted('prometheus', '/etc/prometheus/prometheus.yml'))) as PrometheusConfig;
+    // Static targets and DNS-discovered ones (the replicas of a service: see "scaling out" below).
+    const targets = prometheus.scrape_configs.flatMap((job) => [
+      ...(job.static_configs ?? []).flatMap((c) => c.targets),
+      ...(job.dns_sd_configs ?? []).flatMap((c) => c.names.map((name) => `${name}:${c.port}`)),
+    ]);
     expect(targets).toEqual(expect.arrayContaining(['api:9464', 'worker:9465', 'otel-collector:8888', 'temporal:8000']));
     expect(prometheus.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
     const collector = parse(readConfig(mounted('otel-collector', '/etc/otelcol-contrib/config.yaml'))) as { receivers: { otlp: { protocols: { http: { endpoint: string } } } }; service: { pipelines: { traces: { exporters: string[] } } } };
@@ -187,7 +196,7 @@ describe('docker-compose.yml', () => {
     const caddyfile = readFileSync(join(projectRoot, mount!.split(':')[0]!), 'utf8');
     // One site block, answered over HTTPS by Caddy's automatic TLS, forwarding to the API.
     expect(caddyfile).toMatch(/^\{\$SITE_ADDRESS:localhost\} \{$/m);
-    expect(caddyfile).toMatch(/^\s*reverse_proxy api:3000$/m);
+    expect(caddyfile).toMatch(/^\s*reverse_proxy \{$/m);
     expect(caddyfile).not.toMatch(/trusted_proxies|auto_https off|tls internal|http:\/\//);
 
     expect(services.api!.ports).toBeUndefined();
@@ -197,5 +206,47 @@ describe('docker-compose.yml', () => {
     }
     expect(services.api!.environment?.TRUST_PROXY_HOPS).toBe('1');
     expect(services.api!.environment?.PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:-https:\/\//);
+  });
+});
+
+// Several machines' worth of replicas: `docker compose up --scale api=N --scale worker=M`.
+describe('docker-compose.yml scaling out', () => {
+  it('lets the API and the worker be scaled: no fixed container name, no host port of their own', () => {
+    for (const name of ['api', 'worker']) {
+      const service = services[name] as Service & { container_name?: string };
+      expect({ name, container_name: service.container_name, ports: service.ports }).toEqual({ name, container_name: undefined, ports: undefined });
+    }
+  });
+
+  it('has Prometheus discover every API and worker replica by DNS on the service name', () => {
+    const prometheus = parse(readConfig(mounted('prometheus', '/etc/prometheus/prometheus.yml'))) as PrometheusConfig;
+    const job = (port: string) => prometheus.scrape_configs.find((j) => (j.dns_sd_configs ?? []).some((c) => String(c.port) === port));
+    for (const [service, port] of [['api', services.api!.environment!.METRICS_PORT!], ['worker', services.worker!.environment!.WORKER_METRICS_PORT!]] as const) {
+      const found = job(port);
+      expect({ service, discovery: found?.dns_sd_configs }).toEqual({ service, discovery: [expect.objectContaining({ names: [service], type: 'A', port: Number(port) })] });
+      // No fixed target beside it: a single name would reach one replica only.
+      expect({ service, static: found?.static_configs }).toEqual({ service, static: undefined });
+    }
+  });
+
+  it('has Caddy balance over every API replica, found by DNS (dynamic a) and refreshed', () => {
+    const caddyfile = readConfig(mounted('proxy', '/etc/caddy/Caddyfile'));
+    const block = /^\s*reverse_proxy \{\n([\s\S]*?)^\t\}$/m.exec(caddyfile)?.[1] ?? '';
+    const port = services.api!.environment!.PORT!;
+    expect(block).toMatch(new RegExp(`dynamic a \\{\\s*name api\\s*port ${port}\\s*refresh \\d+s\\s*\\}`));
+    expect(block).toMatch(/^\s*lb_policy round_robin$/m);
+    // A replica that is gone is skipped and the request tried on another.
+    expect(block).toMatch(/^\s*lb_try_duration \d+s$/m);
+    expect(block).toMatch(/^\s*fail_duration \d+s$/m);
+    // No fixed upstream beside the dynamic ones.
+    expect(caddyfile).not.toMatch(/reverse_proxy api:/);
+  });
+
+  it("checks each worker replica's own liveness at /healthz on its metrics port, not the queue's poller count", () => {
+    const test = services.worker!.healthcheck!.test as string[];
+    const command = test.join(' ');
+    expect(command).toContain(`http://127.0.0.1:${services.worker!.environment!.WORKER_METRICS_PORT}/healthz`);
+    expect(command).toMatch(/process\.exit\(r\.ok \? 0 : 1\)/);
+    expect(command).not.toContain('worker-health');
   });
 });
