@@ -22,6 +22,16 @@ export function peakResidentKiB(pid: number = process.pid): number | undefined {
   }
 }
 
+/** The resident set of `pid` in KiB now (VmRSS), or undefined once the process is gone. */
+export function residentKiB(pid: number = process.pid): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Lines of the form "peak resident memory, worker (pid 123): 182.4 MiB", read now. */
 export function peakMemoryLines(processes: readonly MeasuredProcess[]): string[] {
   return processes.map(({ role, pid }) => {

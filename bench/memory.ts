@@ -1,0 +1,202 @@
+/**
+ * Memory benchmark (a script, not a test): the resident memory of the API and the worker
+ * processes as the image runs them (compiled by tsc as scripts/container/Dockerfile does, run by
+ * plain node with scripts/container/extensionless.mjs), at ready and after BENCH_APPROVALS
+ * approvals (default 1,000), beside the same figures of the tsx processes `npm start` runs.
+ * Targets (docs/operations.md, sizing a replica): API at most 200 MB, worker at most 300 MB,
+ * printed as met or missed for the compiled processes (the ones a deployment runs).
+ *
+ *   npm run bench:memory
+ *
+ * Self-contained like `npm test`: its own PostgreSQL and Temporal development server, the payments
+ * fake on 127.0.0.1; the compiled output goes to a temporary folder and is removed afterwards.
+ */
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, copyFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { withSelfContainedStack } from '../scripts/infra/self-contained';
+import { projectRoot } from '../scripts/infra/paths';
+import { peakResidentKiB, residentKiB } from '../scripts/infra/peak-memory';
+import { freePort, waitForPort } from '../scripts/infra/free-port';
+import { SERVICE_NODE_ARGS } from '../scripts/infra/processes';
+
+const approvals = Number(process.env.BENCH_APPROVALS ?? 1000);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const TARGET_MIB = { API: 200, worker: 300 } as const;
+const KEY = 'sk_test_benchMemory0001';
+/** The folders the Dockerfile copies non-TypeScript assets from into dist/. */
+const ASSET_DIRS = ['api', 'activities', 'infra', 'db', 'domain', 'worker', 'workflows'];
+
+/**
+ * The image's build step into a temporary folder: tsc with the image's configuration (plus the
+ * loopback-only API entry the harnesses use), the assets copied beside the output, and the
+ * project's package.json (ESM) and node_modules reachable from it as in /app.
+ */
+function compileAsTheImage(): { root: string; cleanup: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'shade-memory-'));
+  const dist = join(root, 'dist');
+  const build = join(projectRoot, 'scripts/container/tsconfig.build.json');
+  const tsconfig = join(root, 'tsconfig.json');
+  writeFileSync(tsconfig, JSON.stringify({
+    extends: build,
+    // Type packages are looked up beside the configuration: point them at the project's.
+    compilerOptions: { outDir: dist, rootDir: projectRoot, tsBuildInfoFile: join(root, 'tsbuildinfo'), typeRoots: [join(projectRoot, 'node_modules/@types')] },
+    // The image's entries, and scripts/harness/api-process.ts: api/process.ts on 127.0.0.1 only.
+    include: [...ASSET_DIRS, 'scripts/migrate.ts', 'scripts/worker-health.ts', 'scripts/harness/api-process.ts'].map((p) => join(projectRoot, p)),
+    exclude: [join(projectRoot, 'node_modules')],
+  }));
+  const started = performance.now();
+  execFileSync(process.execPath, [join(projectRoot, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
+  for (const dir of ASSET_DIRS) {
+    cpSync(join(projectRoot, dir), join(dist, dir), { recursive: true, filter: (src) => statSync(src).isDirectory() || !src.endsWith('.ts') });
+  }
+  copyFileSync(join(projectRoot, 'package.json'), join(root, 'package.json'));
+  symlinkSync(join(projectRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
+  console.log(`compiled as the image does in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+interface Mode {
+  name: string;
+  cwd: string;
+  args: (entry: string) => string[];
+}
+
+interface Figures {
+  apiReadyKiB: number;
+  workerReadyKiB: number;
+  apiAfterKiB: number;
+  workerAfterKiB: number;
+  apiPeakKiB: number;
+  workerPeakKiB: number;
+  seconds: number;
+}
+
+const mib = (kib: number) => kib / 1024;
+
+await withSelfContainedStack('bench_memory', async () => {
+  const { Client, Connection } = await import('@temporalio/client');
+  const { StripeFake } = await import('../scripts/sandboxes/stripe-fake');
+  const { RetryingClient } = await import('../scripts/harness/retrying-client');
+  const { approveQuote } = await import('../scripts/harness/crash-workload');
+  const { ownerPool, sandboxUser } = await import('../scripts/harness/owner-db');
+  const { TokenService } = await import('../api/auth/tokens');
+  const { approvalWorkflowId } = await import('../infra/temporal/contracts');
+
+  const compiled = compileAsTheImage();
+  const fake = new StripeFake({ apiKeys: [KEY] });
+  const { url: paymentsUrl, close: closeFake } = await fake.start();
+  const owner = ownerPool();
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const temporal = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+  const issue = new TokenService(process.env.AUTH_TOKEN_SECRET!);
+  const token = async (email: string) => {
+    const user = await sandboxUser(owner, 'sandbox', email);
+    return issue.issue({ userId: user.id, organizationId: user.organizationId, role: user.role });
+  };
+  const tokens = { sales: await token('sales@sandbox.test'), admin: await token('admin@sandbox.test') };
+
+  const modes: Mode[] = [
+    {
+      name: 'compiled (as the image)',
+      cwd: compiled.root,
+      // The image's command line: the extensionless resolver, the tracing preload, the entry.
+      args: (entry) => ['--import', pathToFileURL(join(projectRoot, 'scripts/container/extensionless.mjs')).href, '--import', './dist/infra/runtime/instrument.js', `dist/${entry}.js`],
+    },
+    { name: 'tsx (npm start)', cwd: projectRoot, args: (entry) => [...SERVICE_NODE_ARGS, `${entry}.ts`] },
+  ];
+
+  const measure = async (mode: Mode): Promise<Figures> => {
+    const [apiPort, workerMetricsPort] = [await freePort(), await freePort()];
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_OPTIONS: '',
+      TEMPORAL_TASK_QUEUE: `bench-memory-${randomBytes(4).toString('hex')}`,
+      PAYMENTS_SECRET_KEY: KEY,
+      PAYMENTS_API_BASE_URL: paymentsUrl,
+      LOG_LEVEL: 'warn',
+    };
+    const start = (entry: string, extra: NodeJS.ProcessEnv): ChildProcess =>
+      spawn(process.execPath, mode.args(entry), { cwd: mode.cwd, env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
+    const worker = start('worker/main', { WORKER_METRICS_PORT: String(workerMetricsPort), METRICS_HOST: '127.0.0.1' });
+    const api = start('scripts/harness/api-process', { PORT: String(apiPort), METRICS_PORT: '0', METRICS_HOST: '127.0.0.1', TRUST_PROXY_HOPS: '1' });
+    const stop = async (child: ChildProcess) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await gone;
+      clearTimeout(timer);
+    };
+    try {
+      // The worker serves its metrics port once built (workflows bundled), just before it polls.
+      const exited = (child: ChildProcess, role: string) =>
+        new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`the ${mode.name} ${role} exited while starting (${signal ?? code})`))));
+      await Promise.race([
+        Promise.all([waitForPort(workerMetricsPort, '127.0.0.1', 180_000), waitForPort(apiPort, '127.0.0.1', 120_000)]),
+        exited(worker, 'worker'),
+        exited(api, 'API'),
+      ]);
+      // Settled at ready: a moment for start-up garbage to be collected as it would be idle.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const apiReadyKiB = residentKiB(api.pid!)!;
+      const workerReadyKiB = residentKiB(worker.pid!)!;
+
+      const client = new RetryingClient(`http://127.0.0.1:${apiPort}`);
+      const started = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < approvals) {
+            const i = next++;
+            const quote = await approveQuote(client, tokens, { name: `Memory Customer ${i}`, email: `memory-${i}-${randomBytes(3).toString('hex')}@example.test` }, 'calculate', `memory-${i}`);
+            // Each approval to its end (invoice finalised at the fake), so the worker did all of it.
+            await temporal.workflow.getHandle(approvalWorkflowId(quote.quoteId)).result();
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      return {
+        apiReadyKiB,
+        workerReadyKiB,
+        apiAfterKiB: residentKiB(api.pid!)!,
+        workerAfterKiB: residentKiB(worker.pid!)!,
+        apiPeakKiB: peakResidentKiB(api.pid!)!,
+        workerPeakKiB: peakResidentKiB(worker.pid!)!,
+        seconds,
+      };
+    } finally {
+      await Promise.all([stop(api), stop(worker)]);
+    }
+  };
+
+  try {
+    const results: [Mode, Figures][] = [];
+    for (const mode of modes) {
+      console.log(`\n${mode.name}: starting the API and the worker, then ${approvals} approvals, ${concurrency} at a time`);
+      const figures = await measure(mode);
+      console.log(`${mode.name}: ${approvals} approvals in ${figures.seconds.toFixed(1)} s`);
+      results.push([mode, figures]);
+    }
+    const cell = (kib: number) => `${mib(kib).toFixed(1)}`.padStart(12);
+    console.log(`\nresident memory (MiB), ${approvals} approvals through one API and one worker\n`);
+    console.log(`${''.padEnd(26)}${'API ready'.padStart(12)}${'API after'.padStart(12)}${'API peak'.padStart(12)}${'wkr ready'.padStart(12)}${'wkr after'.padStart(12)}${'wkr peak'.padStart(12)}`);
+    for (const [mode, f] of results) {
+      console.log(`${mode.name.padEnd(26)}${cell(f.apiReadyKiB)}${cell(f.apiAfterKiB)}${cell(f.apiPeakKiB)}${cell(f.workerReadyKiB)}${cell(f.workerAfterKiB)}${cell(f.workerPeakKiB)}`);
+    }
+    const image = results[0]![1];
+    const verdict = (role: keyof typeof TARGET_MIB, peakKiB: number) =>
+      `target: compiled ${role} peak at most ${TARGET_MIB[role]} MB: ${mib(peakKiB) * 1.048576 <= TARGET_MIB[role] ? 'met' : 'missed'} (${(mib(peakKiB) * 1.048576).toFixed(1)} MB)`;
+    console.log('');
+    console.log(verdict('API', image.apiPeakKiB));
+    console.log(verdict('worker', image.workerPeakKiB));
+  } finally {
+    await connection.close();
+    await closeFake();
+    await owner.end();
+    compiled.cleanup();
+  }
+});
