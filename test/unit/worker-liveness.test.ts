@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { serveMetrics, type MetricsServer } from '../../infra/runtime/metrics';
 import { WorkerLiveness, type PollingWorker } from '../../worker/liveness';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createLogger } from '../../infra/runtime/logger';
+import { activityInterceptors } from '../../worker/activity-interceptors';
 
 /** A Temporal worker as liveness reads it, its state and counts set by the test. */
 class FakeWorker implements PollingWorker {
@@ -61,6 +65,23 @@ describe("a worker replica's own liveness (docker-compose.yml's health check)", 
 
   it('fails before any worker is watched (still starting)', () => {
     expect(new WorkerLiveness().report()).toMatchObject({ live: false, problems: ['no Temporal worker created yet'] });
+  });
+});
+
+describe('what counts as a completed task', () => {
+  it('is every activity the worker runs that ends, succeeded or failed (the activity interceptor tells liveness)', async () => {
+    const { liveness, main, clock } = setUp();
+    liveness.report();
+    main.numInFlightActivities = 1;
+    const run = (fn: () => Promise<unknown>) =>
+      new MockActivityEnvironment({ activityType: 'deliverWebhookBatch' }, { logger: new DefaultLogger('ERROR'), interceptors: [activityInterceptors({ logger: createLogger('silent'), liveness })] }).run(fn);
+    clock.advance(MAX_AGE + 1);
+    expect(liveness.report().live).toBe(false);
+    await run(async () => 'done');
+    expect(liveness.report()).toMatchObject({ live: true, last_task_age_ms: 0 });
+    clock.advance(MAX_AGE + 1);
+    await expect(run(async () => { throw new Error('receiver refused'); })).rejects.toThrow('receiver refused');
+    expect(liveness.report()).toMatchObject({ live: true, last_task_age_ms: 0 });
   });
 });
 
