@@ -225,7 +225,7 @@ export function createApp(deps: AppDependencies): Express {
   const jobs = new JobService(deps.em, deps.events);
   fsmRoutes(host, { jobs, crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   routingDataRoutes(host, { routingData: new RoutingDataService(deps.em), jobs });
-  dailyRoutes(host, { routes: new DailyRouteService(deps.em, { plans: deps.routePlans, travel: { osrmUrl: deps.settings.ROUTING_OSRM_URL, osrmTimeoutMs: deps.settings.ROUTING_OSRM_TIMEOUT_MS } }) });
+  dailyRoutes(host, { routes: new DailyRouteService(deps.em, { plans: deps.routePlans, travel: { osrmUrl: deps.settings.ROUTING_OSRM_URL, osrmTimeoutMs: deps.settings.ROUTING_OSRM_TIMEOUT_MS }, events: deps.events }) });
   graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 

@@ -43,6 +43,32 @@ export const EVENT_EXAMPLES: { [E in EventName]: z.input<(typeof EVENT_SCHEMAS)[
   'work_order.completed': workOrderEvent('COMPLETED', 'f8c0e2a4-6b8d-4f1c-a3e5-7a9b1d3f5c0e', '2026-12-03T15:42:18.000Z', SANDBOX_TECHNICIAN_ID),
   'work_order.pending': workOrderEvent('PENDING', 'a9d1f3b5-7c9e-4a2d-b4f6-8b0c2e4a6d1f', '2026-12-02T18:05:00.000Z', SANDBOX_ADMIN_ID),
   'work_order.cancelled': workOrderEvent('CANCELLED', 'b0e2a4c6-8d0f-4b3e-85a7-9c1d3f5b7e2a', '2026-12-02T18:30:00.000Z', SANDBOX_ADMIN_ID),
+  'dispatch.updated': {
+    event: 'dispatch.updated',
+    id: 'f2b4d6e8-1a3c-4e5f-9b7d-2c4e6a8b0d1f',
+    organization_id: SANDBOX_ORGANIZATION_ID,
+    created_at: '2026-12-03T14:05:12.000Z',
+    data: {
+      id: '3c5e7a9b-1d3f-4a5c-8e7a-9b1d3f5a7c9e',
+      date: '2026-12-03',
+      assigneeId: SANDBOX_TECHNICIAN_ID,
+      totalDriveMinutes: 74,
+      overtimeMinutes: 0,
+      stops: [
+        { sequence: 1, jobId: EXAMPLE_WORK_ORDER_ID, etaLocal: '2026-12-03T08:25', status: 'planned' },
+        { sequence: 2, jobId: '8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b', etaLocal: '2026-12-03T11:40', status: 'planned' },
+      ],
+      changeReason: 'resequencing',
+      revision: 4,
+      previousAttributes: {
+        totalDriveMinutes: 81,
+        stops: [
+          { sequence: 1, jobId: '8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b', etaLocal: '2026-12-03T08:30', status: 'planned' },
+          { sequence: 2, jobId: EXAMPLE_WORK_ORDER_ID, etaLocal: '2026-12-03T11:10', status: 'planned' },
+        ],
+      },
+    },
+  },
   'pricebook.published': {
     event: 'pricebook.published',
     id: 'e1a3c5e7-0b2d-4f4a-8c6e-1a3c5e7f9b2d',
@@ -65,7 +91,7 @@ const taxCents = tax.total_cents;
 const { change_order_id, job_id, quote_ref, sequence, reason, delta, revised_contract_value, margin } = CHANGE_ORDER_EXAMPLE;
 const changeOrder = { change_order_id, job_id, quote_ref, sequence, reason, delta, revised_contract_value, margin };
 
-const FIELD_DATA_EXAMPLES: { [N in FieldEventName]: EventData<N> } = {
+const FIELD_DATA_EXAMPLES: { [N in Exclude<FieldEventName, 'dispatch.updated'>]: EventData<N> } = {
   'job.dispatched': { job_id: EXAMPLE_WORK_ORDER_ID, crew_id: CREW_EXAMPLE.crew_id, assigned_technician_id: SANDBOX_TECHNICIAN_ID, dispatched_at: '2026-12-02T17:10:00.000Z' },
   'job.status_changed': { job_id: EXAMPLE_WORK_ORDER_ID, from: 'dispatched', to: 'in_progress', changed_by_user_id: SANDBOX_TECHNICIAN_ID, changed_at: '2026-12-03T13:12:40.000Z' },
   'job.completed': { job_id: EXAMPLE_WORK_ORDER_ID, hours_logged: 6.5, hours_estimated: 7.42, completed_at: '2026-12-03T19:58:00.000Z' },
@@ -126,11 +152,13 @@ export const EVENT_DATA_EXAMPLES: { [N in OutboxEventName]: EventData<N> } = {
   'work_order.pending': EVENT_EXAMPLES['work_order.pending'].data,
   'work_order.cancelled': EVENT_EXAMPLES['work_order.cancelled'].data,
   'pricebook.published': EVENT_EXAMPLES['pricebook.published'].data,
+  'dispatch.updated': EVENT_EXAMPLES['dispatch.updated'].data,
   ...FIELD_DATA_EXAMPLES,
 };
 
 const FIELD_EVENT_TIMES: { [N in FieldEventName | EventsEventName]: { id: string; at: string } } = {
   'pricebook.published': { id: EVENT_EXAMPLES['pricebook.published'].id, at: EVENT_EXAMPLES['pricebook.published'].created_at },
+  'dispatch.updated': { id: EVENT_EXAMPLES['dispatch.updated'].id, at: EVENT_EXAMPLES['dispatch.updated'].created_at },
   'quote.created': { id: 'c1d3e5f7-9a1b-4c3d-8e5f-7a9b1c3d5e7f', at: EXAMPLE_CREATED_AT },
   'invoice.generated': { id: 'd2e4f6a8-0b2c-4d4e-9f6a-8b0c2d4e6f8a', at: '2026-11-21T16:45:09.000Z' },
   'job.dispatched': { id: 'e3f5a7b9-1c3d-4e5f-8a7b-9c1d3e5f7a9b', at: '2026-12-02T17:10:00.000Z' },

@@ -11,6 +11,13 @@ const PRICEBOOK_PUBLISHED_WHEN = {
     'Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out).',
 };
 
+/** D23, in every format alike. */
+const DISPATCH_UPDATED_WHEN = {
+  summary: 'A crew’s day changed',
+  description:
+    'Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`.',
+};
+
 /** Section 6.2: when each event is sent. */
 const WHEN: Record<EventName, { summary: string; description: string }> = {
   'quote.approved': {
@@ -22,6 +29,7 @@ const WHEN: Record<EventName, { summary: string; description: string }> = {
   'work_order.pending': { summary: 'A work order went back to PENDING', description: 'Sent when a DISPATCHED work order moves back to PENDING.' },
   'work_order.cancelled': { summary: 'A work order was cancelled', description: 'Sent when a PENDING or DISPATCHED work order moves to CANCELLED.' },
   'pricebook.published': PRICEBOOK_PUBLISHED_WHEN,
+  'dispatch.updated': DISPATCH_UPDATED_WHEN,
 };
 
 const DELIVERY_RULES =
@@ -92,6 +100,7 @@ const FIELD_WHEN: Record<FieldEventName | EventsEventName, { summary: string; de
     description: 'Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12).',
   },
   'pricebook.published': PRICEBOOK_PUBLISHED_WHEN,
+  'dispatch.updated': DISPATCH_UPDATED_WHEN,
 };
 
 /** D13: each format's delivery, as document 001 sections 6.1 and 6.2 and domain/webhooks/formats.ts have it. */

@@ -28,6 +28,7 @@ export const EVENT_SCHEMAS = {
   'work_order.pending': envelope('work_order.pending', EVENT_DATA_SCHEMAS['work_order.pending'], 'WorkOrderPendingEvent'),
   'work_order.cancelled': envelope('work_order.cancelled', EVENT_DATA_SCHEMAS['work_order.cancelled'], 'WorkOrderCancelledEvent'),
   'pricebook.published': envelope('pricebook.published', EVENT_DATA_SCHEMAS['pricebook.published'], 'PricebookPublishedEvent'),
+  'dispatch.updated': envelope('dispatch.updated', EVENT_DATA_SCHEMAS['dispatch.updated'], 'DispatchUpdatedEvent'),
 } satisfies Record<EventName, z.ZodType>;
 
 /** `job.status_changed` as `JobStatusChanged`: the name of a schema in the document. */
@@ -48,6 +49,7 @@ const DATA_COMPONENTS = {
   'quote.created': dataComponent('quote.created'),
   'invoice.generated': dataComponent('invoice.generated'),
   'pricebook.published': dataComponent('pricebook.published'),
+  'dispatch.updated': dataComponent('dispatch.updated'),
 } satisfies Record<FieldEventName | EventsEventName, z.ZodType>;
 
 /** Document 001 section 6.1: `event`, `event_id`, `occurred_at`, `data`. */
@@ -86,12 +88,14 @@ export const FIELD_EVENT_SCHEMAS = {
   'change_order.rejected': fieldEnvelope('change_order.rejected'),
   'quote.created': fieldEnvelope('quote.created'),
   'invoice.generated': fieldEnvelope('invoice.generated'),
+  'dispatch.updated': fieldEnvelope('dispatch.updated'),
 } satisfies Record<FieldEventName, z.ZodType>;
 
 export const EVENTS_EVENT_SCHEMAS = {
   'quote.created': eventsEnvelope('quote.created'),
   'invoice.generated': eventsEnvelope('invoice.generated'),
   'pricebook.published': eventsEnvelope('pricebook.published'),
+  'dispatch.updated': eventsEnvelope('dispatch.updated'),
 } satisfies Record<EventsEventName, z.ZodType>;
 
 /** The headers of every delivery (section 6.3). */

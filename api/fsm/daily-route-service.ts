@@ -7,7 +7,8 @@ import { dayJobRows, routeDay, routesOfDay, type StoredRoute } from '../../db/fs
 import { handRoute, type PlannedRoute } from '../../domain/routing/plan';
 import { TravelTimesUnavailable } from '../../domain/routing/travel/source';
 import { providerFailed } from '../../domain/errors/errors';
-import { applyRoutes, loadDay, type TravelConfig } from '../../infra/routing/routing-day';
+import { applyRoutesWithEvents, loadDay, type TravelConfig } from '../../infra/routing/routing-day';
+import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { RoutePlans } from '../../infra/temporal/route-plans';
 import type { HandRouteBody, PlanAnswer, PlanBody, Route, RoutesDay } from './routing-schemas';
 
@@ -52,7 +53,7 @@ export async function routesDayWithin(tx: EntityManager, caller: Caller, date: s
 export class DailyRouteService {
   constructor(
     private readonly em: EntityManager,
-    private readonly options: { plans?: RoutePlans | undefined; travel: TravelConfig },
+    private readonly options: { plans?: RoutePlans | undefined; travel: TravelConfig; events?: EventDispatcher | undefined },
   ) {}
 
   /** ADMIN and SALES see every route of the day; a TECHNICIAN only their crews' (D10), and no unassigned jobs. */
@@ -99,8 +100,8 @@ export class DailyRouteService {
    * D23: a crew's stops set by hand, in one transaction: each job moves to the crew (leaving any
    * other route), the route is stored with its ETAs and every violation, reported, not refused.
    */
-  setHand(caller: Caller, date: string, crewId: string, body: HandRouteBody): Promise<Route> {
-    return inTenant(this.em, caller.organizationId, async (tx) => {
+  async setHand(caller: Caller, date: string, crewId: string, body: HandRouteBody): Promise<Route> {
+    const { route, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
       if (!(await crewById(tx, crewId))) throw notFound('No such crew in this workspace.');
       const jobs = new Set((await dayJobRows(tx, date)).map((j) => j.job_id));
       const errors: Record<string, string> = {};
@@ -116,9 +117,12 @@ export class DailyRouteService {
         throw error;
       }
       const route = handRoute(day, crewId, body.stops);
-      await applyRoutes(tx, { date, userId: caller.userId, routes: [route], source: day.travelTimeSource, emptyOthers: false });
+      const { events } = await applyRoutesWithEvents(tx, { date, userId: caller.userId, routes: [route], source: day.travelTimeSource, emptyOthers: false });
       const [stored] = await routesOfDay(tx, date, [crewId]);
-      return storedToRoute(date, stored!);
+      return { route: storedToRoute(date, stored!), events };
     });
+    // D23: after the commit (the outbox relay covers a failure here).
+    await this.options.events?.tryDispatchAll(events);
+    return route;
   }
 }

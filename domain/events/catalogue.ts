@@ -10,6 +10,8 @@ export const EVENT_NAMES = [
   'work_order.cancelled',
   // D21: a price book revision became current (also in the `events` catalogue).
   'pricebook.published',
+  // D23: a crew's day changed (in every format's catalogue).
+  'dispatch.updated',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];
@@ -31,12 +33,13 @@ export const FIELD_EVENT_NAMES = [
   'change_order.rejected',
   'quote.created',
   'invoice.generated',
+  'dispatch.updated',
 ] as const;
 
 export type FieldEventName = (typeof FIELD_EVENT_NAMES)[number];
 
-/** D13: the `events` catalogue (document 001 section 6.2; `dispatch.updated` comes with a later decision). */
-export const EVENTS_EVENT_NAMES = ['quote.created', 'invoice.generated', 'pricebook.published'] as const;
+/** D13: the `events` catalogue (document 001 section 6.2; `dispatch.updated` with D23). */
+export const EVENTS_EVENT_NAMES = ['quote.created', 'invoice.generated', 'pricebook.published', 'dispatch.updated'] as const;
 export type EventsEventName = (typeof EVENTS_EVENT_NAMES)[number];
 
 /**

@@ -3,6 +3,7 @@ import { JOB_STATUSES } from '../jobs/job-status-table';
 import { QUOTE_STATUSES } from '../quotes/quote-status';
 import type { WorkOrderStatus } from '../work-orders/status-table';
 import type { OutboxEventName } from './catalogue';
+import { DISPATCH_CHANGE_REASONS, DISPATCH_STOP_STATUSES } from '../dispatch/dispatch-update';
 
 /**
  * The one definition of every event's `data`, one zod schema per name of every catalogue (D13):
@@ -176,6 +177,36 @@ const PricebookPublishedData = z.strictObject({
   published_by_user_id: z.uuid().nullable().meta({ description: 'The ADMIN who published it' }),
 });
 
+// --- every format (D23, document 001 section 6.2) ---
+
+const DispatchStop = z.strictObject({
+  sequence: z.number().int().min(1),
+  jobId: z.uuid(),
+  etaLocal: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/).meta({ description: 'The arrival, local to the tenant’s time zone (`YYYY-MM-DDTHH:mm`)' }),
+  status: z.enum(DISPATCH_STOP_STATUSES),
+});
+
+const dispatchAttributes = {
+  assigneeId: z.uuid().meta({ description: 'The crew’s foreman (`technicianId` for versions before 2026-01-20)' }),
+  totalDriveMinutes: z.number().int(),
+  overtimeMinutes: z.number().int(),
+  stops: z.array(DispatchStop),
+};
+
+/** One crew's day changed: the route as it is now, its revision, and the prior values of what changed. */
+const DispatchUpdatedData = z.strictObject({
+  id: z.uuid().meta({ description: 'The route (GET /v1/fsm/routes/{date}/{crewId})' }),
+  date: z.iso.date(),
+  ...dispatchAttributes,
+  changeReason: z.enum(DISPATCH_CHANGE_REASONS),
+  revision: z.number().int().min(1).meta({ description: 'The route’s revision: it increases with every change of the route, so a receiver drops an event older than one it has seen' }),
+  previousAttributes: z
+    .strictObject(dispatchAttributes)
+    .partial()
+    .optional()
+    .meta({ description: 'The prior values of exactly the attributes that changed; always sent by this service (the `events` format sends it as data.previousAttributes, beside the object)' }),
+});
+
 /** Every name the outbox may carry, with its data schema. */
 export const EVENT_DATA_SCHEMAS = {
   'quote.approved': QuoteApprovedData,
@@ -192,6 +223,7 @@ export const EVENT_DATA_SCHEMAS = {
   'quote.created': QuoteCreatedData,
   'invoice.generated': InvoiceGeneratedData,
   'pricebook.published': PricebookPublishedData,
+  'dispatch.updated': DispatchUpdatedData,
 } as const satisfies { readonly [N in OutboxEventName]: z.ZodObject };
 
 /** The `data` an event of name `N` carries. */

@@ -12,6 +12,8 @@ import { greatCircleSource, type TravelTimeSource } from '../../domain/routing/t
 import type { LatLon } from '../../domain/routing/travel/great-circle';
 import type { OrganizationSettings } from '../../domain/organizations/settings';
 import { osrmSource } from './osrm';
+import { recordDispatchUpdates } from '../../db/fsm/dispatch-events';
+import type { EventEnvelope } from '../../domain/events/catalogue';
 
 /** Where travel times come from (D23): OSRM when ROUTING_OSRM_URL is set, else the great circle. */
 export interface TravelConfig {
@@ -121,10 +123,14 @@ export interface AppliedRoute {
  * jobs and exclusions are kept for GET /v1/fsm/routes. `emptyOthers`: a plan owns every route of
  * the day; a hand sequence only its crew's (and the routes its jobs leave).
  */
-export async function applyRoutes(
-  tx: EntityManager,
-  input: { date: string; userId: string; routes: PlannedRoute[]; source: string; emptyOthers: boolean; day?: Pick<PlanResult, 'unassigned' | 'exclusions' | 'travelTimeSource'> },
-): Promise<AppliedRoute[]> {
+export async function applyRoutes(tx: EntityManager, input: ApplyInput): Promise<AppliedRoute[]> {
+  return (await applyRoutesWithEvents(tx, input)).applied;
+}
+
+type ApplyInput = { date: string; userId: string; routes: PlannedRoute[]; source: string; emptyOthers: boolean; day?: Pick<PlanResult, 'unassigned' | 'exclusions' | 'travelTimeSource'> };
+
+/** `applyRoutes`, answering also the `dispatch.updated` events it recorded (D23), to dispatch after the commit. */
+export async function applyRoutesWithEvents(tx: EntityManager, input: ApplyInput): Promise<{ applied: AppliedRoute[]; events: EventEnvelope[] }> {
   await lockJobClock(tx);
   await lockRouteDay(tx, input.date);
   const stored = await routesOfDay(tx, input.date);
@@ -169,5 +175,7 @@ export async function applyRoutes(
     }
   }
   if (input.day) await storeRouteDay(tx, input.date, input.day);
-  return applied;
+  // D23: every route that changed tells it, in this transaction (both routes of a moved job).
+  const events = await recordDispatchUpdates(tx, input.date, stored, await routesOfDay(tx, input.date));
+  return { applied, events };
 }

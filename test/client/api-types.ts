@@ -1819,6 +1819,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "dispatch.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispatch.updated: A crew’s day changed
+         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         */
+        post: operations["dispatchUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "field:job.dispatched": {
         parameters: {
             query?: never;
@@ -1979,6 +1999,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "field:dispatch.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispatch.updated (field format): A crew’s day changed
+         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldDispatchUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "events:quote.created": {
         parameters: {
             query?: never;
@@ -2033,6 +2073,26 @@ export interface webhooks {
          * @description Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out). Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
          */
         post: operations["eventsPricebookPublishedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "events:dispatch.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispatch.updated (events format): A crew’s day changed
+         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         */
+        post: operations["eventsDispatchUpdatedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2248,6 +2308,70 @@ export interface components {
                  * @description The ADMIN who published it
                  */
                 published_by_user_id: string | null;
+            };
+        };
+        DispatchUpdatedEvent: {
+            /** @enum {string} */
+            event: "dispatch.updated";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Delivery)
+             */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            created_at: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The route (GET /v1/fsm/routes/{date}/{crewId})
+                 */
+                id: string;
+                /** Format: date */
+                date: string;
+                /**
+                 * Format: uuid
+                 * @description The crew’s foreman (`technicianId` for versions before 2026-01-20)
+                 */
+                assigneeId: string;
+                totalDriveMinutes: number;
+                overtimeMinutes: number;
+                stops: {
+                    sequence: number;
+                    /** Format: uuid */
+                    jobId: string;
+                    /** @description The arrival, local to the tenant’s time zone (`YYYY-MM-DDTHH:mm`) */
+                    etaLocal: string;
+                    /** @enum {string} */
+                    status: "planned" | "en_route" | "on_site" | "on_break" | "off_duty";
+                }[];
+                /** @enum {string} */
+                changeReason: "reassignment" | "resequencing" | "eta_drift" | "technician_status";
+                /** @description The route’s revision: it increases with every change of the route, so a receiver drops an event older than one it has seen */
+                revision: number;
+                /** @description The prior values of exactly the attributes that changed; always sent by this service (the `events` format sends it as data.previousAttributes, beside the object) */
+                previousAttributes?: {
+                    /**
+                     * Format: uuid
+                     * @description The crew’s foreman (`technicianId` for versions before 2026-01-20)
+                     */
+                    assigneeId?: string;
+                    totalDriveMinutes?: number;
+                    overtimeMinutes?: number;
+                    stops?: {
+                        sequence: number;
+                        /** Format: uuid */
+                        jobId: string;
+                        /** @description The arrival, local to the tenant’s time zone (`YYYY-MM-DDTHH:mm`) */
+                        etaLocal: string;
+                        /** @enum {string} */
+                        status: "planned" | "en_route" | "on_site" | "on_break" | "off_duty";
+                    }[];
+                };
             };
         };
         FieldJobDispatchedEvent: {
@@ -2604,6 +2728,69 @@ export interface components {
                 };
             };
         };
+        FieldDispatchUpdatedEvent: {
+            /** @enum {string} */
+            event: "dispatch.updated";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["DispatchUpdatedData"];
+        };
+        DispatchUpdatedData: {
+            /**
+             * Format: uuid
+             * @description The route (GET /v1/fsm/routes/{date}/{crewId})
+             */
+            id: string;
+            /** Format: date */
+            date: string;
+            /**
+             * Format: uuid
+             * @description The crew’s foreman (`technicianId` for versions before 2026-01-20)
+             */
+            assigneeId: string;
+            totalDriveMinutes: number;
+            overtimeMinutes: number;
+            stops: {
+                sequence: number;
+                /** Format: uuid */
+                jobId: string;
+                /** @description The arrival, local to the tenant’s time zone (`YYYY-MM-DDTHH:mm`) */
+                etaLocal: string;
+                /** @enum {string} */
+                status: "planned" | "en_route" | "on_site" | "on_break" | "off_duty";
+            }[];
+            /** @enum {string} */
+            changeReason: "reassignment" | "resequencing" | "eta_drift" | "technician_status";
+            /** @description The route’s revision: it increases with every change of the route, so a receiver drops an event older than one it has seen */
+            revision: number;
+            /** @description The prior values of exactly the attributes that changed; always sent by this service (the `events` format sends it as data.previousAttributes, beside the object) */
+            previousAttributes?: {
+                /**
+                 * Format: uuid
+                 * @description The crew’s foreman (`technicianId` for versions before 2026-01-20)
+                 */
+                assigneeId?: string;
+                totalDriveMinutes?: number;
+                overtimeMinutes?: number;
+                stops?: {
+                    sequence: number;
+                    /** Format: uuid */
+                    jobId: string;
+                    /** @description The arrival, local to the tenant’s time zone (`YYYY-MM-DDTHH:mm`) */
+                    etaLocal: string;
+                    /** @enum {string} */
+                    status: "planned" | "en_route" | "on_site" | "on_break" | "off_duty";
+                }[];
+            };
+        };
         EventsQuoteCreatedEvent: {
             /**
              * Format: uuid
@@ -2700,6 +2887,31 @@ export interface components {
              * @description The ADMIN who published it
              */
             published_by_user_id: string | null;
+        };
+        EventsDispatchUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it
+             */
+            id: string;
+            /** @enum {string} */
+            type: "dispatch.updated";
+            /** @description The version the endpoint pinned at registration (D16) */
+            apiVersion: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            createdAt: string;
+            /** @description false for an event of a sandbox workspace (D1) */
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["DispatchUpdatedData"];
+                /** @description The changed attributes' prior values; null for events that describe no change */
+                previousAttributes: {
+                    [key: string]: unknown;
+                } | null;
+            };
         };
         Health: {
             /** @enum {string} */
@@ -3976,7 +4188,7 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** Format: uri */
             url: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated, pricebook.published), or ["*"] for all of them */
+            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
             events: string[];
             description?: string;
             /**
@@ -4025,7 +4237,7 @@ export interface components {
         UpdateWebhookEndpointRequest: {
             /** Format: uri */
             url?: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated; events: quote.created, invoice.generated, pricebook.published), or ["*"] for all of them */
+            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
             events?: string[];
             description?: string | null;
             /** @enum {string} */
@@ -21651,6 +21863,111 @@ export interface operations {
             };
         };
     };
+    dispatchUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event name */
+                "x-service-event": string;
+                /** @description The envelope id, the same on every retry and replay */
+                "x-service-delivery": string;
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "dispatch.updated",
+                 *       "id": "f2b4d6e8-1a3c-4e5f-9b7d-2c4e6a8b0d1f",
+                 *       "organization_id": "0b6a3f2e-5d4c-4b8a-9f1e-2c3d4e5f6a7b",
+                 *       "created_at": "2026-12-03T14:05:12.000Z",
+                 *       "data": {
+                 *         "id": "3c5e7a9b-1d3f-4a5c-8e7a-9b1d3f5a7c9e",
+                 *         "date": "2026-12-03",
+                 *         "assigneeId": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "totalDriveMinutes": 74,
+                 *         "overtimeMinutes": 0,
+                 *         "stops": [
+                 *           {
+                 *             "sequence": 1,
+                 *             "jobId": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *             "etaLocal": "2026-12-03T08:25",
+                 *             "status": "planned"
+                 *           },
+                 *           {
+                 *             "sequence": 2,
+                 *             "jobId": "8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b",
+                 *             "etaLocal": "2026-12-03T11:40",
+                 *             "status": "planned"
+                 *           }
+                 *         ],
+                 *         "changeReason": "resequencing",
+                 *         "revision": 4,
+                 *         "previousAttributes": {
+                 *           "totalDriveMinutes": 81,
+                 *           "stops": [
+                 *             {
+                 *               "sequence": 1,
+                 *               "jobId": "8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b",
+                 *               "etaLocal": "2026-12-03T08:30",
+                 *               "status": "planned"
+                 *             },
+                 *             {
+                 *               "sequence": 2,
+                 *               "jobId": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *               "etaLocal": "2026-12-03T11:10",
+                 *               "status": "planned"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DispatchUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Retried (with 429, 5xx, timeouts and network errors) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, like 408 and 5xx */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx: not retried; the delivery fails at once */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried, up to 5 attempts in all */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     fieldJobDispatchedEvent: {
         parameters: {
             query?: never;
@@ -22112,6 +22429,87 @@ export interface operations {
             };
         };
     };
+    fieldDispatchUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "dispatch.updated",
+                 *       "event_id": "f2b4d6e8-1a3c-4e5f-9b7d-2c4e6a8b0d1f",
+                 *       "occurred_at": "2026-12-03T14:05:12.000Z",
+                 *       "data": {
+                 *         "id": "3c5e7a9b-1d3f-4a5c-8e7a-9b1d3f5a7c9e",
+                 *         "date": "2026-12-03",
+                 *         "assigneeId": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *         "totalDriveMinutes": 74,
+                 *         "overtimeMinutes": 0,
+                 *         "stops": [
+                 *           {
+                 *             "sequence": 1,
+                 *             "jobId": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *             "etaLocal": "2026-12-03T08:25",
+                 *             "status": "planned"
+                 *           },
+                 *           {
+                 *             "sequence": 2,
+                 *             "jobId": "8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b",
+                 *             "etaLocal": "2026-12-03T11:40",
+                 *             "status": "planned"
+                 *           }
+                 *         ],
+                 *         "changeReason": "resequencing",
+                 *         "revision": 4,
+                 *         "previousAttributes": {
+                 *           "totalDriveMinutes": 81,
+                 *           "stops": [
+                 *             {
+                 *               "sequence": 1,
+                 *               "jobId": "8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b",
+                 *               "etaLocal": "2026-12-03T08:30",
+                 *               "status": "planned"
+                 *             },
+                 *             {
+                 *               "sequence": 2,
+                 *               "jobId": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *               "etaLocal": "2026-12-03T11:10",
+                 *               "status": "planned"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldDispatchUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     eventsQuoteCreatedEvent: {
         parameters: {
             query?: never;
@@ -22280,6 +22678,89 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["EventsPricebookPublishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventsDispatchUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; reject a t older than 300 seconds */
+                "service-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "f2b4d6e8-1a3c-4e5f-9b7d-2c4e6a8b0d1f",
+                 *       "type": "dispatch.updated",
+                 *       "apiVersion": "2026-07-01",
+                 *       "createdAt": "2026-12-03T14:05:12.000Z",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "3c5e7a9b-1d3f-4a5c-8e7a-9b1d3f5a7c9e",
+                 *           "date": "2026-12-03",
+                 *           "assigneeId": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
+                 *           "totalDriveMinutes": 74,
+                 *           "overtimeMinutes": 0,
+                 *           "stops": [
+                 *             {
+                 *               "sequence": 1,
+                 *               "jobId": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *               "etaLocal": "2026-12-03T08:25",
+                 *               "status": "planned"
+                 *             },
+                 *             {
+                 *               "sequence": 2,
+                 *               "jobId": "8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b",
+                 *               "etaLocal": "2026-12-03T11:40",
+                 *               "status": "planned"
+                 *             }
+                 *           ],
+                 *           "changeReason": "resequencing",
+                 *           "revision": 4
+                 *         },
+                 *         "previousAttributes": {
+                 *           "totalDriveMinutes": 81,
+                 *           "stops": [
+                 *             {
+                 *               "sequence": 1,
+                 *               "jobId": "8a0c2e4b-6d8f-4a1c-9e3b-5d7f9a1c3e5b",
+                 *               "etaLocal": "2026-12-03T08:30",
+                 *               "status": "planned"
+                 *             },
+                 *             {
+                 *               "sequence": 2,
+                 *               "jobId": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *               "etaLocal": "2026-12-03T11:10",
+                 *               "status": "planned"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EventsDispatchUpdatedEvent"];
             };
         };
         responses: {

@@ -201,7 +201,7 @@ describe('outbound events under webhooks (section 6)', () => {
       const [format, event] = name.includes(':') ? name.split(':') : ['core', name];
       const body = doc.webhooks[name]!.post!.requestBody!.content['application/json'] as { schema: { $ref: string }; example: Record<string, unknown> };
       if (format === 'core') {
-        expect(body.schema.$ref).toMatch(/^#\/components\/schemas\/(QuoteApproved|WorkOrder\w+|PricebookPublished)Event$/);
+        expect(body.schema.$ref).toMatch(/^#\/components\/schemas\/(QuoteApproved|WorkOrder\w+|PricebookPublished|DispatchUpdated)Event$/);
         expect(body.example.event).toBe(event);
       } else {
         expect(body.schema.$ref).toMatch(format === 'field' ? /^#\/components\/schemas\/Field\w+Event$/ : /^#\/components\/schemas\/Events\w+Event$/);
@@ -243,6 +243,13 @@ describe('outbound events under webhooks (section 6)', () => {
     const book = (await (await api.request(`/v1/pricebooks/${tenant.id}`, { token: admin })).json()) as { revision: string };
     const published = await api.request(`/v1/pricebooks/${tenant.id}/revisions`, { method: 'POST', token: admin, json: { base_revision: book.revision, changes: [{ op: 'set_setting', field: 'margin_floor', value: '0.36' }] } });
     expect(published.status).toBe(201);
+    // D23: a crew's day set by hand (its dispatch.updated goes to every format).
+    await owner.query('update organizations set depot_lat = 43.6532, depot_lon = -79.3832 where id = $1', [tenant.id]);
+    const routed = ((await (await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { assignedTechnicianId: tenant.users.tech!.id, scheduledDate: '2026-12-03', siteAddress: '1 Route Rd' } })).json()) as { id: string }).id;
+    const site = ((await (await api.request(`/v1/fsm/jobs/${routed}`, { token: admin })).json()) as { site: { site_id: string } }).site.site_id;
+    expect((await api.request(`/v1/fsm/sites/${site}`, { method: 'PATCH', token: admin, json: { lat: 43.6677, lon: -79.3948 } })).status).toBe(200);
+    const crew = (await owner.query<{ id: string }>('select id from crews where foreman_user_id = $1', [tenant.users.tech!.id])).rows[0]!.id;
+    expect((await api.request(`/v1/fsm/routes/2026-12-03/${crew}`, { method: 'PUT', token: admin, json: { stops: [routed] } })).status).toBe(200);
 
     // The core catalogue's events (D13: quote.created and invoice.generated are the field and events formats').
     const { rows } = await owner.query<{ event: EventName; envelope: unknown }>('select event, envelope from outbox_events where organization_id = $1 and event = any($2) order by sequence', [

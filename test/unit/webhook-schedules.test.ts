@@ -119,8 +119,8 @@ describe("each format's rules (D13)", () => {
 
 describe("each format's catalogue (D13), and which formats carry each event", () => {
   it('field and events are the names D13 lists; core is document 000 section 6.2', () => {
-    expect([...FIELD_EVENT_NAMES]).toEqual(['job.dispatched', 'job.status_changed', 'job.completed', 'change_order.submitted', 'change_order.approved', 'change_order.rejected', 'quote.created', 'invoice.generated']);
-    expect([...EVENTS_EVENT_NAMES]).toEqual(['quote.created', 'invoice.generated', 'pricebook.published']);
+    expect([...FIELD_EVENT_NAMES]).toEqual(['job.dispatched', 'job.status_changed', 'job.completed', 'change_order.submitted', 'change_order.approved', 'change_order.rejected', 'quote.created', 'invoice.generated', 'dispatch.updated']);
+    expect([...EVENTS_EVENT_NAMES]).toEqual(['quote.created', 'invoice.generated', 'pricebook.published', 'dispatch.updated']);
     expect(FORMAT_CATALOGUES).toEqual({ core: EVENT_NAMES, field: FIELD_EVENT_NAMES, events: EVENTS_EVENT_NAMES });
   });
   const carriers: [string, string[]][] = [
@@ -139,7 +139,8 @@ describe("each format's catalogue (D13), and which formats carry each event", ()
     ['invoice.generated', ['field', 'events']],
     // D21
     ['pricebook.published', ['core', 'events']],
-    ['dispatch.updated', []],
+    // D23: every format
+    ['dispatch.updated', ['core', 'field', 'events']],
     ['*', []],
   ];
   it.each(carriers)('%s goes to endpoints of %j', (event, formats) => expect(formatsCarrying(event)).toEqual(formats));
