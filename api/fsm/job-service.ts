@@ -178,18 +178,7 @@ export class JobService {
   /** D11: ADMIN assigns a crew; the work order's assignee follows its foreman. */
   assignCrew(caller: Caller, id: string, crewId: string): Promise<JobDetail> {
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      await lockJobClock(tx);
-      const row = await lockJob(tx, id, {});
-      if (!row) throw jobNotFound();
-      if (TERMINAL_JOB_STATUSES.includes(row.job_status)) throw conflict(`The job is ${row.job_status}: its crew no longer changes.`);
-      const crew = await crewById(tx, crewId, true);
-      if (!crew) throw notFound('crew_id: no such crew in this workspace.');
-      const inactive = await deactivatedMembers(tx, crewId);
-      if (inactive.length > 0) throw conflict(`The crew has members who are not active technicians (${inactive.join(', ')}); change the crew first.`);
-      if (row.crew_id !== crewId) {
-        await assignJobCrew(tx, id, crew);
-        await recordJobHistory(tx, { jobId: id, kind: 'crew', userId: caller.userId, detail: { from_crew_id: row.crew_id, to_crew_id: crewId, foreman_user_id: crew.foreman_user_id } });
-      }
+      await assignCrewWithin(tx, caller, id, crewId);
       return this.detail(tx, caller, id);
     });
   }
@@ -241,5 +230,25 @@ export class JobService {
   private async dispatch(events: EventEnvelope[]): Promise<void> {
     // After the commit (the outbox relay covers a failure here).
     await this.events?.tryDispatchAll(events);
+  }
+}
+
+/**
+ * D11: the job's crew, in the caller's tenant transaction `tx` (PUT /v1/fsm/jobs/{id}/crew and
+ * GraphQL's assignCrew): the clock, then the row; a final job keeps its crew (409), every member
+ * of the crew must be an active technician.
+ */
+export async function assignCrewWithin(tx: EntityManager, caller: Caller, id: string, crewId: string): Promise<void> {
+  await lockJobClock(tx);
+  const row = await lockJob(tx, id, {});
+  if (!row) throw jobNotFound();
+  if (TERMINAL_JOB_STATUSES.includes(row.job_status)) throw conflict(`The job is ${row.job_status}: its crew no longer changes.`);
+  const crew = await crewById(tx, crewId, true);
+  if (!crew) throw notFound('crew_id: no such crew in this workspace.');
+  const inactive = await deactivatedMembers(tx, crewId);
+  if (inactive.length > 0) throw conflict(`The crew has members who are not active technicians (${inactive.join(', ')}); change the crew first.`);
+  if (row.crew_id !== crewId) {
+    await assignJobCrew(tx, id, crew);
+    await recordJobHistory(tx, { jobId: id, kind: 'crew', userId: caller.userId, detail: { from_crew_id: row.crew_id, to_crew_id: crewId, foreman_user_id: crew.foreman_user_id } });
   }
 }

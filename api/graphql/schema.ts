@@ -7,6 +7,7 @@ import { pricingMutations } from './types/pricing';
 import { quoteMutations, quoteQueries } from './types/quotes';
 import { workOrderQueries } from './types/work-orders';
 import { pricebookQueries } from './types/pricebook';
+import { dispatchMutations } from './types/dispatch';
 import { routeQueries } from './types/routes';
 
 /**
@@ -27,7 +28,7 @@ const Query = new GraphQLObjectType<unknown, GraphQLContext>({
 
 const Mutation = new GraphQLObjectType<unknown, GraphQLContext>({
   name: 'Mutation',
-  fields: { ...quoteMutations, ...jobMutations, ...pricingMutations },
+  fields: { ...quoteMutations, ...jobMutations, ...pricingMutations, ...dispatchMutations },
 });
 
 /** The one schema of the process (its resolvers are metered once, here). */

@@ -97,10 +97,7 @@ export class QuoteService {
    */
   async approve(caller: Caller, id: string): Promise<ApprovedQuote> {
     const outcome = await inTenant(this.em, caller.organizationId, (tx) => approveInTenant(tx, { organizationId: caller.organizationId, quoteId: id, userId: caller.userId }));
-    if (!outcome.moved) {
-      if (!outcome.status) throw notFound('No such quote in this workspace.');
-      throw conflict(outcome.status === 'APPROVED' ? 'The quote is already approved.' : `A ${outcome.status} quote cannot be approved; only DRAFT or SENT can.`);
-    }
+    if (!outcome.moved) throw approvalRefused(outcome.status);
     await this.events?.tryDispatch(outcome.event);
     return outcome.approved;
   }
@@ -164,4 +161,10 @@ export class QuoteService {
       return (await quoteSummary(tx, id))!;
     });
   }
+}
+
+/** Why an approval moved nothing, as REST and GraphQL answer it: no such quote (404), or not approvable now (409). */
+export function approvalRefused(status: QuoteStatus | undefined): Error {
+  if (!status) return notFound('No such quote in this workspace.');
+  return conflict(status === 'APPROVED' ? 'The quote is already approved.' : `A ${status} quote cannot be approved; only DRAFT or SENT can.`);
 }

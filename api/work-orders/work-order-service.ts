@@ -101,31 +101,7 @@ export class WorkOrderService {
 
   create(caller: Caller, body: CreateWorkOrderBody) {
     return inTenant(this.em, caller.organizationId, async (tx) => {
-      if (body.quoteId) {
-        if (!(await quoteExists(tx, body.quoteId))) throw notFound('quoteId: no such quote in this workspace.');
-      }
-      if (body.customerId && (await customersByIds(tx, [body.customerId])).length === 0) throw notFound('customerId: no such customer in this workspace.');
-      if (body.assignedTechnicianId) {
-        const user = await userRoleAndActive(tx, body.assignedTechnicianId);
-        if (!user) throw notFound('assignedTechnicianId: no such user in this workspace.');
-        if (user.role !== 'TECHNICIAN') throw badRequest('assignedTechnicianId: the assignee is not a TECHNICIAN.');
-        if (!user.active) throw badRequest('assignedTechnicianId: the assignee is deactivated.');
-      }
-      // D11: the new job's crew (the one its technician leads, or a crew of one) and site.
-      await lockJobClock(tx);
-      const crewId = body.assignedTechnicianId ? await crewLedBy(tx, body.assignedTechnicianId) : null;
-      const siteId = await siteForAddress(tx, body.siteAddress ?? null);
-      const row = await insertWorkOrder(tx, {
-        crewId,
-        siteId,
-        quoteId: body.quoteId ?? null,
-        customerId: body.customerId ?? null,
-        assignedTechnicianId: body.assignedTechnicianId ?? null,
-        scheduledDate: body.scheduledDate ?? null,
-        siteAddress: body.siteAddress ?? null,
-        notes: body.notes ?? null,
-        createdByUserId: caller.userId,
-      });
+      const row = await createWorkOrderWithin(tx, caller, body);
       return { id: row.id, status: row.status, scheduled_date: dayAsTimestamp(row.scheduled_date), assigned_technician_id: row.assigned_technician_id };
     });
   }
@@ -137,29 +113,7 @@ export class WorkOrderService {
    * and events as that status change. Locks as every job writer does: the sync clock, then the row.
    */
   async edit(caller: Caller, id: string, body: EditWorkOrderBody): Promise<WorkOrder> {
-    const { order, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
-      await lockJobClock(tx);
-      const row = await lockJob(tx, id, {});
-      if (!row) throw notFound('No such work order in this workspace.');
-      const [before] = await workOrdersByIds(tx, [id]);
-      const current = { scheduledDate: before!.scheduled_date, siteAddress: before!.site_address, notes: before!.notes };
-      const decision = decideEdit(row.status, current, body);
-      if (decision.kind === 'refused') throw conflict(decision.reason);
-      let events: EventEnvelope[] = [];
-      if (decision.changed.length > 0) {
-        if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null });
-        const newSite = decision.changed.includes('siteAddress');
-        await updateWorkOrderDetails(tx, id, {
-          scheduledDate: decision.changed.includes('scheduledDate') ? body.scheduledDate : undefined,
-          siteAddress: newSite ? body.siteAddress : undefined,
-          siteId: newSite ? await siteForAddress(tx, body.siteAddress ?? null) : undefined,
-          notes: decision.changed.includes('notes') ? body.notes : undefined,
-        });
-        await recordWorkOrderNote(tx, { workOrderId: id, status: decision.to ?? row.status, changedByUserId: caller.userId, notes: describeEdit(current, body, decision.changed) });
-      }
-      const [after] = await workOrdersByIds(tx, [id]);
-      return { order: toWorkOrder(after!), events };
-    });
+    const { order, events } = await inTenant(this.em, caller.organizationId, (tx) => editWorkOrderWithin(tx, caller, id, body));
     await this.events?.tryDispatchAll(events);
     return order;
   }
@@ -200,4 +154,65 @@ export class WorkOrderService {
       return { result: { id, status: body.status, unchanged: false }, events };
     });
   }
+}
+
+/**
+ * Section 4.4's create in the caller's tenant transaction `tx` (POST /api/v1/work-orders and
+ * GraphQL's createWorkOrder): the quote and the technician must be the tenant's (404 names which),
+ * the assignee an active TECHNICIAN (400); the job gets its crew and site (D11).
+ */
+export async function createWorkOrderWithin(tx: EntityManager, caller: Caller, body: CreateWorkOrderBody): Promise<WorkOrderRow> {
+  if (body.quoteId) {
+    if (!(await quoteExists(tx, body.quoteId))) throw notFound('quoteId: no such quote in this workspace.');
+  }
+  if (body.assignedTechnicianId) {
+    const user = await userRoleAndActive(tx, body.assignedTechnicianId);
+    if (!user) throw notFound('assignedTechnicianId: no such user in this workspace.');
+    if (user.role !== 'TECHNICIAN') throw badRequest('assignedTechnicianId: the assignee is not a TECHNICIAN.');
+    if (!user.active) throw badRequest('assignedTechnicianId: the assignee is deactivated.');
+  }
+  await lockJobClock(tx);
+  const crewId = body.assignedTechnicianId ? await crewLedBy(tx, body.assignedTechnicianId) : null;
+  const siteId = await siteForAddress(tx, body.siteAddress ?? null);
+  return insertWorkOrder(tx, {
+    crewId,
+    siteId,
+    quoteId: body.quoteId ?? null,
+    assignedTechnicianId: body.assignedTechnicianId ?? null,
+    scheduledDate: body.scheduledDate ?? null,
+    siteAddress: body.siteAddress ?? null,
+    notes: body.notes ?? null,
+    createdByUserId: caller.userId,
+  });
+}
+
+/**
+ * PATCH /api/v1/work-orders/{id} (and GraphQL's scheduleWorkOrder) in `tx`: the day, site and
+ * notes, with a history entry naming what changed. domain/work-orders/edit.ts decides: a final
+ * work order is not edited (409), and a dispatched one moved to another day goes back to PENDING
+ * through the same job move, history and events as that status change; the caller dispatches the
+ * events after the commit. Locks as every job writer does: the sync clock, then the row.
+ */
+export async function editWorkOrderWithin(tx: EntityManager, caller: Caller, id: string, body: EditWorkOrderBody): Promise<{ order: WorkOrder; events: EventEnvelope[] }> {
+  await lockJobClock(tx);
+  const row = await lockJob(tx, id, {});
+  if (!row) throw notFound('No such work order in this workspace.');
+  const [before] = await workOrdersByIds(tx, [id]);
+  const current = { scheduledDate: before!.scheduled_date, siteAddress: before!.site_address, notes: before!.notes };
+  const decision = decideEdit(row.status, current, body);
+  if (decision.kind === 'refused') throw conflict(decision.reason);
+  let events: EventEnvelope[] = [];
+  if (decision.changed.length > 0) {
+    if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null });
+    const newSite = decision.changed.includes('siteAddress');
+    await updateWorkOrderDetails(tx, id, {
+      scheduledDate: decision.changed.includes('scheduledDate') ? body.scheduledDate : undefined,
+      siteAddress: newSite ? body.siteAddress : undefined,
+      siteId: newSite ? await siteForAddress(tx, body.siteAddress ?? null) : undefined,
+      notes: decision.changed.includes('notes') ? body.notes : undefined,
+    });
+    await recordWorkOrderNote(tx, { workOrderId: id, status: decision.to ?? row.status, changedByUserId: caller.userId, notes: describeEdit(current, body, decision.changed) });
+  }
+  const [after] = await workOrdersByIds(tx, [id]);
+  return { order: toWorkOrder(after!), events };
 }

@@ -49,6 +49,9 @@ export interface JobRow {
   hours_logged: string;
   hours_estimated: string;
   open_change_orders: number;
+  /** The quote's customer and the work order's site address: what a crew needs to find the job (no money). */
+  customer_name: string | null;
+  site_address: string | null;
   /** Microsecond RFC 3339 (UTC): what the feed orders and filters on. */
   updated_at: string;
 }
@@ -77,6 +80,7 @@ function visibleJobs(em: EntityManager, visibility: JobVisibility) {
     .selectFrom('work_orders as w')
     .leftJoin('quotes as q', 'q.id', 'w.quote_id')
     .leftJoin('sites as s', 's.id', 'w.site_id')
+    .leftJoin('customers as cu', 'cu.id', 'q.customer_id')
     .leftJoin('crews as c', 'c.id', 'w.crew_id')
     .leftJoin('users as fu', 'fu.id', 'c.foreman_user_id')
     .select((eb) => [
@@ -97,6 +101,8 @@ function visibleJobs(em: EntityManager, visibility: JobVisibility) {
       sql<string>`round(${sql.raw(HOURS_LOGGED)}, 4)::text`.as('hours_logged'),
       sql<string>`round(${sql.raw(HOURS_ESTIMATED)}, 4)::text`.as('hours_estimated'),
       sql<number>`(select count(*) from change_orders co where co.work_order_id = w.id and co.status = 'submitted')::int`.as('open_change_orders'),
+      'cu.name as customer_name',
+      'w.site_address',
       microseconds(eb.ref('w.job_updated_at')).as('updated_at'),
     ]);
   const technicianId = visibility.technicianId;
@@ -108,6 +114,8 @@ export interface JobFilter extends JobVisibility {
   statuses?: readonly JobStatus[] | undefined;
   crewId?: string | undefined;
   siteId?: string | undefined;
+  /** The jobs scheduled on this calendar day (`YYYY-MM-DD`). */
+  scheduledOn?: string | undefined;
   /** Text in the site's name or the customer's name (db/text-search.ts). */
   q?: string | undefined;
   /** Strict: only changes after this instant. */
@@ -123,6 +131,7 @@ export async function jobPage(em: EntityManager, filter: JobFilter): Promise<Job
   if (filter.statuses?.length) query = query.where('w.job_status', 'in', filter.statuses);
   if (filter.crewId) query = query.where('w.crew_id', '=', filter.crewId);
   if (filter.siteId) query = query.where('w.site_id', '=', filter.siteId);
+  if (filter.scheduledOn) query = query.where('w.scheduled_date', '=', filter.scheduledOn);
   if (filter.q !== undefined) {
     const pattern = containsPattern(filter.q);
     query = query.where((eb) =>

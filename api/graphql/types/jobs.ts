@@ -4,8 +4,10 @@ import { JOB_FEED_KEYSET, jobById, jobPage, type JobRow } from '../../../db/fsm/
 import type { ChangeOrderRow, MaterialDrawRow, TimeEntryRow } from '../../../db/fsm/field-writes';
 import { pageOf } from '../../../db/cursor';
 import { forbidden, jobNotFound } from '../../../domain/errors/errors';
-import { moveJobWithin, toJob, visibilityOf } from '../../fsm/job-service';
-import { PatchJobBody } from '../../fsm/schemas';
+import { assignCrewWithin, moveJobWithin, toJob, visibilityOf } from '../../fsm/job-service';
+import { AssignCrewBody, PatchJobBody } from '../../fsm/schemas';
+import { z } from 'zod';
+import { calendarDate } from '../../http/date-schemas';
 import { FIELD } from '../../http/roles';
 import { parseOrThrow } from '../../http/validate';
 import { CONNECTION_SIZE, connectionArgs, connectionCost, connectionOf, positionOf } from '../connection';
@@ -86,6 +88,8 @@ const Job = new GraphQLObjectType<JobRow, Context>({
     quoteRef: { type: GraphQLString, resolve: (j) => toJob(j).quote_ref },
     projectType: { type: nonNull(GraphQLString), description: '`install` with a quote, `service` without.', resolve: (j) => toJob(j).project_type },
     site: { type: Site, resolve: (j) => (j.site_id ? { id: j.site_id, name: j.site_name!, region: j.site_region! } : null) },
+    siteAddress: { type: GraphQLString, description: 'Where the job is, as the work order gives it: everyone who sees the job reads it, a TECHNICIAN included.', resolve: (j) => j.site_address },
+    customerName: { type: GraphQLString, description: 'The quote’s customer (null without one): everyone who sees the job reads it, a TECHNICIAN included; the quote’s money stays the office’s.', resolve: (j) => j.customer_name },
     crew: { type: Crew, resolve: (j, _args, ctx) => (j.crew_id ? ctx.loaders.crew.load(j.crew_id) : null) },
     scheduledStart: { type: DateTime, resolve: (j) => iso(j.scheduled_start) },
     actualStart: { type: DateTime, resolve: (j) => iso(j.actual_start) },
@@ -131,15 +135,21 @@ export const jobQueries: GraphQLFieldConfigMap<unknown, Context> = {
   jobs: {
     type: nonNull(JobConnection),
     description: "Jobs in D11's feed order (oldest change first); a TECHNICIAN gets those of their crews.",
-    args: connectionArgs({ status: { type: new GraphQLList(new GraphQLNonNull(JobStatusEnum)) }, crewId: { type: GraphQLID } }),
+    args: connectionArgs({
+      status: { type: new GraphQLList(new GraphQLNonNull(JobStatusEnum)) },
+      crewId: { type: GraphQLID },
+      date: { type: GraphQLString, description: 'Only the jobs scheduled on this calendar day, `YYYY-MM-DD` (a dispatch board’s day).' },
+    }),
     extensions: connectionCost(),
-    resolve: async (_root, args: { first: number; after?: string | null; status?: JobStatus[] | null; crewId?: string | null }, ctx) => {
+    resolve: async (_root, args: { first: number; after?: string | null; status?: JobStatus[] | null; crewId?: string | null; date?: string | null }, ctx) => {
       const first = sizeArg(args, CONNECTION_SIZE.defaultSize, CONNECTION_SIZE.maxSize, 'jobs');
       if (args.crewId && !isUuid(args.crewId)) return pageOf([] as JobRow[], first, JOB_FEED_KEYSET);
+      const date = args.date == null ? undefined : parseOrThrow(JobsDateArgs, { date: args.date }, 'args').date;
       const rows = await jobPage(ctx.tx, {
         ...visibilityOf(ctx.caller),
         statuses: args.status ?? undefined,
         crewId: args.crewId ?? undefined,
+        scheduledOn: date,
         after: positionOf(JOB_FEED_KEYSET, args.after),
         limit: first,
       });
@@ -154,7 +164,22 @@ export const jobQueries: GraphQLFieldConfigMap<unknown, Context> = {
   },
 };
 
+const JobsDateArgs = z.strictObject({ date: calendarDate('YYYY-MM-DD') });
+
 export const jobMutations: GraphQLFieldConfigMap<unknown, Context> = {
+  assignCrew: {
+    type: nonNull(Job),
+    description: 'Give a job its crew (ADMIN): the same checks and history as PUT /v1/fsm/jobs/{id}/crew.',
+    args: { jobId: { type: nonNull(GraphQLID) }, crewId: { type: nonNull(GraphQLID) } },
+    extensions: costs.mutation(POINTS_PER_REQUEST),
+    resolve: async (_root, args: { jobId: string; crewId: string }, ctx) => {
+      if (ctx.caller.role !== 'ADMIN') throw forbidden('Crews are assigned by an ADMIN.');
+      if (!isUuid(args.jobId)) throw jobNotFound();
+      const body = parseOrThrow(AssignCrewBody, { crew_id: args.crewId }, 'args');
+      await assignCrewWithin(ctx.tx, ctx.caller, args.jobId, body.crew_id);
+      return (await jobById(ctx.tx, args.jobId, visibilityOf(ctx.caller)))!;
+    },
+  },
   moveJob: {
     type: nonNull(Job),
     description:
