@@ -1,16 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
-import { notFound, providerUnavailable, validationFailed } from '../../domain/errors/errors';
+import { conflict, forbidden, notFound, providerUnavailable, validationFailed } from '../../domain/errors/errors';
+import { withCrewStatus } from '../../domain/dispatch/dispatch-update';
+import { instantToLocal } from '../../domain/organizations/local-time';
+import { organizationSettings } from '../../db/organizations';
+import { recordDispatchUpdates } from '../../db/fsm/dispatch-events';
 import type { Caller } from '../http/request-context';
 import { crewById, crewPage } from '../../db/fsm/crews';
-import { dayJobRows, routeDay, routesOfDay, type StoredRoute } from '../../db/fsm/routes';
+import { dayJobRows, lockRouteDay, routeDay, routesOfDay, storeRoute, type StoredRoute } from '../../db/fsm/routes';
 import { handRoute, type PlannedRoute } from '../../domain/routing/plan';
 import { TravelTimesUnavailable } from '../../domain/routing/travel/source';
 import { providerFailed } from '../../domain/errors/errors';
 import { applyRoutesWithEvents, loadDay, type TravelConfig } from '../../infra/routing/routing-day';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { RoutePlans } from '../../infra/temporal/route-plans';
-import type { HandRouteBody, PlanAnswer, PlanBody, Route, RoutesDay } from './routing-schemas';
+import type { CrewStatusBody, HandRouteBody, PlanAnswer, PlanBody, Route, RoutesDay } from './routing-schemas';
 
 function storedToRoute(date: string, row: StoredRoute): Route {
   return {
@@ -94,6 +98,42 @@ export class DailyRouteService {
         exclusions: plan.exclusions,
       },
     };
+  }
+
+  /**
+   * D23: a crew reports its status on today's route (the workspace's date): the crew's
+   * technicians or an ADMIN (another crew's technician is 403); a crew without a route today is
+   * 409; a job not on the route is 422 at `jobId`. The stops' statuses change, the route's
+   * revision rises and `dispatch.updated` (`technician_status`) fires; the same report again
+   * changes nothing and fires nothing.
+   */
+  async crewStatus(caller: Caller, crewId: string, body: CrewStatusBody, now: Date = new Date()): Promise<Route> {
+    const { route, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
+      if (!(await crewById(tx, crewId))) throw notFound('No such crew in this workspace.');
+      if (caller.role !== 'ADMIN' && !(await crewPage(tx, { memberId: caller.userId })).some((c) => c.id === crewId)) {
+        throw forbidden("Only the crew's own technicians or an ADMIN set a crew's status.");
+      }
+      const date = instantToLocal(now, (await organizationSettings(tx)).time_zone).slice(0, 10);
+      await lockRouteDay(tx, date);
+      const before = await routesOfDay(tx, date);
+      const current = before.find((r) => r.crew_id === crewId);
+      if (!current || current.stops.length === 0) throw conflict(`The crew has no route on ${date} (the workspace's today): plan or set its stops first.`);
+      // Stored stops carry the reported status beside the planned ones (D23).
+      const stops = withCrewStatus(current.stops, body.status, body.jobId) as StoredRoute['stops'] | null;
+      if (!stops) throw validationFailed({ jobId: `Not a job on this crew's route of ${date}.` });
+      await storeRoute(
+        tx,
+        date,
+        { crewId, assigneeId: current.assignee_id, shift: { start: current.shift_start, end: current.shift_end }, totalDriveMinutes: current.total_drive_minutes, overtimeMinutes: current.overtime_minutes, stops, violations: current.violations },
+        current.travel_time_source,
+        current,
+      );
+      const after = await routesOfDay(tx, date);
+      const events = await recordDispatchUpdates(tx, date, before, after);
+      return { route: storedToRoute(date, after.find((r) => r.crew_id === crewId)!), events };
+    });
+    await this.options.events?.tryDispatchAll(events);
+    return route;
   }
 
   /**

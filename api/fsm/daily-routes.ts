@@ -1,8 +1,9 @@
 import { route, type RouteHost } from '../http/route';
-import { ADMIN_ONLY } from '../http/roles';
+import { ADMIN_ONLY, FIELD } from '../http/roles';
+import { CrewIdParams } from './schemas';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemExample } from '../v1/problem';
 import type { DailyRouteService } from './daily-route-service';
-import { HandRouteBody, PlanAnswer, PlanBody, PlanRunning, Route, RouteCrewParams, RouteDateParams, RoutesDay, RoutesQuery } from './routing-schemas';
+import { CrewStatusBody, HandRouteBody, PlanAnswer, PlanBody, PlanRunning, Route, RouteCrewParams, RouteDateParams, RoutesDay, RoutesQuery } from './routing-schemas';
 
 const TAGS = ['Routes'];
 const problem = (status: number, description: string, type?: Parameters<typeof problemExample>[3]) => ({
@@ -146,6 +147,38 @@ export function dailyRoutes(host: RouteHost, deps: { routes: DailyRouteService }
     },
     handler: async ({ res, caller, params, body }) => {
       res.json(await deps.routes.setHand(caller, params.date, params.crew_id, body));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/v1/fsm/crews/:crew_id/status',
+    operationId: 'setCrewStatus',
+    summary: 'A crew reports its status on today\'s route (its technicians or ADMIN)',
+    description:
+      'D23. `status` is `en_route`, `on_site`, `on_break` or `off_duty`, set on the stop of `jobId`, or without it on the crew\'s current stop (the last with a reported status, else the first). ' +
+      'Any order is allowed (on_site before en_route); `off_duty` also marks every later stop still planned. The route\'s revision rises and `dispatch.updated` fires with `changeReason` ' +
+      '`technician_status`; the same report again changes nothing. Today is the workspace\'s date in its time zone. Another crew\'s technician is 403; a crew without a route today is 409; ' +
+      'a job not on the route is 422 at `jobId`.',
+    tags: TAGS,
+    auth: 'bearer',
+    metering: 'request',
+    roles: FIELD,
+    params: CrewIdParams,
+    body: CrewStatusBody,
+    bodyExample: { status: 'on_site', jobId: JOB_A },
+    responses: {
+      200: {
+        description: 'The route with the status on its stop',
+        schema: Route,
+        example: { ...ROUTE_EXAMPLE, revision: 4, stops: ROUTE_EXAMPLE.stops.map((s, i) => (i === 0 ? { ...s, status: 'on_site' } : s)) },
+      },
+      403: problem(403, "Only the crew's own technicians or an ADMIN set a crew's status.", 'forbidden'),
+      404: problem(404, 'No such crew', 'not-found'),
+      409: problem(409, "The crew has no route on 2026-12-03 (the workspace's today): plan or set its stops first.", 'conflict'),
+    },
+    handler: async ({ res, caller, params, body }) => {
+      res.json(await deps.routes.crewStatus(caller, params.crew_id, body));
     },
   });
 }

@@ -1,3 +1,4 @@
+import { CREW_STATUSES } from '../../domain/dispatch/dispatch-update';
 import { z } from 'zod';
 import { SkillCode } from '../../domain/routing/skills';
 import { Availability, TimeOff, WeeklyHours } from '../../domain/routing/availability';
@@ -147,6 +148,15 @@ export type PlanAnswer = z.infer<typeof PlanAnswer>;
 export const PlanRunning = z
   .strictObject({ status: z.literal('running'), stage: z.enum(['loading', 'solving', 'applying', 'done']), workflow_id: z.string() })
   .meta({ id: 'RoutePlanRunning' });
+
+/** D23: what a crew reports of its day. */
+export const CrewStatusBody = z
+  .strictObject({
+    status: z.enum(CREW_STATUSES),
+    jobId: z.uuid().optional().meta({ description: 'The stop it is about; without it, the crew\'s current stop' }),
+  })
+  .meta({ id: 'CrewStatusRequest' });
+export type CrewStatusBody = z.output<typeof CrewStatusBody>;
 
 export const HandRouteBody = z.strictObject({
   stops: z

@@ -71,3 +71,27 @@ export function dispatchChange(before: DispatchState, after: DispatchState): { c
   else changeReason = 'eta_drift';
   return { changeReason, previousAttributes: previous };
 }
+
+/** D23's crew statuses (`POST /v1/fsm/crews/{id}/status`). */
+export const CREW_STATUSES = ['en_route', 'on_site', 'on_break', 'off_duty'] as const satisfies readonly DispatchStopStatus[];
+export type CrewStatus = (typeof CREW_STATUSES)[number];
+
+/**
+ * D23: a crew's reported status set on its route's stops: on the stop of `jobId`, or without one
+ * on the crew's current stop (the last with a reported status, else the first). Any order is
+ * allowed (`on_site` before `en_route`); `off_duty` also marks every later stop still planned, so
+ * a day left with stops is recorded as such. Null when `jobId` is not on the route.
+ */
+export function withCrewStatus<S extends DispatchStop>(stops: readonly S[], status: CrewStatus, jobId?: string): S[] | null {
+  let index: number;
+  if (jobId !== undefined) {
+    index = stops.findIndex((s) => s.jobId === jobId);
+    if (index < 0) return null;
+  } else {
+    index = Math.max(
+      stops.map((s) => s.status !== 'planned').lastIndexOf(true),
+      0,
+    );
+  }
+  return stops.map((s, i) => (i === index || (status === 'off_duty' && i > index && s.status === 'planned') ? { ...s, status } : s));
+}

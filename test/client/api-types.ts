@@ -1653,6 +1653,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fsm/crews/{crew_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A crew reports its status on today's route (its technicians or ADMIN)
+         * @description D23. `status` is `en_route`, `on_site`, `on_break` or `off_duty`, set on the stop of `jobId`, or without it on the crew's current stop (the last with a reported status, else the first). Any order is allowed (on_site before en_route); `off_duty` also marks every later stop still planned. The route's revision rises and `dispatch.updated` fires with `changeReason` `technician_status`; the same report again changes nothing. Today is the workspace's date in its time zone. Another crew's technician is 403; a crew without a route today is 409; a job not on the route is 422 at `jobId`.
+         */
+        post: operations["setCrewStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/graphql": {
         parameters: {
             query?: never;
@@ -4957,6 +4977,15 @@ export interface components {
             /** @enum {string} */
             stage: "loading" | "solving" | "applying" | "done";
             workflow_id: string;
+        };
+        CrewStatusRequest: {
+            /** @enum {string} */
+            status: "en_route" | "on_site" | "on_break" | "off_duty";
+            /**
+             * Format: uuid
+             * @description The stop it is about; without it, the crew's current stop
+             */
+            jobId?: string;
         };
         GraphQLResponse: {
             data?: {
@@ -21153,6 +21182,206 @@ export interface operations {
                      *       "title": "A provider answered with an error.",
                      *       "status": 502,
                      *       "detail": "Travel times from osrm failed: http://127.0.0.1:5000 answered NoTable. Nothing was applied.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setCrewStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crew_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "on_site",
+                 *       "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CrewStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The route with the status on its stop */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f7a8b9c-0d1e-4f2a-9b3c-4d5e6f7a8b9c",
+                     *       "date": "2026-12-03",
+                     *       "crewId": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "assigneeId": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+                     *       "shift": {
+                     *         "start": "08:00",
+                     *         "end": "17:00"
+                     *       },
+                     *       "totalDriveMinutes": 74,
+                     *       "overtimeMinutes": 0,
+                     *       "stops": [
+                     *         {
+                     *           "sequence": 1,
+                     *           "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a",
+                     *           "etaLocal": "2026-12-03T08:21",
+                     *           "departLocal": "2026-12-03T10:06",
+                     *           "windowStart": "08:00",
+                     *           "windowEnd": "17:00",
+                     *           "driveMinutesFromPrevious": 21,
+                     *           "status": "on_site"
+                     *         },
+                     *         {
+                     *           "sequence": 2,
+                     *           "jobId": "8c2f5d3b-0e4a-4f9c-b7d6-2a3b4c5d6e7f",
+                     *           "etaLocal": "2026-12-03T10:24",
+                     *           "departLocal": "2026-12-03T12:24",
+                     *           "windowStart": "10:00",
+                     *           "windowEnd": "12:00",
+                     *           "driveMinutesFromPrevious": 18,
+                     *           "status": "planned"
+                     *         }
+                     *       ],
+                     *       "violations": [],
+                     *       "travelTimeSource": "great_circle",
+                     *       "revision": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Route"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "unauthenticated",
+                     *       "title": "A valid bearer token is required.",
+                     *       "status": 401,
+                     *       "detail": "Missing, malformed or foreign token.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only the crew's own technicians or an ADMIN set a crew's status. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "forbidden",
+                     *       "title": "Your role does not allow this.",
+                     *       "status": 403,
+                     *       "detail": "Only the crew's own technicians or an ADMIN set a crew's status.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such crew */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "not-found",
+                     *       "title": "Not found.",
+                     *       "status": 404,
+                     *       "detail": "No such crew",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The crew has no route on 2026-12-03 (the workspace's today): plan or set its stops first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "conflict",
+                     *       "title": "The request conflicts with the current state.",
+                     *       "status": 409,
+                     *       "detail": "The crew has no route on 2026-12-03 (the workspace's today): plan or set its stops first.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "status": "Invalid option: expected one of \"en_route\"|\"on_site\"|\"on_break\"|\"off_duty\""
+                     *       }
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "rate-limited",
+                     *       "title": "Too many requests.",
+                     *       "status": 429,
+                     *       "detail": "Rate limited; back off by Retry-After.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "internal-error",
+                     *       "title": "Internal server error.",
+                     *       "status": 500,
+                     *       "detail": "Internal server error.",
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *     }
                      */

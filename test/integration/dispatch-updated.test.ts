@@ -12,6 +12,8 @@ import { CURRENT_VERSION } from '../../domain/versions/versions';
 import { PlanAnswer, Route } from '../../api/fsm/routing-schemas';
 import { WebhookEndpointWithSecret } from '../../api/webhooks/schemas';
 import type { WebhookDependencies } from '../../activities/webhooks';
+import { instantToLocal } from '../../domain/organizations/local-time';
+import type { Problem } from '../../api/v1/problem';
 
 /**
  * D23's `dispatch.updated` through the real API, Temporal and PostgreSQL to loopback receivers of
@@ -83,15 +85,15 @@ async function ok<T>(res: Response, status = 200): Promise<T> {
   expect({ status: res.status, body: res.status === status ? '' : body }).toEqual({ status, body: '' });
   return JSON.parse(body) as T;
 }
-async function job(tech: string, place: { lat: number; lon: number }): Promise<string> {
-  const created = await ok<{ id: string }>(await call('POST', '/api/v1/work-orders', 'admin', { assignedTechnicianId: a.users[tech]!.id, scheduledDate: DATE, siteAddress: `${requests} Dispatch Test Rd` }), 201);
+async function job(tech: string, place: { lat: number; lon: number }, date = DATE): Promise<string> {
+  const created = await ok<{ id: string }>(await call('POST', '/api/v1/work-orders', 'admin', { assignedTechnicianId: a.users[tech]!.id, scheduledDate: date, siteAddress: `${requests} Dispatch Test Rd` }), 201);
   const detail = await ok<{ site: { site_id: string } }>(await call('GET', `/v1/fsm/jobs/${created.id}`, 'admin'));
   await ok(await call('PATCH', `/v1/fsm/sites/${detail.site.site_id}`, 'admin', place));
   await ok(await call('PATCH', `/v1/fsm/jobs/${created.id}/schedule`, 'admin', { duration_minutes: 60 }));
   return created.id;
 }
 const crewOf = async (tech: string) => (await owner.query<{ id: string }>('select id from crews where foreman_user_id = $1', [a.users[tech]!.id])).rows[0]!.id;
-const hand = async (crewId: string, stops: string[]) => Route.parse(await ok(await call('PUT', `/v1/fsm/routes/${DATE}/${crewId}`, 'admin', { stops })));
+const hand = async (crewId: string, stops: string[], date = DATE) => Route.parse(await ok(await call('PUT', `/v1/fsm/routes/${date}/${crewId}`, 'admin', { stops })));
 
 interface DispatchObject {
   id: string;
@@ -110,6 +112,8 @@ interface EventsBody {
   apiVersion: string;
   data: { object: DispatchObject; previousAttributes: Record<string, unknown> | null };
 }
+let otherDayJob = '';
+const jobs0 = () => otherDayJob;
 const outboxCount = async () => Number((await owner.query(`select count(*) from outbox_events where organization_id = $1 and event = 'dispatch.updated'`, [a.id])).rows[0].count);
 
 /** Document 001 section 6.2's signature, checked with node:crypto alone. */
@@ -132,6 +136,7 @@ describe('dispatch.updated (D23)', () => {
   let southRouteId: string;
   beforeAll(async () => {
     jobs = [await job('north', PLACES[0]!), await job('north', PLACES[1]!), await job('south', PLACES[2]!)];
+    otherDayJob = jobs[2]!;
     north = await crewOf('north');
     south = await crewOf('south');
   }, 60_000);
@@ -224,4 +229,60 @@ describe('dispatch.updated (D23)', () => {
     for (const row of rows) expect(held.get(row.id)?.revision).toBe(row.revision);
     for (const e of eventsOf('events')) expect(['reassignment', 'resequencing', 'eta_drift']).toContain(e.data.object.changeReason);
   }, 90_000);
+});
+
+describe('crew status (D23): POST /v1/fsm/crews/{id}/status on today\'s route', () => {
+  // Today in the workspace's zone (D11's default, America/Toronto).
+  const today = instantToLocal(new Date(), 'America/Toronto').slice(0, 10);
+  let stops: string[];
+  let north: string;
+  let south: string;
+  let routeId: string;
+  const status = (crewId: string, who: string, body: unknown) => call('POST', `/v1/fsm/crews/${crewId}/status`, who, body);
+  beforeAll(async () => {
+    north = await crewOf('north');
+    south = await crewOf('south');
+    stops = [await job('north', PLACES[0]!, today), await job('north', PLACES[1]!, today), await job('north', PLACES[2]!, today)];
+    routeId = (await hand(north, stops, today)).id!;
+    await waitUntil('the new route\'s event', () => ofRoute(routeId).length === 1);
+  }, 60_000);
+
+  it('a crew without a route today is 409 with the reason', async () => {
+    const res = await status(south, 'admin', { status: 'en_route' });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as Problem).detail).toContain(`no route on ${today}`);
+  });
+
+  it("another crew's technician is a 403 problem; a job not on the route is 422 at jobId", async () => {
+    const res = await status(north, 'south', { status: 'en_route' });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const wrong = await status(north, 'north', { status: 'on_site', jobId: jobs0() });
+    expect(wrong.status).toBe(422);
+    expect(JSON.stringify(await wrong.json())).toContain('jobId');
+    expect(ofRoute(routeId)).toHaveLength(1);
+  });
+
+  it("the crew's technician sets a stop's status: technician_status with the prior stops; the same report again fires nothing", async () => {
+    const route = Route.parse(await ok(await status(north, 'north', { status: 'on_site', jobId: stops[0] })));
+    expect(route.revision).toBe(2);
+    expect(route.stops.map((s) => s.status)).toEqual(['on_site', 'planned', 'planned']);
+    await waitUntil('the status event', () => ofRoute(routeId).length === 2);
+    const event = ofRoute(routeId)[1]!;
+    expect(event.data.object).toMatchObject({ changeReason: 'technician_status', revision: 2 });
+    expect(event.data.previousAttributes).toEqual({ stops: ofRoute(routeId)[0]!.data.object.stops });
+    const before = await outboxCount();
+    expect(Route.parse(await ok(await status(north, 'north', { status: 'on_site', jobId: stops[0] }))).revision).toBe(2);
+    expect(await outboxCount()).toBe(before);
+  });
+
+  it('out of order is allowed, and off_duty with stops left is recorded on them (ADMIN)', async () => {
+    const onSite = Route.parse(await ok(await status(north, 'admin', { status: 'on_site', jobId: stops[2] })));
+    expect(onSite.stops.map((s) => s.status)).toEqual(['on_site', 'planned', 'on_site']);
+    const off = Route.parse(await ok(await status(north, 'north', { status: 'off_duty', jobId: stops[1] })));
+    expect(off.stops.map((s) => s.status)).toEqual(['on_site', 'off_duty', 'on_site']);
+    await waitUntil('both status events', () => ofRoute(routeId).length === 4);
+    expect(ofRoute(routeId).map((e) => e.data.object.revision)).toEqual([1, 2, 3, 4]);
+    expect(ofRoute(routeId)[3]!.data.object.stops.map((s) => s.status)).toEqual(['on_site', 'off_duty', 'on_site']);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { dispatchChange, emptyDispatchState, previousAttributes, type DispatchState } from '../../domain/dispatch/dispatch-update';
+import { dispatchChange, emptyDispatchState, previousAttributes, withCrewStatus, type DispatchState } from '../../domain/dispatch/dispatch-update';
 
 // D23: what `dispatch.updated` says of a route's change, from the route before and after.
 const A = '11111111-1111-4111-8111-111111111111';
@@ -50,5 +50,23 @@ describe('dispatch.updated: the change of a route (D23)', () => {
   it("only the stops' statuses changing is a technician status change", () => {
     const onSite = { ...day, stops: [stop(1, A, '08:20', 'on_site'), stop(2, B, '10:05')] };
     expect(dispatchChange(day, onSite)?.changeReason).toBe('technician_status');
+  });
+});
+
+describe("a crew's status on its stops (D23)", () => {
+  const three = [stop(1, A, '08:20'), stop(2, B, '10:05'), stop(3, C, '13:00')];
+  it('sets the named stop, in any order', () => {
+    expect(withCrewStatus(three, 'on_site', B)?.map((s) => s.status)).toEqual(['planned', 'on_site', 'planned']);
+  });
+  it('without a job, the current stop: the last reported, else the first', () => {
+    expect(withCrewStatus(three, 'en_route')?.map((s) => s.status)).toEqual(['en_route', 'planned', 'planned']);
+    const reported = withCrewStatus(three, 'on_site', B)!;
+    expect(withCrewStatus(reported, 'on_break')?.map((s) => s.status)).toEqual(['planned', 'on_break', 'planned']);
+  });
+  it('off_duty with stops left marks them too', () => {
+    expect(withCrewStatus(three, 'off_duty', A)?.map((s) => s.status)).toEqual(['off_duty', 'off_duty', 'off_duty']);
+  });
+  it('a job not on the route is null', () => {
+    expect(withCrewStatus(three, 'on_site', OTHER_FOREMAN)).toBeNull();
   });
 });
