@@ -1,4 +1,5 @@
 import { CREW_STATUSES } from '../../domain/dispatch/dispatch-update';
+import { calendarDate } from '../http/date-schemas';
 import { z } from 'zod';
 import { SkillCode } from '../../domain/routing/skills';
 import { Availability, TimeOff, WeeklyHours } from '../../domain/routing/availability';
@@ -75,7 +76,8 @@ export const JobSchedule = z
   .meta({ id: 'JobSchedule' });
 
 // ---- D23: routes ----
-const LocalDate = z.iso.date().meta({ description: 'A local date of the workspace, YYYY-MM-DD' });
+// The one date rule (api/http/date-schemas.ts): a day outside the years 0001-9999 is a 422 naming it.
+const LocalDate = calendarDate('A local date of the workspace, YYYY-MM-DD');
 const LocalDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/).meta({ description: 'Local to the workspace\'s time zone, YYYY-MM-DDTHH:mm' });
 const ReasonCode = z.enum(['SKILL_MISSING', 'OUTSIDE_SHIFT', 'ON_TIME_OFF', 'TIME_WINDOW_UNREACHABLE', 'OVERTIME_CAP', 'SITE_NOT_LOCATED', 'PLAN_ROUTE_LIMIT']);
 export const RouteDateParams = z.strictObject({ date: LocalDate });

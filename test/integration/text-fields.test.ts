@@ -81,6 +81,8 @@ beforeAll(async () => {
     finishedHeightIn: 48,
     motorised: true,
     motorSku: 'MTR-BATTERY',
+    // D11: the workspace's time zone is an IANA name.
+    time_zone: 'America/Toronto',
   };
 });
 afterAll(async () => {
@@ -126,7 +128,9 @@ describe.each(UNSTORABLE)('$name in text fields', ({ insert, complaint: expected
     const answers: { field: string; status: number; complaint: string | undefined }[] = [];
     for (const operation of operations) {
       const schema = operation.schema;
-      const valid = withHints(example(doc, schema));
+      const valid = withHints(example(doc, schema)) as Record<string, unknown>;
+      // Calculate takes a new customer or an existing one's id, not both: the new one's strings are the ones to walk.
+      if (operation.path === '/api/v1/quotes/calculate') delete valid.customerId;
       const send = (body: unknown) => api.request(operation.url, { method: operation.method, token, json: body });
       // The example passes validation, so a refusal below can only be the NUL's.
       const baseline = await send(valid);

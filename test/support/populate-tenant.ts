@@ -1,3 +1,5 @@
+import { SANDBOX_ROUTE_DATE } from '../../db/routing-sandbox';
+import { storeRouteDay } from '../../db/fsm/routes';
 import type pg from 'pg';
 import { startApi } from '../../scripts/harness/api-harness';
 import { sandboxUser } from '../../scripts/harness/owner-db';
@@ -119,6 +121,29 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
       await addToSyncRun(tx, { workflowId: `provider-sync-${tech.organizationId}-crm-populate`, seen: 1, applied: 0, watermark: '2026-11-21T16:45:00.000Z' });
       await finishSyncRun(tx, { workflowId: `provider-sync-${tech.organizationId}-crm-populate`, error: null });
     });
+    // Completing the job reconciles its draws: its completion invoice row (the workflow that bills it needs no worker here).
+    for (const status of ['in_progress', 'complete']) {
+      const moved = await api.request(`/v1/fsm/jobs/${workOrderId}`, { method: 'PATCH', token: admin, json: { status } });
+      if (moved.status !== 200) throw new Error(`populating ${subdomain}: job ${status} answered ${moved.status} ${await moved.text()}`);
+    }
+    // D24: a quote sent to its customer, so its page link's row exists (no mail server here: the link is answered either way).
+    const toSend = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: sales, json: twoWindows({ persist: true, customer: { name: `Page check ${subdomain}` } }) });
+    const sendId = ((await toSend.json()) as { quote_id: string }).quote_id;
+    const sent = await api.request(`/api/v1/quotes/${sendId}/send`, { method: 'POST', token: sales });
+    if (sent.status !== 200) throw new Error(`populating ${subdomain}: send answered ${sent.status} ${await sent.text()}`);
+    // D21: a published price-book revision, with the products it lists.
+    const book = (await (await api.request(`/v1/pricebooks/${tech.organizationId}`, { token: admin })).json()) as { revision: number };
+    const published = await api.request(`/v1/pricebooks/${tech.organizationId}/revisions`, { method: 'POST', token: admin, json: { base_revision: book.revision, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '1' }] } });
+    if (published.status !== 201) throw new Error(`populating ${subdomain}: publishing answered ${published.status} ${await published.text()}`);
+    // D23: a route of the seeded busy day set by hand, and the day's record as a plan stores it (no worker here to run a plan).
+    const [routed] = (await owner.query<{ id: string; crew_id: string }>(
+      `select id, crew_id from work_orders where organization_id = $1 and scheduled_date = $2 and crew_id is not null and job_status not in ('complete', 'cancelled') order by id limit 1`,
+      [tech.organizationId, SANDBOX_ROUTE_DATE],
+    )).rows;
+    if (!routed) throw new Error(`populating ${subdomain}: the seeded route day has no job with a crew`);
+    const sequenced = await api.request(`/v1/fsm/routes/${SANDBOX_ROUTE_DATE}/${routed.crew_id}`, { method: 'PUT', token: admin, json: { stops: [routed.id] } });
+    if (sequenced.status !== 200) throw new Error(`populating ${subdomain}: hand sequence answered ${sequenced.status} ${await sequenced.text()}`);
+    await inTenant(worker.em, tech.organizationId, (tx) => storeRouteDay(tx, SANDBOX_ROUTE_DATE, { unassigned: [], exclusions: [], travelTimeSource: 'great_circle' }));
     // A consent completed at the accounting fake: the nonce of its state and the connection.
     const connected = await consent(api, admin, 'accounting');
     if (connected.status !== 200) throw new Error(`populating ${subdomain}: accounting consent answered ${connected.status} ${await connected.text()}`);

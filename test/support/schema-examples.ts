@@ -40,7 +40,7 @@ export function resolve(doc: OpenApiDocument, schema: JsonSchema): JsonSchema {
 const types = (schema: JsonSchema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
 
 /** Strings that satisfy a pattern, tried in order. */
-const PATTERN_CANDIDATES = ['a', 'sandbox', '1', '0.5', '2026-01-01'];
+const PATTERN_CANDIDATES = ['a', 'sandbox', '1', '0.5', '2026-01-01', '08:00'];
 
 function exampleString(schema: JsonSchema): string {
   if (schema.enum) return String(schema.enum.find((v) => typeof v === 'string'));
