@@ -218,7 +218,7 @@ describe('registration: a format fixed at registration, with its own catalogue (
       [{ url: r.url, events: ['quote.created'] }, 'events.0'],
       [{ url: r.url, format: 'core', events: ['quote.approved', 'invoice.generated'] }, 'events.1'],
       [{ url: r.url, format: 'events', events: ['job.dispatched'] }, 'events.0'],
-      [{ url: r.url, format: 'events', events: ['dispatch.updated'] }, 'events.0'],
+      [{ url: r.url, format: 'events', events: ['dispatch.updated', 'work_order.completed'] }, 'events.1'],
       [{ url: r.url, format: 'field', events: ['quote.approved'] }, 'events.0'],
       [{ url: r.url, format: 'field', events: ['work_order.dispatched'] }, 'events.0'],
       [{ url: r.url, format: 'stripe', events: ['quote.created'] }, 'format'],
