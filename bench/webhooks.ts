@@ -37,6 +37,9 @@
  * (worker/main.ts, as deployed), production timing. The receivers are on 127.0.0.1, allowed by
  * OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK alone. The envelope id each receipt carries (the core
  * `X-Service-Delivery` header) is counted to show every event arrived.
+ *
+ * `npm run bench:webhooks -- --workers 2` runs two worker processes on the task queue instead of
+ * one (docs/operations.md, scaling out, has both figures).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -55,6 +58,9 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const warmup = Number(process.env.BENCH_WARMUP ?? 1000);
 /** Chunks being dispatched at once while the next are committed. */
 const dispatchers = Number(process.env.BENCH_DISPATCHERS ?? 4);
+/** `--workers N`: worker processes polling the task queue (default 1). */
+const workerCount = process.argv.includes('--workers') ? Number(process.argv[process.argv.indexOf('--workers') + 1]) : 1;
+if (!Number.isInteger(workerCount) || workerCount < 1) throw new Error('--workers takes a whole number of worker processes, at least 1');
 const TARGET_PER_SECOND = 200;
 const TARGET_PACED_P50_MS = 100;
 const TARGET_SHARE = 0.9;
@@ -106,10 +112,13 @@ await withSelfContainedStack('bench_hooks', async () => {
 
   const owner = ownerPool();
   const taskQueue = `bench-webhooks-${Date.now()}`;
-  const worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const workers = Array.from({ length: workerCount }, () =>
+    spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+      // Each its own free metrics port: several workers on one machine.
+      env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, CREDENTIAL_ENCRYPTION_KEY: key, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true', WORKER_METRICS_PORT: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
   const orm = await createOrm({ url: appDatabaseUrl(process.env.DATABASE_URL!, process.env.DATABASE_APP_PASSWORD!), poolMax: 10 });
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporalClient = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
@@ -183,7 +192,7 @@ await withSelfContainedStack('bench_hooks', async () => {
      * delivery). Deliveries per second from the resumption to the last receipt.
      */
     const drain = async (r: InstanceType<typeof WebhookReceiver>) => {
-      worker.kill('SIGSTOP');
+      for (const worker of workers) worker.kill('SIGSTOP');
       try {
         await commitAndDispatch(neighbourEvents);
         // The rows just written are vacuumed and analysed now, while the worker waits, rather than
@@ -191,7 +200,7 @@ await withSelfContainedStack('bench_hooks', async () => {
         // write twice the rows, and their maintenance is not the neighbour's cost.
         for (const table of ['webhook_deliveries', 'outbox_events']) await owner.query(`vacuum (analyze) ${table}`);
       } finally {
-        worker.kill('SIGCONT');
+        for (const worker of workers) worker.kill('SIGCONT');
       }
       const resumed = Date.now();
       await r.waitFor(neighbourEvents, 900_000);
@@ -273,7 +282,7 @@ await withSelfContainedStack('bench_hooks', async () => {
     const meanRate = (runs: { perSecond: number }[]) => runs.reduce((sum, r) => sum + r.perSecond, 0) / runs.length;
     const share = meanRate(besides) / meanRate(alones);
 
-    console.log(`\nissue 19: outbound webhooks, one delivery workflow per endpoint (one worker process, production timing)\n`);
+    console.log(`\nissue 19: outbound webhooks, one delivery workflow per endpoint (${workerCount} worker process${workerCount === 1 ? '' : 'es'}, production timing)\n`);
     console.log(`1. sustained: ${events} events committed and dispatched in chunks of ${chunk} (${dispatchers} dispatching at once), one core endpoint on loopback`);
     console.log(`   ${phase1.received} receipts, ${phase1.distinct} distinct envelope ids, ${phase1.perSecond.toFixed(1)} deliveries/s   target >= ${TARGET_PER_SECOND}/s: ${verdict(phase1.perSecond >= TARGET_PER_SECOND)}`);
     console.log(`   (all committed and dispatched after ${phase1.dispatchedSeconds.toFixed(1)} s, last receipt after ${phase1.seconds.toFixed(1)} s)`);
@@ -297,12 +306,12 @@ await withSelfContainedStack('bench_hooks', async () => {
     }
     printPeakMemory([
       { role: 'API (this process: the API, its dispatcher and the receivers)', pid: process.pid },
-      { role: 'worker', pid: worker.pid! },
+      ...workers.map((worker, i) => ({ role: `worker ${i + 1}`, pid: worker.pid! })),
     ]);
   } finally {
     await api.close();
-    worker.kill('SIGTERM');
-    await new Promise((resolve) => worker.once('exit', resolve));
+    for (const worker of workers) worker.kill('SIGTERM');
+    await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.exitCode === null && worker.signalCode === null ? worker.once('exit', resolve) : resolve(undefined)))));
     await connection.close();
     await orm.close(true);
     for (const close of closers) await close();
