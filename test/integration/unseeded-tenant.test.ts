@@ -75,7 +75,7 @@ function ops(...args: string[]): Promise<{ code: number; out: string }> {
 }
 
 describe('SEED_SANDBOX=false: a tenant made by ops is the only way in, and it works', () => {
-  it('no workspace before; ops tenant create makes one whose ADMIN, once the invitation is accepted, prices a quote on its price book', async () => {
+  it('no workspace before; ops tenant create makes one whose ADMIN, once the invitation is accepted, publishes its price book and prices a quote on it', async () => {
     expect((await ops('tenant', 'list')).out).toContain('0 workspaces.');
     const created = await ops('tenant', 'create', '--subdomain', 'brightline', '--name', 'Brightline Shades', '--admin-email', 'owner@brightline.test');
     expect(created.code).toBe(0);
@@ -96,7 +96,7 @@ describe('SEED_SANDBOX=false: a tenant made by ops is the only way in, and it wo
     expect((await ops('tenant', 'create', '--subdomain', 'brightline', '--name', 'Brightline Shades', '--admin-email', 'owner@brightline.test')).code).toBe(0);
     const session = await login();
     expect(session.status).toBe(200);
-    const { access_token: bearer, user } = (await session.json()) as { access_token: string; user: { role: string } };
+    const { access_token: bearer, user } = (await session.json()) as { access_token: string; user: { role: string; organization_id: string } };
     expect(user.role).toBe('ADMIN');
 
     expect((await catcher.messages()).filter((m) => m.to.some((t) => t.address === 'owner@brightline.test'))).toHaveLength(1);
@@ -105,8 +105,18 @@ describe('SEED_SANDBOX=false: a tenant made by ops is the only way in, and it wo
     expect(invited.status).toBe(201);
     const organization = await api.request('/api/v1/organization', { token: bearer });
     expect(await organization.json()).toMatchObject({ subdomain: 'brightline', name: 'Brightline Shades', plan: 'starter', time_zone: 'America/Toronto', technical_contact_email: 'owner@brightline.test' });
+    // D21: the ADMIN publishes the workspace's price book through the API (a supplier's fabric increase), and quotes price on it.
+    const before = (await (await api.request('/api/v1/quotes/calculate', { method: 'POST', token: bearer, json: twoWindows({ persist: false }) })).json()) as { totals: { cost_cents: number } };
+    const book = (await (await api.request(`/v1/pricebooks/${user.organization_id}`, { token: bearer })).json()) as { revision: string };
+    const published = await api.request(`/v1/pricebooks/${user.organization_id}/revisions`, { method: 'POST', token: bearer, json: { base_revision: book.revision, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '10' }] } });
+    expect(published.status).toBe(201);
+    const revision = ((await published.json()) as { revision: string }).revision;
+    expect(revision).not.toBe(book.revision);
+    expect(((await (await api.request(`/v1/pricebooks/${user.organization_id}`, { token: bearer })).json()) as { revision: string }).revision).toBe(revision);
     const quote = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: bearer, json: twoWindows({ persist: true }) });
     expect(quote.status).toBe(200);
+    const priced = (await quote.clone().json()) as { totals: { cost_cents: number } };
+    expect(priced.totals.cost_cents).toBeGreaterThan(before.totals.cost_cents);
     expect(await quote.json()).toMatchObject({ persisted: true, status: 'DRAFT', quote_number: 1, totals: { amount_cents: expect.any(Number) } });
   }, 120_000);
 });
