@@ -6,6 +6,7 @@
  *
  * The floors must agree with SANDBOX_TENANTS in db/sandbox.ts (a unit test checks).
  */
+import { DEFAULT_RATE_CARD_SETTINGS } from '../../domain/organizations/templates';
 import type { RateCardLabourTier, RateCardSettings, RateCardSku } from '../../domain/pricing/rate-card';
 
 export interface SandboxRateCard {
@@ -17,17 +18,8 @@ export interface SandboxRateCard {
 
 export const SANDBOX_RATE_CARD: SandboxRateCard = {
   subdomain: 'sandbox',
-  settings: {
-    marginFloor: '0.35',
-    fabricWasteFactor: '0.10',
-    labourBaseHoursPerUnit: '0.75',
-    labourHoursPerSquareFoot: '0.02',
-    labourMotorisationHours: '0.5',
-    tubeDeductionInches: '1.125',
-    hembarDeductionInches: '1.375',
-    fabricWidthDeductionInches: '1.5',
-    fabricDropAllowanceInches: '12',
-  },
+  // D1's standard constants, the same a workspace made with `--template empty` starts from.
+  settings: { ...DEFAULT_RATE_CARD_SETTINGS },
   skus: [
     { code: 'FAB-SCREEN-3', component: 'fabric', description: 'Solar screen fabric, 3% openness', unit: 'sq_ft', unitCostCents: '437.5' },
     { code: 'FAB-BLACKOUT', component: 'fabric', description: 'Blackout fabric, vinyl-backed', unit: 'sq_ft', unitCostCents: '396.75' },
