@@ -165,6 +165,7 @@ export async function createWorkOrderWithin(tx: EntityManager, caller: Caller, b
   if (body.quoteId) {
     if (!(await quoteExists(tx, body.quoteId))) throw notFound('quoteId: no such quote in this workspace.');
   }
+  if (body.customerId && (await customersByIds(tx, [body.customerId])).length === 0) throw notFound('customerId: no such customer in this workspace.');
   if (body.assignedTechnicianId) {
     const user = await userRoleAndActive(tx, body.assignedTechnicianId);
     if (!user) throw notFound('assignedTechnicianId: no such user in this workspace.');
@@ -178,6 +179,7 @@ export async function createWorkOrderWithin(tx: EntityManager, caller: Caller, b
     crewId,
     siteId,
     quoteId: body.quoteId ?? null,
+    customerId: body.customerId ?? null,
     assignedTechnicianId: body.assignedTechnicianId ?? null,
     scheduledDate: body.scheduledDate ?? null,
     siteAddress: body.siteAddress ?? null,

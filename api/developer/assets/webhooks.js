@@ -179,8 +179,8 @@
           method: 'PATCH',
           json: { url: String(data.get('url')).trim(), events: eventsOf(String(data.get('events'))), description: String(data.get('description')).trim() || null },
         });
-        say(`Saved ${String(data.get('url')).trim()}.`);
         await loadEndpoints();
+        say(`Saved ${String(data.get('url')).trim()}.`);
       });
     });
     card.append(form);
@@ -233,9 +233,9 @@
       toggle.addEventListener('click', () => void act(toggle, async () => {
         const status = endpoint.status === 'disabled' ? 'enabled' : 'disabled';
         await api(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: 'PATCH', json: { status } });
-        say(status === 'enabled' ? `Enabled ${endpoint.url}; what it missed is being delivered.` : `Disabled ${endpoint.url}; its events are kept until it is enabled again.`);
         await loadEndpoints();
         await loadDeliveries(false, true);
+        say(status === 'enabled' ? `Enabled ${endpoint.url}; what it missed is being delivered.` : `Disabled ${endpoint.url}; its events are kept until it is enabled again.`);
       }));
       buttons.append(toggle);
       const rotate = button('Rotate secret', `Rotate the signing secret of ${endpoint.url}`, true);
@@ -250,9 +250,9 @@
         if (!confirm(`Delete ${endpoint.url}? Nothing more is delivered to it, and its delivery log goes with it.`)) return;
         void act(remove, async () => {
           await api(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: 'DELETE' });
-          say(`Deleted ${endpoint.url}.`);
           await loadEndpoints();
           await loadDeliveries(false, true);
+          say(`Deleted ${endpoint.url}.`);
         });
       });
       buttons.append(remove);
