@@ -32,6 +32,8 @@ beforeAll(async () => {
     env: { CREDENTIAL_ENCRYPTION_KEY: 'k'.repeat(44), OUTBOUND_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' },
   });
   const tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+  // Three walks over every operation draw more /v1/ requests than a starter plan's bucket holds (D15).
+  await owner.query(`update organizations set plan = 'enterprise' where id = $1`, [tenant.id]);
   await giveRateCard(tenant.id, SANDBOX_RATE_CARD);
   token = await api.tokenFor(tenant.users.admin!);
   doc = (await (await api.request('/openapi.json')).json()) as OpenApiDocument;
@@ -83,6 +85,12 @@ beforeAll(async () => {
     motorSku: 'MTR-BATTERY',
     // D11: the workspace's time zone is an IANA name.
     time_zone: 'America/Toronto',
+    // D23: a working day ends after it starts.
+    weekly: [{ day: 'mon', start: '08:00', end: '17:00', break_minutes: 30 }],
+    // A plan that stores nothing (this stack runs no worker).
+    dry_run: true,
+    window_start: '09:00',
+    window_end: '12:00',
   };
 });
 afterAll(async () => {
@@ -91,6 +99,11 @@ afterAll(async () => {
 });
 
 const UUID = '6f1c2f7e-5b0a-4a43-9b4e-1f7d3c2a9e10';
+/** D23: the routes of a day take a date beside an id. */
+const DATED_PATHS: Record<string, string> = {
+  '/v1/fsm/routes/{date}/{crew_id}': `/v1/fsm/routes/2026-12-03/${UUID}`,
+  '/v1/fsm/routes/{date}/plan': '/v1/fsm/routes/2026-12-03/plan',
+};
 
 function bodyOperations() {
   const operations: { method: string; path: string; url: string; schema: JsonSchema }[] = [];
@@ -100,7 +113,7 @@ function bodyOperations() {
       // The payments webhook's body is the provider's signed event: it is refused by its signature
       // before any field is read (payments.test.ts covers NUL in a signed event's ids).
       if (path === '/api/v1/integrations/payments/webhook') continue;
-      if (body) operations.push({ method: method.toUpperCase(), path, url: path.replace(/\{[^}]+\}/g, pathIds[path] ?? UUID), schema: body.schema });
+      if (body) operations.push({ method: method.toUpperCase(), path, url: DATED_PATHS[path] ?? path.replace(/\{[^}]+\}/g, pathIds[path] ?? UUID), schema: body.schema });
     }
   }
   return operations;

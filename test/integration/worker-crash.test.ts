@@ -89,7 +89,8 @@ describe('a worker killed mid fan-out', () => {
     await approval.result();
     // The lean shape: the plan a local activity, the leg one activity that records its own row.
     const scheduled = ((await approval.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
-    expect(scheduled).toEqual(['writePaymentsInvoice']);
+    // ... and, after it, D24's courtesy email of the invoice link (it sends only to a customer who accepted on the quote's page).
+    expect(scheduled).toEqual(['writePaymentsInvoice', 'emailInvoiceToCustomer']);
     expect(invoicesOf()).toHaveLength(1);
     expect(fake.requests.find('POST', '/v1/invoices/*/finalize').length).toBeGreaterThanOrEqual(2);
     const row = (await owner.query(`select status, attempts, external_id from sync_records where quote_id = $1 and provider = 'PAYMENTS'`, [quoteId])).rows[0];
