@@ -78,10 +78,12 @@ describe('the lean approval', () => {
     const { quoteId, progress } = await approve();
     expect(progress.state).toBe('completed');
     const shape = shapeOf(await temporal.client.workflow.getHandle(approvalWorkflowId(quoteId)).fetchHistory());
-    expect(shape.activities.map((a) => a.type)).toEqual(['writePaymentsInvoice', 'writeAccountingInvoice', 'upsertCrmOpportunity']);
-    for (const activity of shape.activities) expect(activity.input).toEqual({ organizationId: tenant.id, quoteId });
+    // D24's courtesy email of the invoice link follows the payments leg (it sends only to a customer who accepted on the page).
+    expect(shape.activities.map((a) => a.type)).toEqual(['writePaymentsInvoice', 'writeAccountingInvoice', 'upsertCrmOpportunity', 'emailInvoiceToCustomer']);
+    for (const activity of shape.activities.slice(0, 3)) expect(activity.input).toEqual({ organizationId: tenant.id, quoteId });
+    expect(shape.activities[3]!.input).toEqual({ organizationId: tenant.id, quoteId, invoiceId: invoicesAtStripe(quoteId)[0]!.id });
     expect(shape.localActivities).toBe(1);
-    expect(shape.patches).toBe(0); // one shape: no version markers
+    expect(shape.patches).toBe(1); // the one version marker: the email, patched in so older histories replay
 
     const recorded = await rows(quoteId);
     for (const provider of ['PAYMENTS', 'ACCOUNTING', 'CRM']) expect(recorded[provider]).toMatchObject({ status: 'SUCCEEDED', attempts: 1, last_error: null });
@@ -106,7 +108,7 @@ describe('the lean approval', () => {
     expect(repaired).toMatchObject({ provider: 'PAYMENTS', status: 'SUCCEEDED', externalId: invoicesAtStripe(quoteId)[0]!.id });
     await handle.result();
     const done = shapeOf(await handle.fetchHistory());
-    expect(done.activities.map((a) => a.type)).toEqual(['writePaymentsInvoice', 'writeAccountingInvoice', 'upsertCrmOpportunity', 'writePaymentsInvoice']);
+    expect(done.activities.map((a) => a.type)).toEqual(['writePaymentsInvoice', 'writeAccountingInvoice', 'upsertCrmOpportunity', 'writePaymentsInvoice', 'emailInvoiceToCustomer']);
     expect(done.localActivities).toBe(2);
     expect((await rows(quoteId)).PAYMENTS).toMatchObject({ status: 'SUCCEEDED', attempts: 2, last_error: null });
     expect(invoicesAtStripe(quoteId)).toHaveLength(1);
@@ -123,9 +125,12 @@ describe('the lean approval', () => {
     });
     expect(outcome).toMatchObject({ provider: 'PAYMENTS', status: 'SUCCEEDED', externalId: invoice.id });
     const shape = shapeOf(await temporal.client.workflow.getHandle(invoiceWorkflowId(quoteId)).fetchHistory());
-    expect(shape.activities).toEqual([{ type: 'writePaymentsInvoice', input: { organizationId: tenant.id, quoteId } }]);
+    expect(shape.activities).toEqual([
+      { type: 'writePaymentsInvoice', input: { organizationId: tenant.id, quoteId } },
+      { type: 'emailInvoiceToCustomer', input: { organizationId: tenant.id, quoteId, invoiceId: invoice.id } },
+    ]);
     expect(shape.localActivities).toBe(0);
-    expect(shape.patches).toBe(0);
+    expect(shape.patches).toBe(1);
     expect(invoicesAtStripe(quoteId)).toHaveLength(1);
     expect((await rows(quoteId)).PAYMENTS).toMatchObject({ status: 'SUCCEEDED', attempts: 2, external_id: invoice.id });
     expect(await invoiceGenerated(quoteId)).toBe(1);

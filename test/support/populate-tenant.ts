@@ -47,7 +47,7 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     if (subscribed.status !== 201) throw new Error(`populating ${subdomain}: webhook endpoint answered ${subscribed.status} ${await subscribed.text()}`);
     const endpointId = ((await subscribed.json()) as { id: string }).id;
     // D20: an invitation (its single-use token) and, with it, an audit event (D22).
-    const invited = await api.request('/api/v1/users/invitations', { method: 'POST', token: admin, json: { email: `isolation-invitee@${subdomain}.test`, full_name: 'Isolation Invitee', role: 'SALES' } });
+    const invited = await api.request('/api/v1/users/invitations', { method: 'POST', token: admin, json: { email: `isolation-invitee-${subdomain}@isolation.test`, full_name: 'Isolation Invitee', role: 'SALES' } });
     if (invited.status !== 201) throw new Error(`populating ${subdomain}: invitation answered ${invited.status} ${await invited.text()}`);
     // A real transition: history and an outbox event.
     const moved = await api.request(`/api/v1/work-orders/${workOrderId}/status`, { method: 'PATCH', token: admin, json: { status: 'DISPATCHED' } });
