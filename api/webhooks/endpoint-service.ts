@@ -124,7 +124,8 @@ export class WebhookEndpointService {
     const after = query.cursor ? cursorPosition(ENDPOINT_KEYSET, query.cursor) : undefined;
     return inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const { rows, next } = pageOf(await listEndpoints(tx, { after, limit: query.limit }), query.limit, ENDPOINT_KEYSET);
-      const outcomes = await attemptOutcomesOfLastDay(tx);
+      // Only the page's endpoints: a workspace's other endpoints' attempts are not read.
+      const outcomes = await attemptOutcomesOfLastDay(tx, rows.map((row) => row.id));
       return { data: rows.map((row) => toEndpoint(row, outcomes.get(row.id))), next_cursor: next };
     });
   }

@@ -80,13 +80,15 @@ export function attemptPage(
 export const ATTEMPT_KEYSET = keyset(TimeAndId, (row: { cursor_attempted_at: string; id: string }) => [row.cursor_attempted_at, row.id] as const);
 
 /**
- * Each endpoint's attempts of the last 24 hours and how many were delivered (the deliveries
+ * The given endpoints' attempts of the last 24 hours and how many were delivered (the deliveries
  * page's success rate). Endpoints without an attempt in that time are absent.
  */
-export async function attemptOutcomesOfLastDay(em: EntityManager): Promise<Map<string, { attempts: number; delivered: number }>> {
+export async function attemptOutcomesOfLastDay(em: EntityManager, endpointIds: readonly string[]): Promise<Map<string, { attempts: number; delivered: number }>> {
+  if (endpointIds.length === 0) return new Map();
   const rows = await tablesOf(em)
     .selectFrom('webhook_delivery_attempts as a')
     .select((eb) => ['a.endpoint_id', eb.fn.countAll<string>().as('attempts'), eb.fn.count<string>(eb.case().when('a.outcome', '=', 'delivered').then(1).end()).as('delivered')])
+    .where('a.endpoint_id', 'in', endpointIds)
     .where('a.attempted_at', '>', sql<Date>`now() - interval '24 hours'`)
     .groupBy('a.endpoint_id')
     .execute();
