@@ -13,6 +13,7 @@ import {
   type PricebookProduct,
   type PricebookSku,
 } from './content';
+import { readFormulaSafeText } from './formula-text';
 
 /**
  * D21: a change set against a price book revision, and the one rule that applies it. The zod
@@ -32,7 +33,11 @@ const SignedDecimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'An exact decimal as a
 export const SkuInput = z.strictObject({
   code: Code,
   component: z.enum(SKU_COMPONENTS),
-  description: z.string().min(1).max(500),
+  description: z
+    .string()
+    .min(1)
+    .max(500)
+    .meta({ description: 'Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed' }),
   unit: z.enum(SKU_UNITS),
   unit_cost_cents: NonNegativeDecimal.meta({ description: 'Per-unit cost in cents, an exact decimal (fractions of a cent allowed)' }),
   active: z.boolean().default(true),
@@ -145,7 +150,14 @@ export function applyChangeSet(base: PricebookContent, changes: readonly Change[
         if (seen.sku.has(sku.code)) return complain(`${at}.sku.code`, `SKU ${sku.code} appears twice in this change set`);
         seen.sku.add(sku.code);
         for (const [field, why] of Object.entries(skuValueComplaints(sku))) complain(`${at}.sku.${field}`, why);
-        skus.set(sku.code, { ...sku, unit_cost_cents: NON_NEGATIVE_DECIMAL.test(sku.unit_cost_cents) ? normalised(sku.unit_cost_cents) : sku.unit_cost_cents });
+        // The CSV import's formula rule, so that text a spreadsheet would run enters by neither door.
+        const description = readFormulaSafeText(sku.description);
+        if ('complaint' in description) complain(`${at}.sku.description`, description.complaint);
+        skus.set(sku.code, {
+          ...sku,
+          description: 'text' in description ? description.text : sku.description,
+          unit_cost_cents: NON_NEGATIVE_DECIMAL.test(sku.unit_cost_cents) ? normalised(sku.unit_cost_cents) : sku.unit_cost_cents,
+        });
         skuTouchedAt.set(sku.code, `${at}.sku.${sku.active ? 'component' : 'active'}`);
         return;
       }

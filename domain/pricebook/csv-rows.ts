@@ -1,6 +1,9 @@
 import { ChangeSetRefused, CODE_PATTERN, NON_NEGATIVE_DECIMAL, applyChangeSet, plainDecimal, skuValueComplaints, type Change } from './change-set';
 import { SKU_COMPONENTS, SKU_UNITS, type PricebookContent, type PricebookSku } from './content';
 import Decimal from 'decimal.js';
+import { escapeCell, readFormulaSafeText } from './formula-text';
+
+export { escapeCell } from './formula-text';
 
 /**
  * D21's CSV import and export of a price book's SKUs, the rules without the parser: the caller
@@ -11,14 +14,6 @@ import Decimal from 'decimal.js';
  */
 export const CSV_COLUMNS = ['code', 'component', 'description', 'unit', 'unit_cost_cents', 'active'] as const;
 export const MAX_CSV_ROWS = 5_000;
-
-/**
- * OWASP's CSV injection rule: a cell that begins with one of these is a formula to a spreadsheet.
- * Export writes such text with a leading apostrophe; import reads `'=…` back as `=…` and refuses a
- * bare one, so what a spreadsheet would run never enters the book unnoticed.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
-export const escapeCell = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
 
 export type RowOutcome = 'created' | 'updated' | 'unchanged' | 'refused';
 export interface RowResult {
@@ -65,9 +60,11 @@ function readRow(cells: readonly string[], rowNumber: number): { sku?: Pricebook
   const [code, component, rawDescription, unit, cost, active] = cells.map((c) => c.trim()) as [string, string, string, string, string, string];
   if (!CODE_PATTERN.test(code)) errors.code = 'A code of 1-64 letters, digits, ".", "_", "/" or "-", starting with a letter or digit';
   if (!(SKU_COMPONENTS as readonly string[]).includes(component)) errors.component = `Unknown component "${component}": one of ${SKU_COMPONENTS.join(', ')}`;
+  // The untrimmed cell: a leading tab or carriage return is a formula start too (formula-text.ts).
+  const read = readFormulaSafeText(cells[2]!);
   let description = rawDescription;
-  if (/^'[=+\-@\t\r]/.test(cells[2]!)) description = cells[2]!.slice(1);
-  else if (FORMULA_START.test(cells[2]!)) errors.description = `Begins with "${cells[2]![0] === '\t' ? 'a tab' : cells[2]![0] === '\r' ? 'a carriage return' : cells[2]![0]}", which a spreadsheet runs as a formula; write it with a leading apostrophe to keep it as text`;
+  if ('complaint' in read) errors.description = read.complaint;
+  else if (read.text !== cells[2]) description = read.text;
   if (description.length < 1 || description.length > 500) errors.description ??= 'A description of 1-500 characters';
   if (!(SKU_UNITS as readonly string[]).includes(unit)) errors.unit = `Unknown unit "${unit}": one of ${SKU_UNITS.join(', ')}`;
   if (!NON_NEGATIVE_DECIMAL.test(cost)) errors.unit_cost_cents = `"${cost}" is not a non-negative decimal such as 437.5`;
@@ -121,7 +118,9 @@ export function planImport(base: PricebookContent, records: readonly (readonly s
     firstRowOf.set(read.sku.code, row);
     const before = current.get(read.sku.code);
     if (before && sameSku(before, read.sku)) return { row, code, result: 'unchanged' };
-    changes.push({ op: 'upsert_sku', sku: read.sku });
+    // The change carries the description as a file writes it (apostrophe and all): applyChangeSet
+    // reads it by the same rule as a JSON change set's.
+    changes.push({ op: 'upsert_sku', sku: { ...read.sku, description: escapeCell(read.sku.description) } });
     changeRow.push(index);
     return { row, code, result: before ? 'updated' : 'created' };
   });

@@ -3646,6 +3646,7 @@ export interface components {
                 code: string;
                 /** @enum {string} */
                 component: "fabric" | "hardware" | "motor" | "trim";
+                /** @description Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed */
                 description: string;
                 /** @enum {string} */
                 unit: "sq_ft" | "each" | "linear_ft";
@@ -3742,6 +3743,7 @@ export interface components {
                     code: string;
                     /** @enum {string} */
                     component: "fabric" | "hardware" | "motor" | "trim";
+                    /** @description Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed */
                     description: string;
                     /** @enum {string} */
                     unit: "sq_ft" | "each" | "linear_ft";
@@ -3831,6 +3833,7 @@ export interface components {
                     code: string;
                     /** @enum {string} */
                     component: "fabric" | "hardware" | "motor" | "trim";
+                    /** @description Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed */
                     description: string;
                     /** @enum {string} */
                     unit: "sq_ft" | "each" | "linear_ft";

@@ -215,6 +215,11 @@ describe('D21: publishing a change set', () => {
       [[{ op: 'set_setting', field: 'fabric_waste_factor', value: '11' }], { 'changes.0.value': /at most 10/ }],
       [[{ op: 'upsert_labour_tier', tier: { code: 'NIGHT', name: 'Night', hourly_rate_cents: 9000, multiplier: '0' } }], { 'changes.0.tier.multiplier': /greater than 0/ }],
       [[{ op: 'adjust_costs', component: 'fabric', percent: '-101' }], { 'changes.0.percent': /between -100 and 1000/ }],
+      [[{ op: 'set_setting', field: 'margin_floor', value: '0.3' }, { op: 'adjust_costs', component: 'glass', percent: '5' }], { 'changes.1.component': /fabric.*hardware/ }],
+      [[{ op: 'adjust_costs', percent: 'ten' }], { 'changes.0.percent': /decimal/ }],
+      // What a spreadsheet would run is refused as the CSV import refuses it (the apostrophe form is text).
+      [[{ op: 'upsert_sku', sku: { code: 'TRIM-EVIL', component: 'trim', description: "=cmd|' /C calc'!A0", unit: 'each', unit_cost_cents: '100' } }], { 'changes.0.sku.description': /Begins with "=", which a spreadsheet runs as a formula/ }],
+      [[{ op: 'upsert_sku', sku: { code: 'TRIM-EVIL', component: 'trim', description: '@SUM(A1)', unit: 'each', unit_cost_cents: '100' } }], { 'changes.0.sku.description': /Begins with "@", which a spreadsheet runs as a formula/ }],
       [[{ op: 'deactivate_sku', code: 'HW-ROLLER-HD' }], { 'changes.0.code': /used by active product ROLLER-BLACKOUT-HD-FASCIA/ }],
       [[{ op: 'upsert_product', product: { sku: 'ROLLER-ODD', name: 'Odd', fabric_sku: 'HW-ROLLER-STD', hardware_sku: 'HW-ROLLER-STD' } }], { 'changes.0.product.fabric_sku': /hardware SKU, not fabric/ }],
     ];
@@ -334,8 +339,10 @@ describe('D21: CSV import and export', () => {
   it('exports UTF-8 with a BOM and CRLF, quotes commas, and escapes formula cells; the file imports back unchanged', async () => {
     const book = await newBook();
     const base = (await current(book)).revision;
-    const set = await publish(book, { base_revision: base, changes: [{ op: 'upsert_sku', sku: { code: 'TRIM-EVIL', component: 'trim', description: '=cmd|\' /C calc\'!A0', unit: 'each', unit_cost_cents: '100' } }] });
+    // Written with the apostrophe (a bare formula is refused, as the CSV import refuses it), kept as the text itself.
+    const set = await publish(book, { base_revision: base, changes: [{ op: 'upsert_sku', sku: { code: 'TRIM-EVIL', component: 'trim', description: '\'=cmd|\' /C calc\'!A0', unit: 'each', unit_cost_cents: '100' } }] });
     expect(set.status).toBe(201);
+    expect(set.body.skus.find((s: Json) => s.code === 'TRIM-EVIL').description).toBe('=cmd|\' /C calc\'!A0');
     const res = await api.request(`/v1/pricebooks/${book.tenant.id}/export.csv`, { token: book.sales });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
@@ -389,6 +396,9 @@ describe('D21: CSV import and export', () => {
     expect(latin1).toMatchObject({ status: 422, body: { errors: { file: expect.stringMatching(/not UTF-8/) } } });
     const many = [HEADER, ...Array.from({ length: 5_001 }, (_, i) => `SKU-${i},trim,Trim ${i},each,1,true`)].join('\n');
     expect(await refusal(many)).toMatchObject({ status: 422, body: { errors: { file: expect.stringMatching(/5001 rows; at most 5000/) } } });
+    // The same file under the default dry run: refused whole, no result per row, nothing published.
+    expect(await refusal(many, '')).toEqual({ status: 422, body: expect.objectContaining({ errors: { file: expect.stringMatching(/5001 rows; at most 5000/) } }) });
+    expect(await stored(book)).toEqual(before);
     const rows = [
       HEADER,
       'FAB-OK,fabric,Fine,sq_ft,1,true',
@@ -397,6 +407,9 @@ describe('D21: CSV import and export', () => {
       'FAB-EVIL,fabric,=cmd|\' /C calc\'!A0,sq_ft,1,true',
       'HW-ROLLER-HD,hardware,"Heavy-duty roller hardware, 2 in tube with brackets and clutch",linear_ft,1087.5,false',
       'FAB-OK,fabric,Twice,sq_ft,2,true',
+      'FAB-WORD,fabric,Worded cost,sq_ft,twelve,true',
+      'FAB-COMMA,fabric,Decimal comma,sq_ft,"437,5",true',
+      'FAB-EXP,fabric,Exponent,sq_ft,1e3,true',
     ].join('\r\n');
     const refused = await refusal(rows);
     expect(refused.status).toBe(422);
@@ -407,11 +420,14 @@ describe('D21: CSV import and export', () => {
       'rows.4.active': expect.stringMatching(/true or false/),
       'rows.5.description': expect.stringMatching(/formula/),
       'rows.7.code': 'Code FAB-OK is already on row 2',
+      'rows.8.unit_cost_cents': '"twelve" is not a non-negative decimal such as 437.5',
+      'rows.9.unit_cost_cents': '"437,5" is not a non-negative decimal such as 437.5',
+      'rows.10.unit_cost_cents': '"1e3" is not a non-negative decimal such as 437.5',
     });
     // The dry run reports each row, the SKU an active product uses included.
     const dry = await refusal(rows, '');
     expect(dry.status).toBe(200);
-    expect(dry.body.results.map((r: Json) => [r.row, r.result])).toEqual([[2, 'created'], [3, 'refused'], [4, 'refused'], [5, 'refused'], [6, 'updated'], [7, 'refused']]);
+    expect(dry.body.results.map((r: Json) => [r.row, r.result])).toEqual([[2, 'created'], [3, 'refused'], [4, 'refused'], [5, 'refused'], [6, 'updated'], [7, 'refused'], [8, 'refused'], [9, 'refused'], [10, 'refused']]);
     const consistency = await refusal([HEADER, 'HW-ROLLER-HD,hardware,"Heavy-duty roller hardware, 2 in tube with brackets and clutch",linear_ft,1087.5,false'].join('\n'));
     expect(consistency.body.errors['rows.2.active']).toMatch(/used by active product ROLLER-BLACKOUT-HD-FASCIA/);
     expect(await stored(book)).toEqual(before);

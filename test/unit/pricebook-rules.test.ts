@@ -116,6 +116,29 @@ describe('D21 CSV rows', () => {
     expect(plan.content).toBeNull();
   });
 
+  it('one formula rule for a JSON change set and a CSV row: the same refusal in the same words, the same text kept from the apostrophe form', () => {
+    const evil = "=cmd|' /C calc'!A0";
+    for (const lead of ['=', '+', '-', '@', '\t', '\r']) {
+      const text = `${lead}SUM(A1)`;
+      const json = refusal([{ op: 'upsert_sku', sku: { code: 'TRIM-EVIL', component: 'trim', description: text, unit: 'each', unit_cost_cents: '100' } }]);
+      const csv = planImport(BOOK, [HEADER, ['TRIM-EVIL', 'trim', text, 'each', '100', 'true']]);
+      expect(csv.content).toBeNull();
+      expect(csv.results[0]).toMatchObject({ result: 'refused' });
+      expect(json).toEqual({ 'changes.0.sku.description': csv.results[0]!.errors!.description });
+      expect(json['changes.0.sku.description']).toMatch(/formula; write it with a leading apostrophe/);
+    }
+    // Written with the apostrophe, both keep the text itself; the export escapes it again and it imports back unchanged.
+    const fromJson = applyChangeSet(BOOK, [Change.parse({ op: 'upsert_sku', sku: { code: 'TRIM-EVIL', component: 'trim', description: `'${evil}`, unit: 'each', unit_cost_cents: '100' } })]);
+    const fromCsv = planImport(BOOK, [HEADER, ['TRIM-EVIL', 'trim', `'${evil}`, 'each', '100', 'true']]);
+    expect(fromJson.skus.find((s) => s.code === 'TRIM-EVIL')!.description).toBe(evil);
+    expect(fromCsv.content).toEqual(fromJson);
+    const exported = exportRecords(fromJson);
+    expect(exported.find((r) => r[0] === 'TRIM-EVIL')).toEqual(['TRIM-EVIL', 'trim', `'${evil}`, 'each', '100', 'true']);
+    expect(planImport(fromJson, exported).results.every((r) => r.result === 'unchanged')).toBe(true);
+    // An apostrophe before anything else is text like any other.
+    expect(applyChangeSet(BOOK, [Change.parse({ op: 'upsert_sku', sku: { code: 'TRIM-Q', component: 'trim', description: "'Quoted' trim", unit: 'each', unit_cost_cents: '1' } })]).skus.find((s) => s.code === 'TRIM-Q')!.description).toBe("'Quoted' trim");
+  });
+
   it('refuses a missing, extra or reordered column, other encodings, and more than 5,000 rows', () => {
     expect(() => checkHeader(HEADER.slice(0, 5))).toThrow(/Missing column active/);
     expect(() => checkHeader([...HEADER, 'x'])).toThrow(/Unknown column x/);
