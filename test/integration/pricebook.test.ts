@@ -8,6 +8,9 @@ import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import { PricebookWorkflows } from '../../infra/temporal/pricebook-workflows';
 import { EVENT_SCHEMAS } from '../../api/events/schemas';
+import { pricebookPublicationWorkflowId } from '../../infra/temporal/contracts';
+import { instantToLocal, localTimeToInstant } from '../../domain/organizations/local-time';
+import { tsToMs } from '@temporalio/common/lib/time';
 
 // D21: the price book as immutable revisions, through the /v1/ interface, against PostgreSQL and Temporal.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -442,13 +445,20 @@ describe('D21: the worked example of docs/pricing.md section 12', () => {
       { reference: 'Bedroom', widthInches: 35.25, dropInches: 60, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-HD', trimSkuCode: 'TRIM-FASCIA' },
     ],
   };
-  /** The coming Monday, 00:00 in Toronto (05:00 UTC in winter), always in the future. */
-  const nextMonday = () => {
-    const at = new Date();
-    at.setUTCHours(5, 0, 0, 0);
-    do at.setUTCDate(at.getUTCDate() + 1);
-    while (at.getUTCDay() !== 1);
-    return at.toISOString();
+  /**
+   * The coming Monday (never today), 00:00 on the tenant's wall clocks: its time zone from its
+   * settings, the date and the instant by the project's local-time rules (so 05:00 UTC in winter
+   * and 04:00 in summer for Toronto).
+   */
+  const nextMonday = async (book: Book) => {
+    const organization = await get(book, '/api/v1/organization', book.admin);
+    expect(organization.status).toBe(200);
+    const zone: string = organization.body.time_zone;
+    const today = instantToLocal(new Date(), zone).slice(0, 10);
+    const [y, m, d] = today.split('-').map(Number) as [number, number, number];
+    const weekday = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+    const monday = new Date(Date.UTC(y, m - 1, d + (((8 - weekday) % 7) || 7))).toISOString().slice(0, 10);
+    return { zone, date: monday, at: localTimeToInstant(monday, '00:00', zone).toISOString() };
   };
   const calculate = async (book: Book) => {
     const res = await api.request('/api/v1/quotes/calculate', { method: 'POST', token: book.sales, json: SECTION_9_REQUEST });
@@ -461,32 +471,70 @@ describe('D21: the worked example of docs/pricing.md section 12', () => {
     };
   };
 
-  it('a 7.5 % fabric increase published for next Monday: the same quote priced before and after, to the cent', async () => {
+  const BEFORE = {
+    fabric: [26389, 7365],
+    lines: [[141718, 218028], [27996, 43071]],
+    totals: { cost_cents: 169714, amount_cents: 261099, profit_cents: 91385, margin_percent: '0.3500' },
+  };
+  const AFTER = {
+    fabric: [28367, 7917],
+    lines: [[143696, 221071], [28548, 43920]],
+    totals: { cost_cents: 172244, amount_cents: 264991, profit_cents: 92747, margin_percent: '0.3500' },
+  };
+  const FABRIC_CHANGES = [
+    { entity: 'sku', key: 'FAB-BLACKOUT', field: 'unit_cost_cents', before: '396.75', after: '426.51' },
+    { entity: 'sku', key: 'FAB-SCREEN-3', field: 'unit_cost_cents', before: '437.5', after: '470.3' },
+  ];
+  /** The revision's timer (D21): the instant its durable timer was started for, from the workflow's history. */
+  const timerFiresAt = async (book: Book, revision: string) => {
+    const { rows } = await owner.query<{ id: string }>(`select id from rate_card_revisions where organization_id = $1 and date_trunc('milliseconds', revision) = $2::timestamptz`, [book.tenant.id, revision]);
+    const handle = temporal.client.workflow.getHandle(pricebookPublicationWorkflowId({ organizationId: book.tenant.id, revisionId: rows[0]!.id }));
+    return waitUntil('the revision’s timer started', async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const timer = events.find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes;
+      if (!timer) return undefined;
+      // The workflow's clock is its task's start: the task that started the timer, plus the timer's duration.
+      // Event ids are 64-bit (Long): compared by their text.
+      const completed = events.find((e) => String(e.eventId) === String(timer.workflowTaskCompletedEventId));
+      const taskStarted = events.find((e) => String(e.eventId) === String(completed!.workflowTaskCompletedEventAttributes!.startedEventId));
+      return new Date(tsToMs(taskStarted!.eventTime!) + tsToMs(timer.startToFireTimeout!));
+    }, { timeoutMs: 20_000 });
+  };
+
+  it('a 7.5 % fabric increase published for next Monday, 00:00 in the tenant’s time zone: its changes, section 9’s figures until then, and the timer set for that instant', async () => {
     const book = await newBook();
     const base = (await current(book)).revision;
-    const monday = nextMonday();
-    const res = await publish(book, { base_revision: base, effective_from: monday, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '7.5' }] });
+    const monday = await nextMonday(book);
+    expect(monday.zone).toBe('America/Toronto');
+    expect(instantToLocal(new Date(monday.at), monday.zone)).toBe(`${monday.date}T00:00`);
+    const res = await publish(book, { base_revision: base, effective_from: monday.at, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '7.5' }] });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ effective_from: monday, current: false });
-    expect(res.body.changes).toEqual([
-      { entity: 'sku', key: 'FAB-BLACKOUT', field: 'unit_cost_cents', before: '396.75', after: '426.51' },
-      { entity: 'sku', key: 'FAB-SCREEN-3', field: 'unit_cost_cents', before: '437.5', after: '470.3' },
-    ]);
+    expect(res.body).toMatchObject({ effective_from: monday.at, current: false });
+    expect(res.body.changes).toEqual(FABRIC_CHANGES);
 
-    // Before Monday: section 9's figures.
-    expect(await calculate(book)).toEqual({
-      fabric: [26389, 7365],
-      lines: [[141718, 218028], [27996, 43071]],
-      totals: { cost_cents: 169714, amount_cents: 261099, profit_cents: 91385, margin_percent: '0.3500' },
-    });
-
-    // Monday comes. The test cannot wait for it, so it moves the scheduled revision's instant to
-    // now (as the database owner): the revision's content is what was published.
-    await owner.query(`update rate_card_revisions set effective_from = now() where organization_id = $1 and date_trunc('milliseconds', revision) = $2::timestamptz`, [book.tenant.id, res.body.revision]);
-    expect(await calculate(book)).toEqual({
-      fabric: [28367, 7917],
-      lines: [[143696, 221071], [28548, 43920]],
-      totals: { cost_cents: 172244, amount_cents: 264991, profit_cents: 92747, margin_percent: '0.3500' },
-    });
+    // Before Monday: section 9's figures, from the revision current now.
+    expect(await calculate(book)).toEqual(BEFORE);
+    expect((await current(book)).revision).toBe(base);
+    // Monday comes by a durable timer started for that very instant, not by anyone acting.
+    const firesAt = await timerFiresAt(book, res.body.revision);
+    expect(Math.abs(firesAt.getTime() - Date.parse(monday.at))).toBeLessThan(1_000);
+    expect((await stored(book)).events).toBe(0);
   });
+
+  it('the same increase published a few seconds ahead: its timer fires for real, announces it, and the same request then prices to the cent of the table', async () => {
+    const book = await newBook();
+    const base = (await current(book)).revision;
+    const at = new Date(Date.now() + 5_000).toISOString();
+    const res = await publish(book, { base_revision: base, effective_from: at, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '7.5' }] });
+    expect(res.status).toBe(201);
+    expect(res.body.changes).toEqual(FABRIC_CHANGES);
+    expect(await calculate(book)).toEqual(BEFORE);
+    // The timer fires: pricebook.published by the system, after the instant, and the book's current revision is the new one.
+    await waitUntil('pricebook.published from the timer', async () => (await stored(book)).events === 1 || undefined, { timeoutMs: 30_000, intervalMs: 200 });
+    const { rows } = await owner.query(`select created_at, envelope from outbox_events where organization_id = $1 and event = 'pricebook.published'`, [book.tenant.id]);
+    expect(rows[0].created_at.getTime()).toBeGreaterThanOrEqual(Date.parse(at));
+    expect(EVENT_SCHEMAS['pricebook.published'].parse(rows[0].envelope).data).toMatchObject({ revision: res.body.revision, effective_from: at });
+    expect((await current(book)).revision).toBe(res.body.revision);
+    expect(await calculate(book)).toEqual(AFTER);
+  }, 60_000);
 });
