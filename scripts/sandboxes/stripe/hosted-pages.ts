@@ -32,9 +32,26 @@ label{display:block;font-weight:600;margin:.6rem 0 .2rem}input{width:100%;box-si
 button{margin-top:1rem;width:100%;font:inherit;font-weight:700;padding:.7rem;border:0;border-radius:4px;background:#635bff;color:#fff}
 .note{font-size:.85rem;color:#697386}.error{color:#c0123c;font-weight:600}.banner{background:#ffde92;padding:.4rem .6rem;border-radius:4px;font-size:.85rem}`;
 
-function page(status: number, title: string, body: string): FakeResponse {
+/**
+ * `returnsTo`: the origin a paid form is redirected to. A browser applies `form-action` to the
+ * redirects that follow a form's post, so a Checkout page must name its session's success origin
+ * or the customer's browser stops at the redirect (the payment itself already went through).
+ */
+function page(status: number, title: string, body: string, returnsTo?: string): FakeResponse {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title><style>${STYLE}</style></head><body><p class="banner">Local payments sandbox (test mode): no real card is charged.</p>${body}</body></html>`;
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" }, body: html };
+  const formAction = returnsTo ? `'self' ${returnsTo}` : "'self'";
+  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'` }, body: html };
+}
+
+/** The origin of a session's success URL, for its page's form-action; none when it has no parseable one. */
+function successOrigin(session: CheckoutSessionRec): string | undefined {
+  if (!session.successUrl) return undefined;
+  try {
+    const origin = new URL(session.successUrl).origin;
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function cardForm(action: string, error: string | null, pay: string): string {
@@ -106,9 +123,9 @@ export function hostedPage(deps: HostedPagesDeps, req: FakeRequest): FakeRespons
       .map((l) => `<tr><td>${escape(l.description)}</td><td class="a">${escape(money(l.amount, session.currency))}</td></tr>`)
       .join('')}</table></div>`;
     if (session.status !== 'open') return page(req.method === 'GET' ? 200 : 409, 'Checkout', `${head}<p class="card" role="status">This checkout is ${escape(session.status)}.</p>`);
-    if (req.method === 'GET') return page(200, 'Checkout', `${head}${cardForm(req.path, null, 'Pay')}`);
+    if (req.method === 'GET') return page(200, 'Checkout', `${head}${cardForm(req.path, null, 'Pay')}`, successOrigin(session));
     const outcome = cardOutcome(req.body);
-    if (!outcome.ok) return page(402, 'Checkout', `${head}${cardForm(req.path, outcome.message, 'Pay')}`);
+    if (!outcome.ok) return page(402, 'Checkout', `${head}${cardForm(req.path, outcome.message, 'Pay')}`, successOrigin(session));
     completeSessionAsCustomer(deps.ctx(account), session.id, undefined);
     if (session.successUrl) return { status: 303, headers: { location: session.successUrl.replace('{CHECKOUT_SESSION_ID}', session.id) } };
     return page(200, 'Paid', `${head}<p class="card" role="status">Paid. Thank you.</p>`);
