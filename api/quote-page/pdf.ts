@@ -9,7 +9,17 @@ import type { OpenQuote } from './page-service';
  * business). Helvetica is one of the PDF standard fonts, so nothing is embedded or fetched.
  */
 export function quotePdf(quote: OpenQuote): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'LETTER', margin: 54, info: { Title: `Quote ${quote.quoteNumber} from ${quote.contractor}`, Author: quote.contractor } });
+  // The document's properties name the quote and its total, as a viewer's title bar and a file
+  // search show them without reading the pages.
+  const doc = new PDFDocument({
+    size: 'LETTER',
+    margin: 54,
+    info: {
+      Title: `Quote ${quote.quoteNumber} from ${quote.contractor}`,
+      Author: quote.contractor,
+      Subject: `Total ${formatCad(quote.figures.totalCents)}, tax included; valid until ${quote.validUntil.toISOString().slice(0, 10)}`,
+    },
+  });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));

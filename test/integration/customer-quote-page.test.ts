@@ -11,8 +11,12 @@ import { QuoteDetail, SentQuote } from '../../api/quotes/schemas';
 import { quoteTax } from '../../domain/tax/quote-tax';
 import { formatCad } from '../../domain/quotes/customer-page';
 import { QUOTE_PAGE_LIMIT } from '../../api/quote-page/routes';
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
 import { dataDir } from '../../scripts/infra/paths';
@@ -33,11 +37,21 @@ let owner: pg.Pool;
 let catcher: MailCatcher;
 let mailer: Mailer;
 let admin: string;
+/** The office's page a paid checkout returns to (CHECKOUT_RETURN_ORIGINS), on loopback. */
+let returnPage: Server;
+let returnOrigin: string;
+const returns: string[] = [];
 
 beforeAll(async () => {
   catcher = await startMailCatcher();
   mailer = smtpMailer(catcher.smtpUrl, 'Shade Office <no-reply@shade-office.invalid>');
-  stack = await startPaymentsStack({ key: KEY, env: { PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET }, mailer, hostedPages: true });
+  returnPage = createServer((req, res) => {
+    returns.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><title>Back at the office</title><h1 id="returned">Thank you</h1></html>');
+  });
+  await new Promise<void>((resolve) => returnPage.listen(0, '127.0.0.1', resolve));
+  returnOrigin = `http://127.0.0.1:${(returnPage.address() as AddressInfo).port}`;
+  stack = await startPaymentsStack({ key: KEY, env: { PAYMENTS_WEBHOOK_SECRET: WEBHOOK_SECRET, CHECKOUT_RETURN_ORIGINS: returnOrigin }, mailer, hostedPages: true });
   owner = stack.owner;
   admin = await stack.api.tokenFor(stack.tenant.users.admin!);
   // The provider delivers its signed events to our payments webhook, as a Dashboard endpoint does.
@@ -48,6 +62,7 @@ afterAll(async () => {
   await stack.close();
   mailer.close();
   await catcher.stop();
+  await new Promise((resolve) => returnPage?.close(resolve));
 });
 
 const mailTo = async (address: string): Promise<CaughtMail[]> => (await catcher.messages()).filter((m) => m.to.some((to) => to.address === address));
@@ -85,6 +100,51 @@ async function sentQuote(customer = newCustomer('Morgan Lee')) {
 const detail = async (id: string) => QuoteDetail.parse(await (await stack.api.request(`/api/v1/quotes/${id}`, { token: stack.sales })).json());
 const approvedEvents = async (id: string) =>
   (await owner.query(`select id from outbox_events where event = 'quote.approved' and envelope->'data'->>'quote_id' = $1`, [id])).rows.length;
+/** The quote's total as the customer sees it (its subtotal plus the tax of its region, D25). */
+const totalOf = (quote: { totals: { amount_cents: number } }) => quote.totals.amount_cents + quoteTax(null, quote.totals.amount_cents).total_cents;
+
+/** A PDF's document information dictionary (PDF 32000-1 §14.3.3), its strings decoded (direct or, as PDFKit writes them, indirect objects). */
+function pdfInfo(bytes: Buffer): Record<string, string> {
+  const text = bytes.toString('latin1');
+  const object = (id: string) => new RegExp(`(?:^|\\n)${id} 0 obj\\s*([\\s\\S]*?)\\s*endobj`).exec(text)?.[1] ?? '';
+  const literal = (body: string) => {
+    const inner = /^\(((?:\\[\s\S]|[^\\)])*)\)$/.exec(body.trim())?.[1];
+    if (inner === undefined) return undefined;
+    const raw = inner.replace(/\\([0-7]{1,3}|[\s\S])/g, (_, c: string) => (/^[0-7]+$/.test(c) ? String.fromCharCode(parseInt(c, 8)) : ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' } as Record<string, string>)[c] ?? c));
+    return raw.startsWith('\u00fe\u00ff') ? Buffer.from(raw.slice(2), 'latin1').swap16().toString('utf16le') : raw;
+  };
+  const ref = [...text.matchAll(/\/Info (\d+) 0 R/g)].at(-1)?.[1];
+  expect(ref).toBeDefined();
+  const dictionary = /^<<([\s\S]*)>>$/.exec(object(ref!))?.[1] ?? '';
+  const info: Record<string, string> = {};
+  for (const [, key, direct, indirect] of dictionary.matchAll(/\/(\w+)\s*(?:(\((?:\\[\s\S]|[^\\)])*\))|(\d+) 0 R)/g)) {
+    const value = literal(direct ?? object(indirect!));
+    if (value !== undefined) info[key!] = value;
+  }
+  return info;
+}
+
+/** The text a PDF shows, one string per text-showing operator of its (deflated) content streams. */
+function pdfTexts(bytes: Buffer): string[] {
+  const texts: string[] = [];
+  const text = bytes.toString('latin1');
+  for (const m of text.matchAll(/<<\s*\/Length (\d+)\s*\/Filter \/FlateDecode\s*>>\s*stream\r?\n/g)) {
+    const start = m.index + m[0].length;
+    const content = inflateSync(bytes.subarray(start, start + Number(m[1]))).toString('latin1');
+    for (const [, array] of content.matchAll(/\[((?:<[0-9a-fA-F]*>|[^\]])*)\]\s*TJ/g)) {
+      texts.push([...array!.matchAll(/<([0-9a-fA-F]*)>/g)].map(([, hex]) => Buffer.from(hex!, 'hex').toString('latin1')).join(''));
+    }
+  }
+  return texts;
+}
+
+/** A PNG's width and height in pixels, from its IHDR chunk. */
+function pngSize(file: string): { width: number; height: number } {
+  const png = readFileSync(file);
+  expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
 const invoicesAtFake = (id: string) => stack.fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === id);
 
 describe('D24: POST /api/v1/quotes/{id}/send', () => {
@@ -160,6 +220,19 @@ describe("D24: the quote's page", () => {
     const bytes = Buffer.from(await pdf.arrayBuffer());
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     expect(bytes.length).toBeGreaterThan(1000);
+    // It is this quote's: its number and total in the document's properties, and on the page itself.
+    const info = pdfInfo(bytes);
+    expect(info.Title).toBe(`Quote ${quote.quote_number} from Test ${stack.tenant.subdomain}`);
+    expect(info.Subject).toBe(`Total ${formatCad(totalOf(quote))}, tax included; valid until ${rows[0].until}`);
+    const shown = pdfTexts(bytes);
+    expect(shown).toContain(`Quote ${quote.quote_number}`);
+    expect(shown).toContain(`Test ${stack.tenant.subdomain}`);
+    for (const line of quote.line_items) expect(shown).toContain(formatCad(line.price_cents));
+    expect(shown).toContain('HST (13%)');
+    expect(shown).toContain(formatCad(tax.lines[0]!.amount_cents));
+    const totalRow = shown.indexOf('Total');
+    expect(totalRow).toBeGreaterThan(-1);
+    expect(shown[totalRow + 1]).toBe(formatCad(totalOf(quote)));
 
     const css = await fetch(`${stack.api.url}/q/assets/quote-page.css`);
     expect(css.status).toBe(200);
@@ -289,6 +362,88 @@ describe('D24: declining on the page', () => {
   });
 });
 
+describe('D24: the office email when the quote’s creator is gone', () => {
+  it('goes to every active ADMIN when the creator was deactivated, and neither to the creator nor to an inactive ADMIN', async () => {
+    const orgId = stack.tenant.id;
+    const user = async (role: 'ADMIN' | 'SALES', email: string, active: boolean) => {
+      // A password hash copied from the tenant's ADMIN: these users sign in only by a token issued here.
+      const { rows } = await owner.query<{ id: string }>(
+        `insert into users (organization_id, email, full_name, role, password_hash, active) select organization_id, $2, $3, $4, password_hash, $5 from users where id = $1 returning id`,
+        [stack.tenant.users.admin!.id, email, `${role} ${email}`, role, active],
+      );
+      return { id: rows[0]!.id, email, role, organizationId: orgId };
+    };
+    const suffix = randomUUID().slice(0, 8);
+    const creator = await user('SALES', `creator-${suffix}@${stack.tenant.subdomain}.test`, true);
+    const secondAdmin = await user('ADMIN', `second-admin-${suffix}@${stack.tenant.subdomain}.test`, true);
+    const formerAdmin = await user('ADMIN', `former-admin-${suffix}@${stack.tenant.subdomain}.test`, false);
+    const customer = newCustomer('Riley Chen');
+    const quote = await keptQuote({ ...stack, sales: await stack.api.tokenFor(creator) }, customer);
+    const sent = SentQuote.parse(await (await stack.api.request(`/api/v1/quotes/${quote.quote_id}/send`, { method: 'POST', token: admin })).json());
+    // The creator leaves the team before the customer answers.
+    const gone = await stack.api.request(`/api/v1/users/${creator.id}`, { method: 'PATCH', token: admin, json: { status: 'deactivated' } });
+    expect(gone.status).toBe(200);
+
+    const path = pathOf(sent.page_url);
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    expect((await client.post(`${path}/accept`, { csrf, name: 'Riley Chen' })).status).toBe(200);
+    const subject = new RegExp(`Quote ${quote.quote_number} was accepted`);
+    for (const to of [stack.tenant.users.admin!.email, secondAdmin.email]) expect((await waitForMail(to, subject)).text).toContain('Riley Chen accepted');
+    // The page sends the office's emails before it answers: the two ADMINs' are all of them.
+    const office = (await catcher.messages()).filter((m) => subject.test(m.subject));
+    expect(office.flatMap((m) => m.to.map((to) => to.address)).sort()).toEqual([stack.tenant.users.admin!.email, secondAdmin.email].sort());
+    expect(await mailTo(creator.email)).toEqual([]);
+    expect(await mailTo(formerAdmin.email)).toEqual([]);
+  }, 90_000);
+});
+
+describe('D24 with D25: a quote in Quebec', () => {
+  it('shows its GST and QST lines on the page, each with the quote’s own amount, and the quote’s grand total', async () => {
+    const orgId = stack.tenant.id;
+    const { rows: present } = await owner.query(`select 1 from catalogue_products where organization_id = $1 limit 1`, [orgId]);
+    if (present.length === 0) {
+      for (const p of SANDBOX_PRODUCTS) {
+        await owner.query('insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code) values ($1, $2, $3, $4, $5, $6)', [
+          orgId, p.sku, p.name, p.fabricSkuCode, p.hardwareSkuCode, p.trimSkuCode ?? null,
+        ]);
+      }
+    }
+    const { rows } = await owner.query<{ id: string }>(`insert into customers (organization_id, name, email) values ($1, 'Camille Roy', $2) returning id`, [orgId, `camille-${randomUUID()}@example.test`]);
+    const created = await stack.api.request('/v1/quotes', {
+      method: 'POST',
+      token: stack.sales,
+      json: {
+        customerId: rows[0]!.id,
+        currency: 'CAD',
+        taxRegion: 'CA-QC',
+        pricebookId: orgId,
+        lines: [
+          { sku: 'ROLLER-SCREEN', quantity: 2, configuration: { finishedWidthIn: 72.5, finishedHeightIn: 60, controlSide: 'left', motorised: true, motorSku: 'MTR-BATTERY' } },
+          { sku: 'ROLLER-BLACKOUT-HD-FASCIA', quantity: 1, configuration: { finishedWidthIn: 35.25, finishedHeightIn: 48, controlSide: 'right', motorised: false } },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const quote = (await created.json()) as { id: string; taxLines: { code: string; rate: number; amount: number }[]; totals: { subtotal: number; taxTotal: number; grandTotal: number } };
+    expect(quote.taxLines.map((l) => [l.code, l.rate])).toEqual([['GST', 0.05], ['QST', 0.09975]]);
+    const sent = SentQuote.parse(await (await stack.api.request(`/api/v1/quotes/${quote.id}/send`, { method: 'POST', token: admin })).json());
+    const res = await pageClient().get(pathOf(sent.page_url));
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    // The quote answers dollars with two decimals; the page shows the same amounts.
+    const cents = (dollars: number) => Math.round(dollars * 100);
+    const [gst, qst] = quote.taxLines;
+    expect(html).toContain(`Subtotal</th><td class="amount">${formatCad(cents(quote.totals.subtotal))}`);
+    expect(html).toContain(`GST (5%)</th><td class="amount">${formatCad(cents(gst!.amount))}`);
+    expect(html).toContain(`QST (9.975%)</th><td class="amount">${formatCad(cents(qst!.amount))}`);
+    expect(html).not.toContain('HST');
+    expect(html).toContain(`data-total-cents="${cents(quote.totals.grandTotal)}"`);
+    expect(html).toContain(`<dd id="quote-total">${formatCad(cents(quote.totals.grandTotal))}</dd>`);
+    expect(cents(gst!.amount) + cents(qst!.amount)).toBe(cents(quote.totals.taxTotal));
+  });
+});
+
 describe('D24: bad input and abuse', () => {
   it('names of 1-200 characters, reasons up to 2,000, no NUL: anything else is the page again with a 422 beside its field, and nothing changes', async () => {
     const { quote, path } = await sentQuote();
@@ -386,12 +541,31 @@ describe('D24: the page in Chromium, at a phone\'s width and at a desktop\'s', (
         const shot = join(SHOTS, `${name}-1-quote.png`);
         await page.screenshot({ path: shot, fullPage: true });
         expect(statSync(shot).size).toBeGreaterThan(5_000);
+        expect(pngSize(shot).width).toBe(viewport.width);
 
         // An empty name is refused by the browser itself (required), a real one accepts.
         await page.getByLabel('Type your full name to accept').fill('Morgan Lee');
         await Promise.all([page.waitForURL(`**${path}/accept`), button.click()]);
         expect(await page.content()).toContain('you accepted this quote');
-        await page.screenshot({ path: join(SHOTS, `${name}-2-accepted.png`), fullPage: true });
+        // What the customer sees after accepting: whose quote, which one, and the confirmation with
+        // their name, all on the first screen, nothing wider than it, and no form left to send.
+        const confirmation = page.getByRole('status');
+        expect(await confirmation.getByRole('heading').innerText()).toBe('Thank you: you accepted this quote');
+        expect(await confirmation.innerText()).toContain(`Accepted by Morgan Lee on `);
+        expect(await confirmation.innerText()).toContain(`Test ${stack.tenant.subdomain} has been told; your invoice will come by email.`);
+        expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe(`Quote ${quote.quote_number}`);
+        expect(await page.locator('.contractor').innerText()).toBe(`Test ${stack.tenant.subdomain}`);
+        const shown = await confirmation.boundingBox();
+        expect(shown).not.toBeNull();
+        expect(shown!.y).toBeGreaterThanOrEqual(0);
+        expect(shown!.y + shown!.height).toBeLessThanOrEqual(viewport.height);
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
+        expect(await page.locator('form').count()).toBe(0);
+        const acceptedShot = join(SHOTS, `${name}-2-accepted.png`);
+        await page.screenshot({ path: acceptedShot, fullPage: true });
+        expect(statSync(acceptedShot).size).toBeGreaterThan(3_000);
+        // The whole page fits the first screen: the full-page shot is the viewport's size.
+        expect(pngSize(acceptedShot)).toEqual({ width: viewport.width, height: viewport.height });
         expect((await detail(quote.quote_id)).acceptance).toMatchObject({ name: 'Morgan Lee', user_agent: expect.stringContaining('Chrome') });
         expect(requests.every((url) => url.startsWith(stack.api.url))).toBe(true);
         expect(problems).toEqual([]);
@@ -400,4 +574,49 @@ describe('D24: the page in Chromium, at a phone\'s width and at a desktop\'s', (
       }
     }, 60_000);
   }
+
+  it('checkout: a session paid on the sandbox’s checkout page with the test card delivers a signed checkout.session.completed to our webhook, and paid_at is set', async () => {
+    const { quote, path } = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    expect((await client.post(`${path}/accept`, { csrf, name: 'Morgan Lee' })).status).toBe(200);
+    await approvalSettled(stack.temporal.client, quote.quote_id);
+    const created = await stack.api.request(`/api/v1/quotes/${quote.quote_id}/checkout-session`, { method: 'POST', token: stack.sales, json: {} });
+    expect(created.status).toBe(201);
+    const session = (await created.json()) as { session_id: string; url: string; amount_total_cents: number };
+    // The sandbox's own page on loopback, for the quote's total with its tax.
+    expect(session.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/c/pay/${session.session_id}$`));
+    const total = totalOf(quote);
+    expect(session.amount_total_cents).toBe(total);
+    expect((await detail(quote.quote_id)).paid_at).toBeNull();
+
+    const context = await browser.newContext({ viewport: { width: 375, height: 667 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(session.url);
+      expect(await page.locator('#checkout-total').innerText()).toBe(`CAD ${Math.trunc(total / 100)}.${String(total % 100).padStart(2, '0')}`);
+      await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await page.getByLabel('Expiry (MM / YY)').fill('12 / 34');
+      await page.getByLabel('CVC').fill('123');
+      // Paid, the sandbox sends the customer back to the office's return page, as the provider does.
+      await Promise.all([page.waitForURL(`${returnOrigin}/**`), page.locator('#pay-button').click()]);
+      expect(new URL(page.url()).searchParams.get('checkout')).toBe('success');
+      expect(new URL(page.url()).searchParams.get('quote')).toBe(String(quote.quote_number));
+      expect(await page.locator('#returned').innerText()).toBe('Thank you');
+    } finally {
+      await context.close();
+    }
+
+    // The signed event reached our payments webhook, which accepted it, and it set paid_at.
+    const paid = await waitUntil('paid_at set by the signed checkout.session.completed', async () => (await detail(quote.quote_id)).paid_at, { timeoutMs: 30_000, intervalMs: 200 });
+    expect(Date.parse(paid)).not.toBeNaN();
+    await stack.fake.flushWebhooks();
+    const completed = stack.fake.inspect.events(KEY).filter((e) => e.type === 'checkout.session.completed' && (e.data as { object: { id: string } }).object.id === session.session_id);
+    expect(completed).toHaveLength(1);
+    expect(stack.fake.deliveries().filter((d) => d.eventId === completed[0]!.id)).toEqual([
+      expect.objectContaining({ url: `${stack.api.url}/api/v1/integrations/payments/webhook`, status: 200, error: null }),
+    ]);
+    // Not the invoice: it is still open at the sandbox, so the checkout alone paid the quote.
+    expect(invoicesAtFake(quote.quote_id).map((i) => i.status)).toEqual(['open']);
+  }, 90_000);
 });
