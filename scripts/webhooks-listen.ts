@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { loadDotEnv } from './infra/dotenv';
 import { verifySignature } from '../infra/webhooks/signature';
+import { EVENTS_HEADERS, FIELD_HEADERS } from '../domain/webhooks/formats';
 import { WEBHOOK_HEADERS } from '../domain/webhooks/headers';
 import { SANDBOX_PASSWORD } from '../db/sandbox';
 
@@ -23,6 +24,7 @@ const HELP = `usage: npm run webhooks:listen [-- options]
   --email EMAIL       as this ADMIN (default admin@sandbox.test)
   --password TEXT     with this password (default the sandbox's)
   --events LIST       comma-separated event names to subscribe to (default *)
+  --format FORMAT     the payload format to register: core, field or events (default core)
   --secret WHSEC      register nothing: verify deliveries with this endpoint secret instead
   --keep              leave the endpoint registered on exit
 `;
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     email: { type: 'string', default: 'admin@sandbox.test' },
     password: { type: 'string', default: SANDBOX_PASSWORD },
     events: { type: 'string', default: '*' },
+    format: { type: 'string', default: 'core' },
     secret: { type: 'string' },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -46,6 +49,10 @@ if (args.help) {
   process.exit(0);
 }
 const api = args.api.replace(/\/+$/, '');
+if (!['core', 'field', 'events'].includes(args.format)) {
+  process.stderr.write(`webhooks:listen: --format is core, field or events, not "${args.format}"\n`);
+  process.exit(1);
+}
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const fail = (message: string): never => {
   process.stderr.write(`webhooks:listen: ${message}\n`);
@@ -88,7 +95,7 @@ let endpointId: string | undefined;
 if (!secret) {
   const token = await logIn();
   const events = args.events.split(',').map((e) => e.trim()).filter(Boolean);
-  const { status, json } = await apiCall('POST', '/api/v1/webhook-endpoints', token, { url, events, description: `npm run webhooks:listen on ${url}` });
+  const { status, json } = await apiCall('POST', '/api/v1/webhook-endpoints', token, { url, events, format: args.format, description: `npm run webhooks:listen on ${url}` });
   if (status !== 201) {
     const hint = /public|https/.test(errorMessage(json)) ? ' (this API refuses loopback receivers: npm start allows them in development, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK=true)' : '';
     server.close();
@@ -96,7 +103,7 @@ if (!secret) {
   }
   endpointId = String(json.id);
   secret = String(json.secret);
-  print(`Ready: endpoint ${endpointId} (${events.join(', ')}) delivers to ${url}; its signing secret is kept in memory.`);
+  print(`Ready: endpoint ${endpointId} (${events.join(', ')}, ${args.format} format) delivers to ${url}; its signing secret is kept in memory.`);
 } else {
   print(`Ready: listening on ${url}, verifying with the secret given.`);
 }
@@ -106,16 +113,38 @@ async function receive(req: IncomingMessage, res: ServerResponse): Promise<void>
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks);
-  const header = req.headers[WEBHOOK_HEADERS.signature.toLowerCase()];
+  // Every format signs alike; the header's name is the format's (core and field X-Service-Signature, events Service-Signature).
+  const header = req.headers[WEBHOOK_HEADERS.signature.toLowerCase()] ?? req.headers[EVENTS_HEADERS.signature.toLowerCase()];
   const verdict = typeof header === 'string' && secret ? verifySignature(header, body, secret) : ({ ok: false, reason: 'no_signature_header' } as const);
-  const event = req.headers[WEBHOOK_HEADERS.event.toLowerCase()] ?? '(no event header)';
-  const delivery = req.headers[WEBHOOK_HEADERS.delivery.toLowerCase()] ?? '(no delivery header)';
+  const parsed = parseBody(body.toString('utf8'));
+  // core names the event and delivery in headers; field in `event` and X-Service-Event-Id; events in `type` and `id`.
+  const event = req.headers[WEBHOOK_HEADERS.event.toLowerCase()] ?? parsed?.event ?? parsed?.type ?? '(no event named)';
+  const delivery = req.headers[WEBHOOK_HEADERS.delivery.toLowerCase()] ?? req.headers[FIELD_HEADERS.eventId.toLowerCase()] ?? parsed?.id ?? '(no delivery id)';
   const time = new Date().toISOString().replace('T', ' ').slice(0, 19);
   print(`${time}  ${req.method} ${req.url}  ${String(event)}  delivery ${String(delivery)}  ${verdict.ok ? 'signature verified' : `signature NOT verified (${verdict.reason})`}`);
+  if (event === 'dispatch.updated' && parsed) print(`  ${dispatchSummary(parsed)}`);
   print(`  ${body.toString('utf8').slice(0, 2000)}`);
   // As a receiver should: 2xx only for what verified (a 400 shows in the delivery log).
   res.writeHead(verdict.ok ? 200 : 400, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ received: verdict.ok }));
+}
+
+type Body = { event?: string; type?: string; id?: string; data?: Record<string, unknown> & { object?: Record<string, unknown>; previousAttributes?: Record<string, unknown> | null } };
+function parseBody(text: string): Body | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' ? (value as Body) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line for a route's change, whatever the format: the events format nests the object, field and core carry it as `data`. */
+function dispatchSummary(body: Body): string {
+  const route = body.data?.object ?? body.data ?? {};
+  const previous = body.data?.object ? body.data.previousAttributes : (body.data?.previousAttributes as Record<string, unknown> | null | undefined);
+  const stops = Array.isArray(route.stops) ? route.stops.length : '?';
+  return `route ${String(route.id)} on ${String(route.date)}, revision ${String(route.revision)}, ${String(route.changeReason)}, ${stops} stops; changed: ${previous ? Object.keys(previous).join(', ') || 'nothing' : 'nothing'}`;
 }
 
 let stopping = false;

@@ -7,6 +7,9 @@ import { freePort } from '../../scripts/infra/free-port';
 import { signPayload } from '../../infra/webhooks/signature';
 import { WEBHOOK_HEADERS } from '../../domain/webhooks/headers';
 import { waitUntil } from '../../scripts/harness/wait-until';
+import { formatHeaders, renderBody } from '../../domain/webhooks/formats';
+import { WEBHOOK_FORMATS } from '../../domain/events/catalogue';
+import { EVENT_EXAMPLES } from '../../api/events/examples';
 
 const SECRET = 'whsec_listen_test_0123456789abcdef';
 let child: ChildProcess | undefined;
@@ -47,6 +50,31 @@ describe('npm run webhooks:listen -- --secret', () => {
     expect(await exited).toBe(0);
   });
 
+  it('dispatch.updated in every format (core, field, events): verified by its own header, the route summarised from its body', async () => {
+    const port = await freePort();
+    const listener = spawn(process.execPath, ['--import', 'tsx', 'scripts/webhooks-listen.ts', '--port', String(port), '--secret', SECRET], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = listener;
+    let out = '';
+    listener.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    listener.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    await waitUntil('Ready', () => out.includes('Ready'), { intervalMs: 100 });
+    const example = EVENT_EXAMPLES['dispatch.updated'];
+    const route = example.data;
+    for (const format of WEBHOOK_FORMATS) {
+      // The delivery as the worker sends it: the format's body and headers, signed.
+      const body = renderBody(format, JSON.stringify(example), { apiVersion: '2026-01-20', livemode: false });
+      const signature = signPayload({ secrets: [SECRET], body, timestamp: Math.floor(Date.now() / 1000) });
+      const res = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', ...formatHeaders(format, example, signature) }, body });
+      expect({ format, status: res.status }).toEqual({ format, status: 200 });
+    }
+    await waitUntil('three dispatch.updated deliveries', () => out.split('\n').filter((l) => l.includes(`dispatch.updated  delivery ${example.id}  signature verified`)).length === 3, { intervalMs: 100 });
+    const summary = `route ${route.id} on ${route.date}, revision ${route.revision}, ${route.changeReason}, ${route.stops.length} stops; changed: ${Object.keys(route.previousAttributes ?? {}).join(', ')}`;
+    expect(out.split('\n').filter((l) => l.trim() === summary)).toHaveLength(3);
+    const exited = new Promise<number | null>((resolve) => listener.once('exit', resolve));
+    listener.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
   it('--help says how to use it', async () => {
     const help = spawn(process.execPath, ['--import', 'tsx', 'scripts/webhooks-listen.ts', '--help'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -54,5 +82,6 @@ describe('npm run webhooks:listen -- --secret', () => {
     expect(await new Promise((resolve) => help.once('exit', resolve))).toBe(0);
     expect(out).toContain('usage: npm run webhooks:listen');
     expect(out).toContain('--secret WHSEC');
+    expect(out).toContain('--format FORMAT');
   });
 });
