@@ -1,5 +1,5 @@
 import type { RoutingCrew, RoutingJob, RoutingProblem, Solver } from './problem';
-import { scheduleRoute, type RouteSchedule } from './route-schedule';
+import { breakPoint, scheduleRoute, type RouteSchedule } from './route-schedule';
 import { checkDay, checkPair, routingCrew, routingJob, type CheckContext, type CheckedCrew, type CheckedJob, type ExclusionCode, type ExclusionReason } from './constraints';
 import { hhmm, localDateTime } from './clock';
 import type { CrewDay } from './availability';
@@ -253,4 +253,61 @@ export function handRoute(day: DayInput, crewId: string, jobIds: readonly string
   const crewIndex = day.crews.findIndex((c) => c.id === crewId);
   const route = jobIds.map((id) => day.jobs.findIndex((j) => j.id === id));
   return plannedRoute(day, problem, crewIndex, route, pairViolations(day, crews, context, crewIndex, route));
+}
+
+/**
+ * D23's ETA recomputation of a stored route: its stops up to the last started one (`anchor`) as
+ * they are, the stops after it rescheduled by scheduleRoute from that stop's place when the crew
+ * leaves it (the break counted as taken once that is past the middle of the shift). Statuses stay.
+ * The drive and overtime minutes are the whole day's again; the later stops' time violations are
+ * the new schedule's, every other violation stays.
+ */
+export function progressedRoute<S extends PlannedStop | (Omit<PlannedStop, 'status'> & { status: string })>(
+  day: DayInput,
+  route: { crewId: string; assigneeId: string; stops: readonly S[]; violations: PlannedRoute['violations'] },
+  anchor: { index: number; departure: number },
+): Omit<PlannedRoute, 'stops'> & { stops: S[] } {
+  const { allowed } = checkDay(day.jobs, checkedCrews(day), contextOf(day));
+  const problem = routingProblem(day, allowed);
+  const crewIndex = day.crews.findIndex((c) => c.id === route.crewId);
+  if (crewIndex < 0) throw new RangeError(`no crew ${route.crewId} on ${day.date}`);
+  const indexOf = (jobId: string) => {
+    const index = day.jobs.findIndex((j) => j.id === jobId);
+    if (index < 0) throw new RangeError(`job ${jobId} of the route is not in the day`);
+    return index;
+  };
+  const kept = route.stops.slice(0, anchor.index + 1);
+  const later = route.stops.slice(anchor.index + 1);
+  const crew = problem.crews[crewIndex]!;
+  // The kept stops' legs, unrounded, so an unchanged day keeps its drive minutes to the minute.
+  const before = scheduleRoute(problem, crewIndex, kept.map((s) => indexOf(s.jobId)));
+  const keptTravel = before.stops.reduce((sum, s) => sum + s.travelFromPrevious, 0);
+  const from = {
+    location: problem.jobs[indexOf(kept[kept.length - 1]!.jobId)]!.location,
+    clock: anchor.departure,
+    breakLeft: anchor.departure >= breakPoint(crew.shiftStart, crew.shiftEnd) ? 0 : crew.breakTime,
+  };
+  const schedule = scheduleRoute(problem, crewIndex, later.map((s) => indexOf(s.jobId)), from);
+  const rescheduled = new Set(later.map((s) => s.jobId));
+  const timeCodes: readonly string[] = ['TIME_WINDOW_UNREACHABLE', 'OVERTIME_CAP'];
+  return {
+    crewId: route.crewId,
+    assigneeId: route.assigneeId,
+    shift: { start: hhmm(crew.shiftStart), end: hhmm(crew.shiftEnd) },
+    totalDriveMinutes: Math.round(keptTravel + schedule.travel),
+    overtimeMinutes: Math.round(schedule.overtime),
+    stops: [
+      ...kept,
+      ...schedule.stops.map((stop, i) => ({
+        ...later[i]!,
+        etaLocal: localDateTime(day.date, stop.arrival),
+        departLocal: localDateTime(day.date, stop.departure),
+        driveMinutesFromPrevious: Math.round(stop.travelFromPrevious),
+      })),
+    ],
+    violations: [
+      ...route.violations.filter((v) => !(timeCodes.includes(v.code) && (rescheduled.has(v.jobId) || v.code === 'OVERTIME_CAP'))),
+      ...schedule.violations.filter((v) => v.code !== 'CAPACITY').map((v) => ({ jobId: day.jobs[v.jobIndex]!.id, code: v.code, minutes: Math.ceil(v.amount) })),
+    ],
+  };
 }

@@ -48,15 +48,27 @@ export function breakPoint(shiftStart: number, shiftEnd: number): number {
   return shiftStart + (shiftEnd - shiftStart) / 2;
 }
 
-export function scheduleRoute(problem: RoutingProblem, crewIndex: number, jobIndices: number[]): RouteSchedule {
+/**
+ * Where and when the evaluated part of a day begins: by default the depot at the shift's start
+ * with the whole break ahead. The ETA recomputation of `dispatch.updated` starts from the crew's
+ * last started stop instead: its location, when it is left, and the break left (none once that
+ * departure is past the middle of the shift, where the break would have been taken).
+ */
+export interface ScheduleStart {
+  location: number;
+  clock: number;
+  breakLeft: number;
+}
+
+export function scheduleRoute(problem: RoutingProblem, crewIndex: number, jobIndices: number[], from?: ScheduleStart): RouteSchedule {
   const crew = problem.crews[crewIndex];
   if (!crew) throw new RangeError(`no crew at index ${crewIndex}`);
   const middle = breakPoint(crew.shiftStart, crew.shiftEnd);
   const stops: RouteStop[] = [];
   const violations: RouteViolation[] = [];
-  let at = crew.depot;
-  let clock = crew.shiftStart;
-  let breakLeft = crew.breakTime;
+  let at = from?.location ?? crew.depot;
+  let clock = from?.clock ?? crew.shiftStart;
+  let breakLeft = from?.breakLeft ?? crew.breakTime;
   let travel = 0;
   let load = 0;
   let capacityReported = false;
@@ -83,8 +95,10 @@ export function scheduleRoute(problem: RoutingProblem, crewIndex: number, jobInd
     clock = departure;
     at = job.location;
   }
-  const back = stops.length === 0 ? 0 : legTime(problem, at, crew.depot);
-  const returnAt = stops.length === 0 ? crew.shiftStart : clock + back;
+  // From a start point the crew is out already: it drives back even with no stop left.
+  const out = stops.length > 0 || (from !== undefined && from.location !== crew.depot);
+  const back = out ? legTime(problem, at, crew.depot) : 0;
+  const returnAt = out ? clock + back : (from?.clock ?? crew.shiftStart);
   travel += back;
   const overtime = Math.max(0, returnAt - crew.shiftEnd);
   const lastStop = stops[stops.length - 1];
