@@ -193,7 +193,8 @@ export function createApp(deps: AppDependencies): Express {
   const v1Quotes = new V1QuoteService(deps.em, rateCards, deps.events);
   v1QuoteRoutes(host, { em: deps.em, rateCards, quotes: v1Quotes });
   pricebookRoutes(host, { pricebooks: new PricebookService(deps.em, { events: deps.events, workflows: deps.pricebookWorkflows }) });
-  workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events) });
+  const travel = { osrmUrl: deps.settings.ROUTING_OSRM_URL, osrmTimeoutMs: deps.settings.ROUTING_OSRM_TIMEOUT_MS };
+  workOrderRoutes(host, { workOrders: new WorkOrderService(deps.em, deps.events, travel) });
   paymentsRoutes(host, {
     em: deps.em,
     webhookSecret: deps.settings.PAYMENTS_WEBHOOK_SECRET,
@@ -222,11 +223,11 @@ export function createApp(deps: AppDependencies): Express {
   organizationRoutes(host, { organizations: new OrganizationService(deps.em) });
   auditRoutes(host, { audit: new AuditService(deps.em) });
   developerRoutes(host);
-  const jobs = new JobService(deps.em, deps.events);
+  const jobs = new JobService(deps.em, deps.events, travel);
   fsmRoutes(host, { jobs, crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   routingDataRoutes(host, { routingData: new RoutingDataService(deps.em), jobs });
-  dailyRoutes(host, { routes: new DailyRouteService(deps.em, { plans: deps.routePlans, travel: { osrmUrl: deps.settings.ROUTING_OSRM_URL, osrmTimeoutMs: deps.settings.ROUTING_OSRM_TIMEOUT_MS }, events: deps.events }) });
-  graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
+  dailyRoutes(host, { routes: new DailyRouteService(deps.em, { plans: deps.routePlans, travel, events: deps.events }) });
+  graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, travel, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 
   app.use('/v1', meterUnrouted(meter));

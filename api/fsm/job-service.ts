@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import { inTenant } from '../../db/tenant-scope';
-import { conflict, forbidden, invalidTransition, jobNotFound, notFound, validationFailed } from '../../domain/errors/errors';
+import { conflict, forbidden, invalidTransition, jobNotFound, notFound, providerFailed, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
 import { cursorPosition } from '../http/pagination';
 import { encodeCursor } from '../../db/cursor';
@@ -21,6 +21,8 @@ import { iso } from '../../domain/timestamps';
 import { jobScheduleRows } from '../../db/fsm/routing-data';
 import { organizationSettings } from '../../db/organizations';
 import { jobSchedule } from '../../domain/routing/job-schedule';
+import { GREAT_CIRCLE_TRAVEL, recomputeEtasWithEvents, rerouteAssignedJob, type TravelConfig } from '../../infra/routing/routing-day';
+import { TravelTimesUnavailable } from '../../domain/routing/travel/source';
 
 /** D11: clock skew allowed on a device's sign-off time. */
 export const SIGN_OFF_SKEW_MS = 60_000;
@@ -58,7 +60,7 @@ export const visibilityOf = (caller: Caller): JobVisibility => (caller.role === 
  * judged, and the job, its histories and its events written. Returns the events, to dispatch after
  * the commit (none for a repeated status).
  */
-export async function moveJobWithin(tx: EntityManager, caller: Caller, id: string, body: PatchJobBody): Promise<EventEnvelope[]> {
+export async function moveJobWithin(tx: EntityManager, caller: Caller, id: string, body: PatchJobBody, travel: TravelConfig = GREAT_CIRCLE_TRAVEL): Promise<EventEnvelope[]> {
   await lockJobClock(tx);
   const row = await lockJob(tx, id, visibilityOf(caller));
   if (!row) throw jobNotFound();
@@ -78,7 +80,9 @@ export async function moveJobWithin(tx: EntityManager, caller: Caller, id: strin
     const missing = job && completionRequirement({ quoteId: job.quote_id, customerId: job.customer_id });
     if (missing) throw validationFailed({ [missing.field]: missing.message });
   }
-  return moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt });
+  const events = await moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt });
+  // D23: the status moves the ETAs of the stops after it on the job's route.
+  return [...events, ...(await recomputeEtasWithEvents(tx, { jobId: id, travel }))];
 }
 
 /** D10-D11: the job interface. */
@@ -86,6 +90,8 @@ export class JobService {
   constructor(
     private readonly em: EntityManager,
     private readonly events?: EventDispatcher,
+    /** Where a route's ETA recomputation reads travel times (D23): as the routes' own plans do. */
+    private readonly travel: TravelConfig = GREAT_CIRCLE_TRAVEL,
   ) {}
 
   list(caller: Caller, query: JobListQuery): Promise<{ data: Job[]; next_cursor: string | null; has_more: boolean }> {
@@ -168,28 +174,30 @@ export class JobService {
   /** D11's table; a repeated status is 200 with nothing changed and no event. */
   async patch(caller: Caller, id: string, body: PatchJobBody): Promise<JobDetail> {
     const { job, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
-      const events = await moveJobWithin(tx, caller, id, body);
+      const events = await moveJobWithin(tx, caller, id, body, this.travel);
       return { job: await this.detail(tx, caller, id), events };
     });
     await this.dispatch(events);
     return job;
   }
 
-  /** D11: ADMIN assigns a crew; the work order's assignee follows its foreman. */
-  assignCrew(caller: Caller, id: string, crewId: string): Promise<JobDetail> {
-    return inTenant(this.em, caller.organizationId, async (tx) => {
-      await assignCrewWithin(tx, caller, id, crewId);
-      return this.detail(tx, caller, id);
+  /** D11: ADMIN assigns a crew; the work order's assignee follows its foreman; D23: the routes of its date follow. */
+  async assignCrew(caller: Caller, id: string, crewId: string): Promise<JobDetail> {
+    const { job, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
+      const events = await assignCrewWithin(tx, caller, id, crewId, this.travel);
+      return { job: await this.detail(tx, caller, id), events };
     });
+    await this.dispatch(events);
+    return job;
   }
 
   /** D11: a crew technician logs their own time, ADMIN anyone's; no overlap per technician, at most 16 hours. */
-  addTimeEntry(caller: Caller, id: string, body: TimeEntryBody): Promise<JobDetail> {
+  async addTimeEntry(caller: Caller, id: string, body: TimeEntryBody): Promise<JobDetail> {
     if (caller.role === 'TECHNICIAN' && body.technician_id && body.technician_id !== caller.userId) throw forbidden('A technician logs only their own time.');
     const started = new Date(body.started_at);
     const ended = new Date(body.ended_at);
     const technicianId = body.technician_id ?? caller.userId;
-    return inTenant(this.em, caller.organizationId, async (tx) => {
+    const { job, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
       await lockJobClock(tx);
       const row = await lockJob(tx, id, visibilityOf(caller));
       if (!row) throw jobNotFound();
@@ -207,8 +215,12 @@ export class JobService {
         throw error;
       }
       await touchJobs(tx, { jobId: id });
-      return this.detail(tx, caller, id);
+      // D23: time logged moves the ETAs of the stops after the job on its route.
+      const events = await recomputeEtasWithEvents(tx, { jobId: id, travel: this.travel });
+      return { job: await this.detail(tx, caller, id), events };
     });
+    await this.dispatch(events);
+    return job;
   }
 
   /** D11: a catalogue SKU (active in the current rate card), a positive decimal quantity in its unit. */
@@ -238,7 +250,7 @@ export class JobService {
  * GraphQL's assignCrew): the clock, then the row; a final job keeps its crew (409), every member
  * of the crew must be an active technician.
  */
-export async function assignCrewWithin(tx: EntityManager, caller: Caller, id: string, crewId: string): Promise<void> {
+export async function assignCrewWithin(tx: EntityManager, caller: Caller, id: string, crewId: string, travel: TravelConfig = GREAT_CIRCLE_TRAVEL): Promise<EventEnvelope[]> {
   await lockJobClock(tx);
   const row = await lockJob(tx, id, {});
   if (!row) throw jobNotFound();
@@ -250,5 +262,12 @@ export async function assignCrewWithin(tx: EntityManager, caller: Caller, id: st
   if (row.crew_id !== crewId) {
     await assignJobCrew(tx, id, crew);
     await recordJobHistory(tx, { jobId: id, kind: 'crew', userId: caller.userId, detail: { from_crew_id: row.crew_id, to_crew_id: crewId, foreman_user_id: crew.foreman_user_id } });
+  }
+  // D23: the routes of the job's date follow it, by the hand sequence's code (both routes told).
+  try {
+    return await rerouteAssignedJob(tx, { jobId: id, crewId, userId: caller.userId, travel });
+  } catch (error) {
+    if (error instanceof TravelTimesUnavailable) throw providerFailed(`${error.message} Nothing was applied.`);
+    throw error;
   }
 }

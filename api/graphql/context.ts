@@ -6,6 +6,7 @@ import type { CostMeter } from './cost';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
+import type { TravelConfig } from '../../infra/routing/routing-day';
 import { changeOrdersOfJobs, materialDrawsOfJobs, timeEntriesOfJobs, type ChangeOrderRow, type MaterialDrawRow, type TimeEntryRow } from '../../db/fsm/field-writes';
 import { crewsByIds, type CrewRow } from '../../db/fsm/crews';
 import { linesByQuoteIds, quotesByCustomerIds, quotesByIds, revisionsByQuoteIds, type QuoteLineRecord, type QuoteRecord, type QuoteRevisionRecord } from '../../db/quotes/quote-list';
@@ -24,6 +25,8 @@ export interface GraphQLContext {
   log: Logger;
   /** D14's quote creation, run in this request's transaction. */
   v1Quotes: V1QuoteService;
+  /** Where a route's ETA recomputation reads travel times (D23). */
+  travel: TravelConfig;
   /** Events a mutation recorded, dispatched after the transaction commits (the outbox relay covers a failure). */
   events: EventEnvelope[];
 }

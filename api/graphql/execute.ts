@@ -1,5 +1,6 @@
 import { execute as executeDocument, getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { GREAT_CIRCLE_TRAVEL, type TravelConfig } from '../../infra/routing/routing-day';
 import type { Logger } from 'pino';
 import { inTenant, readOnlyTransaction } from '../../db/tenant-scope';
 import type { RateCardRepository } from '../../db/rate-cards/repository';
@@ -25,6 +26,8 @@ export interface ExecutionDeps {
   rateCards: RateCardRepository;
   bucket: PointsBucket;
   v1Quotes: V1QuoteService;
+  /** Where a route's ETA recomputation reads travel times (D23); great-circle times without it. */
+  travel?: TravelConfig;
   /** Starts the workflows of events a mutation recorded, after its commit (else the outbox relay does). */
   events?: EventDispatcher;
 }
@@ -97,7 +100,7 @@ export function createExecutor(deps: ExecutionDeps) {
       result = await inTenant(deps.em, organizationId, async (tx) => {
         // A query cannot write, whatever a resolver does.
         if (!isMutation) await readOnlyTransaction(tx);
-        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, v1Quotes: deps.v1Quotes, log: scope.log, events: recorded };
+        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, v1Quotes: deps.v1Quotes, travel: deps.travel ?? GREAT_CIRCLE_TRAVEL, log: scope.log, events: recorded };
         const executed = await executeDocument({ ...args, contextValue: context });
         if (isMutation && executed.errors?.length) throw new RolledBack(executed);
         return executed;

@@ -17,6 +17,7 @@ import { customersByIds } from '../../db/quotes/customer-directory';
 import { userRoleAndActive } from '../../db/users';
 import { iso } from '../../domain/timestamps';
 import { decideEdit, describeEdit } from '../../domain/work-orders/edit';
+import { GREAT_CIRCLE_TRAVEL, recomputeEtasWithEvents, type TravelConfig } from '../../infra/routing/routing-day';
 
 const dayAsTimestamp = (day: string | null) => (day ? `${day}T00:00:00.000Z` : null);
 
@@ -41,6 +42,8 @@ export class WorkOrderService {
   constructor(
     private readonly em: EntityManager,
     private readonly events?: EventDispatcher,
+    /** Where a route's ETA recomputation reads travel times (D23): as the routes' own plans do. */
+    private readonly travel: TravelConfig = GREAT_CIRCLE_TRAVEL,
   ) {}
 
   /**
@@ -151,6 +154,8 @@ export class WorkOrderService {
         return { result: { id, status: row.status, unchanged: true }, events: [] };
       }
       const events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(body.status), userId: caller.userId, notes: body.notes ?? null });
+      // D23: as PATCH /v1/fsm/jobs/{id}: the status moves the ETAs of the stops after it on its route.
+      events.push(...(await recomputeEtasWithEvents(tx, { jobId: id, travel: this.travel })));
       return { result: { id, status: body.status, unchanged: false }, events };
     });
   }

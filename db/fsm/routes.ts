@@ -4,6 +4,8 @@ import { HOURS_ESTIMATED, HOURS_LOGGED, recordJobHistory } from './jobs';
 import { PLAN_LIMITS, type Plan } from '../plans/plan-limits';
 import type { PlannedRoute, PlanResult } from '../../domain/routing/plan';
 import type { TimeOff, WeeklyHours } from '../../domain/routing/availability';
+import type { DispatchState } from '../../domain/dispatch/dispatch-update';
+import { SETTING_DEFAULTS } from '../../domain/organizations/settings';
 
 /**
  * D23: a tenant's day for routing, read in its transaction, and the routes a plan or a hand
@@ -22,16 +24,19 @@ export interface DayJobRow {
   headcount: number | null;
 }
 
-/** The day's jobs that are not finished (complete or cancelled), oldest first. */
-export function dayJobRows(em: EntityManager, date: string): Promise<DayJobRow[]> {
+/**
+ * The day's jobs that are not finished (complete or cancelled), oldest first; `keep` also those of
+ * these ids finished (a route's ETA recomputation reschedules from a completed stop's place).
+ */
+export function dayJobRows(em: EntityManager, date: string, keep: readonly string[] = []): Promise<DayJobRow[]> {
   return em.execute<DayJobRow[]>(
     `select w.id as job_id, w.job_status, w.crew_id, s.id as site_id, s.lat, s.lon,
             round(${HOURS_ESTIMATED}, 4)::text as hours_estimated, round(${HOURS_LOGGED}, 4)::text as hours_logged,
             (select count(*) from crew_members m where m.crew_id = w.crew_id)::int as headcount
        from work_orders w left join quotes q on q.id = w.quote_id left join sites s on s.id = w.site_id
-      where w.scheduled_date = ?::date and w.job_status not in ('complete', 'cancelled')
+      where w.scheduled_date = ?::date and (w.job_status not in ('complete', 'cancelled') or w.id in (select jsonb_array_elements_text(?::jsonb)::uuid))
       order by w.created_at, w.id`,
-    [date],
+    [date, JSON.stringify(keep)],
   );
 }
 
@@ -48,10 +53,19 @@ export interface StoredRoute {
   travel_time_source: string;
   assignee_id: string;
   updated_at: Date;
+  /** D23's coalescing: the shown attributes last told (null before the first event). */
+  dispatch_told: DispatchState | null;
+  /** Told within the workspace's coalescing window: a change now waits for the trailing event. */
+  dispatch_told_recently: boolean;
+  /** A trailing event is due (`dispatch_due`: now). */
+  dispatch_pending: boolean;
+  dispatch_due: boolean;
 }
 
 const ROUTES = `select r.id, r.crew_id, r.revision, r.shift_start, r.shift_end, r.total_drive_minutes, r.overtime_minutes, r.stops, r.violations,
-                       r.travel_time_source, c.foreman_user_id as assignee_id, r.updated_at
+                       r.travel_time_source, c.foreman_user_id as assignee_id, r.updated_at, r.dispatch_told,
+                       (r.dispatch_told_at is not null and r.dispatch_told_at > clock_timestamp() - make_interval(secs => coalesce((select o.dispatch_coalesce_seconds from organizations o where o.id = r.organization_id), ${SETTING_DEFAULTS.dispatch_coalesce_seconds}))) as dispatch_told_recently,
+                       r.dispatch_due_at is not null as dispatch_pending, (r.dispatch_due_at is not null and r.dispatch_due_at <= clock_timestamp()) as dispatch_due
                   from routes r join crews c on c.id = r.crew_id`;
 
 /** The day's stored routes (empty ones included), by crew name; `crewIds` narrows to some crews. */
@@ -161,4 +175,70 @@ export interface TechnicianDayRow {
 /** Technicians' routing rows (one without a row has no skills and D23's default week). */
 export function technicianDayRows(em: EntityManager): Promise<TechnicianDayRow[]> {
   return em.execute<TechnicianDayRow[]>('select user_id, skills, weekly, time_off from technician_routing');
+}
+
+/** A route's job as its ETA recomputation reads it (D23): its status and its time on the route's date, local `YYYY-MM-DDTHH:mm`. */
+export interface StopProgressRow {
+  job_id: string;
+  job_status: string;
+  scheduled_date: string;
+  /** The first time entry's start on the date, else the job's actual start on the date. */
+  started_local: string | null;
+  last_ended_local: string | null;
+}
+
+/** The progress of these jobs on `date` in the workspace's zone `timeZone` (time entries starting or ending that day). */
+export function stopProgressRows(em: EntityManager, jobIds: readonly string[], date: string, timeZone: string): Promise<StopProgressRow[]> {
+  if (jobIds.length === 0) return Promise.resolve([]);
+  return em.execute<StopProgressRow[]>(
+    `with local as (
+       select t.work_order_id, t.started_at at time zone ? as started, t.ended_at at time zone ? as ended from time_entries t
+        where t.work_order_id in (select jsonb_array_elements_text(?::jsonb)::uuid)
+     )
+     select w.id as job_id, w.job_status, w.scheduled_date::text as scheduled_date,
+            to_char(coalesce((select min(l.started) from local l where l.work_order_id = w.id and (l.started::date = ?::date or l.ended::date = ?::date)),
+                             case when (w.actual_start at time zone ?)::date = ?::date then w.actual_start at time zone ? end), 'YYYY-MM-DD"T"HH24:MI') as started_local,
+            to_char((select max(l.ended) from local l where l.work_order_id = w.id and (l.started::date = ?::date or l.ended::date = ?::date)), 'YYYY-MM-DD"T"HH24:MI') as last_ended_local
+       from work_orders w where w.id in (select jsonb_array_elements_text(?::jsonb)::uuid)`,
+    [timeZone, timeZone, JSON.stringify(jobIds), date, date, timeZone, date, timeZone, date, date, JSON.stringify(jobIds)],
+  );
+}
+
+/** The date and crew of a job (where its route would be), or undefined. */
+export async function jobRoutePlace(em: EntityManager, jobId: string): Promise<{ scheduled_date: string | null; crew_id: string | null } | undefined> {
+  const [row] = await em.execute<{ scheduled_date: string | null; crew_id: string | null }[]>('select scheduled_date::text as scheduled_date, crew_id from work_orders where id = ?', [jobId]);
+  return row;
+}
+
+/** These jobs' estimated hours and crew headcount (their default duration's inputs). */
+export function jobEstimateRows(em: EntityManager, jobIds: readonly string[]): Promise<{ job_id: string; hours_estimated: string; headcount: number | null }[]> {
+  return em.execute(
+    `select w.id as job_id, round(${HOURS_ESTIMATED}, 4)::text as hours_estimated, (select count(*) from crew_members m where m.crew_id = w.crew_id)::int as headcount
+       from work_orders w left join quotes q on q.id = w.quote_id where w.id in (select jsonb_array_elements_text(?::jsonb)::uuid)`,
+    [JSON.stringify(jobIds)],
+  );
+}
+
+/** D23: the state told of a route and when (now); no trailing event is due. */
+export async function markDispatchTold(em: EntityManager, routeId: string, told: DispatchState): Promise<void> {
+  await em.execute('update routes set dispatch_told = ?::jsonb, dispatch_told_at = clock_timestamp(), dispatch_due_at = null where id = ?', [JSON.stringify(told), routeId]);
+}
+
+/** D23: a change within the window waits for one trailing event, due a window after the last told (kept when already due). */
+export async function markDispatchDue(em: EntityManager, routeId: string): Promise<void> {
+  await em.execute(
+    `update routes r set dispatch_due_at = coalesce(r.dispatch_due_at, r.dispatch_told_at + make_interval(secs => coalesce((select o.dispatch_coalesce_seconds from organizations o where o.id = r.organization_id), ${SETTING_DEFAULTS.dispatch_coalesce_seconds})))
+      where r.id = ?`,
+    [routeId],
+  );
+}
+
+/** D23: the route is back at the state it told: nothing is due. */
+export async function clearDispatchDue(em: EntityManager, routeId: string): Promise<void> {
+  await em.execute('update routes set dispatch_due_at = null where id = ? and dispatch_due_at is not null', [routeId]);
+}
+
+/** Across tenants, for the outbox relay (its door, dispatch_due_days): the days with a route whose trailing event is due. */
+export function dueDispatchDays(em: EntityManager, limit: number): Promise<{ organization_id: string; route_date: string }[]> {
+  return em.fork().execute('select organization_id, route_date from dispatch_due_days(?)', [limit]);
 }

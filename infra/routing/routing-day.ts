@@ -1,14 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { organizationSettings } from '../../db/organizations';
 import { jobScheduleRows } from '../../db/fsm/routing-data';
-import { dayCrewRows, dayJobRows, technicianDayRows, emptyRoute, lockRouteDay, moveJobToCrew, recordSequence, routeLimit, routesOfDay, storeRoute, storeRouteDay, type StoredRoute } from '../../db/fsm/routes';
+import { dayCrewRows, dayJobRows, jobEstimateRows, jobRoutePlace, stopProgressRows, technicianDayRows, emptyRoute, lockRouteDay, moveJobToCrew, recordSequence, routeLimit, routesOfDay, storeRoute, storeRouteDay, type StoredRoute } from '../../db/fsm/routes';
 import { lockJobClock } from '../../db/fsm/jobs';
 import { conflict } from '../../domain/errors/errors';
 import { crewDay } from '../../domain/routing/availability';
 import { minutesOf } from '../../domain/routing/clock';
 import { jobSchedule } from '../../domain/routing/job-schedule';
-import type { DayInput, PlannedRoute, PlanResult } from '../../domain/routing/plan';
-import { greatCircleSource, type TravelTimeSource } from '../../domain/routing/travel/source';
+import { handRoute, progressedRoute, type DayInput, type PlannedRoute, type PlanResult } from '../../domain/routing/plan';
+import { driftsBeyond, minutesOnDate, progressAnchor } from '../../domain/dispatch/eta-drift';
+import { instantToLocal } from '../../domain/organizations/local-time';
+import { greatCircleSource, TravelTimesUnavailable, type TravelTimeSource } from '../../domain/routing/travel/source';
 import type { LatLon } from '../../domain/routing/travel/great-circle';
 import type { OrganizationSettings } from '../../domain/organizations/settings';
 import { osrmSource } from './osrm';
@@ -20,6 +22,9 @@ export interface TravelConfig {
   osrmUrl?: string | undefined;
   osrmTimeoutMs: number;
 }
+
+/** No OSRM: great-circle times (a deployment without ROUTING_OSRM_URL). */
+export const GREAT_CIRCLE_TRAVEL: TravelConfig = { osrmTimeoutMs: 0 };
 
 export function travelSource(config: TravelConfig, settings: Pick<OrganizationSettings, 'road_factor' | 'average_speed_kmh'>): TravelTimeSource {
   if (config.osrmUrl) return osrmSource({ baseUrl: config.osrmUrl, timeoutMs: config.osrmTimeoutMs });
@@ -39,11 +44,11 @@ export interface DayRows {
  * date with their schedules, every crew with its members' skills and hours, the stored routes,
  * the depot and the plan's route limit. A workspace without a depot cannot be routed (409).
  */
-export async function readDay(tx: EntityManager, date: string): Promise<DayRows> {
+export async function readDay(tx: EntityManager, date: string, keep: readonly string[] = []): Promise<DayRows> {
   const settings = await organizationSettings(tx);
   if (!settings.depot) throw conflict('The workspace has no depot: set it with PATCH /api/v1/organization {"depot": {"lat", "lon"}} before planning routes.');
   const depot = settings.depot;
-  const jobs = await dayJobRows(tx, date);
+  const jobs = await dayJobRows(tx, date, keep);
   const schedules = new Map((await jobScheduleRows(tx, jobs.map((j) => j.job_id))).map((s) => [s.job_id, s]));
   const crews = await dayCrewRows(tx);
   const technicians = new Map((await technicianDayRows(tx)).map((t) => [t.user_id, t]));
@@ -104,8 +109,8 @@ export async function readDay(tx: EntityManager, date: string): Promise<DayRows>
 }
 
 /** Reads the day and prices its travel: the input of a plan or a hand sequence. */
-export async function loadDay(tx: EntityManager, date: string, config: TravelConfig): Promise<DayInput> {
-  const rows = await readDay(tx, date);
+export async function loadDay(tx: EntityManager, date: string, config: TravelConfig, keep: readonly string[] = []): Promise<DayInput> {
+  const rows = await readDay(tx, date, keep);
   const source = travelSource(config, rows.settings);
   return rows.build(await source.minutes(rows.points), source.name);
 }
@@ -178,4 +183,99 @@ export async function applyRoutesWithEvents(tx: EntityManager, input: ApplyInput
   // D23: every route that changed tells it, in this transaction (both routes of a moved job).
   const events = await recordDispatchUpdates(tx, input.date, stored, await routesOfDay(tx, input.date));
   return { applied, events };
+}
+
+/**
+ * D23's ETA drift, in the caller's transaction after a job's status changed or time was logged on
+ * it: the route holding the job on its date is recomputed from the crew's last started stop
+ * (domain/dispatch/eta-drift.ts, domain/routing/plan.ts `progressedRoute`); when a stop's ETA moved
+ * by more than the workspace's `eta_drift_threshold_minutes` from the ETA last stored (and told),
+ * the route is stored and `dispatch.updated` is recorded. A smaller move is neither stored nor
+ * told, so the moves add up until one is told. Answers the recorded events, to dispatch after the
+ * commit. A job on no route, or a day that cannot be priced now (travel times unavailable), changes nothing.
+ */
+export async function recomputeEtasWithEvents(tx: EntityManager, input: { jobId: string; travel: TravelConfig; now?: Date }): Promise<EventEnvelope[]> {
+  const place = await jobRoutePlace(tx, input.jobId);
+  if (!place?.scheduled_date) return [];
+  const date = place.scheduled_date;
+  await lockRouteDay(tx, date);
+  const stored = await routesOfDay(tx, date);
+  const route = stored.find((r) => r.stops.some((s) => s.jobId === input.jobId));
+  if (!route) return [];
+  const settings = await organizationSettings(tx);
+  const jobIds = route.stops.map((s) => s.jobId);
+  const progress = new Map(
+    (await stopProgressRows(tx, jobIds, date, settings.time_zone)).map((row) => [
+      row.job_id,
+      {
+        status: row.job_status,
+        startedAt: row.started_local === null ? null : minutesOnDate(date, row.started_local),
+        lastEndedAt: row.last_ended_local === null ? null : minutesOnDate(date, row.last_ended_local),
+      },
+    ]),
+  );
+  let day: DayInput;
+  try {
+    day = await loadDay(tx, date, input.travel, jobIds);
+  } catch (error) {
+    if (error instanceof TravelTimesUnavailable) return [];
+    throw error;
+  }
+  // The whole duration of a started job: D23's default counts only the hours not yet logged.
+  const rows = await readDayDurations(tx, jobIds, settings.working_day_start);
+  const local = instantToLocal(input.now ?? new Date(), settings.time_zone);
+  const now = local.slice(0, 10) === date ? minutesOnDate(date, local.slice(0, 16)) : null;
+  const anchor = progressAnchor(date, route.stops, progress, (jobId) => rows.get(jobId) ?? 0, now);
+  if (!anchor) return [];
+  const recomputed = progressedRoute(day, { crewId: route.crew_id, assigneeId: route.assignee_id, stops: route.stops, violations: route.violations }, anchor);
+  if (!driftsBeyond(route.stops, recomputed.stops, settings.eta_drift_threshold_minutes)) return [];
+  await storeRoute(tx, date, recomputed as PlannedRoute, route.travel_time_source, route);
+  return recordDispatchUpdates(tx, date, stored, await routesOfDay(tx, date));
+}
+
+/** Each job's whole duration in minutes: the office's, else D23's default with nothing logged yet. */
+async function readDayDurations(tx: EntityManager, jobIds: readonly string[], workingDayStart: string): Promise<Map<string, number>> {
+  const schedules = await jobScheduleRows(tx, jobIds);
+  const estimates = new Map((await jobEstimateRows(tx, jobIds)).map((row) => [row.job_id, row]));
+  return new Map(
+    schedules.map((stored) => {
+      const job = estimates.get(stored.job_id);
+      const schedule = jobSchedule({
+        windowStart: stored.window_start,
+        windowEnd: stored.window_end,
+        durationMinutes: stored.duration_minutes,
+        addedSkills: stored.added_skills,
+        lines: stored.lines,
+        hoursEstimated: job?.hours_estimated ?? '0',
+        hoursLogged: '0',
+        headcount: job?.headcount ?? null,
+        workingDayStart,
+      });
+      return [stored.job_id, schedule.duration_minutes];
+    }),
+  );
+}
+
+/**
+ * D23: a job given to another crew by hand (PUT /v1/fsm/jobs/{id}/crew, GraphQL assignCrew) moves
+ * on the routes of its date through the hand sequence's code: appended to the new crew's route,
+ * taken off the route that held it, both told (`reassignment`). Nothing when neither crew has a
+ * route that day (the day was not routed) or the job is already on the new crew's route. Answers
+ * the recorded events, to dispatch after the commit.
+ */
+export async function rerouteAssignedJob(tx: EntityManager, input: { jobId: string; crewId: string; userId: string; travel: TravelConfig }): Promise<EventEnvelope[]> {
+  const place = await jobRoutePlace(tx, input.jobId);
+  if (!place?.scheduled_date) return [];
+  const date = place.scheduled_date;
+  await lockRouteDay(tx, date);
+  const stored = await routesOfDay(tx, date);
+  const holder = stored.find((r) => r.stops.some((s) => s.jobId === input.jobId));
+  const target = stored.find((r) => r.crew_id === input.crewId);
+  if (holder?.crew_id === input.crewId || (!holder && !target?.stops.length)) return [];
+  const day = await loadDay(tx, date, input.travel);
+  const open = new Set(day.jobs.map((j) => j.id));
+  if (!open.has(input.jobId)) return [];
+  const stops = [...(target?.stops.map((s) => s.jobId).filter((id) => open.has(id)) ?? []), input.jobId];
+  const route = handRoute(day, input.crewId, stops);
+  return (await applyRoutesWithEvents(tx, { date, userId: input.userId, routes: [route], source: day.travelTimeSource, emptyOthers: false })).events;
 }

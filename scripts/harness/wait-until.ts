@@ -10,7 +10,8 @@
 export interface WaitOptions {
   timeoutMs?: number;
   intervalMs?: number;
-  detail?: () => string;
+  /** Read once, at the timeout: what explains the wait (may query, e.g. the rows involved). */
+  detail?: () => string | Promise<string>;
 }
 
 export async function waitUntil<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, options: WaitOptions = {}): Promise<T> {
@@ -19,7 +20,15 @@ export async function waitUntil<T>(what: string, probe: () => T | undefined | nu
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail ? `\n${detail()}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail ? `\n${await explain(detail)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+async function explain(detail: () => string | Promise<string>): Promise<string> {
+  try {
+    return await detail();
+  } catch (error) {
+    return `(the detail could not be read: ${String(error)})`;
   }
 }

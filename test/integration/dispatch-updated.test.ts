@@ -54,6 +54,9 @@ beforeAll(async () => {
   a = await createTenant(owner, { admin: 'ADMIN', north: 'TECHNICIAN', south: 'TECHNICIAN' });
   await owner.query(`update organizations set plan = 'enterprise', depot_lat = $2, depot_lon = $3 where id = $1`, [a.id, DEPOT.lat, DEPOT.lon]);
   for (const [name, user] of Object.entries(a.users)) tokens[name] = await api.tokenFor(user);
+  // Each change told at once: the coalescing has its own describe, with its own window.
+  const settings = await api.request('/api/v1/organization', { method: 'PATCH', token: tokens.admin, json: { dispatch_coalesce_seconds: 0 } });
+  expect(settings.status).toBe(200);
   for (const [name, format, version] of [['events', 'events', undefined], ['old', 'events', '2025-10-08'], ['field', 'field', undefined], ['core', 'core', undefined]] as const) {
     receivers[name] = await new WebhookReceiver().start();
     const res = await api.request('/api/v1/webhook-endpoints', {
@@ -125,8 +128,31 @@ function verified(got: Received, secret: string): boolean {
   return timingSafeEqual(createHmac('sha256', secret).update(`${t}.${got.body}`).digest(), Buffer.from(v1, 'hex'));
 }
 const eventsOf = (name: 'events' | 'old') => receivers[name].received.map((r) => JSON.parse(r.body) as EventsBody);
-/** The events receiver's bodies for one route, in revision order. */
-const ofRoute = (routeId: string) => eventsOf('events').filter((e) => e.data.object.id === routeId).sort((x, y) => x.data.object.revision - y.data.object.revision);
+/**
+ * The events receiver's bodies for one route, in revision order, one per event: delivery is at
+ * least once, so an envelope id seen twice (an attempt retried after its answer was lost) counts once.
+ */
+const ofRoute = (routeId: string) => {
+  const seen = new Map<string, EventsBody>();
+  for (const e of eventsOf('events')) if (e.data.object.id === routeId && !seen.has(e.id)) seen.set(e.id, e);
+  return [...seen.values()].sort((x, y) => x.data.object.revision - y.data.object.revision);
+};
+/** What a wait for an event explains when it times out: each dispatch.updated outbox row, its deliveries and their endpoints' workflow state, and what the receivers got. */
+async function deliveryState(): Promise<string> {
+  const { rows } = await owner.query(
+    `select o.id, o.created_at, o.dispatched_at, o.lease_until, o.envelope->'data'->>'id' as route, o.envelope->'data'->>'revision' as revision, o.envelope->'data'->>'changeReason' as reason,
+            coalesce(json_agg(json_build_object('endpoint', e.url, 'status', d.status, 'attempts', d.attempts, 'last_error', d.last_error, 'next_attempt_at', d.next_attempt_at,
+                                                'claimed_by', d.claimed_by, 'claimed_until', d.claimed_until, 'endpoint_idle', e.delivery_idle, 'endpoint_seen_at', e.delivery_seen_at))
+                     filter (where d.id is not null), '[]') as deliveries
+       from outbox_events o left join webhook_deliveries d on d.event_id = o.id left join webhook_endpoints e on e.id = d.endpoint_id
+      where o.organization_id = $1 and o.event = 'dispatch.updated' group by o.id order by o.sequence`,
+    [a.id],
+  );
+  const got = Object.entries(receivers).map(([name, r]) => `${name}: ${r.received.map((x) => (JSON.parse(x.body) as { id: string }).id).join(', ')}`);
+  return [...rows.map((row) => JSON.stringify(row)), ...got].join('\n');
+}
+/** Waits for `count` distinct events of the route at the events receiver; a timeout prints the outbox and delivery state. */
+const routeEvents = (what: string, routeId: string, count: number, timeoutMs = 30_000) => waitUntil(what, () => ofRoute(routeId).length >= count, { timeoutMs, detail: deliveryState });
 
 describe('dispatch.updated (D23)', () => {
   let jobs: string[];
@@ -190,7 +216,8 @@ describe('dispatch.updated (D23)', () => {
     const first = ofRoute(northRouteId)[0]!.data.object;
     const route = await hand(north, [jobs[1]!, jobs[0]!]);
     expect(route.revision).toBe(2);
-    await waitUntil('the resequenced route\'s event', () => ofRoute(northRouteId).length === 2, { timeoutMs: 30_000 });
+    await routeEvents('the resequenced route\'s event', northRouteId, 2);
+    expect(ofRoute(northRouteId)).toHaveLength(2);
     const second = ofRoute(northRouteId)[1]!;
     expect(second.data.object).toMatchObject({ changeReason: 'resequencing', revision: 2 });
     expect(second.data.object.stops.map((s) => s.jobId)).toEqual([jobs[1], jobs[0]]);
@@ -202,7 +229,9 @@ describe('dispatch.updated (D23)', () => {
   it('a job moved to another crew fires both routes, each with its own increasing revision', async () => {
     const route = await hand(south, [jobs[2]!, jobs[0]!]);
     southRouteId = route.id!;
-    await waitUntil('both routes\' events', () => ofRoute(northRouteId).length === 3 && ofRoute(southRouteId).length === 1, { timeoutMs: 30_000 });
+    await routeEvents('the left route\'s event', northRouteId, 3);
+    await routeEvents('the joined route\'s event', southRouteId, 1);
+    expect([ofRoute(northRouteId).length, ofRoute(southRouteId).length]).toEqual([3, 1]);
     const left = ofRoute(northRouteId)[2]!;
     expect(left.data.object).toMatchObject({ changeReason: 'reassignment', revision: 3 });
     expect(left.data.object.stops.map((s) => s.jobId)).toEqual([jobs[1]]);
@@ -219,7 +248,7 @@ describe('dispatch.updated (D23)', () => {
     const { rows } = await owner.query<{ id: string; revision: number }>('select id, revision from routes where organization_id = $1 and route_date = $2', [a.id, DATE]);
     const changed = rows.filter((r) => (r.id === northRouteId ? r.revision > 3 : r.id === southRouteId ? r.revision > 1 : true));
     expect(await outboxCount()).toBe(before + changed.length);
-    await waitUntil('every changed route\'s event', () => changed.every((r) => ofRoute(r.id).some((e) => e.data.object.revision === r.revision)), { timeoutMs: 60_000 });
+    await waitUntil('every changed route\'s event', () => changed.every((r) => ofRoute(r.id).some((e) => e.data.object.revision === r.revision)), { timeoutMs: 60_000, detail: deliveryState });
     // docs/webhooks.md's receiver: keep an event only when its revision is above the one held.
     const held = new Map<string, DispatchObject>();
     for (const e of [...eventsOf('events')].reverse()) {
@@ -244,7 +273,8 @@ describe('crew status (D23): POST /v1/fsm/crews/{id}/status on today\'s route', 
     south = await crewOf('south');
     stops = [await job('north', PLACES[0]!, today), await job('north', PLACES[1]!, today), await job('north', PLACES[2]!, today)];
     routeId = (await hand(north, stops, today)).id!;
-    await waitUntil('the new route\'s event', () => ofRoute(routeId).length === 1);
+    await routeEvents('the new route\'s event', routeId, 1);
+    expect(ofRoute(routeId)).toHaveLength(1);
   }, 60_000);
 
   it('a crew without a route today is 409 with the reason', async () => {
@@ -267,7 +297,8 @@ describe('crew status (D23): POST /v1/fsm/crews/{id}/status on today\'s route', 
     const route = Route.parse(await ok(await status(north, 'north', { status: 'on_site', jobId: stops[0] })));
     expect(route.revision).toBe(2);
     expect(route.stops.map((s) => s.status)).toEqual(['on_site', 'planned', 'planned']);
-    await waitUntil('the status event', () => ofRoute(routeId).length === 2);
+    await routeEvents('the status event', routeId, 2);
+    expect(ofRoute(routeId)).toHaveLength(2);
     const event = ofRoute(routeId)[1]!;
     expect(event.data.object).toMatchObject({ changeReason: 'technician_status', revision: 2 });
     expect(event.data.previousAttributes).toEqual({ stops: ofRoute(routeId)[0]!.data.object.stops });
@@ -281,8 +312,184 @@ describe('crew status (D23): POST /v1/fsm/crews/{id}/status on today\'s route', 
     expect(onSite.stops.map((s) => s.status)).toEqual(['on_site', 'planned', 'on_site']);
     const off = Route.parse(await ok(await status(north, 'north', { status: 'off_duty', jobId: stops[1] })));
     expect(off.stops.map((s) => s.status)).toEqual(['on_site', 'off_duty', 'on_site']);
-    await waitUntil('both status events', () => ofRoute(routeId).length === 4);
+    await routeEvents('both status events', routeId, 4);
     expect(ofRoute(routeId).map((e) => e.data.object.revision)).toEqual([1, 2, 3, 4]);
     expect(ofRoute(routeId)[3]!.data.object.stops.map((s) => s.status)).toEqual(['on_site', 'off_duty', 'on_site']);
   });
+});
+
+describe('ETA drift (D23): time logged and status changes move the following stops', () => {
+  // A Tuesday of December: Toronto is UTC-5, so 08:10 local is 13:10Z.
+  const DAY = '2026-12-08';
+  const at = (local: string) => new Date(`${DAY}T${local}:00-05:00`).toISOString();
+  let stops: string[];
+  let north: string;
+  let routeId: string;
+  const logged = (jobId: string, from: string, to: string) =>
+    call('POST', `/v1/fsm/jobs/${jobId}/time-entries`, 'admin', { technician_id: a.users.north!.id, started_at: at(from), ended_at: at(to) });
+  const stored = async () => Route.parse(await ok(await call('GET', `/v1/fsm/routes/${DAY}/${north}`, 'admin')));
+  const threshold = async (minutes: number) => ok(await call('PATCH', '/api/v1/organization', 'admin', { eta_drift_threshold_minutes: minutes }));
+  beforeAll(async () => {
+    north = await crewOf('north');
+    stops = [await job('north', PLACES[0]!, DAY), await job('north', PLACES[1]!, DAY), await job('north', PLACES[2]!, DAY)];
+    routeId = (await hand(north, stops, DAY)).id!;
+    await routeEvents('the new route\'s event', routeId, 1);
+  }, 60_000);
+
+  it('time logged that moves no ETA by more than 15 minutes (the default) stores and fires nothing', async () => {
+    const before = await outboxCount();
+    const planned = await stored();
+    // The first stop begins at 08:0x and takes its 60 minutes: left at 09:10 instead of 09:0x.
+    expect(planned.stops[0]!.etaLocal < `${DAY}T08:10`).toBe(true);
+    await ok(await logged(stops[0]!, '08:10', '09:05'), 201);
+    expect(await stored()).toEqual(planned);
+    expect(await outboxCount()).toBe(before);
+  });
+
+  it('a job running two hours long moves the stops after it: eta_drift with the prior stops, and the route stored so', async () => {
+    const planned = await stored();
+    await ok(await logged(stops[0]!, '09:05', '11:00'), 201);
+    const route = await stored();
+    expect(route.revision).toBe(planned.revision! + 1);
+    // The crew leaves the first stop at 11:00 and drives on; the first stop itself stays as it was.
+    expect(route.stops[0]).toEqual(planned.stops[0]);
+    expect(route.stops[1]!.etaLocal).toBe(`${DAY}T11:${String(route.stops[1]!.driveMinutesFromPrevious).padStart(2, '0')}`);
+    expect(route.stops.map((s) => s.jobId)).toEqual(stops);
+    await routeEvents('the drift event', routeId, 2);
+    const [first, drift] = ofRoute(routeId);
+    expect(ofRoute(routeId)).toHaveLength(2);
+    expect(drift!.data.object).toMatchObject({ changeReason: 'eta_drift', revision: route.revision, totalDriveMinutes: route.totalDriveMinutes, overtimeMinutes: route.overtimeMinutes });
+    expect(drift!.data.object.stops).toEqual(route.stops.map(({ sequence, jobId, etaLocal, status }) => ({ sequence, jobId, etaLocal, status })));
+    expect(drift!.data.previousAttributes!.stops).toEqual(first!.data.object.stops);
+    expect(drift!.data.previousAttributes).not.toHaveProperty('assigneeId');
+  });
+
+  it("the workspace's threshold decides: 90 minutes more is nothing under 180, and a status change under 60 tells it", async () => {
+    await threshold(180);
+    const planned = await stored();
+    const before = await outboxCount();
+    await ok(await logged(stops[0]!, '11:00', '12:30'), 201);
+    expect(await stored()).toEqual(planned);
+    expect(await outboxCount()).toBe(before);
+    // The moves add up against the ETAs last told: the job's status change recomputes them.
+    await threshold(60);
+    await ok(await call('PATCH', `/v1/fsm/jobs/${stops[0]}`, 'admin', { status: 'dispatched' }));
+    const route = await stored();
+    expect(route.revision).toBe(planned.revision! + 1);
+    expect(route.stops[1]!.etaLocal).toBe(`${DAY}T12:${String(30 + route.stops[1]!.driveMinutesFromPrevious).padStart(2, '0')}`);
+    await routeEvents('the status change\'s drift event', routeId, 3);
+    const events = ofRoute(routeId);
+    expect(events).toHaveLength(3);
+    expect(events[2]!.data.object).toMatchObject({ changeReason: 'eta_drift', revision: route.revision });
+    expect(events[2]!.data.previousAttributes!.stops).toEqual(events[1]!.data.object.stops);
+    await threshold(15);
+  });
+});
+
+describe('reassignment by any path (D23): a job given to another crew moves on the routes of its date', () => {
+  const DAY = '2026-12-09';
+  let stops: string[];
+  let north: string;
+  let south: string;
+  let northRoute: string;
+  let southRoute: string;
+  const routeOf = async (crewId: string) => Route.parse(await ok(await call('GET', `/v1/fsm/routes/${DAY}/${crewId}`, 'admin')));
+  const shown = (route: Route) => route.stops.map(({ sequence, jobId, etaLocal, status }) => ({ sequence, jobId, etaLocal, status }));
+  beforeAll(async () => {
+    north = await crewOf('north');
+    south = await crewOf('south');
+    stops = [await job('north', PLACES[0]!, DAY), await job('north', PLACES[1]!, DAY), await job('south', PLACES[2]!, DAY)];
+    northRoute = (await hand(north, [stops[0]!, stops[1]!], DAY)).id!;
+    southRoute = (await hand(south, [stops[2]!], DAY)).id!;
+    await routeEvents('the north route\'s event', northRoute, 1);
+    await routeEvents('the south route\'s event', southRoute, 1);
+  }, 60_000);
+
+  it('PUT /v1/fsm/jobs/{id}/crew: the job leaves one route and joins the end of the other, both told as reassignment', async () => {
+    await ok(await call('PUT', `/v1/fsm/jobs/${stops[1]}/crew`, 'admin', { crew_id: south }));
+    const [left, joined] = [await routeOf(north), await routeOf(south)];
+    expect(left.stops.map((s) => s.jobId)).toEqual([stops[0]]);
+    expect(joined.stops.map((s) => s.jobId)).toEqual([stops[2], stops[1]]);
+    expect([left.revision, joined.revision]).toEqual([2, 2]);
+    await routeEvents('the left route\'s event', northRoute, 2);
+    await routeEvents('the joined route\'s event', southRoute, 2);
+    expect(ofRoute(northRoute)[1]!.data.object).toMatchObject({ changeReason: 'reassignment', revision: 2, stops: shown(left) });
+    expect(ofRoute(southRoute)[1]!.data.object).toMatchObject({ changeReason: 'reassignment', revision: 2, stops: shown(joined) });
+    expect(ofRoute(southRoute)[1]!.data.previousAttributes!.stops).toEqual(ofRoute(southRoute)[0]!.data.object.stops);
+    // The same crew again changes nothing and tells nothing.
+    const before = await outboxCount();
+    await ok(await call('PUT', `/v1/fsm/jobs/${stops[1]}/crew`, 'admin', { crew_id: south }));
+    expect(await outboxCount()).toBe(before);
+  });
+
+  it("GraphQL assignCrew moves it back the same way, told after the operation's commit", async () => {
+    const res = await call('POST', '/v1/graphql', 'admin', { query: 'mutation($job: ID!, $crew: ID!) { assignCrew(jobId: $job, crewId: $crew) { id } }', variables: { job: stops[1], crew: north } });
+    expect(await ok<{ errors?: unknown }>(res)).not.toHaveProperty('errors');
+    const [joined, left] = [await routeOf(north), await routeOf(south)];
+    expect(joined.stops.map((s) => s.jobId)).toEqual([stops[0], stops[1]]);
+    expect(left.stops.map((s) => s.jobId)).toEqual([stops[2]]);
+    await routeEvents('the north route\'s return event', northRoute, 3);
+    await routeEvents('the south route\'s event', southRoute, 3);
+    expect(ofRoute(northRoute)[2]!.data.object).toMatchObject({ changeReason: 'reassignment', revision: 3, stops: shown(joined) });
+    expect(ofRoute(southRoute)[2]!.data.object).toMatchObject({ changeReason: 'reassignment', revision: 3, stops: shown(left) });
+  });
+});
+
+describe('coalescing (D23): a burst of changes to one route within the window is one event', () => {
+  const DAY = '2026-12-10';
+  // Long enough that the burst's three requests fall inside it on a busy machine.
+  const WINDOW = 10;
+  let stops: string[];
+  let north: string;
+  let routeId: string;
+  const routeOutbox = async () =>
+    (await owner.query<{ revision: number }>(`select (envelope->'data'->>'revision')::int as revision from outbox_events where organization_id = $1 and event = 'dispatch.updated' and envelope->'data'->>'id' = $2 order by sequence`, [a.id, routeId])).rows.map((r) => r.revision);
+  const nothingDue = async () => (await owner.query(`select 1 from routes where id = $1 and dispatch_due_at is null`, [routeId])).rowCount === 1;
+  beforeAll(async () => {
+    north = await crewOf('north');
+    stops = [await job('north', PLACES[0]!, DAY), await job('north', PLACES[1]!, DAY)];
+    await ok(await call('PATCH', '/api/v1/organization', 'admin', { dispatch_coalesce_seconds: WINDOW }));
+  }, 60_000);
+  afterAll(async () => {
+    await ok(await call('PATCH', '/api/v1/organization', 'admin', { dispatch_coalesce_seconds: 0 }));
+  });
+
+  it('the first change is told at once (the leading edge); three more within the window are one trailing event with the last state and the prior values of the one told', async () => {
+    const first = await hand(north, stops, DAY);
+    routeId = first.id!;
+    // Recorded by the committing request itself.
+    expect(await routeOutbox()).toEqual([1]);
+    await routeEvents('the leading event', routeId, 1);
+    const told = ofRoute(routeId)[0]!.data.object;
+    expect(told.revision).toBe(1);
+    const burstStarted = Date.now();
+    await hand(north, [stops[1]!, stops[0]!], DAY);
+    await hand(north, stops, DAY);
+    const last = await hand(north, [stops[1]!, stops[0]!], DAY);
+    expect(last.revision).toBe(4);
+    expect(Date.now() - burstStarted).toBeLessThan(WINDOW * 1000);
+    expect(await routeOutbox()).toEqual([1]);
+    await routeEvents('the trailing event', routeId, 2, (WINDOW + 30) * 1000);
+    const trailing = ofRoute(routeId)[1]!;
+    expect(trailing.data.object).toMatchObject({ changeReason: 'resequencing', revision: 4 });
+    expect(trailing.data.object.stops.map((s) => s.jobId)).toEqual([stops[1], stops[0]]);
+    expect(trailing.data.previousAttributes!.stops).toEqual(told.stops);
+    await waitUntil('nothing due on the route', nothingDue, { timeoutMs: 30_000 });
+    expect(await routeOutbox()).toEqual([1, 4]);
+    expect(ofRoute(routeId)).toHaveLength(2);
+  }, (WINDOW + 60) * 1000);
+
+  it('changes within the window that end where the route was told leave nothing due and fire nothing', async () => {
+    // A quiet route first: its window since the trailing event has ended (on the database's clock).
+    await waitUntil('the window to end', async () => (await owner.query(`select 1 from routes where id = $1 and dispatch_told_at < clock_timestamp() - make_interval(secs => $2)`, [routeId, WINDOW])).rowCount === 1, { timeoutMs: 30_000 });
+    const lead = await hand(north, stops, DAY);
+    expect(await routeOutbox()).toEqual([1, 4, lead.revision]);
+    const started = Date.now();
+    await hand(north, [stops[1]!, stops[0]!], DAY);
+    expect(await nothingDue()).toBe(false);
+    await hand(north, stops, DAY);
+    expect(Date.now() - started).toBeLessThan(WINDOW * 1000);
+    expect(await nothingDue()).toBe(true);
+    expect(await routeOutbox()).toEqual([1, 4, lead.revision]);
+  }, 60_000);
 });

@@ -110,6 +110,8 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   // D22: provisioning a workspace and inviting its first ADMIN (the worker reads no users).
   'provision_organization(text, text, text)': ['worker'],
   'provision_first_admin(text, text)': ['worker'],
+  // D23: the routes whose coalesced dispatch.updated is due, for the worker's outbox relay.
+  'dispatch_due_days(integer)': ['worker'],
 };
 
 describe('separate database roles for the API and the worker', () => {
@@ -148,6 +150,7 @@ describe('separate database roles for the API and the worker', () => {
     expect(await refusal(api, 'select tenant_ids()')).toBe('permission denied');
     expect(await refusal(api, 'select * from outbox_lease(1, 60, 0)')).toBe('permission denied');
     expect(await refusal(api, 'select * from integration_refresh_targets()')).toBe('permission denied');
+    expect(await refusal(api, 'select * from dispatch_due_days(1)')).toBe('permission denied');
     expect((await worker.query('select tenant_ids()')).rowCount).toBeGreaterThanOrEqual(2);
     // The worker reads no users, counts no logins, and cannot resolve a workspace.
     expect(await refusal(worker, 'select count(*) from users')).toBe('permission denied');

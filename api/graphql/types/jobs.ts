@@ -176,7 +176,7 @@ export const jobMutations: GraphQLFieldConfigMap<unknown, Context> = {
       if (ctx.caller.role !== 'ADMIN') throw forbidden('Crews are assigned by an ADMIN.');
       if (!isUuid(args.jobId)) throw jobNotFound();
       const body = parseOrThrow(AssignCrewBody, { crew_id: args.crewId }, 'args');
-      await assignCrewWithin(ctx.tx, ctx.caller, args.jobId, body.crew_id);
+      ctx.events.push(...(await assignCrewWithin(ctx.tx, ctx.caller, args.jobId, body.crew_id, ctx.travel)));
       return (await jobById(ctx.tx, args.jobId, visibilityOf(ctx.caller)))!;
     },
   },
@@ -191,7 +191,7 @@ export const jobMutations: GraphQLFieldConfigMap<unknown, Context> = {
       if (!(FIELD as readonly string[]).includes(ctx.caller.role)) throw forbidden('Jobs are moved by ADMIN and TECHNICIAN.');
       if (!isUuid(args.id)) throw jobNotFound();
       const body = parseOrThrow(PatchJobBody, { status: args.status, ...(args.completedAt != null ? { completed_at: args.completedAt } : {}) }, 'args');
-      ctx.events.push(...(await moveJobWithin(ctx.tx, ctx.caller, args.id, body)));
+      ctx.events.push(...(await moveJobWithin(ctx.tx, ctx.caller, args.id, body, ctx.travel)));
       return (await jobById(ctx.tx, args.id, visibilityOf(ctx.caller)))!;
     },
   },
