@@ -115,7 +115,7 @@ describe('/developer/webhooks in a real browser (D13)', () => {
 
     // The event filter names every format's events, field and events ones included.
     const options = await page.locator('#filter-event option').allTextContents();
-    expect(options).toEqual(expect.arrayContaining(['work_order.dispatched', 'job.dispatched', 'quote.created', 'invoice.generated']));
+    expect(options).toEqual(expect.arrayContaining(['work_order.dispatched', 'job.dispatched', 'quote.created', 'invoice.generated', 'dispatch.updated']));
     expect(options.some((name) => name.includes(':'))).toBe(false);
     // Filter to the failed deliveries of work_order.dispatched.
     await page.getByLabel('Status').selectOption('failed');
