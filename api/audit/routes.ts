@@ -16,7 +16,7 @@ export function auditRoutes(host: RouteHost, deps: { audit: AuditService }): voi
     operationId: 'listAuditEvents',
     summary: 'Every administrative change, newest first, field by field',
     description:
-      'D22: one event per change to users and roles, invitations, password resets (that one happened, never the token), the price book, webhook endpoints ' +
+      'One event per change to users and roles, invitations, password resets (that one happened, never the token), the price book, webhook endpoints ' +
       '(a rotation, never the secret), integrations, organization settings, plans and suspensions; written in the same transaction as the change. ' +
       'Narrow by `entity_type` and `entity_id`, `actor_id`, `action` or `since`. At most `limit` per page: while more follow, the `Link` header names the next page.',
     tags: ['audit'],

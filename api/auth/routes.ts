@@ -15,7 +15,7 @@ export function authRoutes(host: RouteHost, deps: { em: EntityManager; login: Lo
     operationId: 'login',
     summary: 'Exchange workspace, email and password for a 900-second bearer token',
     description:
-      'Section 4.2. The workspace subdomain is part of the credential. Every refusal (wrong password, unknown email or workspace, ' +
+      'The workspace subdomain is part of the credential. Every refusal (wrong password, unknown email or workspace, ' +
       'deactivated account) answers the same 401 `invalid_credentials` in the same time. Send the token as `Authorization: Bearer <access_token>`.',
     tags: ['auth'],
     auth: 'none',
@@ -47,7 +47,7 @@ export function authRoutes(host: RouteHost, deps: { em: EntityManager; login: Lo
     path: '/api/v1/auth/me',
     operationId: 'getProfile',
     summary: 'The caller as the database says now',
-    description: 'Section 4.2: the user, role and workspace behind the token, read from the database on this request (a role change shows at once).',
+    description: 'The user, role and workspace behind the token, read from the database on this request (a role change shows at once).',
     tags: ['auth'],
     auth: 'bearer',
     responses: { 200: { description: 'Profile', schema: Profile, example: PROFILE_EXAMPLE } },

@@ -19,7 +19,7 @@ export function developerRoutes(host: RouteHost): void {
     operationId: 'getWebhookDeliveriesPage',
     summary: 'The webhook deliveries page: endpoints, deliveries, each attempt, Replay',
     description:
-      'D13: sign in with workspace, email and password (an ADMIN); the endpoints with their status; the deliveries newest first, filtered by ' +
+      'Sign in with workspace, email and password (an ADMIN); the endpoints with their status; the deliveries newest first, filtered by ' +
       'endpoint, status and event; each attempt\'s request and response; and a Replay button. It uses only this public API.',
     tags: ['webhooks'],
     auth: 'none',

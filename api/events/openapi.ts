@@ -33,7 +33,7 @@ const WHEN: Record<EventName, { summary: string; description: string }> = {
 };
 
 const DELIVERY_RULES =
-  'POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). ' +
+  'POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). ' +
   'Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. ' +
   'Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.';
 
@@ -78,26 +78,26 @@ export function registerEventWebhooks(registry: OpenAPIRegistry): void {
 const FIELD_WHEN: Record<FieldEventName | EventsEventName, { summary: string; description: string }> = {
   'job.dispatched': {
     summary: 'A job was dispatched',
-    description: 'Sent when a job moves to dispatched: PATCH /v1/fsm/jobs/{job_id} (its crew assigned), or PATCH /api/v1/work-orders/{id}/status to DISPATCHED (D11).',
+    description: 'Sent when a job moves to dispatched: PATCH /v1/fsm/jobs/{job_id} (its crew assigned), or PATCH /api/v1/work-orders/{id}/status to DISPATCHED.',
   },
   'job.status_changed': {
     summary: 'A job changed status',
-    description: 'Sent on every status change of a job, through /v1/fsm or /api/ (D11), with `from` and `to`; a PATCH that changes nothing sends nothing.',
+    description: 'Sent on every status change of a job, through /v1/fsm or /api/, with `from` and `to`; a PATCH that changes nothing sends nothing.',
   },
   'job.completed': { summary: 'A job was completed', description: 'Sent at the final sign-off (status complete), with the hours logged against the hours estimated.' },
-  'change_order.submitted': { summary: 'A change order was raised', description: 'Sent when POST /v1/fsm/jobs/{job_id}/change-orders raises a change order, before its approval (D12).' },
+  'change_order.submitted': { summary: 'A change order was raised', description: 'Sent when POST /v1/fsm/jobs/{job_id}/change-orders raises a change order, before its approval.' },
   'change_order.approved': {
     summary: 'A change order was approved',
-    description: 'Sent when POST /v1/fsm/change-orders/{change_order_id}/approve approves a change order in the field; `invoice` says whether the payments leg invoices it (D12).',
+    description: 'Sent when POST /v1/fsm/change-orders/{change_order_id}/approve approves a change order in the field; `invoice` says whether the payments leg invoices it.',
   },
   'change_order.rejected': { summary: 'A change order was rejected', description: 'Sent when POST /v1/fsm/change-orders/{change_order_id}/reject declines a change order, with `rejected_by` and `reason`.' },
   'quote.created': {
     summary: 'A quote was created',
-    description: 'Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions (D13).',
+    description: 'Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions.',
   },
   'invoice.generated': {
     summary: 'An invoice was generated',
-    description: 'Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12).',
+    description: 'Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job.',
   },
   'pricebook.published': PRICEBOOK_PUBLISHED_WHEN,
   'dispatch.updated': DISPATCH_UPDATED_WHEN,
@@ -108,14 +108,14 @@ const FORMAT_DELIVERY = {
   field: {
     headers: FieldDeliveryHeaders,
     rules:
-      'Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). ' +
+      'Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). ' +
       'Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. ' +
       'Delivery is at least once: de-duplicate on `X-Service-Event-Id`.',
   },
   events: {
     headers: EventsDeliveryHeaders,
     rules:
-      'Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). ' +
+      'Events format: the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). ' +
       'Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. ' +
       'Delivery is at least once: de-duplicate on `id`.',
   },

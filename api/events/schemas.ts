@@ -69,9 +69,9 @@ const eventsEnvelope = <E extends EventsEventName>(event: E) =>
     .strictObject({
       id: z.uuid().meta({ description: 'Stable across retries and replays: de-duplicate on it' }),
       type: z.literal(event),
-      apiVersion: z.string().nullable().meta({ description: 'The version the endpoint pinned at registration (D16)' }),
+      apiVersion: z.string().nullable().meta({ description: 'The version the endpoint pinned at registration' }),
       createdAt: Rfc3339,
-      livemode: z.boolean().meta({ description: 'false for an event of a sandbox workspace (D1)' }),
+      livemode: z.boolean().meta({ description: 'false for an event of a sandbox workspace' }),
       data: z.strictObject({
         object: DATA_COMPONENTS[event],
         previousAttributes: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The changed attributes\' prior values; null for events that describe no change' }),

@@ -45,7 +45,7 @@ export function dailyRoutes(host: RouteHost, deps: { routes: DailyRouteService }
     method: 'get',
     path: '/v1/fsm/routes',
     operationId: 'listDailyRoutes',
-    summary: 'The routes of a day, and its jobs no route holds (D23)',
+    summary: 'The routes of a day, and its jobs no route holds',
     description:
       'ADMIN and SALES see every crew\'s route and the day\'s unassigned jobs (not complete or cancelled, on no route) with the reasons of the last plan, and its exclusions; ' +
       'a TECHNICIAN sees only the routes of their crews. Times are local to the workspace.',
@@ -127,7 +127,7 @@ export function dailyRoutes(host: RouteHost, deps: { routes: DailyRouteService }
     operationId: 'setDailyRoute',
     summary: 'Set a crew\'s stops by hand (ADMIN): ETAs and violations, reported, not refused',
     description:
-      'D23. `stops` are job ids of that date, in order; each job moves to this crew (leaving any other route). The answer carries the ETAs and every violation ' +
+      '`stops` are job ids of that date, in order; each job moves to this crew (leaving any other route). The answer carries the ETAs and every violation ' +
       '(`TIME_WINDOW_UNREACHABLE` and `OVERTIME_CAP` with their minutes, and a constraint the crew breaks, such as SKILL_MISSING, with 0). A job not of that date is 422 at `stops.N`.',
     tags: TAGS,
     auth: 'bearer',
@@ -156,7 +156,7 @@ export function dailyRoutes(host: RouteHost, deps: { routes: DailyRouteService }
     operationId: 'setCrewStatus',
     summary: 'A crew reports its status on today\'s route (its technicians or ADMIN)',
     description:
-      'D23. `status` is `en_route`, `on_site`, `on_break` or `off_duty`, set on the stop of `jobId`, or without it on the crew\'s current stop (the last with a reported status, else the first). ' +
+      '`status` is `en_route`, `on_site`, `on_break` or `off_duty`, set on the stop of `jobId`, or without it on the crew\'s current stop (the last with a reported status, else the first). ' +
       'Any order is allowed (on_site before en_route); `off_duty` also marks every later stop still planned. The route\'s revision rises and `dispatch.updated` fires with `changeReason` ' +
       '`technician_status`; the same report again changes nothing. Today is the workspace\'s date in its time zone. Another crew\'s technician is 403; a crew without a route today is 409; ' +
       'a job not on the route is 422 at `jobId`.',

@@ -24,11 +24,11 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     method: 'get',
     path: '/v1/fsm/jobs',
     operationId: 'listJobs',
-    summary: 'Jobs, oldest change first: the dispatch board\'s incremental feed (D11)',
+    summary: 'Jobs, oldest change first: the dispatch board\'s incremental feed',
     description:
       'Ordered by `updated_at` then `job_id`. Poll with the newest `updated_at` you have seen as `updated_since` (strict), or with `next_cursor`: ' +
       'either way no change is ever missed, even one whose transaction commits after a later one (docs/field-sync.md). ' +
-      'ADMIN and SALES see every job of the tenant, a TECHNICIAN only those of their crews (D10).',
+      'ADMIN and SALES see every job of the tenant, a TECHNICIAN only those of their crews.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -47,7 +47,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/jobs/:job_id',
     operationId: 'getJob',
     summary: 'One job with its change orders, time entries and material draws',
-    description: 'D11 fields; 404 `job-not-found` when the id is unknown to the tenant or, for a TECHNICIAN, not a job of their crews.',
+    description: 'The job with its crew, site, schedule and logged hours; 404 `job-not-found` when the id is unknown to the tenant or, for a TECHNICIAN, not a job of their crews.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -64,7 +64,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     operationId: 'getJobHistory',
     summary: 'A job\'s history, oldest first: every move, crew change, time entry, material draw and change-order step, with who and when',
     description:
-      'Append-only (D11), so dispatch stays reconstructable. Page with `next_cursor`, which is given even on the last page: resume from it to see only later entries. ' +
+      'Append-only, so dispatch stays reconstructable. Page with `next_cursor`, which is given even on the last page: resume from it to see only later entries. ' +
       '404 `job-not-found` as for the job itself (a TECHNICIAN sees only the jobs of their crews).',
     tags: TAGS,
     auth: 'bearer',
@@ -85,11 +85,11 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     method: 'patch',
     path: '/v1/fsm/jobs/:job_id',
     operationId: 'updateJob',
-    summary: 'Move a job along D11\'s table',
+    summary: 'Move a job to another status (the job status table)',
     description:
       'scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; ' +
       'on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. ' +
-      'Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the section 3.2 projection changes. ' +
+      'Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order\'s status changes with it. ' +
       '`completed_at` (only with complete) is the device\'s sign-off time: not in the future (60 s skew), not before actual_start. ADMIN, or a TECHNICIAN of the job\'s crew.',
     tags: TAGS,
     auth: 'bearer',
@@ -113,7 +113,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/jobs/:job_id/crew',
     operationId: 'assignJobCrew',
     summary: 'Assign a crew to a job (ADMIN); the work order\'s technician follows its foreman',
-    description: 'D11. 409 `conflict` when the job is complete or cancelled, or a crew member is deactivated; 404 `not-found` for an unknown crew.',
+    description: '409 `conflict` when the job is complete or cancelled, or a crew member is deactivated; 404 `not-found` for an unknown crew.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -136,7 +136,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/jobs/:job_id/time-entries',
     operationId: 'addTimeEntry',
     summary: 'Log time on a job (a crew technician for themselves, ADMIN for anyone)',
-    description: 'D11: no overlap with another entry of the same technician (409 `conflict`), at most 16 hours, not on a complete or cancelled job (409 `conflict`).',
+    description: 'No overlap with another entry of the same technician (409 `conflict`), at most 16 hours, not on a complete or cancelled job (409 `conflict`).',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -159,7 +159,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/jobs/:job_id/material-draws',
     operationId: 'addMaterialDraw',
     summary: 'Draw material for a job',
-    description: 'D11: `sku` an active SKU of the current rate card, `quantity` a positive decimal string in its unit. Not on a complete or cancelled job (409 `conflict`).',
+    description: '`sku` an active SKU of the current rate card, `quantity` a positive decimal string in its unit. Not on a complete or cancelled job (409 `conflict`).',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -201,7 +201,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/crews',
     operationId: 'createCrew',
     summary: 'Make a crew (ADMIN)',
-    description: 'D11: a name, a foreman and member technicians, all active technicians of the tenant (422 `validation-failed` naming who is not).',
+    description: 'A name, a foreman and member technicians, all active technicians of the tenant (422 `validation-failed` naming who is not).',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -219,7 +219,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/crews/:crew_id',
     operationId: 'updateCrew',
     summary: 'Change a crew (ADMIN): its jobs show the change, and their technician follows the foreman',
-    description: 'D11. Omitted fields stay; `member_ids` replaces the members besides the foreman.',
+    description: 'Omitted fields stay; `member_ids` replaces the members besides the foreman.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -237,9 +237,9 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     method: 'post',
     path: '/v1/fsm/jobs/:job_id/change-orders',
     operationId: 'raiseChangeOrder',
-    summary: 'Raise a change order, priced at once by the pricing engine (D12)',
+    summary: 'Raise a change order, priced at once by the pricing engine',
     description:
-      'Lines in the calculate line-item shape of section 4.3 and optional extra labour hours (negative for work no longer needed), with a reason (10-500 characters). ' +
+      'Lines in the line-item shape of POST /api/v1/quotes/calculate and optional extra labour hours (negative for work no longer needed), with a reason (10-500 characters). ' +
       'Priced on the rate-card revision of the job\'s quote at its applied margin, raised to the tenant\'s floor where below it (`margin.floor_engaged`); numbered per job. ' +
       'Money is dollars from integer cents. 409 `conflict` on a complete or cancelled job or a job without a quote; an unknown or inactive SKU is 422 `validation-failed`. ' +
       'Records `change_order.submitted`.',
@@ -266,8 +266,8 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     operationId: 'approveChangeOrder',
     summary: 'Approve a change order (ADMIN any method; a crew TECHNICIAN only on_device_signature)',
     description:
-      'D12. Records `change_order.approved`; when the job\'s quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` ' +
-      '(net 14, the tax lines of the quote’s region (D25), every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.',
+      'Records `change_order.approved`; when the job\'s quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` ' +
+      '(net 14, the tax lines of the quote’s region, every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -286,7 +286,7 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     path: '/v1/fsm/change-orders/:change_order_id/reject',
     operationId: 'rejectChangeOrder',
     summary: 'Reject a change order (ADMIN, or a TECHNICIAN of the crew)',
-    description: 'D12. Records `change_order.rejected` with `rejected_by` and `reason`. 409 `conflict` when already decided or the job is finished.',
+    description: 'Records `change_order.rejected` with `rejected_by` and `reason`. 409 `conflict` when already decided or the job is finished.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',

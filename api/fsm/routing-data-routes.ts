@@ -3,7 +3,7 @@ import { ADMIN_ONLY, OFFICE } from '../http/roles';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemExample } from '../v1/problem';
 import type { RoutingDataService } from './routing-data-service';
 import type { JobService } from './job-service';
-import { AvailabilityBody, JobScheduleBody, Site, SiteIdParams, SiteList, SitePatchBody, SkillsBody, Technician, TechnicianIdParams, TechnicianList } from './routing-schemas';
+import { AvailabilityBody, JobScheduleBody, Site, SiteIdParams, SiteList, SiteListQuery, SitePatchBody, SkillsBody, Technician, TechnicianIdParams, TechnicianList, TechnicianListQuery } from './routing-schemas';
 import { JobDetail, JobIdParams } from './schemas';
 import { JOB_DETAIL_EXAMPLE } from './examples';
 
@@ -39,15 +39,21 @@ export function routingDataRoutes(host: RouteHost, deps: { routingData: RoutingD
     method: 'get',
     path: '/v1/fsm/technicians',
     operationId: 'listTechnicians',
-    summary: 'Technicians with their skills, weekly hours, time off and crews (D23)',
-    description: 'ADMIN and SALES. A technician without hours set shows D23\'s default week (Monday to Friday 08:00-17:00, 30-minute unpaid break) with `is_default: true`.',
+    summary: 'Technicians with their skills, weekly hours, time off and crews',
+    description:
+      'ADMIN and SALES. By name; pass `next_cursor` back as `cursor` while `has_more` is true. ' +
+      'A technician without hours set shows the default week (Monday to Friday 08:00-17:00, 30-minute unpaid break) with `is_default: true`.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
     roles: OFFICE,
-    responses: { 200: { description: 'The technicians', schema: TechnicianList, example: { data: [TECHNICIAN_EXAMPLE] } } },
-    handler: async ({ res, caller }) => {
-      res.json({ data: await deps.routingData.technicians(caller) });
+    query: TechnicianListQuery,
+    responses: {
+      200: { description: 'A page of technicians', schema: TechnicianList, example: { data: [TECHNICIAN_EXAMPLE], next_cursor: null, has_more: false } },
+      400: problem(400, 'A cursor this list did not hand out', 'validation-failed'),
+    },
+    handler: async ({ res, caller, query }) => {
+      res.json(await deps.routingData.technicians(caller, query));
     },
   });
 
@@ -95,15 +101,19 @@ export function routingDataRoutes(host: RouteHost, deps: { routingData: RoutingD
     method: 'get',
     path: '/v1/fsm/sites',
     operationId: 'listSites',
-    summary: 'Sites with their coordinates (D23)',
-    description: 'ADMIN and SALES. A site without `lat`/`lon` cannot be routed (`SITE_NOT_LOCATED`).',
+    summary: 'Sites with their coordinates',
+    description: 'ADMIN and SALES. By name; pass `next_cursor` back as `cursor` while `has_more` is true. A site without `lat`/`lon` cannot be routed (`SITE_NOT_LOCATED`).',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
     roles: OFFICE,
-    responses: { 200: { description: 'The sites', schema: SiteList, example: { data: [SITE_EXAMPLE] } } },
-    handler: async ({ res, caller }) => {
-      res.json({ data: await deps.routingData.sites(caller) });
+    query: SiteListQuery,
+    responses: {
+      200: { description: 'A page of sites', schema: SiteList, example: { data: [SITE_EXAMPLE], next_cursor: null, has_more: false } },
+      400: problem(400, 'A cursor this list did not hand out', 'validation-failed'),
+    },
+    handler: async ({ res, caller, query }) => {
+      res.json(await deps.routingData.sites(caller, query));
     },
   });
 
@@ -132,7 +142,7 @@ export function routingDataRoutes(host: RouteHost, deps: { routingData: RoutingD
     operationId: 'setJobSchedule',
     summary: 'Set a job\'s window, duration and added skills on its scheduled date (ADMIN)',
     description:
-      'D23. Omitted fields stay; null returns a field to its default: the window is the working day, the duration the estimated hours not yet logged divided among the crew\'s headcount ' +
+      'Omitted fields stay; null returns a field to its default: the window is the working day, the duration the estimated hours not yet logged divided among the crew\'s headcount ' +
       '(at least 15 minutes), and the required skills are those the quote lines imply (`motorisation` for a motor, `large_format` for a line wider than 96 inches) plus those given here. ' +
       'A skill that is not built in and that no technician has is 422 at its path (`required_skills.N`). The job shows the result under `schedule`.',
     tags: TAGS,

@@ -4,9 +4,11 @@ import { conflict, jobNotFound, notFound, validationFailed } from '../../domain/
 import type { Caller } from '../http/request-context';
 import { lockJob, lockJobClock, recordJobHistory } from '../../db/fsm/jobs';
 import {
-  jobScheduleRows, setJobSchedule, setTechnicianAvailability, setTechnicianSkills, siteRow, siteRows, technicianRoutingRow, technicianRoutingRows, tenantSkillCodes, updateSite,
+  jobScheduleRows, setJobSchedule, setTechnicianAvailability, setTechnicianSkills, SITE_KEYSET, sitePage, siteRow, TECHNICIAN_KEYSET, technicianRoutingPage, technicianRoutingRow, tenantSkillCodes, updateSite,
   type SiteRow, type TechnicianRoutingRow,
 } from '../../db/fsm/routing-data';
+import { pageOf } from '../../db/cursor';
+import { v1CursorPosition, v1PageOf } from '../v1/page';
 import { DEFAULT_WEEK } from '../../domain/routing/availability';
 import { unknownSkills } from '../../domain/routing/skills';
 import { TERMINAL_JOB_STATUSES } from '../../domain/jobs/job-status-table';
@@ -32,8 +34,10 @@ export function toSite(row: SiteRow): Site {
 export class RoutingDataService {
   constructor(private readonly em: EntityManager) {}
 
-  technicians(caller: Caller): Promise<Technician[]> {
-    return inTenant(this.em, caller.organizationId, async (tx) => (await technicianRoutingRows(tx)).map(toTechnician));
+  /** By name, keyset-paged as every `/v1/` list. */
+  technicians(caller: Caller, query: { limit: number; cursor?: string | undefined }): Promise<{ data: Technician[]; next_cursor: string | null; has_more: boolean }> {
+    const after = v1CursorPosition(TECHNICIAN_KEYSET, query.cursor);
+    return inTenant(this.em, caller.organizationId, async (tx) => v1PageOf(pageOf(await technicianRoutingPage(tx, { after, limit: query.limit }), query.limit, TECHNICIAN_KEYSET), toTechnician));
   }
 
   setSkills(caller: Caller, id: string, body: SkillsBody): Promise<Technician> {
@@ -53,8 +57,10 @@ export class RoutingDataService {
     });
   }
 
-  sites(caller: Caller): Promise<Site[]> {
-    return inTenant(this.em, caller.organizationId, async (tx) => (await siteRows(tx)).map(toSite));
+  /** By name, keyset-paged as every `/v1/` list. */
+  sites(caller: Caller, query: { limit: number; cursor?: string | undefined }): Promise<{ data: Site[]; next_cursor: string | null; has_more: boolean }> {
+    const after = v1CursorPosition(SITE_KEYSET, query.cursor);
+    return inTenant(this.em, caller.organizationId, async (tx) => v1PageOf(pageOf(await sitePage(tx, { after, limit: query.limit }), query.limit, SITE_KEYSET), toSite));
   }
 
   patchSite(caller: Caller, id: string, body: SitePatchBody): Promise<Site> {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { SkillCode } from '../../domain/routing/skills';
 import { Availability, TimeOff, WeeklyHours } from '../../domain/routing/availability';
 import { HHMM } from '../../domain/routing/clock';
+import { v1Page, V1PageQuery } from '../v1/page';
 
 /** D23: the shapes of the routing data of /v1/fsm/ (technicians, sites, a job's schedule). */
 
@@ -28,15 +29,16 @@ export const Technician = z
     active: z.boolean(),
     skills: z.array(z.string()),
     availability: z.strictObject({
-      weekly: z.array(WeeklyHours).meta({ description: 'D23: Monday to Friday 08:00-17:00 with a 30-minute break unless set.' }),
+      weekly: z.array(WeeklyHours).meta({ description: 'Monday to Friday 08:00-17:00 with a 30-minute break unless set.' }),
       time_off: z.array(TimeOff),
-      is_default: z.boolean().meta({ description: 'True while the technician has D23\'s default week.' }),
+      is_default: z.boolean().meta({ description: 'True while the technician has the default week (Monday to Friday 08:00-17:00, 30-minute break).' }),
     }),
     crew_ids: z.array(z.uuid()),
   })
   .meta({ id: 'Technician' });
 export type Technician = z.infer<typeof Technician>;
-export const TechnicianList = z.strictObject({ data: z.array(Technician) });
+export const TechnicianList = v1Page(Technician, 'TechnicianList');
+export const TechnicianListQuery = V1PageQuery;
 
 /** WGS84 decimal degrees (D23). */
 export const Latitude = z.number().min(-90).max(90).meta({ description: 'WGS84 latitude, decimal degrees, -90 to 90' });
@@ -46,7 +48,8 @@ export const Site = z
   .strictObject({ site_id: z.uuid(), name: z.string(), region: z.string(), lat: Latitude.nullable(), lon: Longitude.nullable(), located: z.boolean() })
   .meta({ id: 'Site' });
 export type Site = z.infer<typeof Site>;
-export const SiteList = z.strictObject({ data: z.array(Site) });
+export const SiteList = v1Page(Site, 'SiteList');
+export const SiteListQuery = V1PageQuery;
 
 export const SitePatchBody = z
   .strictObject({ name: z.string().trim().min(1).max(400).optional(), lat: Latitude.nullable().optional(), lon: Longitude.nullable().optional() })
@@ -71,7 +74,7 @@ export const JobSchedule = z
     window_end: LocalTime,
     duration_minutes: z.number().int(),
     required_skills: z.array(z.string()),
-    defaults: z.array(z.enum(['window', 'duration_minutes'])).meta({ description: 'Fields that are D23\'s defaults rather than set by the office.' }),
+    defaults: z.array(z.enum(['window', 'duration_minutes'])).meta({ description: 'Fields that are defaults rather than set by the office.' }),
   })
   .meta({ id: 'JobSchedule' });
 

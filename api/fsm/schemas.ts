@@ -25,7 +25,7 @@ export const JobListQuery = z.strictObject({
   crew_id: z.uuid().optional(),
   site_id: z.uuid().optional(),
   q: SearchParam.meta({ description: 'Text in the site’s name or the customer’s name, case-insensitive', example: 'queen st' }),
-  updated_since: Rfc3339.optional().meta({ description: 'Strict: only jobs whose state changed after this instant (D11).' }),
+  updated_since: Rfc3339.optional().meta({ description: 'Strict: only jobs whose state changed after this instant.' }),
   cursor: z.string().max(512).optional().meta({ description: 'Opaque: the previous page\'s next_cursor.' }),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
@@ -124,7 +124,7 @@ export const JobDetail = Job.extend({
   change_orders: z.array(ChangeOrder),
   time_entries: z.array(TimeEntry),
   material_draws: z.array(MaterialDraw),
-  schedule: JobSchedule.meta({ description: 'D23: the window, duration and required skills routing uses, with the defaults where the office set nothing.' }),
+  schedule: JobSchedule.meta({ description: 'The window, duration and required skills routing uses, with the defaults where the office set nothing.' }),
 }).meta({ id: 'JobDetail' });
 export type JobDetail = z.infer<typeof JobDetail>;
 
@@ -143,7 +143,7 @@ export const Crew = z
     foreman: z
       .strictObject({ user_id: z.uuid(), name: z.string() })
       .nullable()
-      .meta({ description: 'D20: null once every member has left the crew (its last technician was deactivated).' }),
+      .meta({ description: 'Null once every member has left the crew (its last technician was deactivated).' }),
     member_ids: z.array(z.uuid()),
     headcount: z.number().int(),
   })

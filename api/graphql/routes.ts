@@ -108,7 +108,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
     method: 'post',
     path: '/v1/graphql',
     operationId: 'graphql',
-    summary: 'GraphQL over quotes, work orders and customers, each query costed and drawn from the plan (D17)',
+    summary: 'GraphQL over quotes, work orders and customers, each query costed and drawn from the plan',
     description:
       'GraphQL over HTTP (`application/json` or `application/graphql-response+json`). The schema is `/v1/graphql/schema.graphql`; docs/graphql.md explains cost and limits. ' +
       'Every answer carries `extensions.cost` (requested and actual points, and the bucket). Refusals are GraphQL errors with `extensions.code`: ' +
@@ -188,7 +188,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
     path: '/v1/graphql',
     operationId: 'getGraphiql',
     summary: 'GraphiQL (outside production), every asset served by this deployment',
-    description: 'D17: an in-browser GraphQL IDE; sign in from its bar, or put a bearer token in its Headers tab. Not served in production (there this path is 401 like any /v1/ path without a token).',
+    description: 'An in-browser GraphQL IDE; sign in from its bar, or put a bearer token in its Headers tab. Not served in production (there this path is 401 like any /v1/ path without a token).',
     tags: ['graphql'],
     auth: 'none',
     responses: { 200: { description: 'HTML page', schema: z.string(), contentType: 'text/html', example: GRAPHIQL_PAGE.slice(0, 200) } },

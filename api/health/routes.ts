@@ -32,7 +32,7 @@ export function healthRoutes(host: RouteHost, deps: { em: EntityManager; setting
     path: '/api/health',
     operationId: 'getHealth',
     summary: 'Liveness with a database round trip (exempt from the broad rate limit)',
-    description: 'Section 4.1: 200 when the database answers within two seconds, 503 (still the Health object, D5) when it does not. No token, no rate limit.',
+    description: '200 when the database answers within two seconds, 503 (still the Health object) when it does not. No token, no rate limit.',
     tags: ['infrastructure'],
     auth: 'none',
     responses: {
@@ -44,7 +44,7 @@ export function healthRoutes(host: RouteHost, deps: { em: EntityManager; setting
       // Like every route: a body sent with a JSON content type is parsed before routing.
       400: { description: 'A request body was sent with a JSON content type and is not valid JSON', schema: ErrorEnvelopeSchema, example: errorExampleOfBadJson },
       503: {
-        description: 'Database unreachable (the Health object, not an error envelope; D5)',
+        description: 'Database unreachable (the Health object, not an error envelope)',
         schema: Health,
         example: { status: 'degraded', database: 'unreachable', build: { commit: '7037bbd', ref: 'main', environment: 'production' }, timestamp: '2026-11-23T09:30:00.000Z' },
       },

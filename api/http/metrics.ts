@@ -48,7 +48,7 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
   });
   const rateLimited = new Counter({
     name: 'shade_rate_limit_refusals_total',
-    help: 'Requests refused with 429 by a rate limit (section 8), by route pattern.',
+    help: 'Requests refused with 429 by a rate limit, by route pattern.',
     labelNames: ['route'] as const,
     registers: [registry],
   });

@@ -151,14 +151,14 @@ export function route<B extends z.ZodType | undefined, Q extends AnyObject | und
 function checkGuards(host: RouteHost, spec: AnySpec): void {
   const under = isProblemPath(spec.path);
   if (spec.metering !== undefined) {
-    if (spec.auth !== 'bearer' || !under) throw new Error(`${spec.operationId}: only bearer routes under /v1/ draw from a plan bucket (D15)`);
+    if (spec.auth !== 'bearer' || !under) throw new Error(`${spec.operationId}: only bearer routes under /v1/ draw from a plan bucket`);
     if (!host.meter) throw new Error(`${spec.operationId}: declares metering but the host has no plan meter`);
   } else if (spec.auth === 'bearer' && under) {
     throw new Error(`${spec.operationId}: a bearer route under /v1/ declares what it draws from the tenant's plan (D15 metering)`);
   }
   if (spec.idempotency !== undefined) {
     if (spec.auth !== 'bearer') throw new Error(`${spec.operationId}: idempotency keys are the tenant's, so an idempotent route is a bearer route`);
-    if (spec.method !== 'post') throw new Error(`${spec.operationId}: only a POST takes an ${IDEMPOTENCY_HEADER} (D14)`);
+    if (spec.method !== 'post') throw new Error(`${spec.operationId}: only a POST takes an ${IDEMPOTENCY_HEADER}`);
     if (!(spec.headers?.shape && IDEMPOTENCY_HEADER in spec.headers.shape)) throw new Error(`${spec.operationId}: an idempotent route documents its ${IDEMPOTENCY_HEADER} header`);
     if (!host.idempotencyKeys) throw new Error(`${spec.operationId}: declares idempotency but the host keeps no keys`);
   }

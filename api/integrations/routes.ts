@@ -24,7 +24,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     path: '/api/v1/integrations',
     operationId: 'listIntegrations',
     summary: "Every provider, connected or not: the platform's configuration and this workspace's connection (no token, only expiry times)",
-    description: 'Section 4.5: one entry per provider. `configured` is about the platform, `connection` about this workspace. No token or secret is ever shown, only expiry times.',
+    description: 'One entry per provider. `configured` is about the platform, `connection` about this workspace. No token or secret is ever shown, only expiry times.',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -40,7 +40,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     operationId: 'listSyncRecords',
     summary: 'The sync log: most recent attempts first',
     description:
-      'Section 4.5: what each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason. ' +
+      'What each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason. ' +
       'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['integrations'],
     auth: 'bearer',
@@ -63,7 +63,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     operationId: 'listProviderSyncRuns',
     summary: 'The scheduled provider sync runs: most recent first',
     description:
-      'D18: every run of this workspace’s provider sync (one Temporal schedule per connected provider, every `PROVIDER_SYNC_INTERVAL`): when it started and finished, the changes it read and applied, the watermark before and after, and its error. ' +
+      'Every run of this workspace’s provider sync (one Temporal schedule per connected provider, every `PROVIDER_SYNC_INTERVAL`): when it started and finished, the changes it read and applied, the watermark before and after, and its error. ' +
       'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['integrations'],
     auth: 'bearer',
@@ -86,7 +86,7 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     operationId: 'connectIntegration',
     summary: "The provider's consent URL, with a signed single-use state valid ten minutes (not a redirect)",
     description:
-      'Section 4.5: open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. ' +
+      'Open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. ' +
       '`payments` is the platform’s own account and cannot be connected (400).',
     tags: ['integrations'],
     auth: 'bearer',
@@ -105,8 +105,8 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     method: 'delete',
     path: '/api/v1/integrations/:provider',
     operationId: 'disconnectIntegration',
-    summary: 'Disconnect: credentials erased, sync rows kept; idempotent (section 3.3)',
-    description: 'Section 3.3: any connection becomes DISCONNECTED, its stored credentials are erased (and revoked at the provider, best effort). Calling it again answers the same.',
+    summary: 'Disconnect: credentials erased, sync rows kept; idempotent',
+    description: 'Any connection becomes DISCONNECTED, its stored credentials are erased (and revoked at the provider, best effort). Calling it again answers the same.',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -130,14 +130,14 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     operationId: 'integrationCallback',
     summary: "The provider's redirect after consent; authenticated by the signed state; answers a page, never JSON",
     description:
-      'Section 4.5: for the browser the provider redirects, not for API clients. No token: the signed, single-use `state` (ten minutes) authenticates it. ' +
+      'For the browser the provider redirects, not for API clients. No token: the signed, single-use `state` (ten minutes) authenticates it. ' +
       'Every outcome is an HTML page, errors included.',
     tags: ['integrations'],
     security: [],
     request: { params: z.object({ provider: z.string().meta({ description: 'accounting or crm', example: 'accounting' }) }), query: CallbackQuery },
     responses: {
       200: page('Consent completed (connected) or declined; the page says which', CALLBACK_PAGE_EXAMPLES.connected),
-      400: page('State missing, expired, tampered with or replayed; or a parameter beyond section 8’s limits', CALLBACK_PAGE_EXAMPLES.badRequest),
+      400: page('State missing, expired, tampered with or replayed; or a parameter beyond the size limits', CALLBACK_PAGE_EXAMPLES.badRequest),
       429: page('Rate limited; back off by Retry-After.', CALLBACK_PAGE_EXAMPLES.rateLimited),
       500: page('Unhandled error (a page quoting the request id)', CALLBACK_PAGE_EXAMPLES.failed),
       502: page('The provider rejected the code exchange', CALLBACK_PAGE_EXAMPLES.providerRefused),

@@ -15,21 +15,21 @@ export function createRegistry(): OpenAPIRegistry {
 /** The tags operations use, in the order a reader meets them; each operation's tags must be here. */
 export const TAGS = [
   { name: 'infrastructure', description: 'Health, the route table, connector readiness and this document. No token.' },
-  { name: 'auth', description: 'Log in for a 900-second bearer token; read who you are; accept an invitation, reset or change your password (D20).' },
-  { name: 'team', description: "D20: the workspace's users, invitations, roles and deactivation (ADMIN)." },
+  { name: 'auth', description: 'Log in for a 900-second bearer token; read who you are; accept an invitation, reset or change your password.' },
+  { name: 'team', description: "The workspace's users, invitations, roles and deactivation (ADMIN)." },
   { name: 'quotes', description: "Server-side pricing from the tenant's rate card, persisted quotes and their lifecycle (ADMIN, SALES)." },
   { name: 'payments', description: 'Invoices and checkout pages at the payments provider, and its inbound webhook.' },
-  { name: 'customer page', description: "D24: the quote's page for the customer (HTML, no login: the emailed link is the key), its PDF, and its accept and decline forms." },
-  { name: 'work orders', description: 'Dispatch, the section 3.2 status table and each work order’s history.' },
+  { name: 'customer page', description: "The quote's page for the customer (HTML, no login: the emailed link is the key), its PDF, and its accept and decline forms." },
+  { name: 'work orders', description: 'Dispatch, the work order status table and each work order’s history.' },
   { name: 'integrations', description: 'Accounting and CRM connections (OAuth consent) and the sync log (ADMIN).' },
   { name: 'webhooks', description: 'Subscriptions to the outbound events, their delivery log and replays (ADMIN).' },
-  { name: 'v1 quotes', description: 'D14: the alternate `/v1/quotes` (problem details, Idempotency-Key, plan limits) and the catalogue, customers and price book a quote names (ADMIN, SALES).' },
-  { name: 'v1 pricebooks', description: 'D21: the price book as immutable revisions: the current one, every revision and their comparison (ADMIN, SALES); change sets, CSV import and export (publishing ADMIN).' },
+  { name: 'v1 quotes', description: 'The alternate `/v1/quotes` (problem details, Idempotency-Key, plan limits) and the catalogue, customers and price book a quote names (ADMIN, SALES).' },
+  { name: 'v1 pricebooks', description: 'The price book as immutable revisions: the current one, every revision and their comparison (ADMIN, SALES); change sets, CSV import and export (publishing ADMIN).' },
   { name: 'organization', description: 'The workspace and its technical contact, emailed when a webhook endpoint is disabled (ADMIN).' },
-  { name: 'audit', description: 'D22: the append-only log of every administrative change, field by field, with who made it (ADMIN).' },
-  { name: 'Field sync', description: 'Document 001 (D10-D12): jobs for dispatch boards and devices, their incremental feed, crews, time, materials and change orders. Errors are RFC 9457 problems.' },
-  { name: 'Routes', description: 'D23: daily crew routes: the data routing needs (skills, hours, sites, job schedules), plans that name why a crew cannot take a job, and hand sequences with their violations (docs/routes.md).' },
-  { name: 'graphql', description: 'D17: GraphQL over quotes, jobs, work orders, crews and customers, each operation costed in points drawn from the plan bucket (docs/graphql.md); its SDL; GraphiQL outside production.' },
+  { name: 'audit', description: 'The append-only log of every administrative change, field by field, with who made it (ADMIN).' },
+  { name: 'Field sync', description: 'Jobs for dispatch boards and devices, their incremental feed, crews, time, materials and change orders. Errors are RFC 9457 problems.' },
+  { name: 'Routes', description: 'Daily crew routes: the data routing needs (skills, hours, sites, job schedules), plans that name why a crew cannot take a job, and hand sequences with their violations (docs/routes.md).' },
+  { name: 'graphql', description: 'GraphQL over quotes, jobs, work orders, crews and customers, each operation costed in points drawn from the plan bucket (docs/graphql.md); its SDL; GraphiQL outside production.' },
 ] as const;
 
 export interface DocumentOptions {

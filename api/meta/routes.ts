@@ -71,7 +71,7 @@ export function metaRoutes(host: RouteHost, options: DocumentOptions): void {
     operationId: 'listRoutes',
     summary: 'Every method and path this process dispatches, sorted by path then method',
     description:
-      'Section 4.1. Read from the router itself, so it lists exactly what this process answers. It exists because every unauthenticated ' +
+      'Read from the router itself, so it lists exactly what this process answers. It exists because every unauthenticated ' +
       'request under /api/v1, to a real or an invented path, answers 401 alike. Discloses no handlers, schemas or configuration.',
     tags: ['infrastructure'],
     auth: 'none',
@@ -88,7 +88,7 @@ export function metaRoutes(host: RouteHost, options: DocumentOptions): void {
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI 3.1.0 document',
-    description: 'Section 9.3: generated from the zod schemas that validate every request, with the outbound events under `webhooks`.',
+    description: 'Generated from the zod schemas that validate every request, with the outbound events under `webhooks`.',
     tags: ['infrastructure'],
     auth: 'none',
     responses: {

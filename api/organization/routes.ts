@@ -15,7 +15,7 @@ export function organizationRoutes(host: RouteHost, deps: { organizations: Organ
     path: '/api/v1/organization',
     operationId: 'getOrganization',
     summary: 'The workspace, with its technical contact and settings',
-    description: 'D13: the technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN\'s email. D11, D3, D23: the settings, every default applied.',
+    description: 'The technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN\'s email. The settings of quoting, the working day and routing, every default applied.',
     tags: ['organization'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -31,7 +31,7 @@ export function organizationRoutes(host: RouteHost, deps: { organizations: Organ
     operationId: 'updateOrganization',
     summary: 'Change the workspace\'s settings and technical contact',
     description:
-      'Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). D13: `technical_contact_email` must be an email address; null clears it, so the first ADMIN\'s email is used. D11: `time_zone` is an IANA name and `working_day_start` `HH:mm`; D3: `quote_validity_days` 1-365; D23: `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300. D22: every change is audited with each field\'s before and after.',
+      'Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). `technical_contact_email` must be an email address; null clears it, so the first ADMIN\'s email is used. `time_zone` is an IANA name and `working_day_start` `HH:mm`; `quote_validity_days` 1-365; `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300. Every change is audited with each field\'s before and after.',
     tags: ['organization'],
     auth: 'bearer',
     roles: ADMIN_ONLY,

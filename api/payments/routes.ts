@@ -15,7 +15,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     path: '/api/v1/quotes/:id/invoice',
     operationId: 'getQuoteInvoice',
     summary: 'The invoice written at approval, as the payments provider has it',
-    description: 'Section 4.3: read-only; asks the payments provider for the invoice the approval (or POST .../invoice) recorded. `mode` comes from the invoice itself.',
+    description: 'Read-only; asks the payments provider for the invoice the approval (or POST .../invoice) recorded. `mode` comes from the invoice itself.',
     tags: ['payments'],
     auth: 'bearer',
     roles: OFFICE,
@@ -36,7 +36,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     operationId: 'ensureQuoteInvoice',
     summary: 'Ensure exactly one invoice exists for an approved quote (runs the payments leg alone)',
     description:
-      'Section 4.3: idempotent. A recorded invoice is answered unchanged (200); otherwise the payments leg runs again with the same idempotency keys ' +
+      'Idempotent. A recorded invoice is answered unchanged (200); otherwise the payments leg runs again with the same idempotency keys ' +
       'and the amounts frozen at approval (201). It does not re-emit quote.approved nor repeat the accounting or CRM legs.',
     tags: ['payments'],
     auth: 'bearer',
@@ -62,7 +62,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     operationId: 'createCheckoutSession',
     summary: 'A hosted payment page for an approved quote (reused while open)',
     description:
-      'Section 4.3: send `{}` for the default return origin. The page charges the frozen lines plus one line per tax of the quote’s region (D25: 13 % HST for a quote made here). ' +
+      'Send `{}` for the default return origin. The page charges the frozen lines plus one line per tax of the quote’s region (13 % HST for a quote made through `/api/`). ' +
       'While a session is open the same one is answered (200, `reused: true`); a paid quote is a 409.',
     tags: ['payments'],
     auth: 'bearer',
@@ -90,7 +90,7 @@ export function paymentsRoutes(host: RouteHost, deps: { payments: PaymentsServic
     operationId: 'receivePaymentsEvent',
     summary: "The payments provider's events, authenticated by the payments-signature header",
     description:
-      'Section 4.5: for the payments provider, not for API clients. No token: the HMAC in `payments-signature` over the exact bytes received ' +
+      'For the payments provider, not for API clients. No token: the HMAC in `payments-signature` over the exact bytes received ' +
       'authenticates it (300-second tolerance). `invoice.paid` sets `paid_at` on the originating quote once; a repeated event id is acknowledged and ignored.',
     tags: ['payments'],
     auth: 'signed',

@@ -205,7 +205,7 @@ export class QuotePageService {
   private async tellOffice(organizationId: string, row: PageLinkRow, decision: 'accepted' | 'declined', typedName: string | undefined, reason: string | null): Promise<void> {
     const { mailer } = this.deps;
     if (!mailer) {
-      this.deps.logger.warn({ quote_id: row.quote_id }, `no SMTP_URL: the office is not emailed that a customer ${decision} a quote (D24)`);
+      this.deps.logger.warn({ quote_id: row.quote_id }, `no SMTP_URL: the office is not emailed that a customer ${decision} a quote`);
       return;
     }
     try {

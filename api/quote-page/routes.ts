@@ -77,7 +77,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     method: 'get',
     path: openApiPath(PAGE_PATH),
     operationId: 'getQuotePage',
-    summary: "D24: the customer's page of a sent quote (HTML, no login)",
+    summary: "The customer's page of a sent quote (HTML, no login)",
     description:
       'The link emailed by `POST /api/v1/quotes/{id}/send`. While the quote is SENT and the link valid: the contractor, the quote number, each line with ' +
       'its price, the tax lines of the quote\'s region, the total, until when it is valid, a PDF link, and the accept and decline forms. After the ' +
@@ -96,7 +96,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     method: 'get',
     path: openApiPath(`${PAGE_PATH}/quote.pdf`),
     operationId: 'getQuotePagePdf',
-    summary: 'D24: the PDF of the quote the page shows',
+    summary: 'The PDF of the quote the page shows',
     description: 'The same figures as the page, as a PDF (PDFKit). Only while the link opens the quote; otherwise the neutral page.',
     tags: ['customer page'],
     security: [],
@@ -117,7 +117,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
       method: 'post',
       path: openApiPath(path),
       operationId: action === 'accept' ? 'acceptQuoteOnPage' : 'declineQuoteOnPage',
-      summary: action === 'accept' ? 'D24: the customer accepts the quote by typing their name' : 'D24: the customer declines the quote, with an optional reason',
+      summary: action === 'accept' ? 'The customer accepts the quote by typing their name' : 'The customer declines the quote, with an optional reason',
       description:
         (action === 'accept'
           ? 'The page\'s accept form: the same approval as `POST /api/v1/quotes/{id}/approve` (one `quote.approved`, the same fan-out), as the user who sent ' +

@@ -57,7 +57,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     operationId: 'calculateQuote',
     summary: "Price a configuration from the tenant's rate card; persist it as a DRAFT quote when asked",
     description:
-      'Section 4.3. Send dimensions and SKU codes only: every figure comes from the tenant’s current rate card (docs/pricing.md has the formulas). ' +
+      'Send dimensions and SKU codes only: every figure comes from the tenant’s current rate card (docs/pricing.md has the formulas). ' +
       'Without `targetMargin` the margin floor applies; below the floor needs `marginOverride.reason` and an ADMIN. ' +
       '`persist: true` keeps it as a DRAFT quote with the next quote number.',
     tags: ['quotes'],
@@ -82,7 +82,7 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     operationId: 'approveQuote',
     summary: 'Approve a DRAFT or SENT quote: emits quote.approved and fans out to the connected providers once',
     description:
-      'Section 3.1 and D3. Freezes the calculation (invoices use it, never a recalculation), emits `quote.approved` after the commit, ' +
+      'Freezes the calculation (invoices use it, never a recalculation), emits `quote.approved` after the commit, ' +
       'and starts the provider fan-out (payments invoice, accounting, CRM); `GET /api/v1/integrations/syncs` shows each leg. A second approve is a 409 that changes nothing.',
     tags: ['quotes'],
     auth: 'bearer',
@@ -102,12 +102,12 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     method: 'post',
     path: '/api/v1/quotes/:id/send',
     operationId: 'sendQuote',
-    summary: "D3, D24: send a DRAFT quote to its customer (or a SENT one again) with a link to the quote's page",
+    summary: "Send a DRAFT quote to its customer (or a SENT one again) with a link to the quote's page",
     description:
-      'D3: DRAFT to SENT; a SENT quote can still be approved or rejected. D24: each send makes a new link to the quote\'s page, ' +
+      'DRAFT to SENT; a SENT quote can still be approved or rejected. Each send makes a new link to the quote\'s page, ' +
       '`<PUBLIC_BASE_URL>/q/<token>`, where the customer reads the quote, downloads its PDF, and accepts or declines it; the link is emailed ' +
       'to the customer when they have an email, and answered as `page_url` either way. Sending a SENT quote again sends a new link and voids the ' +
-      'old one. The link stops working when the quote leaves SENT or when it expires (D3\'s validity). Any other state is a 409.',
+      'old one. The link stops working when the quote leaves SENT or when it expires (the workspace’s `quote_validity_days`). Any other state is a 409.',
     tags: ['quotes'],
     auth: 'bearer',
     roles: OFFICE,
@@ -126,8 +126,8 @@ export function quoteRoutes(host: RouteHost, deps: { quotes: QuoteService }): vo
     method: 'post',
     path: '/api/v1/quotes/:id/reject',
     operationId: 'rejectQuote',
-    summary: 'D3: reject a DRAFT or SENT quote',
-    description: 'D3: DRAFT or SENT to REJECTED (final); the link of a SENT quote\'s page stops working. Any other state is a 409.',
+    summary: 'Reject a DRAFT or SENT quote',
+    description: 'DRAFT or SENT to REJECTED (final); the link of a SENT quote\'s page stops working. Any other state is a 409.',
     tags: ['quotes'],
     auth: 'bearer',
     roles: OFFICE,

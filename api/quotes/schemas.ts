@@ -90,11 +90,11 @@ export const QuoteDetail = z
         user_agent: z.string().nullable(),
       })
       .nullable()
-      .meta({ description: "D24: the customer's acceptance on the quote's page; null unless they accepted there" }),
+      .meta({ description: "The customer's acceptance on the quote's page; null unless they accepted there" }),
     customer_decline: z
       .strictObject({ declined_at: Timestamp, reason: z.string().nullable() })
       .nullable()
-      .meta({ description: "D24: the customer's decline on the quote's page, with their reason if they gave one; null otherwise" }),
+      .meta({ description: "The customer's decline on the quote's page, with their reason if they gave one; null otherwise" }),
     lines: z.array(QuoteLine),
     // As calculate answered it when the quote was persisted, with the quote's current status.
     calculation: CalculationResult,

@@ -62,7 +62,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     operationId: 'listUsers',
     summary: "The workspace's users, oldest first",
     description:
-      'D20: every user of the workspace with their role and status (`active`, `invited` or `deactivated`), in the order they joined. ' +
+      'Every user of the workspace with their role and status (`active`, `invited` or `deactivated`), in the order they joined. ' +
       'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['team'],
     auth: 'bearer',
@@ -85,7 +85,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     operationId: 'inviteUser',
     summary: 'Invite a user: an email with a single-use link valid 72 hours',
     description:
-      'D20: creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). ' +
+      'Creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). ' +
       'An email already in the workspace is 409.',
     tags: ['team'],
     auth: 'bearer',
@@ -106,7 +106,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     path: '/api/v1/users/:id/invitations',
     operationId: 'resendInvitation',
     summary: 'Send an invited user a new link; the old one stops working',
-    description: `D20: at most ${INVITATION_RESENDS_PER_HOUR} new links an hour per user (429 with Retry-After beyond). A user who already accepted is 409.`,
+    description: `At most ${INVITATION_RESENDS_PER_HOUR} new links an hour per user (429 with Retry-After beyond). A user who already accepted is 409.`,
     tags: ['team'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -129,7 +129,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     operationId: 'updateUser',
     summary: "Change a user's name, role or status",
     description:
-      "D20: the workspace's last active ADMIN cannot be demoted or deactivated (409). A deactivated user's tokens stop at once. " +
+      "The workspace's last active ADMIN cannot be demoted or deactivated (409). A deactivated user's tokens stop at once. " +
       'A technician who is deactivated (or stops being a TECHNICIAN) leaves their crews: `affected_jobs` lists the open jobs of those crews, ' +
       'and a crew they led gets its longest-serving member as foreman, or none.',
     tags: ['team'],
@@ -153,7 +153,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     path: '/api/v1/auth/invitations/accept',
     operationId: 'acceptInvitation',
     summary: 'Accept an invitation: choose a password and log in',
-    description: `D20: the token of the emailed link, used once. A used, replaced, expired or unknown token is 400 with the one message "${UNUSABLE_TOKEN_MESSAGE}"`,
+    description: `The token of the emailed link, used once. A used, replaced, expired or unknown token is 400 with the one message "${UNUSABLE_TOKEN_MESSAGE}"`,
     tags: ['auth'],
     auth: 'none',
     body: AcceptInvitationBody,
@@ -161,7 +161,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     responses: {
       200: { description: 'Active and logged in', schema: LoginResult, example: LOGIN_RESULT_EXAMPLE },
       400: error('The token cannot be used (the same for every reason)', UNUSABLE_TOKEN_MESSAGE, 400),
-      422: error('The password breaks a rule of D20, at `password`'),
+      422: error('The password breaks a password rule (length, a common password, your email’s name), at `password`'),
     },
     handler: async ({ req, res, body }) => {
       await deps.limiters.passwordChecks.consume(`link:${hashLinkToken(body.token)}`, res);
@@ -175,7 +175,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     operationId: 'requestPasswordReset',
     summary: 'Ask for a password reset link (always 202)',
     description:
-      'D20: the same 202 in the same time for every workspace and email, existing or not; an active account gets an email with a single-use link valid 60 minutes. ' +
+      'The same 202 in the same time for every workspace and email, existing or not; an active account gets an email with a single-use link valid 60 minutes. ' +
       'Limited like login: ten per fifteen minutes for one workspace and email.',
     tags: ['auth'],
     auth: 'none',
@@ -196,7 +196,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     path: '/api/v1/auth/password-resets/confirm',
     operationId: 'confirmPasswordReset',
     summary: 'Choose a new password with a reset link',
-    description: `D20: every access token issued to the user before stops working at once. A used, replaced, expired or unknown token is 400 with the one message "${UNUSABLE_TOKEN_MESSAGE}"`,
+    description: `Every access token issued to the user before stops working at once. A used, replaced, expired or unknown token is 400 with the one message "${UNUSABLE_TOKEN_MESSAGE}"`,
     tags: ['auth'],
     auth: 'none',
     body: ConfirmPasswordResetBody,
@@ -204,7 +204,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     responses: {
       200: { description: 'The new password is set; logged in', schema: LoginResult, example: LOGIN_RESULT_EXAMPLE },
       400: error('The token cannot be used (the same for every reason)', UNUSABLE_TOKEN_MESSAGE, 400),
-      422: error('The password breaks a rule of D20, at `password`'),
+      422: error('The password breaks a password rule (length, a common password, your email’s name), at `password`'),
     },
     handler: async ({ req, res, body }) => {
       await deps.limiters.passwordChecks.consume(`link:${hashLinkToken(body.token)}`, res);
@@ -217,7 +217,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     path: '/api/v1/auth/me/password',
     operationId: 'changePassword',
     summary: 'Change your password',
-    description: 'D20: any role. Every access token issued before, this one included, stops working; log in again.',
+    description: 'Any role. Every access token issued before, this one included, stops working; log in again.',
     tags: ['auth'],
     auth: 'bearer',
     body: ChangePasswordBody,
@@ -225,7 +225,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     responses: {
       204: { description: 'Changed' },
       400: error('`current_password` is not the caller\'s password', 'The current password is incorrect.', 400),
-      422: error('`new_password` breaks a rule of D20'),
+      422: error('`new_password` breaks a password rule (length, a common password, your email’s name)'),
     },
     handler: async ({ req, res, caller, body }) => {
       const key = `me:${caller.userId}`;
@@ -241,7 +241,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     path: '/api/v1/auth/me',
     operationId: 'updateProfile',
     summary: 'Change your name',
-    description: 'D20: any role; answers the profile as `GET /api/v1/auth/me` does.',
+    description: 'Any role; answers the profile as `GET /api/v1/auth/me` does.',
     tags: ['auth'],
     auth: 'bearer',
     body: UpdateProfileBody,

@@ -14,7 +14,7 @@ const Password = z
   .string()
   .min(PASSWORD_MIN_LENGTH, PASSWORD_TOO_SHORT)
   .max(PASSWORD_MAX_LENGTH, PASSWORD_TOO_LONG)
-  .meta({ description: `D20: ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, not a common password, not containing your email's name.` });
+  .meta({ description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, not a common password, not containing your email's name.` });
 /** Opaque, from the emailed link; any token that cannot be used answers the same 400. */
 const LinkToken = z.string().min(1).max(512).meta({ description: 'The token of the emailed link.' });
 
@@ -91,6 +91,6 @@ export const AffectedJob = z
 export const UpdatedTeamUser = TeamUser.extend({
   affected_jobs: z
     .array(AffectedJob)
-    .meta({ description: 'D20: the open jobs of the crews a technician left (deactivated, or no longer a TECHNICIAN); empty otherwise.' }),
+    .meta({ description: 'The open jobs of the crews a technician left (deactivated, or no longer a TECHNICIAN); empty otherwise.' }),
 }).meta({ id: 'UpdatedTeamUser' });
 export type UpdatedTeamUser = z.infer<typeof UpdatedTeamUser>;

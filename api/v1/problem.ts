@@ -32,7 +32,7 @@ export const ProblemSchema = z
     request_id: z.string().nullable(),
     errors: z.record(z.string(), z.string()).optional().meta({ description: 'validation-failed only: the first complaint per dotted path.' }),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details (D10).' });
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
 
 export function sendProblem(res: Response, problem: Problem): void {
   res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));

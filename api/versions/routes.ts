@@ -41,9 +41,9 @@ export function versionRoutes(host: RouteHost): void {
     method: 'get',
     path: '/api/versions',
     operationId: 'listVersions',
-    summary: 'The dated API versions, their changes and how long each is supported (D16)',
+    summary: 'The dated API versions, their changes and how long each is supported',
     description:
-      'Document 000 section 9 and D16. Send `Service-Version: YYYY-MM-DD` on a request to be answered in that version; without it the workspace’s pinned version applies ' +
+      'Send `Service-Version: YYYY-MM-DD` on a request to be answered in that version; without it the workspace’s pinned version applies ' +
       '(the current one at its first request). Every answer under /api/v1 and /v1 says its version in `Service-Version`. A version is supported twelve months after the next one’s release, and retired only after that, once listed here.',
     tags: ['infrastructure'],
     auth: 'none',

@@ -22,9 +22,9 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     operationId: 'createWebhookEndpoint',
     summary: 'Subscribe an https URL to events; the signing secret is shown only in this answer',
     description:
-      'D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, ' +
+      '`events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, ' +
       'checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again. ' +
-      'D13: `format` (`core` by default, `field` or `events`) is fixed here; `events` are names of that format\'s catalogue (422 otherwise), and the format decides ' +
+      '`format` (`core` by default, `field` or `events`) is fixed here; `events` are names of that format\'s catalogue (422 otherwise), and the format decides ' +
       'the envelope, headers, response window and retry schedule (docs/webhooks.md).',
     tags: ['webhooks'],
     auth: 'bearer',
@@ -69,7 +69,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     path: '/api/v1/webhook-endpoints/:id',
     operationId: 'updateWebhookEndpoint',
     summary: 'Change url, events, description or status; re-enabling replays what was missed',
-    description: 'D6: only the keys sent change. Events of a disabled endpoint are kept; setting `status: enabled` again delivers them.',
+    description: 'Only the keys sent change. Events of a disabled endpoint are kept; setting `status: enabled` again delivers them.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -87,7 +87,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     path: '/api/v1/webhook-endpoints/:id/rotate-secret',
     operationId: 'rotateWebhookEndpointSecret',
     summary: 'A new signing secret, shown once; the old one signs beside it for 24 hours',
-    description: 'D6: during the 24 hours after a rotation each delivery carries two `v1` signatures, one per secret, so receivers can switch without missing any.',
+    description: 'During the 24 hours after a rotation each delivery carries two `v1` signatures, one per secret, so receivers can switch without missing any.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -103,7 +103,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     path: '/api/v1/webhook-endpoints/:id',
     operationId: 'deleteWebhookEndpoint',
     summary: 'Remove an endpoint and its delivery log',
-    description: 'D6: nothing more is delivered to it; its deliveries and attempt log go with it.',
+    description: 'Nothing more is delivered to it; its deliveries and attempt log go with it.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -121,7 +121,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     operationId: 'listWebhookDeliveryAttempts',
     summary: 'Every delivery attempt to the endpoint, newest first',
     description:
-      'D6: each attempt with its event, attempt number, outcome, response status or error and duration; D13: its request as sent (headers, body) and ' +
+      'Each attempt with its event, attempt number, outcome, response status or error and duration; its request as sent (headers, body) and ' +
       'the response (status, headers, the first 4 KiB of the body, duration). `delivery_id` narrows it to one delivery. ' +
       'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['webhooks'],
@@ -173,7 +173,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     operationId: 'listWebhookDeliveries',
     summary: "The workspace's deliveries, newest first, by endpoint, status and event",
     description:
-      'D13: one row per delivery (an event to an endpoint; a replay is a new one with the next `series`), newest first, optionally only of one endpoint, ' +
+      'One row per delivery (an event to an endpoint; a replay is a new one with the next `series`), newest first, optionally only of one endpoint, ' +
       'one status or one event. Its attempts are `GET /api/v1/webhook-endpoints/{id}/deliveries?delivery_id=`. ' +
       'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).',
     tags: ['webhooks'],
@@ -196,7 +196,7 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     path: '/api/v1/webhook-deliveries/:id/replay',
     operationId: 'replayWebhookDelivery',
     summary: 'A new series of attempts of the same event (same envelope id) to the same endpoint',
-    description: 'D6: the same bytes and envelope id as the original, so a receiver that de-duplicates on the id sees it once.',
+    description: 'The same bytes and envelope id as the original, so a receiver that de-duplicates on the id sees it once.',
     tags: ['webhooks'],
     auth: 'bearer',
     roles: ADMIN_ONLY,

@@ -26,7 +26,7 @@ export function catalogueComplaint(format: WebhookFormat, events: readonly strin
 }
 
 export const WebhookFormatSchema = z.enum(WEBHOOK_FORMATS).meta({
-  description: 'D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)',
+  description: 'Fixed at registration: core, field or events (each its envelope, headers and retry schedule; docs/webhooks.md)',
 });
 
 export const CreateEndpointBody = z
@@ -56,7 +56,7 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     status: z.enum(['enabled', 'disabled']),
     format: WebhookFormatSchema,
-    api_version: z.string().nullable().meta({ description: 'D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint\'s envelopes carry it as apiVersion' }),
+    api_version: z.string().nullable().meta({ description: 'The version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint\'s envelopes carry it as apiVersion' }),
     disabled_at: Timestamp.nullable().meta({ description: 'When it was disabled (by an administrator, or after failing for 72 hours); null while enabled' }),
     disabled_reason: z.string().nullable(),
     created_at: Timestamp,
@@ -95,7 +95,7 @@ export const DeliveryAttempt = z
     request: z
       .strictObject({ headers: z.record(z.string(), z.string()), body: z.string() })
       .nullable()
-      .meta({ description: 'D13: the request as sent (the signature header included; the secret never is); null when nothing could be sent' }),
+      .meta({ description: 'The request as sent (the signature header included; the secret never is); null when nothing could be sent' }),
     response: z
       .strictObject({
         status: z.number().int(),
@@ -104,7 +104,7 @@ export const DeliveryAttempt = z
         duration_ms: z.number().int(),
       })
       .nullable()
-      .meta({ description: 'D13: the response; null when none arrived (see error)' }),
+      .meta({ description: 'The response; null when none arrived (see error)' }),
     attempted_at: Timestamp,
   })
   .meta({ id: 'WebhookDeliveryAttempt' });

@@ -17,9 +17,9 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     method: 'get',
     path: '/api/v1/work-orders',
     operationId: 'listWorkOrders',
-    summary: 'Scheduled work, soonest first (unscheduled last); a TECHNICIAN sees only their own (D4)',
+    summary: 'Scheduled work, soonest first (unscheduled last); a TECHNICIAN sees only their own',
     description:
-      'Section 4.4 and D4. ADMIN and SALES see every work order of the workspace, a TECHNICIAN only those assigned to them. No cost, margin or quote total. ' +
+      'ADMIN and SALES see every work order of the workspace, a TECHNICIAN only those assigned to them. No cost, margin or quote total. ' +
       'At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`); follow it until it is absent.',
     tags: ['work orders'],
     auth: 'bearer',
@@ -39,8 +39,8 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     method: 'post',
     path: '/api/v1/work-orders',
     operationId: 'createWorkOrder',
-    summary: 'Dispatch a job (ADMIN); it starts PENDING (D4)',
-    description: 'Section 4.4: every field is optional. The quote and the technician must be of this workspace (404 names which was not); the assignee must be an active TECHNICIAN (400).',
+    summary: 'Dispatch a job (ADMIN); it starts PENDING',
+    description: 'Every field is optional. The quote and the technician must be of this workspace (404 names which was not); the assignee must be an active TECHNICIAN (400).',
     tags: ['work orders'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -105,7 +105,7 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     operationId: 'listWorkOrderHistory',
     summary: "A work order's history, oldest first: creation, each status change with who and when, and the notes sent with them",
     description:
-      'Who may read it is who may read the work order (D4): ADMIN and SALES any, a TECHNICIAN only one assigned to them. ' +
+      'Who may read it is who may read the work order: ADMIN and SALES any, a TECHNICIAN only one assigned to them. ' +
       'Notes sent with a repeated status are an entry whose from_status and to_status are equal. Paged like the lists (`Link` rel="next").',
     tags: ['work orders'],
     auth: 'bearer',
@@ -128,9 +128,9 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     method: 'patch',
     path: '/api/v1/work-orders/:id/status',
     operationId: 'updateWorkOrderStatus',
-    summary: 'Move a work order along section 3.2 (ADMIN any; TECHNICIAN only their own, D4)',
+    summary: 'Move a work order to another status (ADMIN any; TECHNICIAN only their own)',
     description:
-      'Section 3.2: PENDING to DISPATCHED or CANCELLED; DISPATCHED to COMPLETED, PENDING or CANCELLED. A real move emits `work_order.<status>`; ' +
+      'PENDING to DISPATCHED or CANCELLED; DISPATCHED to COMPLETED, PENDING or CANCELLED. A real move emits `work_order.<status>`; ' +
       'the same status again answers `unchanged: true` and emits nothing. `notes` are kept in the history either way (GET .../history).',
     tags: ['work orders'],
     auth: 'bearer',
@@ -142,7 +142,7 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
       200: { description: 'Moved, or unchanged for a repeated status', schema: WorkOrderStatusResult, example: STATUS_RESULT_EXAMPLE },
       403: error('A technician who is not the one assigned, or SALES'),
       404: error('No such work order in the tenant'),
-      409: error('Transition not permitted by section 3.2'),
+      409: error('A move the work order status table does not permit'),
     },
     handler: async ({ res, caller, params, body }) => {
       res.json(await deps.workOrders.updateStatus(caller, params.id, body));

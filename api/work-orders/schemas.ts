@@ -18,7 +18,7 @@ export type WorkOrderListQuery = z.output<typeof WorkOrderListQuery>;
 export const CreateWorkOrderBody = z
   .strictObject({
     quoteId: z.uuid().optional(),
-    customerId: z.uuid().optional().meta({ description: 'The customer a job without a quote is invoiced to at completion (document 001 §6.2); required before such a job completes' }),
+    customerId: z.uuid().optional().meta({ description: 'The customer a job without a quote is invoiced to at completion; required before such a job completes' }),
     assignedTechnicianId: z.uuid().optional(),
     scheduledDate: CalendarDate.optional(),
     siteAddress: z.string().max(400).optional(),

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { keyset } from '../cursor';
 import type { TimeOff, WeeklyHours } from '../../domain/routing/availability';
 import type { LineForSkills } from '../../domain/routing/skills';
 
@@ -28,6 +30,15 @@ const TECHNICIANS = `
 /** Every technician of the tenant, by name then id. */
 export function technicianRoutingRows(em: EntityManager): Promise<TechnicianRoutingRow[]> {
   return em.execute<TechnicianRoutingRow[]>(`${TECHNICIANS} order by u.full_name, u.id`);
+}
+
+/** The technicians list's order: by name, then id. */
+export const TECHNICIAN_KEYSET = keyset(z.tuple([z.string().max(1000), z.uuid()]), (row: TechnicianRoutingRow) => [row.full_name, row.id] as const);
+
+/** A page of the technicians list: `limit` + 1 rows strictly after `after` in TECHNICIAN_KEYSET's order. */
+export function technicianRoutingPage(em: EntityManager, page: { after?: readonly [string, string] | undefined; limit: number }): Promise<TechnicianRoutingRow[]> {
+  const after = page.after ? ' and (u.full_name, u.id) > (?, ?::uuid)' : '';
+  return em.execute<TechnicianRoutingRow[]>(`${TECHNICIANS}${after} order by u.full_name, u.id limit ?`, [...(page.after ?? []), page.limit + 1]);
 }
 
 export async function technicianRoutingRow(em: EntityManager, id: string): Promise<TechnicianRoutingRow | undefined> {
@@ -74,6 +85,15 @@ export interface SiteRow {
 
 export function siteRows(em: EntityManager): Promise<SiteRow[]> {
   return em.execute<SiteRow[]>('select id, name, region, lat, lon from sites order by name, id');
+}
+
+/** The sites list's order: by name, then id. */
+export const SITE_KEYSET = keyset(z.tuple([z.string().max(400), z.uuid()]), (row: SiteRow) => [row.name, row.id] as const);
+
+/** A page of the sites list: `limit` + 1 rows strictly after `after` in SITE_KEYSET's order. */
+export function sitePage(em: EntityManager, page: { after?: readonly [string, string] | undefined; limit: number }): Promise<SiteRow[]> {
+  const after = page.after ? ' where (name, id) > (?, ?::uuid)' : '';
+  return em.execute<SiteRow[]>(`select id, name, region, lat, lon from sites${after} order by name, id limit ?`, [...(page.after ?? []), page.limit + 1]);
 }
 
 export async function siteRow(em: EntityManager, id: string): Promise<SiteRow | undefined> {

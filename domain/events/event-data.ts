@@ -151,7 +151,7 @@ const ErpSync = z.strictObject({
 const InvoiceGeneratedData = z.strictObject({
   id: z.string().meta({ description: 'The payments provider’s invoice id' }),
   reference: z.string().meta({ description: 'The quote’s proposal reference `Q-<quote number>`, or `J-<job id>` for a job without a quote' }),
-  sourceType: z.enum(['quote', 'change_order', 'job']).meta({ description: 'What produced the invoice: the quote’s approval, a change order (D12), or a completed job (its quote’s invoice reconciled, the draws beyond it, or a job without a quote billed for time and materials)' }),
+  sourceType: z.enum(['quote', 'change_order', 'job']).meta({ description: 'What produced the invoice: the quote’s approval, a change order, or a completed job (its quote’s invoice reconciled, the draws beyond it, or a job without a quote billed for time and materials)' }),
   sourceId: z.uuid(),
   quoteId: z.uuid().nullable().meta({ description: 'Null for a job without a quote' }),
   customerId: z.uuid().nullable(),

@@ -127,17 +127,17 @@ export const SettingsPatch = z.strictObject({
     .string()
     .refine(isIanaTimeZone, { message: 'Must be an IANA time zone name, such as America/Toronto' })
     .optional()
-    .meta({ description: 'An IANA time zone name; D11\'s working day and every local time follow it' }),
+    .meta({ description: 'An IANA time zone name; the working day and every local time follow it' }),
   working_day_start: LocalTimeOfDay.optional().meta({ description: '`HH:mm`, local to `time_zone`' }),
-  quote_validity_days: bounded('quote_validity_days', true).optional().meta({ description: 'D3: DRAFT and SENT quotes older than this many days expire' }),
-  depot: DepotSchema.nullable().optional().meta({ description: 'D23: where every crew starts and ends its day; null clears it' }),
+  quote_validity_days: bounded('quote_validity_days', true).optional().meta({ description: 'DRAFT and SENT quotes older than this many days expire' }),
+  depot: DepotSchema.nullable().optional().meta({ description: 'Where every crew starts and ends its day; null clears it' }),
   road_factor: bounded('road_factor', false)
     .refine((value) => Number(value.toFixed(2)) === value, { message: 'Must have at most two decimals' })
     .optional()
-    .meta({ description: 'D23: road distance over great-circle distance' }),
-  average_speed_kmh: bounded('average_speed_kmh', true).optional().meta({ description: 'D23: the average speed between stops, km/h' }),
-  overtime_cap_minutes: bounded('overtime_cap_minutes', true).optional().meta({ description: 'D23: the daily overtime a route may hold' }),
-  eta_drift_threshold_minutes: bounded('eta_drift_threshold_minutes', true).optional().meta({ description: 'D23: an ETA that moves by more than this fires `dispatch.updated`' }),
+    .meta({ description: 'Road distance over great-circle distance' }),
+  average_speed_kmh: bounded('average_speed_kmh', true).optional().meta({ description: 'The average speed between stops, km/h' }),
+  overtime_cap_minutes: bounded('overtime_cap_minutes', true).optional().meta({ description: 'The daily overtime a route may hold' }),
+  eta_drift_threshold_minutes: bounded('eta_drift_threshold_minutes', true).optional().meta({ description: 'An ETA that moves by more than this fires `dispatch.updated`' }),
   dispatch_coalesce_seconds: bounded('dispatch_coalesce_seconds', true).optional().meta({ description: 'How long dispatch changes are gathered before `dispatch.updated` fires' }),
 });
 export type SettingsPatch = z.output<typeof SettingsPatch>;

@@ -104,7 +104,7 @@ export function checkPair(job: CheckedJob, crew: CheckedCrew, context: CheckCont
     lift.SITE_NOT_LOCATED = true;
   }
   if (crew.beyondRouteLimit && !lift.PLAN_ROUTE_LIMIT) {
-    reasons.push({ code: 'PLAN_ROUTE_LIMIT', detail: `The plan holds ${context.routeLimit} routes a day (D15) and this crew is beyond them.` });
+    reasons.push({ code: 'PLAN_ROUTE_LIMIT', detail: `The plan holds ${context.routeLimit} routes a day and this crew is beyond them.` });
     lift.PLAN_ROUTE_LIMIT = true;
   }
   if (!crew.day.shift && !lift.OUTSIDE_SHIFT) {

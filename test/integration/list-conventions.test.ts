@@ -8,6 +8,7 @@ import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import { WebhookEndpointList } from '../../api/webhooks/schemas';
 import { CrewList } from '../../api/fsm/schemas';
+import { SiteList, TechnicianList } from '../../api/fsm/routing-schemas';
 
 /**
  * docs/conventions.md: every list answers one way within its interface. `/api/`: the next page in
@@ -28,15 +29,6 @@ const WHOLE_LISTS: Record<string, string> = {
   '/api/v1/integrations': 'the three providers a workspace can connect',
   '/v1/pricebooks': 'one price book per workspace',
   '/v1/fsm/routes': 'one day’s plan: a route per crew, with what was left out and why',
-};
-
-/**
- * Routing's lists, answered whole today: the office reads them into a dispatch board at once.
- * They depart from the rule and are named here so that the departure is seen (docs/conventions.md).
- */
-const NOT_YET_PAGED: Record<string, string> = {
-  '/v1/fsm/technicians': 'the workspace’s technicians',
-  '/v1/fsm/sites': 'the workspace’s sites',
 };
 
 type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema> };
@@ -81,9 +73,9 @@ afterAll(async () => {
 describe('the document: one paging rule per interface', () => {
   it('every /v1/ list answers {data, next_cursor, has_more} and takes a cursor; every /api/ list documents Link and takes a cursor', () => {
     const lists = listOperations();
-    expect(lists.map((l) => l.path)).toEqual(expect.arrayContaining(['/v1/fsm/crews', '/api/v1/webhook-endpoints', '/v1/quotes', '/v1/customers', '/api/v1/quotes']));
+    expect(lists.map((l) => l.path)).toEqual(expect.arrayContaining(['/v1/fsm/crews', '/v1/fsm/technicians', '/v1/fsm/sites', '/api/v1/webhook-endpoints', '/v1/quotes', '/v1/customers', '/api/v1/quotes']));
     const departures = lists
-      .filter((l) => !(l.path in WHOLE_LISTS) && !(l.path in NOT_YET_PAGED))
+      .filter((l) => !(l.path in WHOLE_LISTS))
       .flatMap((l) => {
         const wrong: string[] = [];
         if (!l.cursor) wrong.push('no cursor parameter');
@@ -159,6 +151,28 @@ describe('the /v1/ lists, walked', () => {
     expect(own.flatMap((p) => p.data.map((c) => c.name))).toEqual(['Crew C']);
   });
 
+  it('technicians and sites: by name, two at a time, every one once; another tenant sees none of them', async () => {
+    const technicians = await walkV1('/v1/fsm/technicians?limit=2');
+    expect(technicians.map((p) => [p.data.length, p.has_more])).toEqual([[2, true], [2, true], [1, false]]);
+    const techIds = technicians.flatMap((p) => TechnicianList.parse(p).data.map((t) => t.technician_id));
+    expect(techIds).toEqual(['t1', 't2', 't3', 't4', 't5'].map((key) => tenant.users[key]!.id));
+    const theirTechnicians = await walkV1('/v1/fsm/technicians?limit=2', otherAdmin);
+    expect(theirTechnicians.flatMap((p) => p.data.map((t) => t.technician_id))).toEqual([other.users.t1!.id]);
+
+    // Sites as jobs make them: one per address of the workspace.
+    const names = ['Site E', 'Site C', 'Site A', 'Site D', 'Site B'];
+    for (const [i, name] of names.entries()) {
+      await owner.query(`insert into sites (organization_id, name, region, address_key) values ($1, $2, 'CA-ON', $3)`, [tenant.id, name, `walk-${i}`]);
+    }
+    await owner.query(`insert into sites (organization_id, name, region, address_key) values ($1, 'Site Elsewhere', 'CA-ON', 'walk-other')`, [other.id]);
+    const sites = await walkV1('/v1/fsm/sites?limit=2');
+    expect(sites.map((p) => [p.data.length, p.has_more])).toEqual([[2, true], [2, true], [1, false]]);
+    expect(sites.flatMap((p) => SiteList.parse(p).data.map((site) => site.name))).toEqual([...names].sort());
+    for (const page of sites.filter((p) => p.has_more)) expect(page.next_cursor).not.toBe(page.data.at(-1)!.site_id);
+    const theirSites = await walkV1('/v1/fsm/sites', otherAdmin);
+    expect(theirSites.flatMap((p) => p.data.map((site) => site.name))).toEqual(['Site Elsewhere']);
+  });
+
   it('products, customers and quotes: each row once, cursors opaque', async () => {
     const products = (await walkV1('/v1/products?limit=2')).flatMap((p) => p.data.map((row) => row.sku));
     expect(products).toEqual(SANDBOX_PRODUCTS.map((p) => p.sku).sort());
@@ -172,9 +186,11 @@ describe('the /v1/ lists, walked', () => {
   });
 
   it('a cursor a /v1/ list did not hand out is a 400 validation-failed problem, on every /v1/ list', async () => {
+    // Lists ordered by name then id share a position's shape: a crew's cursor there is a name to start after, not a foreign cursor.
+    const BY_NAME = ['/v1/fsm/crews', '/v1/fsm/technicians', '/v1/fsm/sites'];
     const crewCursor = (await walkV1('/v1/fsm/crews?limit=2'))[0]!.next_cursor!;
-    for (const list of ['/v1/fsm/crews', '/v1/products', '/v1/customers', '/v1/quotes', '/v1/fsm/jobs']) {
-      for (const cursor of ['%%%', 'bm90IGpzb24', Buffer.from('[1,2,3]').toString('base64url'), ...(list === '/v1/fsm/crews' ? [] : [crewCursor])]) {
+    for (const list of ['/v1/fsm/crews', '/v1/fsm/technicians', '/v1/fsm/sites', '/v1/products', '/v1/customers', '/v1/quotes', '/v1/fsm/jobs']) {
+      for (const cursor of ['%%%', 'bm90IGpzb24', Buffer.from('[1,2,3]').toString('base64url'), ...(BY_NAME.includes(list) ? [] : [crewCursor])]) {
         const res = await api.request(`${list}?cursor=${encodeURIComponent(cursor)}`, { token: admin });
         expect({ list, cursor, status: res.status }).toEqual({ list, cursor, status: 400 });
         expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);

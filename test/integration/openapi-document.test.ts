@@ -10,6 +10,7 @@ import { EVENT_DATA_SCHEMAS } from '../../domain/events/event-data';
 import { EVENT_SCHEMAS } from '../../api/events/schemas';
 import { TAGS } from '../../api/meta/openapi';
 import { checkRecordedEvents } from '../support/recorded-events';
+import { internalReferences, openApiWording } from '../support/reference-wording';
 
 interface Operation {
   operationId?: string;
@@ -83,6 +84,12 @@ describe('what generated clients need from the document', () => {
       expect({ where, security: Array.isArray(op.security) }).toEqual({ where, security: true });
     }
     expect(doc.tags?.every((t) => (t.description ?? '').length > 0)).toBe(true);
+  });
+
+  it('reads as product docs: no decision id, section number or tracker number in any summary or description it serves', () => {
+    const wording = openApiWording(doc);
+    expect(wording.length).toBeGreaterThan(500);
+    expect(internalReferences(wording)).toEqual([]);
   });
 
   it("its introduction tells each interface's errors and paging as they answer", () => {

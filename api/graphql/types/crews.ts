@@ -10,11 +10,11 @@ import { Person } from './people';
 
 export const Crew = new GraphQLObjectType<CrewRow, Context>({
   name: 'Crew',
-  description: 'A crew (D11): a foreman and member technicians. A TECHNICIAN sees the crews they belong to.',
+  description: 'A crew: a foreman and member technicians. A TECHNICIAN sees the crews they belong to.',
   fields: {
     id: { type: nonNull(GraphQLID) },
     name: { type: nonNull(GraphQLString) },
-    foreman: { type: Person, description: 'Null once every member has left the crew (D20).', resolve: (c, _args, ctx) => (c.foreman_user_id ? ctx.loaders.person.load(c.foreman_user_id) : null) },
+    foreman: { type: Person, description: 'Null once every member has left the crew.', resolve: (c, _args, ctx) => (c.foreman_user_id ? ctx.loaders.person.load(c.foreman_user_id) : null) },
     headcount: { type: nonNull(GraphQLInt), resolve: (c) => c.member_ids.length },
     members: {
       type: listOf(Person),

@@ -24,7 +24,7 @@ import { WorkOrder, WorkOrderStatusEnum } from './work-orders';
 
 const JobStatusEnum = new GraphQLEnumType({
   name: 'JobStatus',
-  description: "D11's job status (document 001 spells them in lower case: `in_progress` is IN_PROGRESS).",
+  description: "A job's status (`/v1/fsm/jobs` spells them in lower case: `in_progress` is IN_PROGRESS).",
   values: Object.fromEntries(JOB_STATUSES.map((s) => [s.toUpperCase(), { value: s }])),
 });
 
@@ -35,7 +35,7 @@ const Site = new GraphQLObjectType<{ id: string; name: string; region: string },
 
 const ChangeOrder = new GraphQLObjectType<ChangeOrderRow, Context>({
   name: 'ChangeOrder',
-  description: 'D12: lines and labour added to a job, priced at once; `delta` figures in cents.',
+  description: 'Lines and labour added to a job, priced at once; `delta` figures in cents.',
   fields: {
     id: { type: nonNull(GraphQLID) },
     sequence: { type: nonNull(GraphQLInt) },
@@ -80,7 +80,7 @@ const MaterialDraw = new GraphQLObjectType<MaterialDrawRow, Context>({
 
 const Job = new GraphQLObjectType<JobRow, Context>({
   name: 'Job',
-  description: 'D11: the field view of a work order (its id is the work order\'s). ADMIN and SALES read every job, a TECHNICIAN those of their crews.',
+  description: 'The field view of a work order (its id is the work order\'s). ADMIN and SALES read every job, a TECHNICIAN those of their crews.',
   fields: () => ({
     id: { type: nonNull(GraphQLID), resolve: (j) => j.job_id },
     status: { type: nonNull(JobStatusEnum) },
@@ -97,7 +97,7 @@ const Job = new GraphQLObjectType<JobRow, Context>({
     hoursEstimated: { type: nonNull(Decimal), resolve: (j) => j.hours_estimated },
     percentComplete: { type: nonNull(GraphQLFloat), resolve: (j) => toJob(j).percent_complete },
     openChangeOrders: { type: nonNull(GraphQLInt), resolve: (j) => j.open_change_orders },
-    updatedAt: { type: nonNull(DateTime), description: 'To the microsecond: the feed order of D11.', resolve: (j) => j.updated_at },
+    updatedAt: { type: nonNull(DateTime), description: 'To the microsecond: the order of the jobs feed.', resolve: (j) => j.updated_at },
     workOrder: { type: WorkOrder, resolve: (j, _args, ctx) => ctx.loaders.workOrder.load(j.job_id) },
     quote: {
       type: Quote,
@@ -134,7 +134,7 @@ const JobConnection = connectionOf(Job);
 export const jobQueries: GraphQLFieldConfigMap<unknown, Context> = {
   jobs: {
     type: nonNull(JobConnection),
-    description: "Jobs in D11's feed order (oldest change first); a TECHNICIAN gets those of their crews.",
+    description: "Jobs in the feed's order (oldest change first); a TECHNICIAN gets those of their crews.",
     args: connectionArgs({
       status: { type: new GraphQLList(new GraphQLNonNull(JobStatusEnum)) },
       crewId: { type: GraphQLID },
@@ -183,7 +183,7 @@ export const jobMutations: GraphQLFieldConfigMap<unknown, Context> = {
   moveJob: {
     type: nonNull(Job),
     description:
-      "Move a job by D11's table (ADMIN any job, a TECHNICIAN their crews' jobs): the same checks, history and events as PATCH /v1/fsm/jobs/{id}. " +
+      "Move a job to another status, as the job status table allows (ADMIN any job, a TECHNICIAN their crews' jobs): the same checks, history and events as PATCH /v1/fsm/jobs/{id}. " +
       'A repeated status changes nothing. `completedAt` is the device\'s sign-off time, only with COMPLETE.',
     args: { id: { type: nonNull(GraphQLID) }, status: { type: nonNull(JobStatusEnum) }, completedAt: { type: DateTime } },
     extensions: costs.mutation(POINTS_PER_REQUEST),

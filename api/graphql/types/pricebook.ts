@@ -29,7 +29,7 @@ const SKU_LIST = { defaultSize: 50, maxSize: 500 };
 
 const PricebookType = new GraphQLObjectType<PricebookValue, Context>({
   name: 'Pricebook',
-  description: 'The tenant’s price book at its current revision (D21).',
+  description: 'The tenant’s price book at its current revision.',
   fields: {
     id: { type: nonNull(GraphQLID), description: 'The `pricebookId` a quote names' },
     revision: { type: nonNull(DateTime), description: 'The revision that prices a quote made now' },

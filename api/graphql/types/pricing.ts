@@ -14,7 +14,7 @@ const PricedComponentType = new GraphQLObjectType<PricedComponent, Context>({
     description: { type: nonNull(GraphQLString) },
     quantity: { type: nonNull(Decimal) },
     unit: { type: nonNull(GraphQLString) },
-    unitCostCents: { type: nonNull(Decimal), description: 'May carry fractions of a cent (D2).', resolve: (c) => c.unit_cost_cents },
+    unitCostCents: { type: nonNull(Decimal), description: 'May carry fractions of a cent.', resolve: (c) => c.unit_cost_cents },
     extendedCostCents: { type: nonNull(Cents), resolve: (c) => c.extended_cost_cents },
   },
 });

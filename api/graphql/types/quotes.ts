@@ -33,7 +33,7 @@ const QuoteLine = new GraphQLObjectType<QuoteLineRecord, Context>({
     priceCents: { type: nonNull(Cents), resolve: (l) => l.price_cents },
     deduction: {
       type: GraphQLFloat,
-      description: 'Since 2026-07-01 (D23, D16): inches the tube is cut shorter than the width, a scalar as `/v1/quotes` answers it; null for a line without a cut list.',
+      description: 'Since 2026-07-01: inches the tube is cut shorter than the width, a scalar as `/v1/quotes` answers it; null for a line without a cut list.',
       resolve: (l) => (l.deduction_inches === null ? null : Number(l.deduction_inches)),
     },
   },
@@ -41,7 +41,7 @@ const QuoteLine = new GraphQLObjectType<QuoteLineRecord, Context>({
 
 const QuoteRevision = new GraphQLObjectType<QuoteRevisionRecord, Context>({
   name: 'QuoteRevision',
-  description: 'D14: one persisted revision of a quote (POST /v1/quotes makes revision 1, each POST /v1/quotes/{id}/revisions the next).',
+  description: 'One persisted revision of a quote (POST /v1/quotes makes revision 1, each POST /v1/quotes/{id}/revisions the next).',
   fields: {
     revision: { type: nonNull(GraphQLInt) },
     createdAt: { type: nonNull(DateTime), resolve: (r) => iso(r.created_at) },
@@ -62,8 +62,8 @@ export const Quote: GraphQLObjectType<QuoteRecord, Context> = new GraphQLObjectT
     number: { type: nonNull(GraphQLInt), resolve: (q) => q.quote_number },
     reference: { type: nonNull(GraphQLString), description: 'The proposal reference, `Q-<number>`.', resolve: (q) => `Q-${q.quote_number}` },
     status: { type: nonNull(QuoteStatusEnum) },
-    revision: { type: nonNull(GraphQLInt), description: 'D14: the revision the quote is at (1 until revised).' },
-    taxRegion: { type: GraphQLString, description: 'D14: the province or territory it was priced for (null for quotes made by /api/v1/quotes/calculate).', resolve: (q) => q.tax_region },
+    revision: { type: nonNull(GraphQLInt), description: 'The revision the quote is at (1 until revised).' },
+    taxRegion: { type: GraphQLString, description: 'The province or territory it was priced for (null for quotes made by /api/v1/quotes/calculate).', resolve: (q) => q.tax_region },
     laborTierCode: { type: nonNull(GraphQLString), resolve: (q) => q.labor_tier_code },
     totalAmountCents: { type: nonNull(Cents), resolve: (q) => q.total_amount_cents },
     totalCostCents: { type: nonNull(Cents), resolve: (q) => q.total_cost_cents },
@@ -85,7 +85,7 @@ export const Quote: GraphQLObjectType<QuoteRecord, Context> = new GraphQLObjectT
     },
     revisions: {
       type: listOf(QuoteRevision),
-      description: 'D14: its revisions, oldest first (none for quotes made by /api/v1/quotes/calculate).',
+      description: 'Its revisions, oldest first (none for quotes made by /api/v1/quotes/calculate).',
       ...sized(10, 50),
       resolve: (q, args: { first?: number | null }, ctx) => ctx.loaders.revisionsOfQuote(sizeArg(args, 10, 50, 'revisions')).load(q.id),
     },
@@ -128,7 +128,7 @@ const QuoteLineConfigurationInput = new GraphQLInputObjectType({
 
 const CreateQuoteInput = new GraphQLInputObjectType({
   name: 'CreateQuoteInput',
-  description: 'The body of POST /v1/quotes (D14); the same rules apply.',
+  description: 'The body of POST /v1/quotes; the same rules apply.',
   fields: {
     customerId: { type: nonNull(GraphQLID) },
     currency: { type: nonNull(GraphQLString), description: 'CAD.' },
@@ -203,8 +203,8 @@ export const quoteMutations: GraphQLFieldConfigMap<unknown, Context> = {
   createQuote: {
     type: nonNull(CreateQuotePayloadType),
     description:
-      'POST /v1/quotes (D14) as a mutation (ADMIN, SALES): a DRAFT quote priced by the same engine, with its first revision and quote.created. ' +
-      '`idempotencyKey` (1-255 characters) has D14\'s meaning: the same key and input within 24 hours answer the same quote, another input is IDEMPOTENCY_KEY_REUSED.',
+      'POST /v1/quotes as a mutation (ADMIN, SALES): a DRAFT quote priced by the same engine, with its first revision and quote.created. ' +
+      '`idempotencyKey` (1-255 characters) means what the Idempotency-Key header of POST /v1/quotes means: the same key and input within 24 hours answer the same quote, another input is IDEMPOTENCY_KEY_REUSED.',
     args: { input: { type: nonNull(CreateQuoteInput) }, idempotencyKey: { type: GraphQLString } },
     extensions: costs.mutation(POINTS_PER_REQUEST),
     resolve: (_root, args: { input: Record<string, unknown>; idempotencyKey?: string | null }, ctx) => {

@@ -30,7 +30,7 @@ const RouteViolation = new GraphQLObjectType<Route['violations'][number], Contex
 
 const RouteType = new GraphQLObjectType<Route, Context>({
   name: 'Route',
-  description: 'One crew\'s working day (D23); `revision` increases with every change of it.',
+  description: 'One crew\'s working day; `revision` increases with every change of it.',
   fields: {
     id: { type: GraphQLID },
     date: { type: nonNull(GraphQLString) },
@@ -51,7 +51,7 @@ type Unassigned = { jobId: string; reasons?: { code: string; detail: string; cre
 
 const RouteReason = new GraphQLObjectType<{ code: string; detail: string; crewId: string }, Context>({
   name: 'RouteReason',
-  description: 'Why a crew could not take a job (D23\'s closed list of codes), with its values.',
+  description: 'Why a crew could not take a job (one of a closed list of codes), with its values.',
   fields: { code: { type: nonNull(GraphQLString) }, detail: { type: nonNull(GraphQLString) }, crewId: { type: nonNull(GraphQLID) } },
 });
 
@@ -76,7 +76,7 @@ const RouteDay = new GraphQLObjectType<{ date: string; data: Route[]; unassigned
 export const routeQueries: GraphQLFieldConfigMap<unknown, Context> = {
   routes: {
     type: nonNull(RouteDay),
-    description: 'D23: the routes of a local date (YYYY-MM-DD), as GET /v1/fsm/routes answers them.',
+    description: 'The routes of a local date (YYYY-MM-DD), as GET /v1/fsm/routes answers them.',
     args: { date: { type: nonNull(GraphQLString) } },
     resolve: async (_root, args: { date: string }, ctx) => {
       if (!z.iso.date().safeParse(args.date).success) throw validationFailed({ date: 'A date, YYYY-MM-DD.' });

@@ -15,7 +15,7 @@ export const WorkOrderStatusEnum = new GraphQLEnumType({ name: 'WorkOrderStatus'
 
 export const WorkOrder = new GraphQLObjectType<WorkOrderRecord, Context>({
   name: 'WorkOrder',
-  description: 'A work order (section 3.2): ADMIN and SALES see all, a TECHNICIAN those assigned to them.',
+  description: 'A work order: ADMIN and SALES see all, a TECHNICIAN those assigned to them.',
   fields: () => ({
     id: { type: nonNull(GraphQLID) },
     status: { type: nonNull(WorkOrderStatusEnum) },
@@ -49,7 +49,7 @@ const visibleTo = (ctx: Context, order: WorkOrderRecord | null) =>
 export const workOrderQueries: GraphQLFieldConfigMap<unknown, Context> = {
   workOrders: {
     type: nonNull(WorkOrderConnection),
-    description: 'Work orders, oldest first; a TECHNICIAN gets only those assigned to them (D4).',
+    description: 'Work orders, oldest first; a TECHNICIAN gets only those assigned to them.',
     args: connectionArgs({ status: { type: WorkOrderStatusEnum } }),
     extensions: connectionCost(),
     resolve: async (_root, args: { first: number; after?: string | null; status?: WorkOrderStatus | null }, ctx) => {

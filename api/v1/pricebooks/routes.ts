@@ -25,7 +25,7 @@ export function pricebookRoutes(host: RouteHost, deps: { pricebooks: PricebookSe
     method: 'get',
     path: '/v1/pricebooks/:id',
     operationId: 'getPricebook',
-    summary: 'The current revision of the price book, whole (D21)',
+    summary: 'The current revision of the price book, whole',
     description: 'The revision that prices a quote made now: settings, every SKU (inactive ones too), labour tiers and products, exact decimals as strings.',
     tags: TAGS,
     auth: 'bearer',
@@ -42,7 +42,7 @@ export function pricebookRoutes(host: RouteHost, deps: { pricebooks: PricebookSe
     method: 'get',
     path: '/v1/pricebooks/:id/revisions',
     operationId: 'listPricebookRevisions',
-    summary: 'The price book’s revisions, newest first (D21)',
+    summary: 'The price book’s revisions, newest first',
     description: 'A scheduled revision (a future `effective_from`) is listed with `current: false` until its instant. Pass `next_cursor` back as `cursor` for the next page.',
     tags: TAGS,
     auth: 'bearer',
@@ -60,7 +60,7 @@ export function pricebookRoutes(host: RouteHost, deps: { pricebooks: PricebookSe
     method: 'get',
     path: '/v1/pricebooks/:id/revisions/:revision',
     operationId: 'getPricebookRevision',
-    summary: 'One revision whole, optionally compared to another (D21)',
+    summary: 'One revision whole, optionally compared to another',
     description: 'With `compare_to=<revision>`, `changes` lists every field that differs from that revision to this one: `{entity, key, field, before, after}`.',
     tags: TAGS,
     auth: 'bearer',
@@ -78,10 +78,10 @@ export function pricebookRoutes(host: RouteHost, deps: { pricebooks: PricebookSe
     method: 'post',
     path: '/v1/pricebooks/:id/revisions',
     operationId: 'publishPricebookRevision',
-    summary: 'Publish a change set as a new revision (D21)',
+    summary: 'Publish a change set as a new revision',
     description:
       'The changes apply, in order, to the newest revision, which must be `base_revision` (409 otherwise: another admin published first). All or nothing: each refused change is reported at its dotted path ' +
-      '(`changes.3.sku.unit_cost_cents`). `adjust_costs` rounds as docs/pricing.md section 12 states. `dry_run: true` answers the revision that would be published, with its `changes`, and writes nothing (200). ' +
+      '(`changes.3.sku.unit_cost_cents`). `adjust_costs` rounds as docs/pricing.md states (half away from zero, to the cent). `dry_run: true` answers the revision that would be published, with its `changes`, and writes nothing (200). ' +
       'A future `effective_from` makes the revision current at that instant (quotes priced before it use the revision current then); `pricebook.published` is sent when it becomes current. Records an audit event.',
     tags: TAGS,
     auth: 'bearer',
@@ -105,7 +105,7 @@ export function pricebookRoutes(host: RouteHost, deps: { pricebooks: PricebookSe
     method: 'get',
     path: '/v1/pricebooks/:id/export.csv',
     operationId: 'exportPricebookCsv',
-    summary: 'A revision’s SKUs as CSV (D21)',
+    summary: 'A revision’s SKUs as CSV',
     description:
       'UTF-8 with a BOM, CRLF line ends, RFC 4180 quoting; header `code,component,description,unit,unit_cost_cents,active`. A cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading apostrophe (OWASP CSV injection), which the import reads back.',
     tags: TAGS,
@@ -125,7 +125,7 @@ export function pricebookRoutes(host: RouteHost, deps: { pricebooks: PricebookSe
     method: 'post',
     path: '/v1/pricebooks/:id/imports',
     operationId: 'importPricebookCsv',
-    summary: 'Import SKUs from CSV: validate, or publish one revision (D21)',
+    summary: 'Import SKUs from CSV: validate, or publish one revision',
     description:
       'The body is the CSV file (`text/csv`, UTF-8, BOM and CRLF accepted), with the export’s header. Each row creates or updates the SKU of its code; SKUs not in the file are unchanged. ' +
       '`dry_run` defaults to true: a result per row (`created`, `updated`, `unchanged`, or `refused` with its complaints), nothing written. With `dry_run=false` the whole file is one new revision (201), ' +

@@ -24,7 +24,7 @@ export const FieldChange = z
 
 export const Revision = z
   .strictObject({
-    id: z.uuid().meta({ description: 'The price book (D14 `pricebookId`)' }),
+    id: z.uuid().meta({ description: 'The price book (the `pricebookId` a `/v1/quotes` request names)' }),
     revision: Timestamp.nullable().meta({ description: 'The revision stamp; null on a dry run' }),
     effective_from: Timestamp.meta({ description: 'When this revision is (or becomes) current' }),
     current: z.boolean().meta({ description: 'Whether it is the revision that prices a quote now' }),

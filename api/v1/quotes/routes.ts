@@ -18,10 +18,10 @@ import { V1_CUSTOMER_EXAMPLE, V1_PRICEBOOKS_EXAMPLE, V1_PRODUCT_PAGE_EXAMPLE, V1
 /** D14's response headers, documented on the quote operations. */
 const QuoteHeaders = z.object({
   'X-Request-Id': z.string().meta({ description: 'This request’s id (also in any problem)' }),
-  'X-RateLimit-Remaining': z.string().meta({ description: 'D15: tokens left in the tenant’s bucket' }),
+  'X-RateLimit-Remaining': z.string().meta({ description: 'Tokens left in the tenant’s bucket' }),
   'X-Engine-Latency-Ms': z.string().meta({ description: 'The pricing engine’s own time for this quote, milliseconds' }),
-  'Idempotent-Replayed': z.string().optional().meta({ description: 'D14: `true` when this is the first answer to the same Idempotency-Key, answered again' }),
-  'Service-Version': z.string().meta({ description: 'D16: the version this answer is shaped for' }),
+  'Idempotent-Replayed': z.string().optional().meta({ description: '`true` when this is the first answer to the same Idempotency-Key, answered again' }),
+  'Service-Version': z.string().meta({ description: 'The version this answer is shaped for' }),
 });
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: PROBLEM_CONTENT_TYPE });
@@ -35,9 +35,9 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     method: 'post',
     path: '/v1/quotes',
     operationId: 'createV1Quote',
-    summary: 'Price a configuration and keep it as a DRAFT quote (D14)',
+    summary: 'Price a configuration and keep it as a DRAFT quote',
     description:
-      'Document 001 section 4 and D14. Each line names a product of the catalogue; the same engine as `/api/v1/quotes/calculate` prices it from the tenant’s current rate card, ' +
+      'Each line names a product of the catalogue; the same engine as `/api/v1/quotes/calculate` prices it from the tenant’s current rate card, ' +
       'at the margin floor, and the tax lines come from the region’s GST/HST/PST/QST rates. The quote is the same record as `/api/v1/quotes` lists and approves. ' +
       'Records `quote.created`. With an `Idempotency-Key` the first answer is answered again for 24 hours.',
     tags: ['v1 quotes'],
@@ -101,8 +101,8 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     method: 'post',
     path: '/v1/quotes/:id/revisions',
     operationId: 'reviseV1Quote',
-    summary: 'A new revision of a DRAFT or SENT quote (D14)',
-    description: 'D14: the quote priced anew from this body as revision n+1, with its own `quote.created`. A quote in any other status is a 409.',
+    summary: 'A new revision of a DRAFT or SENT quote',
+    description: 'The quote priced anew from this body as revision n+1, with its own `quote.created`. A quote in any other status is a 409.',
     tags: ['v1 quotes'],
     auth: 'bearer',
     metering: 'request',
@@ -124,7 +124,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     method: 'get',
     path: '/v1/products',
     operationId: 'listV1Products',
-    summary: 'The catalogue’s products with their component SKUs (D14)',
+    summary: 'The catalogue’s products with their component SKUs',
     description: 'A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` while `has_more` is true.',
     tags: ['v1 quotes'],
     auth: 'bearer',
@@ -162,7 +162,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     method: 'post',
     path: '/v1/customers',
     operationId: 'createV1Customer',
-    summary: 'Add a customer (D14)',
+    summary: 'Add a customer',
     description: 'A customer with an email is one customer per tenant: posting an email the tenant has answers that customer (200) instead of a new one (201).',
     tags: ['v1 quotes'],
     auth: 'bearer',
@@ -189,7 +189,7 @@ export function v1QuoteRoutes(host: RouteHost, deps: { em: EntityManager; quotes
     method: 'get',
     path: '/v1/pricebooks',
     operationId: 'listV1Pricebooks',
-    summary: 'The tenant’s rate card and its current revision (D14)',
+    summary: 'The tenant’s rate card and its current revision',
     description: 'One price book per tenant: its id is what a quote names as `pricebookId`, its `revision` what prices a quote made now.',
     tags: ['v1 quotes'],
     auth: 'bearer',

@@ -94,8 +94,8 @@ export const V1QuoteListQuery = V1PageQuery.extend({
 export type V1QuoteListQuery = z.output<typeof V1QuoteListQuery>;
 
 export const IdempotencyHeaders = z.object({
-  'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'D14: 1-255 characters; the first response is answered again for 24 hours' }),
-  'Service-Version': z.string().optional().meta({ description: 'D16: YYYY-MM-DD; the tenant’s pinned version when omitted' }),
+  'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: '1-255 characters; the first response is answered again for 24 hours' }),
+  'Service-Version': z.string().optional().meta({ description: 'YYYY-MM-DD; the tenant’s pinned version when omitted' }),
 });
 
 export const Product = z

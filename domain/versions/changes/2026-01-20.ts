@@ -9,7 +9,7 @@ const DISPATCH_EVENTS: readonly string[] = ['dispatch.updated'];
  */
 export const change20260120: VersionChange = {
   version: '2026-01-20',
-  description: '`technicianId` renamed `assigneeId` on dispatch payloads and route responses (D23); `partsConsumed` added on `invoice.generated`.',
+  description: '`technicianId` renamed `assigneeId` on dispatch payloads and route responses; `partsConsumed` added on `invoice.generated`.',
   transform(target: Target, body: unknown): unknown {
     if (target.kind === 'response') {
       // D23: a route names its foreman as the dispatch payloads do.
