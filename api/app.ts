@@ -184,7 +184,8 @@ export function createApp(deps: AppDependencies): Express {
       passwordChecks: new Limiter(deps.limiterPool, PASSWORD_CHECK_LIMIT),
     },
   });
-  quoteRoutes(host, { quotes: new QuoteService(deps.em, rateCards, deps.events, mail) });
+  const quotes = new QuoteService(deps.em, rateCards, deps.events, mail);
+  quoteRoutes(host, { quotes });
   quotePageRoutes(host, {
     pages: new QuotePageService(deps.em, { formSecret: deps.settings.AUTH_TOKEN_SECRET, events: deps.events, ...mail }),
     limiterPool: deps.limiterPool,
@@ -227,7 +228,7 @@ export function createApp(deps: AppDependencies): Express {
   fsmRoutes(host, { jobs, crews: new CrewService(deps.em), changeOrders: new ChangeOrderService(deps.em, rateCards, deps.events) });
   routingDataRoutes(host, { routingData: new RoutingDataService(deps.em), jobs });
   dailyRoutes(host, { routes: new DailyRouteService(deps.em, { plans: deps.routePlans, travel, events: deps.events }) });
-  graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, travel, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
+  graphqlRoutes(host, { em: deps.em, rateCards, v1Quotes, quotes, travel, events: deps.events, bucket: deps.graphqlBucket ?? new PlanBucket(deps.em), production: deps.settings.NODE_ENV === 'production' });
   deps.extraRoutes?.(host);
 
   app.use('/v1', meterUnrouted(meter));

@@ -7,6 +7,7 @@ import type { RateCardRepository } from '../../db/rate-cards/repository';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
 import type { TravelConfig } from '../../infra/routing/routing-day';
+import type { QuoteService } from '../quotes/quote-service';
 import { changeOrdersOfJobs, materialDrawsOfJobs, timeEntriesOfJobs, type ChangeOrderRow, type MaterialDrawRow, type TimeEntryRow } from '../../db/fsm/field-writes';
 import { crewsByIds, type CrewRow } from '../../db/fsm/crews';
 import { linesByQuoteIds, quotesByCustomerIds, quotesByIds, revisionsByQuoteIds, type QuoteLineRecord, type QuoteRecord, type QuoteRevisionRecord } from '../../db/quotes/quote-list';
@@ -27,6 +28,10 @@ export interface GraphQLContext {
   v1Quotes: V1QuoteService;
   /** Where a route's ETA recomputation reads travel times (D23). */
   travel: TravelConfig;
+  /** The quotes REST serves (send's writes run in this transaction, its email after the commit). */
+  quotes: QuoteService;
+  /** Work a mutation leaves for after the commit (an email), run in order; nothing runs for a rolled-back mutation. */
+  afterCommit: (() => Promise<void>)[];
   /** Events a mutation recorded, dispatched after the transaction commits (the outbox relay covers a failure). */
   events: EventEnvelope[];
 }

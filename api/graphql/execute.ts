@@ -11,6 +11,7 @@ import { clientError, codedError, REFUSAL_CODES } from './errors';
 import type { PointsBucket, ThrottleStatus } from './throttle';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
 import type { V1QuoteService } from '../v1/quotes/v1-quote-service';
+import type { QuoteService } from '../quotes/quote-service';
 import type { EventEnvelope } from '../../domain/events/catalogue';
 
 /** What the HTTP layer knows of a request before it runs (graphql-http's `context`). */
@@ -28,6 +29,7 @@ export interface ExecutionDeps {
   v1Quotes: V1QuoteService;
   /** Where a route's ETA recomputation reads travel times (D23); great-circle times without it. */
   travel?: TravelConfig;
+  quotes: QuoteService;
   /** Starts the workflows of events a mutation recorded, after its commit (else the outbox relay does). */
   events?: EventDispatcher;
 }
@@ -95,18 +97,21 @@ export function createExecutor(deps: ExecutionDeps) {
     const isMutation = getOperationAST(args.document, operationName)?.operation === 'mutation';
     const meter = { actual: 0 };
     const recorded: EventEnvelope[] = [];
+    const afterCommit: (() => Promise<void>)[] = [];
     let result: ExecutionResult;
     try {
       result = await inTenant(deps.em, organizationId, async (tx) => {
         // A query cannot write, whatever a resolver does.
         if (!isMutation) await readOnlyTransaction(tx);
-        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, v1Quotes: deps.v1Quotes, travel: deps.travel ?? GREAT_CIRCLE_TRAVEL, log: scope.log, events: recorded };
+        const context: GraphQLContext = { caller: scope.caller, tx, loaders: createLoaders(tx), cost: meter, rateCards: deps.rateCards, v1Quotes: deps.v1Quotes, travel: deps.travel ?? GREAT_CIRCLE_TRAVEL, quotes: deps.quotes, log: scope.log, events: recorded, afterCommit };
         const executed = await executeDocument({ ...args, contextValue: context });
         if (isMutation && executed.errors?.length) throw new RolledBack(executed);
         return executed;
       });
       // Committed: deliver what the mutation recorded at once (D11's same events as the REST move).
       await deps.events?.tryDispatchAll(recorded);
+      // Then what must not happen for a mutation that rolled back (a quote's link emailed); each catches its own trouble.
+      for (const task of afterCommit) await task();
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error;
       result = error.result;

@@ -22,6 +22,13 @@ import type { Logger } from 'pino';
 
 export type SentQuote = QuoteSummary & { page_url: string };
 
+/** A send written but not yet mailed: what the email needs once the transaction commits. */
+export interface QuoteSending {
+  sent: SentQuote;
+  facts: NonNullable<Awaited<ReturnType<typeof quoteForSending>>>;
+  link: Awaited<ReturnType<typeof issuePageLink>>;
+}
+
 export type CalculationResult = PricedQuote & { quote_id: string | null; quote_number: number | null; status: QuoteStatus | null; persisted: boolean };
 
 function withRateCard(card: CurrentRateCard | undefined): CurrentRateCard {
@@ -109,44 +116,60 @@ export class QuoteService {
    * is sent and the office has its link to share.
    */
   async send(caller: Caller, id: string): Promise<SentQuote> {
-    if (!this.mail) throw new Error('QuoteService was built without its mail settings: it cannot send quotes');
-    const mail = this.mail;
+    const sending = await inTenant(this.em, caller.organizationId, (tx) => this.sendWithin(tx, caller, id));
+    await this.mailQuoteLink(sending);
+    return sending.sent;
+  }
+
+  /**
+   * The send's writes in the caller's transaction (GraphQL's sendQuote runs it in its operation's):
+   * the move and the new link. The email waits for the commit (mailQuoteLink), so a send that rolls
+   * back mails nothing.
+   */
+  async sendWithin(tx: EntityManager, caller: Caller, id: string): Promise<QuoteSending> {
+    const mail = this.mailSettings();
     const token = newPageToken();
-    const sent = await inTenant(this.em, caller.organizationId, async (tx) => {
-      const facts = await quoteForSending(tx, id);
-      if (!facts) throw notFound('No such quote in this workspace.');
-      const move = sendMove(facts.status);
-      if (!move) throw conflict(`A ${facts.status} quote cannot be sent; only DRAFT or SENT can (sending a SENT quote again sends a new link).`);
-      const moved = move === 'first' ? (await transitionQuote(tx, id, 'send', ', sent_by_user_id = ?', [caller.userId])).moved : await resendQuote(tx, id, caller.userId);
-      if (!moved) throw conflict('The quote changed while it was being sent; try again.');
-      const link = await issuePageLink(tx, { quoteId: id, tokenHash: pageTokenHash(token), sentByUserId: caller.userId });
-      return { summary: (await quoteSummary(tx, id))!, facts, link };
-    });
+    const facts = await quoteForSending(tx, id);
+    if (!facts) throw notFound('No such quote in this workspace.');
+    const move = sendMove(facts.status);
+    if (!move) throw conflict(`A ${facts.status} quote cannot be sent; only DRAFT or SENT can (sending a SENT quote again sends a new link).`);
+    const moved = move === 'first' ? (await transitionQuote(tx, id, 'send', ', sent_by_user_id = ?', [caller.userId])).moved : await resendQuote(tx, id, caller.userId);
+    if (!moved) throw conflict('The quote changed while it was being sent; try again.');
+    const link = await issuePageLink(tx, { quoteId: id, tokenHash: pageTokenHash(token), sentByUserId: caller.userId });
     const pageUrl = `${mail.publicBaseUrl.replace(/\/+$/, '')}/q/${token}`;
-    const { facts, link } = sent;
-    if (facts.customer_email) {
-      if (!mail.mailer) mail.logger.warn({ quote_id: id }, 'no SMTP_URL: the quote link is not emailed to the customer (D24); share page_url instead');
-      else {
-        try {
-          await mail.mailer.send(
-            composeQuoteLink({
-              to: facts.customer_email,
-              customerName: facts.customer_name,
-              contractor: facts.contractor_name,
-              quoteNumber: facts.quote_number,
-              quoteId: id,
-              pageUrl,
-              linkId: link.id,
-              validUntil: link.expiresAt,
-              totalCents: customerFigures(facts.calculation.line_items, facts.tax_region).totalCents,
-            }),
-          );
-        } catch (error) {
-          mail.logger.warn({ err: error, quote_id: id }, 'the quote link could not be emailed to the customer; share page_url instead');
-        }
-      }
+    return { sent: { ...(await quoteSummary(tx, id))!, page_url: pageUrl }, facts, link };
+  }
+
+  /** After the send committed: the link emailed to the customer when they have an email (trouble logged, never thrown). */
+  async mailQuoteLink({ sent, facts, link }: QuoteSending): Promise<void> {
+    const mail = this.mailSettings();
+    if (!facts.customer_email) return;
+    if (!mail.mailer) {
+      mail.logger.warn({ quote_id: sent.id }, 'no SMTP_URL: the quote link is not emailed to the customer (D24); share page_url instead');
+      return;
     }
-    return { ...sent.summary, page_url: pageUrl };
+    try {
+      await mail.mailer.send(
+        composeQuoteLink({
+          to: facts.customer_email,
+          customerName: facts.customer_name,
+          contractor: facts.contractor_name,
+          quoteNumber: facts.quote_number,
+          quoteId: sent.id,
+          pageUrl: sent.page_url,
+          linkId: link.id,
+          validUntil: link.expiresAt,
+          totalCents: customerFigures(facts.calculation.line_items, facts.tax_region).totalCents,
+        }),
+      );
+    } catch (error) {
+      mail.logger.warn({ err: error, quote_id: sent.id }, 'the quote link could not be emailed to the customer; share page_url instead');
+    }
+  }
+
+  private mailSettings() {
+    if (!this.mail) throw new Error('QuoteService was built without its mail settings: it cannot send quotes');
+    return this.mail;
   }
 
   /** D3: reject (DRAFT or SENT to REJECTED); any other state is 409. */

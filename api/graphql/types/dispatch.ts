@@ -1,4 +1,4 @@
-import { GraphQLID, GraphQLInputObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
+import { GraphQLID, GraphQLInputObjectType, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
 import { forbidden, notFound } from '../../../domain/errors/errors';
 import { workOrdersByIds } from '../../../db/work-orders/work-orders';
 import { quotesByIds } from '../../../db/quotes/quote-list';
@@ -14,8 +14,8 @@ import { Quote } from './quotes';
 import { WorkOrder } from './work-orders';
 
 /**
- * What a dispatch board writes besides moving jobs (jobs.ts) and assigning crews: approve a quote,
- * make a work order and schedule it. Each calls the service its REST route calls, inside the
+ * What a dispatch board writes besides moving jobs (jobs.ts) and assigning crews: send and approve
+ * a quote, make a work order and schedule it. Each calls the service its REST route calls, inside the
  * operation's transaction, with the same checks, history and events (dispatched after the commit);
  * each costs what its REST request costs (one request token).
  */
@@ -32,6 +32,19 @@ const CreateWorkOrderInput = new GraphQLInputObjectType({
   },
 });
 
+const SentQuote = new GraphQLObjectType<{ id: string; pageUrl: string }, Context>({
+  name: 'SentQuote',
+  description: 'A quote just sent, with the link to its page that went to the customer.',
+  fields: () => ({
+    // Free: the send costs what its REST request costs, the quote included.
+    quote: { type: nonNull(Quote), extensions: costs.free, resolve: async (sent, _args, ctx) => (await quotesByIds(ctx.tx, [sent.id]))[0]! },
+    pageUrl: {
+      type: nonNull(GraphQLString),
+      description: "The customer's page of the quote (read it, download its PDF, accept or decline); the only copy of the link besides the email.",
+    },
+  }),
+});
+
 /** GraphQL's absent and null arguments as the REST body would omit or send them. */
 const present = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
 const withoutNulls = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined && value !== null));
@@ -41,6 +54,21 @@ const requireAdmin = (ctx: Context, what: string) => {
 };
 
 export const dispatchMutations: GraphQLFieldConfigMap<unknown, Context> = {
+  sendQuote: {
+    type: nonNull(SentQuote),
+    description:
+      "Send a DRAFT quote to its customer, or a SENT one again (ADMIN and SALES), as POST /api/v1/quotes/{id}/send: a new link to the quote's page, " +
+      'emailed to the customer when they have an email (after the commit) and answered as `pageUrl` either way; an earlier link stops working.',
+    args: { id: { type: nonNull(GraphQLID) } },
+    extensions: costs.mutation(POINTS_PER_REQUEST),
+    resolve: async (_root, args: { id: string }, ctx) => {
+      requireOffice(ctx);
+      if (!isUuid(args.id)) throw notFound('No such quote in this workspace.');
+      const sending = await ctx.quotes.sendWithin(ctx.tx, ctx.caller, args.id);
+      ctx.afterCommit.push(() => ctx.quotes.mailQuoteLink(sending));
+      return { id: args.id, pageUrl: sending.sent.page_url };
+    },
+  },
   approveQuote: {
     type: nonNull(Quote),
     description: 'Approve a DRAFT or SENT quote (ADMIN and SALES), as POST /api/v1/quotes/{id}/approve: the calculation is frozen, `quote.approved` recorded and the provider fan-out started after the commit.',
