@@ -39,7 +39,7 @@ export interface DocumentOptions {
 
 /** Section 9.3: OpenAPI 3.1.0, generated from the same zod schemas that validate requests. */
 export function buildDocument(registry: OpenAPIRegistry, options: DocumentOptions): ReturnType<OpenApiGeneratorV31['generateDocument']> {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Shade Office API',
@@ -59,4 +59,78 @@ export function buildDocument(registry: OpenAPIRegistry, options: DocumentOption
     servers: [{ url: options.serverUrl, description: options.serverUrl === '/' ? 'The origin that serves this document' : 'This deployment' }],
     tags: TAGS.map((tag) => ({ ...tag })),
   });
+  inlineRequestSchemas(document as unknown as JsonDocument);
+  return document;
+}
+
+type Json = unknown;
+interface JsonDocument {
+  paths?: Record<string, Record<string, Json>>;
+  components?: { schemas?: Record<string, Json> };
+}
+
+const REF_PREFIX = '#/components/schemas/';
+
+/** Every component schema `node` names, and the ones they name in turn. */
+function namedFrom(node: Json, schemas: Record<string, Json>, into = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) namedFrom(item, schemas, into);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(REF_PREFIX)) {
+        const name = value.slice(REF_PREFIX.length);
+        if (!into.has(name)) {
+          into.add(name);
+          namedFrom(schemas[name], schemas, into);
+        }
+      } else namedFrom(value, schemas, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * A schema that only requests use is written where the request is (inline under `requestBody`),
+ * not as a shared component. What is sent and what is answered differ: a field with a `default`
+ * may be left out of a request (the server fills it in), while an answer always carries it.
+ * OpenAPI tools read a `default` that way only inside a request body; in a shared component they
+ * read it as an answer's field, always present (openapi-typescript without options makes such a
+ * field required). No component is shared by a request and an answer, so each request schema is
+ * inlined at its one use and what an answer names stays a component.
+ */
+function inlineRequestSchemas(document: JsonDocument): void {
+  const schemas = document.components?.schemas;
+  if (!schemas) return;
+  const requestBodies: { content: Record<string, { schema?: Json }> }[] = [];
+  const elsewhere: Json[] = [];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      if (!operation || typeof operation !== 'object') continue;
+      for (const [key, value] of Object.entries(operation)) {
+        if (key === 'requestBody' && value && typeof value === 'object' && 'content' in value) requestBodies.push(value as (typeof requestBodies)[number]);
+        else elsewhere.push(value);
+      }
+    }
+  }
+  const answered = namedFrom([elsewhere, (document as { webhooks?: Json }).webhooks], schemas);
+  const requestOnly = new Set([...namedFrom(requestBodies, schemas)].filter((name) => !answered.has(name)));
+  const inline = (node: Json, trail: readonly string[]): Json => {
+    if (Array.isArray(node)) return node.map((item) => inline(item, trail));
+    if (!node || typeof node !== 'object') return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith(REF_PREFIX)) {
+      const name = ref.slice(REF_PREFIX.length);
+      // A request schema that names itself stays a reference (none does today).
+      if (requestOnly.has(name) && !trail.includes(name)) {
+        const { $ref: _ref, ...siblings } = node as Record<string, Json>;
+        // Its name stays as the schema's title, for readers and tools that show one.
+        return { title: name, ...(inline(schemas[name], [...trail, name]) as object), ...siblings };
+      }
+      return node;
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value, trail)]));
+  };
+  for (const body of requestBodies) {
+    for (const media of Object.values(body.content)) if (media.schema !== undefined) media.schema = inline(media.schema, []);
+  }
+  for (const name of requestOnly) if (!namedFrom([requestBodies, elsewhere], schemas).has(name)) delete schemas[name];
 }

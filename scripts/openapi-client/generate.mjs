@@ -11,8 +11,9 @@ const HEADER = `// Generated from /openapi.json by openapi-typescript (npm run o
 
 /** @param {object} document an OpenAPI 3.1 document @returns {Promise<string>} */
 export async function generateTypes(document) {
-  // defaultNonNullable off: a field with a default (persist, limit) is optional to send, not required.
-  const ast = await openapiTS(document, { alphabetize: false, exportType: false, defaultNonNullable: false });
+  // No options: what any integrator's stock run makes of the document. A field with a default is
+  // optional to send because request schemas are written inline under requestBody (api/meta/openapi.ts).
+  const ast = await openapiTS(document);
   return HEADER + astToString(ast);
 }
 

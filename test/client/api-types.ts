@@ -3031,12 +3031,6 @@ export interface components {
                 organization_id: string;
             };
         };
-        LoginRequest: {
-            subdomain: string;
-            /** Format: email */
-            email: string;
-            password: string;
-        };
         Profile: {
             /** Format: uuid */
             id: string;
@@ -3094,13 +3088,6 @@ export interface components {
              */
             invitation_expires_at: string;
         };
-        InvitationRequest: {
-            /** Format: email */
-            email: string;
-            full_name: string;
-            /** @enum {string} */
-            role: "ADMIN" | "SALES" | "TECHNICIAN";
-        };
         UpdatedTeamUser: {
             /** Format: uuid */
             id: string;
@@ -3131,42 +3118,9 @@ export interface components {
             status: string;
             scheduled_date: string | null;
         };
-        UpdateUserRequest: {
-            full_name?: string;
-            /** @enum {string} */
-            role?: "ADMIN" | "SALES" | "TECHNICIAN";
-            /** @enum {string} */
-            status?: "active" | "deactivated";
-        };
-        AcceptInvitationRequest: {
-            /** @description The token of the emailed link. */
-            token: string;
-            full_name?: string;
-            /** @description 12 to 200 characters, not a common password, not containing your email's name. */
-            password: string;
-        };
         PasswordResetAccepted: {
             /** @enum {boolean} */
             accepted: true;
-        };
-        PasswordResetRequest: {
-            subdomain: string;
-            /** Format: email */
-            email: string;
-        };
-        ConfirmPasswordResetRequest: {
-            /** @description The token of the emailed link. */
-            token: string;
-            /** @description 12 to 200 characters, not a common password, not containing your email's name. */
-            password: string;
-        };
-        ChangePasswordRequest: {
-            current_password: string;
-            /** @description 12 to 200 characters, not a common password, not containing your email's name. */
-            new_password: string;
-        };
-        UpdateProfileRequest: {
-            full_name: string;
         };
         QuotePage: {
             data: components["schemas"]["QuoteSummary"][];
@@ -3363,37 +3317,6 @@ export interface components {
             status: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED" | null;
             persisted: boolean;
         };
-        CalculateRequest: {
-            laborTierCode: string;
-            lineItems: {
-                reference?: string;
-                widthInches: number;
-                dropInches: number;
-                quantity: number;
-                fabricSkuCode: string;
-                hardwareSkuCode: string;
-                motorSkuCode?: string;
-                trimSkuCode?: string;
-            }[];
-            /** @description A fraction in [0, 1), never a percentage; omitted prices at the floor */
-            targetMargin?: number;
-            marginOverride?: {
-                reason: string;
-            };
-            /** @description A new customer (or, with an email the workspace has, that customer renamed); send `customerId` instead to quote an existing one */
-            customer?: {
-                name: string;
-                /** Format: email */
-                email?: string;
-            };
-            /**
-             * Format: uuid
-             * @description An existing customer of the workspace (GET /v1/customers); not together with `customer`
-             */
-            customerId?: string;
-            /** @default false */
-            persist?: boolean;
-        };
         ApprovedQuote: {
             /** Format: uuid */
             id: string;
@@ -3522,44 +3445,6 @@ export interface components {
                 [key: string]: string;
             };
         };
-        V1QuoteRequest: {
-            /**
-             * Format: uuid
-             * @description A customer of the tenant (GET/POST /v1/customers)
-             */
-            customerId: string;
-            /** @enum {string} */
-            currency: "CAD";
-            /** @enum {string} */
-            taxRegion: "CA-AB" | "CA-BC" | "CA-MB" | "CA-NB" | "CA-NL" | "CA-NS" | "CA-NT" | "CA-NU" | "CA-ON" | "CA-PE" | "CA-QC" | "CA-SK" | "CA-YT";
-            /**
-             * Format: uuid
-             * @description The tenant’s rate card (GET /v1/pricebooks); its current revision prices the quote
-             */
-            pricebookId: string;
-            /** @description The installation labour tier; the rate card’s STANDARD tier (else its first) when omitted */
-            laborTierCode?: string;
-            lines: {
-                /** @description A product of the catalogue (GET /v1/products) */
-                sku: string;
-                quantity: number;
-                configuration: {
-                    /** @description The finished width, inches (the width the engine prices) */
-                    finishedWidthIn: number;
-                    /** @description The finished height, inches (the drop) */
-                    finishedHeightIn: number;
-                    /**
-                     * @description Kept on the line for the workshop
-                     * @enum {string}
-                     */
-                    controlSide: "left" | "right";
-                    /** @default false */
-                    motorised?: boolean;
-                    /** @description A motor SKU of the rate card; required when motorised */
-                    motorSku?: string;
-                };
-            }[];
-        };
         V1QuotePage: {
             data: components["schemas"]["V1Quote"][];
             /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
@@ -3602,11 +3487,6 @@ export interface components {
              * @description ISO-8601, UTC
              */
             createdAt: string;
-        };
-        V1CustomerRequest: {
-            name: string;
-            /** Format: email */
-            email?: string;
         };
         V1PricebookList: {
             data: components["schemas"]["V1Pricebook"][];
@@ -3653,7 +3533,7 @@ export interface components {
                 /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
                 unit_cost_cents: string;
                 /** @default true */
-                active?: boolean;
+                active: boolean;
             }[];
             labour_tiers: {
                 code: string;
@@ -3668,9 +3548,9 @@ export interface components {
                 fabric_sku: string;
                 hardware_sku: string;
                 /** @default null */
-                trim_sku?: string | null;
+                trim_sku: string | null;
                 /** @default true */
-                active?: boolean;
+                active: boolean;
             }[];
             /** @description With `compare_to`, and on a publication: field-level changes from the other revision */
             changes?: components["schemas"]["PricebookFieldChange"][];
@@ -3724,80 +3604,6 @@ export interface components {
             /** Format: uuid */
             published_by_user_id: string | null;
         };
-        PricebookPublishRequest: {
-            /**
-             * Format: date-time
-             * @description The newest revision (the current one, or a scheduled one when one is pending): else 409
-             */
-            base_revision: string;
-            changes: ({
-                /** @enum {string} */
-                op: "set_setting";
-                /** @enum {string} */
-                field: "margin_floor" | "fabric_waste_factor" | "labour_base_hours_per_unit" | "labour_hours_per_square_foot" | "labour_motorisation_hours" | "tube_deduction_inches" | "hembar_deduction_inches" | "fabric_width_deduction_inches" | "fabric_drop_allowance_inches";
-                value: string;
-            } | {
-                /** @enum {string} */
-                op: "upsert_sku";
-                sku: {
-                    code: string;
-                    /** @enum {string} */
-                    component: "fabric" | "hardware" | "motor" | "trim";
-                    /** @description Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed */
-                    description: string;
-                    /** @enum {string} */
-                    unit: "sq_ft" | "each" | "linear_ft";
-                    /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
-                    unit_cost_cents: string;
-                    /** @default true */
-                    active?: boolean;
-                };
-            } | {
-                /** @enum {string} */
-                op: "deactivate_sku";
-                code: string;
-            } | {
-                /** @enum {string} */
-                op: "upsert_labour_tier";
-                tier: {
-                    code: string;
-                    name: string;
-                    hourly_rate_cents: number;
-                    /** @description Applied to the labour hours; greater than 0 */
-                    multiplier: string;
-                };
-            } | {
-                /** @enum {string} */
-                op: "adjust_costs";
-                /**
-                 * @description Omitted: every active SKU
-                 * @enum {string}
-                 */
-                component?: "fabric" | "hardware" | "motor" | "trim";
-                /** @description Percent, for example "7.5" or "-3"; -100 to 1000 */
-                percent: string;
-            } | {
-                /** @enum {string} */
-                op: "upsert_product";
-                product: {
-                    sku: string;
-                    name: string;
-                    fabric_sku: string;
-                    hardware_sku: string;
-                    /** @default null */
-                    trim_sku?: string | null;
-                    /** @default true */
-                    active?: boolean;
-                };
-            })[];
-            /**
-             * Format: date-time
-             * @description Omitted: current at once. In the future: current at that instant
-             */
-            effective_from?: string;
-            /** @default false */
-            dry_run?: boolean;
-        };
         PricebookImportResult: {
             dry_run: boolean;
             summary: {
@@ -3840,7 +3646,7 @@ export interface components {
                     /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
                     unit_cost_cents: string;
                     /** @default true */
-                    active?: boolean;
+                    active: boolean;
                 }[];
                 labour_tiers: {
                     code: string;
@@ -3855,9 +3661,9 @@ export interface components {
                     fabric_sku: string;
                     hardware_sku: string;
                     /** @default null */
-                    trim_sku?: string | null;
+                    trim_sku: string | null;
                     /** @default true */
-                    active?: boolean;
+                    active: boolean;
                 }[];
                 /** @description With `compare_to`, and on a publication: field-level changes from the other revision */
                 changes?: components["schemas"]["PricebookFieldChange"][];
@@ -3917,35 +3723,6 @@ export interface components {
             /** Format: uuid */
             assigned_technician_id: string | null;
         };
-        CreateWorkOrderRequest: {
-            /** Format: uuid */
-            quoteId?: string;
-            /**
-             * Format: uuid
-             * @description The customer a job without a quote is invoiced to at completion; required before such a job completes
-             */
-            customerId?: string;
-            /** Format: uuid */
-            assignedTechnicianId?: string;
-            /**
-             * Format: date
-             * @description YYYY-MM-DD
-             */
-            scheduledDate?: string;
-            siteAddress?: string;
-            notes?: string;
-        };
-        EditWorkOrderRequest: {
-            /**
-             * Format: date
-             * @description The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.
-             */
-            scheduledDate?: string | null;
-            /** @description The site’s address; null clears it */
-            siteAddress?: string | null;
-            /** @description Replaces the notes; null clears them */
-            notes?: string | null;
-        };
         WorkOrderHistory: {
             data: components["schemas"]["WorkOrderHistoryEntry"][];
         };
@@ -3980,12 +3757,6 @@ export interface components {
             /** @enum {string} */
             status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
             unchanged: boolean;
-        };
-        /** @description The completion time is set by the service; a completedAt key is refused. */
-        UpdateWorkOrderStatusRequest: {
-            /** @enum {string} */
-            status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
-            notes?: string;
         };
         InvoiceView: {
             quote_number: number;
@@ -4032,37 +3803,10 @@ export interface components {
             expires_at: string | null;
             reused: boolean;
         };
-        CheckoutRequest: {
-            /**
-             * Format: uri
-             * @description An origin on CHECKOUT_RETURN_ORIGINS; omitted: the first one
-             */
-            return_url?: string;
-        };
         WebhookReceipt: {
             /** @enum {boolean} */
             received: true;
             handled: boolean;
-        };
-        PaymentsEvent: {
-            id: string;
-            /** @description invoice.paid and a paid checkout.session.completed set paid_at on the quote; others are acknowledged */
-            type: string;
-            created?: number;
-            data: {
-                object: {
-                    /** @description organization_id and quote_id, as our invoices and sessions carry them */
-                    metadata?: {
-                        [key: string]: string;
-                    };
-                } & {
-                    [key: string]: unknown;
-                };
-            } & {
-                [key: string]: unknown;
-            };
-        } & {
-            [key: string]: unknown;
         };
         IntegrationList: {
             data: components["schemas"]["Integration"][];
@@ -4208,19 +3952,6 @@ export interface components {
             /** @description Shown only in this response; begins whsec_ */
             secret: string;
         };
-        CreateWebhookEndpointRequest: {
-            /** Format: uri */
-            url: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
-            events: string[];
-            description?: string;
-            /**
-             * @description Fixed at registration: core, field or events (each its envelope, headers and retry schedule; docs/webhooks.md)
-             * @default core
-             * @enum {string}
-             */
-            format?: "core" | "field" | "events";
-        };
         WebhookEndpointList: {
             data: components["schemas"]["WebhookEndpoint"][];
             /** @description Opaque: pass it back as `cursor`; null on the last page (the Link header says the same) */
@@ -4256,15 +3987,6 @@ export interface components {
             attempts_24h: number;
             /** @description The share of those attempts that were delivered (0 to 1); null without an attempt in that time */
             success_rate_24h: number | null;
-        };
-        UpdateWebhookEndpointRequest: {
-            /** Format: uri */
-            url?: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
-            events?: string[];
-            description?: string | null;
-            /** @enum {string} */
-            status?: "enabled" | "disabled";
         };
         WebhookDeliveryAttemptList: {
             data: components["schemas"]["WebhookDeliveryAttempt"][];
@@ -4413,38 +4135,6 @@ export interface components {
             eta_drift_threshold_minutes: number;
             /** @description How long dispatch changes are gathered before `dispatch.updated` fires (default 5) */
             dispatch_coalesce_seconds: number;
-        };
-        UpdateOrganizationRequest: {
-            /** @description The name the workspace shows */
-            display_name?: string;
-            /** @description An IANA time zone name; the working day and every local time follow it */
-            time_zone?: string;
-            /** @description `HH:mm`, local to `time_zone` */
-            working_day_start?: string;
-            /** @description DRAFT and SENT quotes older than this many days expire */
-            quote_validity_days?: number;
-            /** @description Where every crew starts and ends its day; null clears it */
-            depot?: {
-                /** @description WGS84 latitude in decimal degrees */
-                lat: number;
-                /** @description WGS84 longitude in decimal degrees */
-                lon: number;
-            } | null;
-            /** @description Road distance over great-circle distance */
-            road_factor?: number;
-            /** @description The average speed between stops, km/h */
-            average_speed_kmh?: number;
-            /** @description The daily overtime a route may hold */
-            overtime_cap_minutes?: number;
-            /** @description An ETA that moves by more than this fires `dispatch.updated` */
-            eta_drift_threshold_minutes?: number;
-            /** @description How long dispatch changes are gathered before `dispatch.updated` fires */
-            dispatch_coalesce_seconds?: number;
-            /**
-             * Format: email
-             * @description An email address; null returns to the default (the first ADMIN's email)
-             */
-            technical_contact_email?: string | null;
         };
         AuditEventList: {
             data: components["schemas"]["AuditEvent"][];
@@ -4697,42 +4387,6 @@ export interface components {
              */
             changed_at: string;
         };
-        PatchJobRequest: {
-            /** @enum {string} */
-            status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
-            /**
-             * Format: date-time
-             * @description The device's sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.
-             */
-            completed_at?: string;
-        };
-        AssignCrewRequest: {
-            /** Format: uuid */
-            crew_id: string;
-        };
-        TimeEntryRequest: {
-            /**
-             * Format: date-time
-             * @description RFC 3339 timestamp
-             */
-            started_at: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339 timestamp
-             */
-            ended_at: string;
-            notes?: string;
-            /**
-             * Format: uuid
-             * @description ADMIN only: whose time it is (a technician logs their own).
-             */
-            technician_id?: string;
-        };
-        MaterialDrawRequest: {
-            sku: string;
-            quantity: string;
-            van_id?: string;
-        };
         CrewList: {
             data: components["schemas"]["Crew"][];
             /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
@@ -4752,52 +4406,6 @@ export interface components {
             } | null;
             member_ids: string[];
             headcount: number;
-        };
-        CrewRequest: {
-            name: string;
-            /** Format: uuid */
-            foreman_id: string;
-            /**
-             * @description Technicians besides the foreman (the foreman is always a member).
-             * @default []
-             */
-            member_ids?: string[];
-        };
-        CrewPatchRequest: {
-            name?: string;
-            /** Format: uuid */
-            foreman_id?: string;
-            member_ids?: string[];
-        };
-        ChangeOrderRequest: {
-            reason: string;
-            /** @default [] */
-            line_items?: {
-                reference?: string;
-                widthInches: number;
-                dropInches: number;
-                quantity: number;
-                fabricSkuCode: string;
-                hardwareSkuCode: string;
-                motorSkuCode?: string;
-                trimSkuCode?: string;
-            }[];
-            /**
-             * @description Extra labour hours beyond the lines' own; negative for work no longer needed.
-             * @default 0
-             */
-            labour_hours?: number;
-        };
-        ApproveChangeOrderRequest: {
-            approved_by: {
-                name: string;
-                role: string;
-                /** @enum {string} */
-                method: "on_device_signature" | "in_person" | "email" | "phone";
-            };
-        };
-        RejectChangeOrderRequest: {
-            reason: string;
         };
         TechnicianList: {
             data: components["schemas"]["Technician"][];
@@ -4821,7 +4429,7 @@ export interface components {
                     start: string;
                     end: string;
                     /** @default 0 */
-                    break_minutes?: number;
+                    break_minutes: number;
                 }[];
                 time_off: {
                     start: string;
@@ -4832,22 +4440,6 @@ export interface components {
                 is_default: boolean;
             };
             crew_ids: string[];
-        };
-        TechnicianAvailability: {
-            weekly: {
-                /** @enum {string} */
-                day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
-                start: string;
-                end: string;
-                /** @default 0 */
-                break_minutes?: number;
-            }[];
-            /** @default [] */
-            time_off?: {
-                start: string;
-                end: string;
-                reason?: string;
-            }[];
         };
         SiteList: {
             data: components["schemas"]["Site"][];
@@ -4995,15 +4587,6 @@ export interface components {
             stage: "loading" | "solving" | "applying" | "done";
             workflow_id: string;
         };
-        CrewStatusRequest: {
-            /** @enum {string} */
-            status: "en_route" | "on_site" | "on_break" | "off_duty";
-            /**
-             * Format: uuid
-             * @description The stop it is about; without it, the crew's current stop
-             */
-            jobId?: string;
-        };
         GraphQLResponse: {
             data?: {
                 [key: string]: unknown;
@@ -5031,15 +4614,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
-        };
-        GraphQLRequest: {
-            query: string;
-            operationName?: string | null;
-            variables?: {
-                [key: string]: unknown;
-            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -5595,7 +5169,12 @@ export interface operations {
                  *       "password": "Sandbox!2026"
                  *     }
                  */
-                "application/json": components["schemas"]["LoginRequest"];
+                "application/json": {
+                    subdomain: string;
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
             };
         };
         responses: {
@@ -5810,7 +5389,9 @@ export interface operations {
                  *       "full_name": "Samira Sales"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateProfileRequest"];
+                "application/json": {
+                    full_name: string;
+                };
             };
         };
         responses: {
@@ -6103,7 +5684,13 @@ export interface operations {
                  *       "role": "SALES"
                  *     }
                  */
-                "application/json": components["schemas"]["InvitationRequest"];
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    full_name: string;
+                    /** @enum {string} */
+                    role: "ADMIN" | "SALES" | "TECHNICIAN";
+                };
             };
         };
         responses: {
@@ -6433,7 +6020,13 @@ export interface operations {
                  *       "status": "deactivated"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateUserRequest"];
+                "application/json": {
+                    full_name?: string;
+                    /** @enum {string} */
+                    role?: "ADMIN" | "SALES" | "TECHNICIAN";
+                    /** @enum {string} */
+                    status?: "active" | "deactivated";
+                };
             };
         };
         responses: {
@@ -6620,7 +6213,13 @@ export interface operations {
                  *       "password": "velvet-ladder-orbit-47"
                  *     }
                  */
-                "application/json": components["schemas"]["AcceptInvitationRequest"];
+                "application/json": {
+                    /** @description The token of the emailed link. */
+                    token: string;
+                    full_name?: string;
+                    /** @description 12 to 200 characters, not a common password, not containing your email's name. */
+                    password: string;
+                };
             };
         };
         responses: {
@@ -6739,7 +6338,11 @@ export interface operations {
                  *       "email": "sam@sandbox.test"
                  *     }
                  */
-                "application/json": components["schemas"]["PasswordResetRequest"];
+                "application/json": {
+                    subdomain: string;
+                    /** Format: email */
+                    email: string;
+                };
             };
         };
         responses: {
@@ -6836,7 +6439,12 @@ export interface operations {
                  *       "password": "copper-meadow-tide-82"
                  *     }
                  */
-                "application/json": components["schemas"]["ConfirmPasswordResetRequest"];
+                "application/json": {
+                    /** @description The token of the emailed link. */
+                    token: string;
+                    /** @description 12 to 200 characters, not a common password, not containing your email's name. */
+                    password: string;
+                };
             };
         };
         responses: {
@@ -6955,7 +6563,11 @@ export interface operations {
                  *       "new_password": "copper-meadow-tide-82"
                  *     }
                  */
-                "application/json": components["schemas"]["ChangePasswordRequest"];
+                "application/json": {
+                    current_password: string;
+                    /** @description 12 to 200 characters, not a common password, not containing your email's name. */
+                    new_password: string;
+                };
             };
         };
         responses: {
@@ -7608,7 +7220,37 @@ export interface operations {
                  *       "persist": true
                  *     }
                  */
-                "application/json": components["schemas"]["CalculateRequest"];
+                "application/json": {
+                    laborTierCode: string;
+                    lineItems: {
+                        reference?: string;
+                        widthInches: number;
+                        dropInches: number;
+                        quantity: number;
+                        fabricSkuCode: string;
+                        hardwareSkuCode: string;
+                        motorSkuCode?: string;
+                        trimSkuCode?: string;
+                    }[];
+                    /** @description A fraction in [0, 1), never a percentage; omitted prices at the floor */
+                    targetMargin?: number;
+                    marginOverride?: {
+                        reason: string;
+                    };
+                    /** @description A new customer (or, with an email the workspace has, that customer renamed); send `customerId` instead to quote an existing one */
+                    customer?: {
+                        name: string;
+                        /** Format: email */
+                        email?: string;
+                    };
+                    /**
+                     * Format: uuid
+                     * @description An existing customer of the workspace (GET /v1/customers); not together with `customer`
+                     */
+                    customerId?: string;
+                    /** @default false */
+                    persist?: boolean;
+                };
             };
         };
         responses: {
@@ -8965,7 +8607,44 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["V1QuoteRequest"];
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A customer of the tenant (GET/POST /v1/customers)
+                     */
+                    customerId: string;
+                    /** @enum {string} */
+                    currency: "CAD";
+                    /** @enum {string} */
+                    taxRegion: "CA-AB" | "CA-BC" | "CA-MB" | "CA-NB" | "CA-NL" | "CA-NS" | "CA-NT" | "CA-NU" | "CA-ON" | "CA-PE" | "CA-QC" | "CA-SK" | "CA-YT";
+                    /**
+                     * Format: uuid
+                     * @description The tenant’s rate card (GET /v1/pricebooks); its current revision prices the quote
+                     */
+                    pricebookId: string;
+                    /** @description The installation labour tier; the rate card’s STANDARD tier (else its first) when omitted */
+                    laborTierCode?: string;
+                    lines: {
+                        /** @description A product of the catalogue (GET /v1/products) */
+                        sku: string;
+                        quantity: number;
+                        configuration: {
+                            /** @description The finished width, inches (the width the engine prices) */
+                            finishedWidthIn: number;
+                            /** @description The finished height, inches (the drop) */
+                            finishedHeightIn: number;
+                            /**
+                             * @description Kept on the line for the workshop
+                             * @enum {string}
+                             */
+                            controlSide: "left" | "right";
+                            /** @default false */
+                            motorised?: boolean;
+                            /** @description A motor SKU of the rate card; required when motorised */
+                            motorSku?: string;
+                        };
+                    }[];
+                };
             };
         };
         responses: {
@@ -9425,7 +9104,44 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["V1QuoteRequest"];
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A customer of the tenant (GET/POST /v1/customers)
+                     */
+                    customerId: string;
+                    /** @enum {string} */
+                    currency: "CAD";
+                    /** @enum {string} */
+                    taxRegion: "CA-AB" | "CA-BC" | "CA-MB" | "CA-NB" | "CA-NL" | "CA-NS" | "CA-NT" | "CA-NU" | "CA-ON" | "CA-PE" | "CA-QC" | "CA-SK" | "CA-YT";
+                    /**
+                     * Format: uuid
+                     * @description The tenant’s rate card (GET /v1/pricebooks); its current revision prices the quote
+                     */
+                    pricebookId: string;
+                    /** @description The installation labour tier; the rate card’s STANDARD tier (else its first) when omitted */
+                    laborTierCode?: string;
+                    lines: {
+                        /** @description A product of the catalogue (GET /v1/products) */
+                        sku: string;
+                        quantity: number;
+                        configuration: {
+                            /** @description The finished width, inches (the width the engine prices) */
+                            finishedWidthIn: number;
+                            /** @description The finished height, inches (the drop) */
+                            finishedHeightIn: number;
+                            /**
+                             * @description Kept on the line for the workshop
+                             * @enum {string}
+                             */
+                            controlSide: "left" | "right";
+                            /** @default false */
+                            motorised?: boolean;
+                            /** @description A motor SKU of the rate card; required when motorised */
+                            motorSku?: string;
+                        };
+                    }[];
+                };
             };
         };
         responses: {
@@ -9951,7 +9667,11 @@ export interface operations {
                  *       "email": "jordan@example.test"
                  *     }
                  */
-                "application/json": components["schemas"]["V1CustomerRequest"];
+                "application/json": {
+                    name: string;
+                    /** Format: email */
+                    email?: string;
+                };
             };
         };
         responses: {
@@ -10615,7 +10335,80 @@ export interface operations {
                  *       "effective_from": "2026-11-30T05:00:00.000Z"
                  *     }
                  */
-                "application/json": components["schemas"]["PricebookPublishRequest"];
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The newest revision (the current one, or a scheduled one when one is pending): else 409
+                     */
+                    base_revision: string;
+                    changes: ({
+                        /** @enum {string} */
+                        op: "set_setting";
+                        /** @enum {string} */
+                        field: "margin_floor" | "fabric_waste_factor" | "labour_base_hours_per_unit" | "labour_hours_per_square_foot" | "labour_motorisation_hours" | "tube_deduction_inches" | "hembar_deduction_inches" | "fabric_width_deduction_inches" | "fabric_drop_allowance_inches";
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "upsert_sku";
+                        sku: {
+                            code: string;
+                            /** @enum {string} */
+                            component: "fabric" | "hardware" | "motor" | "trim";
+                            /** @description Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed */
+                            description: string;
+                            /** @enum {string} */
+                            unit: "sq_ft" | "each" | "linear_ft";
+                            /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
+                            unit_cost_cents: string;
+                            /** @default true */
+                            active?: boolean;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        op: "deactivate_sku";
+                        code: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "upsert_labour_tier";
+                        tier: {
+                            code: string;
+                            name: string;
+                            hourly_rate_cents: number;
+                            /** @description Applied to the labour hours; greater than 0 */
+                            multiplier: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        op: "adjust_costs";
+                        /**
+                         * @description Omitted: every active SKU
+                         * @enum {string}
+                         */
+                        component?: "fabric" | "hardware" | "motor" | "trim";
+                        /** @description Percent, for example "7.5" or "-3"; -100 to 1000 */
+                        percent: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "upsert_product";
+                        product: {
+                            sku: string;
+                            name: string;
+                            fabric_sku: string;
+                            hardware_sku: string;
+                            /** @default null */
+                            trim_sku?: string | null;
+                            /** @default true */
+                            active?: boolean;
+                        };
+                    })[];
+                    /**
+                     * Format: date-time
+                     * @description Omitted: current at once. In the future: current at that instant
+                     */
+                    effective_from?: string;
+                    /** @default false */
+                    dry_run?: boolean;
+                };
             };
         };
         responses: {
@@ -12023,7 +11816,24 @@ export interface operations {
                  *       "notes": "Side gate code 4512; two windows on the second floor."
                  *     }
                  */
-                "application/json": components["schemas"]["CreateWorkOrderRequest"];
+                "application/json": {
+                    /** Format: uuid */
+                    quoteId?: string;
+                    /**
+                     * Format: uuid
+                     * @description The customer a job without a quote is invoiced to at completion; required before such a job completes
+                     */
+                    customerId?: string;
+                    /** Format: uuid */
+                    assignedTechnicianId?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    scheduledDate?: string;
+                    siteAddress?: string;
+                    notes?: string;
+                };
             };
         };
         responses: {
@@ -12353,7 +12163,17 @@ export interface operations {
                  *       "notes": "Customer asked for the afternoon"
                  *     }
                  */
-                "application/json": components["schemas"]["EditWorkOrderRequest"];
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.
+                     */
+                    scheduledDate?: string | null;
+                    /** @description The site’s address; null clears it */
+                    siteAddress?: string | null;
+                    /** @description Replaces the notes; null clears them */
+                    notes?: string | null;
+                };
             };
         };
         responses: {
@@ -12750,7 +12570,11 @@ export interface operations {
                  *       "notes": "Installed, customer happy"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateWorkOrderStatusRequest"];
+                "application/json": {
+                    /** @enum {string} */
+                    status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+                    notes?: string;
+                };
             };
         };
         responses: {
@@ -13395,7 +13219,13 @@ export interface operations {
                  *       "return_url": "https://shades.example.test/quotes"
                  *     }
                  */
-                "application/json": components["schemas"]["CheckoutRequest"];
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An origin on CHECKOUT_RETURN_ORIGINS; omitted: the first one
+                     */
+                    return_url?: string;
+                };
             };
         };
         responses: {
@@ -13656,7 +13486,26 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["PaymentsEvent"];
+                "application/json": {
+                    id: string;
+                    /** @description invoice.paid and a paid checkout.session.completed set paid_at on the quote; others are acknowledged */
+                    type: string;
+                    created?: number;
+                    data: {
+                        object: {
+                            /** @description organization_id and quote_id, as our invoices and sessions carry them */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -14872,7 +14721,19 @@ export interface operations {
                  *       "description": "ERP: approved quotes and completed installs"
                  *     }
                  */
-                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+                "application/json": {
+                    /** Format: uri */
+                    url: string;
+                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
+                    events: string[];
+                    description?: string;
+                    /**
+                     * @description Fixed at registration: core, field or events (each its envelope, headers and retry schedule; docs/webhooks.md)
+                     * @default core
+                     * @enum {string}
+                     */
+                    format?: "core" | "field" | "events";
+                };
             };
         };
         responses: {
@@ -15183,7 +15044,15 @@ export interface operations {
                  *       "status": "enabled"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+                "application/json": {
+                    /** Format: uri */
+                    url?: string;
+                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
+                    events?: string[];
+                    description?: string | null;
+                    /** @enum {string} */
+                    status?: "enabled" | "disabled";
+                };
             };
         };
         responses: {
@@ -16385,7 +16254,38 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateOrganizationRequest"];
+                "application/json": {
+                    /** @description The name the workspace shows */
+                    display_name?: string;
+                    /** @description An IANA time zone name; the working day and every local time follow it */
+                    time_zone?: string;
+                    /** @description `HH:mm`, local to `time_zone` */
+                    working_day_start?: string;
+                    /** @description DRAFT and SENT quotes older than this many days expire */
+                    quote_validity_days?: number;
+                    /** @description Where every crew starts and ends its day; null clears it */
+                    depot?: {
+                        /** @description WGS84 latitude in decimal degrees */
+                        lat: number;
+                        /** @description WGS84 longitude in decimal degrees */
+                        lon: number;
+                    } | null;
+                    /** @description Road distance over great-circle distance */
+                    road_factor?: number;
+                    /** @description The average speed between stops, km/h */
+                    average_speed_kmh?: number;
+                    /** @description The daily overtime a route may hold */
+                    overtime_cap_minutes?: number;
+                    /** @description An ETA that moves by more than this fires `dispatch.updated` */
+                    eta_drift_threshold_minutes?: number;
+                    /** @description How long dispatch changes are gathered before `dispatch.updated` fires */
+                    dispatch_coalesce_seconds?: number;
+                    /**
+                     * Format: email
+                     * @description An email address; null returns to the default (the first ADMIN's email)
+                     */
+                    technical_contact_email?: string | null;
+                };
             };
         };
         responses: {
@@ -17154,7 +17054,15 @@ export interface operations {
                  *       "completed_at": "2026-12-03T17:02:00Z"
                  *     }
                  */
-                "application/json": components["schemas"]["PatchJobRequest"];
+                "application/json": {
+                    /** @enum {string} */
+                    status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+                    /**
+                     * Format: date-time
+                     * @description The device's sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.
+                     */
+                    completed_at?: string;
+                };
             };
         };
         responses: {
@@ -17586,7 +17494,10 @@ export interface operations {
                  *       "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
                  *     }
                  */
-                "application/json": components["schemas"]["AssignCrewRequest"];
+                "application/json": {
+                    /** Format: uuid */
+                    crew_id: string;
+                };
             };
         };
         responses: {
@@ -17837,7 +17748,24 @@ export interface operations {
                  *       "notes": "Brackets and two rollers"
                  *     }
                  */
-                "application/json": components["schemas"]["TimeEntryRequest"];
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 timestamp
+                     */
+                    started_at: string;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 timestamp
+                     */
+                    ended_at: string;
+                    notes?: string;
+                    /**
+                     * Format: uuid
+                     * @description ADMIN only: whose time it is (a technician logs their own).
+                     */
+                    technician_id?: string;
+                };
             };
         };
         responses: {
@@ -18089,7 +18017,11 @@ export interface operations {
                  *       "van_id": "VAN-3"
                  *     }
                  */
-                "application/json": components["schemas"]["MaterialDrawRequest"];
+                "application/json": {
+                    sku: string;
+                    quantity: string;
+                    van_id?: string;
+                };
             };
         };
         responses: {
@@ -18479,7 +18411,16 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["CrewRequest"];
+                "application/json": {
+                    name: string;
+                    /** Format: uuid */
+                    foreman_id: string;
+                    /**
+                     * @description Technicians besides the foreman (the foreman is always a member).
+                     * @default []
+                     */
+                    member_ids?: string[];
+                };
             };
         };
         responses: {
@@ -18619,7 +18560,12 @@ export interface operations {
                  *       "name": "Crew North (evenings)"
                  *     }
                  */
-                "application/json": components["schemas"]["CrewPatchRequest"];
+                "application/json": {
+                    name?: string;
+                    /** Format: uuid */
+                    foreman_id?: string;
+                    member_ids?: string[];
+                };
             };
         };
         responses: {
@@ -18787,7 +18733,25 @@ export interface operations {
                  *       "labour_hours": 0.5
                  *     }
                  */
-                "application/json": components["schemas"]["ChangeOrderRequest"];
+                "application/json": {
+                    reason: string;
+                    /** @default [] */
+                    line_items?: {
+                        reference?: string;
+                        widthInches: number;
+                        dropInches: number;
+                        quantity: number;
+                        fabricSkuCode: string;
+                        hardwareSkuCode: string;
+                        motorSkuCode?: string;
+                        trimSkuCode?: string;
+                    }[];
+                    /**
+                     * @description Extra labour hours beyond the lines' own; negative for work no longer needed.
+                     * @default 0
+                     */
+                    labour_hours?: number;
+                };
             };
         };
         responses: {
@@ -18982,7 +18946,14 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ApproveChangeOrderRequest"];
+                "application/json": {
+                    approved_by: {
+                        name: string;
+                        role: string;
+                        /** @enum {string} */
+                        method: "on_device_signature" | "in_person" | "email" | "phone";
+                    };
+                };
             };
         };
         responses: {
@@ -19173,7 +19144,9 @@ export interface operations {
                  *       "reason": "Customer decided against the extra window"
                  *     }
                  */
-                "application/json": components["schemas"]["RejectChangeOrderRequest"];
+                "application/json": {
+                    reason: string;
+                };
             };
         };
         responses: {
@@ -19744,7 +19717,22 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["TechnicianAvailability"];
+                "application/json": {
+                    weekly: {
+                        /** @enum {string} */
+                        day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                        start: string;
+                        end: string;
+                        /** @default 0 */
+                        break_minutes?: number;
+                    }[];
+                    /** @default [] */
+                    time_off?: {
+                        start: string;
+                        end: string;
+                        reason?: string;
+                    }[];
+                };
             };
         };
         responses: {
@@ -21310,7 +21298,15 @@ export interface operations {
                  *       "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a"
                  *     }
                  */
-                "application/json": components["schemas"]["CrewStatusRequest"];
+                "application/json": {
+                    /** @enum {string} */
+                    status: "en_route" | "on_site" | "on_break" | "off_duty";
+                    /**
+                     * Format: uuid
+                     * @description The stop it is about; without it, the crew's current stop
+                     */
+                    jobId?: string;
+                };
             };
         };
         responses: {
@@ -21573,7 +21569,15 @@ export interface operations {
                  *       "query": "{ workOrders(first: 1) { nodes { id status } } }"
                  *     }
                  */
-                "application/json": components["schemas"]["GraphQLRequest"];
+                "application/json": {
+                    query: string;
+                    operationName?: string | null;
+                    variables?: {
+                        [key: string]: unknown;
+                    } | null;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
