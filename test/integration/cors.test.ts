@@ -95,6 +95,43 @@ describe('cross-origin browser clients (CORS_ORIGINS)', () => {
     expect(preflight.headers.get('vary')).toMatch(/origin/i);
   });
 
+  it('is empty by default: with no CORS_ORIGINS, no origin gets an allow header, on a preflight or a plain request', async () => {
+    const { CORS_ORIGINS: _unset, ...environment } = process.env;
+    expect(loadSettings(environment).CORS_ORIGINS).toEqual([]);
+    const closed = await startApi({ env: { CORS_ORIGINS: undefined } });
+    try {
+      for (const origin of [allowedOrigin, otherOrigin]) {
+        const preflight = await fetch(`${closed.url}/v1/quotes`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,idempotency-key,service-version,content-type' },
+        });
+        const plain = await fetch(`${closed.url}/api/health`, { headers: { origin } });
+        expect(plain.status).toBe(200);
+        for (const res of [preflight, plain]) {
+          const allows = [...res.headers.keys()].filter((name) => name.startsWith('access-control-'));
+          expect({ origin, status: preflight.status, allows }).toEqual({ origin, status: preflight.status, allows: [] });
+        }
+      }
+      // And the browser, on the origin the other API allows, is refused by this one.
+      const page = await browser.newPage();
+      try {
+        await page.goto(allowedOrigin);
+        const outcome = await page.evaluate(async (apiUrl) => {
+          try {
+            return String((await fetch(`${apiUrl}/v1/fsm/jobs`, { headers: { authorization: 'Bearer x' } })).status);
+          } catch (error) {
+            return String(error);
+          }
+        }, closed.url);
+        expect(outcome).toMatch(/Failed to fetch/);
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await closed.close();
+    }
+  });
+
   it('takes exact origins only: a path, a wildcard or a trailing slash is refused at start-up', () => {
     for (const value of ['*', 'https://office.example.com/app', 'https://office.example.com/', 'office.example.com', 'ftp://office.example.com']) {
       expect(() => loadSettings({ ...process.env, CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS/);
