@@ -11,12 +11,15 @@ import { startTemporalHarness, type TemporalHarness } from '../../scripts/harnes
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { dataDir } from '../../scripts/infra/paths';
 import { CredentialCipher } from '../../db/security/credential-cipher';
+import { decodePng, inkShare } from '../support/png';
 
 /**
  * D13: the deliveries page at /developer/webhooks in a real browser (Debian's chromium, driven by
  * playwright-core). It signs in, finds a failed delivery, opens its attempt, presses Replay and
  * sees the new delivery succeed, on a loopback receiver that fails first and then succeeds.
- * Screenshots of the main views, desktop and phone, go to the folder printed below.
+ * Screenshots of the main views, desktop and phone, go to the folder printed below; their size and
+ * layout are asserted on. Every request the page makes is an operation of /openapi.json or one of
+ * the page's own assets: it uses the public API and nothing else.
  */
 const KEY = randomBytes(32).toString('base64');
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(dataDir, 'screenshots', 'developer-webhooks');
@@ -29,6 +32,10 @@ let browser: Browser;
 let tenant: Tenant;
 let receiver: WebhookReceiver;
 let endpointId: string;
+/** The operations of the served /openapi.json, as a method and a pattern of the path. */
+let operations: { method: string; template: string; pattern: RegExp }[];
+/** The page and the assets its HTML names. */
+let pageAssets: string[];
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -54,6 +61,12 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error('the first delivery did not fail');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const document = (await (await api.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+  operations = Object.entries(document.paths).flatMap(([template, item]) =>
+    Object.keys(item).map((method) => ({ method: method.toUpperCase(), template, pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`) })),
+  );
+  const html = await (await api.request('/developer/webhooks')).text();
+  pageAssets = ['/developer/webhooks', ...[...html.matchAll(/(?:src|href)="(\/[^"]*)"/g)].map((m) => m[1]!)];
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
@@ -65,18 +78,38 @@ afterAll(async () => {
 });
 
 /** A page that records every request it makes and every script or policy error. */
-async function openPage(viewport: { width: number; height: number }): Promise<{ page: Page; requests: string[]; problems: string[] }> {
+async function openPage(viewport: { width: number; height: number }): Promise<{ page: Page; requests: { method: string; url: string }[]; problems: string[] }> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
-  const requests: string[] = [];
+  const requests: { method: string; url: string }[] = [];
   const problems: string[] = [];
-  page.on('request', (request) => requests.push(request.url()));
+  page.on('request', (request) => requests.push({ method: request.method(), url: request.url() }));
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
   });
   await page.goto(`${api.url}/developer/webhooks`);
   return { page, requests, problems };
+}
+
+/**
+ * What the page asked for that is neither an operation of the API document nor one of its own
+ * assets (the page itself, its stylesheet and script): empty for a page that uses the public API only.
+ */
+function outsideThePublicApi(requests: { method: string; url: string }[]): string[] {
+  return requests
+    .filter(({ url }) => !url.startsWith('data:'))
+    .flatMap(({ method, url }) => {
+      const { origin, pathname } = new URL(url);
+      if (origin !== api.url) return [`${method} ${url}`];
+      if (method === 'GET' && pageAssets.includes(pathname)) return [];
+      return operations.some((op) => op.method === method && op.pattern.test(pathname)) ? [] : [`${method} ${pathname}`];
+    });
+}
+
+/** A full-page screenshot, saved for people and decoded for the test: its pixels and size. */
+async function screenshot(page: Page, name: string) {
+  return decodePng(await page.screenshot({ path: join(SHOTS, name), fullPage: true }));
 }
 
 async function signIn(page: Page, password = tenant.users.admin!.password): Promise<void> {
@@ -107,7 +140,10 @@ describe('/developer/webhooks is served by the deployment (D13)', () => {
 describe('/developer/webhooks in a real browser (D13)', () => {
   it('signs in, finds the failed delivery, opens its attempt, replays it and sees the new delivery succeed', async () => {
     const { page, requests, problems } = await openPage(DESKTOP);
-    await page.screenshot({ path: join(SHOTS, 'desktop-1-sign-in.png'), fullPage: true });
+    const signInShot = await screenshot(page, 'desktop-1-sign-in.png');
+    expect(signInShot.width).toBe(DESKTOP.width);
+    // The sign-in form is drawn, not a blank page.
+    expect(inkShare(signInShot, (await page.locator('form').first().boundingBox())!)).toBeGreaterThan(0.02);
     await signIn(page);
     await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
     const endpointCard = page.locator('#endpoints li').filter({ hasText: `${receiver.url}/hooks` });
@@ -155,7 +191,17 @@ describe('/developer/webhooks in a real browser (D13)', () => {
     const beside = (await detail.boundingBox())!;
     expect(beside.x).toBeGreaterThanOrEqual(list.x + list.width);
     expect(beside.y).toBeLessThan(list.y + list.height);
-    await page.screenshot({ path: join(SHOTS, 'desktop-3-attempts.png'), fullPage: true });
+    // And so the screenshot shows it: as wide as the window, the list on the left and the detail on
+    // its right, each drawn on (text, badges, buttons), with the detail's column beside the list's rows.
+    const shot = await screenshot(page, 'desktop-3-attempts.png');
+    expect(shot.width).toBe(DESKTOP.width);
+    expect(shot.height).toBeGreaterThanOrEqual(DESKTOP.height);
+    expect(list.x + list.width).toBeLessThanOrEqual(shot.width / 2 + 100);
+    expect(beside.x + beside.width).toBeLessThanOrEqual(shot.width);
+    expect(inkShare(shot, list)).toBeGreaterThan(0.02);
+    expect(inkShare(shot, beside)).toBeGreaterThan(0.02);
+    // The band of the list's rows, across the detail's column, is drawn on too: the detail is beside the rows, not below them.
+    expect(inkShare(shot, { x: beside.x, y: list.y, width: beside.width, height: Math.min(list.height, beside.height) })).toBeGreaterThan(0.02);
 
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.getByText(/^Replay started: delivery [0-9a-f-]{36}\.$/).waitFor();
@@ -175,8 +221,9 @@ describe('/developer/webhooks in a real browser (D13)', () => {
     expect(await page.locator('#attempts li.attempt').count()).toBe(1);
     expect(await page.locator('#attempts li.attempt h5').nth(1).textContent()).toMatch(/^Response 200 in \d+ ms$/);
 
-    // Nothing but this deployment was asked for anything, and nothing was refused or thrown.
-    expect(requests.filter((url) => !url.startsWith(`${api.url}/`))).toEqual([]);
+    // Nothing but this deployment's public API and the page's own assets was asked for anything, and nothing was refused or thrown.
+    expect(requests.length).toBeGreaterThan(5);
+    expect(outsideThePublicApi(requests)).toEqual([]);
     expect(problems).toEqual([]);
   }, 90_000);
 
@@ -234,16 +281,24 @@ describe('/developer/webhooks in a real browser (D13)', () => {
     await page.locator('#deliveries li[data-delivery]').first().waitFor();
     const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(await overflow()).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(SHOTS, 'phone-2-deliveries.png'), fullPage: true });
+    expect((await screenshot(page, 'phone-2-deliveries.png')).width).toBe(PHONE.width);
     await page.locator('#deliveries li[data-status="failed"]').first().getByRole('button', { name: /^Attempts of/ }).click();
     await page.locator('#attempts li.attempt').first().waitFor();
     expect(await overflow()).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(SHOTS, 'phone-3-attempts.png'), fullPage: true });
+    // On a phone the detail comes below the list, and the screenshot is no wider than the phone.
+    const shot = await screenshot(page, 'phone-3-attempts.png');
+    expect(shot.width).toBe(PHONE.width);
+    const list = (await page.locator('#deliveries').boundingBox())!;
+    const detail = (await page.locator('#detail').boundingBox())!;
+    expect(detail.y).toBeGreaterThanOrEqual(list.y + list.height);
+    expect(shot.height).toBeGreaterThanOrEqual(Math.floor(detail.y + detail.height));
+    expect(inkShare(shot, list)).toBeGreaterThan(0.02);
+    expect(inkShare(shot, detail)).toBeGreaterThan(0.02);
     expect(problems).toEqual([]);
   }, 60_000);
 
   it('manages endpoints as a portal does: add (secret shown once), edit, test event, success rate, disable, rotate, delete', async () => {
-    const { page, problems } = await openPage(DESKTOP);
+    const { page, requests, problems } = await openPage(DESKTOP);
     page.on('dialog', (dialog) => void dialog.accept());
     await signIn(page);
     await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
@@ -269,11 +324,17 @@ describe('/developer/webhooks in a real browser (D13)', () => {
       const card = page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` });
       await expect(card.locator('.rate').textContent()).resolves.toBe('No attempts in the last 24 hours');
 
-      // Edit its description.
+      // Edit its URL, its events and its description.
       await card.getByRole('button', { name: `Edit ${second.url}/portal` }).click();
+      await card.getByLabel('URL', { exact: true }).fill(`${second.url}/portal-moved`);
+      await card.getByLabel('Events').fill('work_order.dispatched');
       await card.getByLabel('Description').fill('Portal, edited');
       await card.getByRole('button', { name: 'Save' }).click();
-      await page.locator('#endpoints li').filter({ hasText: 'Portal, edited' }).waitFor();
+      const moved = page.locator('#endpoints li').filter({ hasText: `${second.url}/portal-moved` });
+      await moved.filter({ hasText: 'Portal, edited' }).waitFor();
+      expect(await moved.locator('.meta:not(.rate)').textContent()).toBe('core · Portal, edited · work_order.dispatched');
+      const stored = await owner.query<{ url: string; events: string[]; description: string }>(`select url, events, description from webhook_endpoints where url like $1`, [`${second.url}/portal%`]);
+      expect(stored.rows).toEqual([{ url: `${second.url}/portal-moved`, events: ['work_order.dispatched'], description: 'Portal, edited' }]);
 
       // A test event reaches it alone, signed, and is marked as a test in the list.
       const before = receiver.received.length;
@@ -301,8 +362,21 @@ describe('/developer/webhooks in a real browser (D13)', () => {
       expect(rotated).not.toBe(shown);
       await page.getByRole('button', { name: 'I have stored it' }).click();
       await edited().getByRole('button', { name: `Delete ${second.url}/portal` }).click();
-      await page.getByText(`Deleted ${second.url}/portal.`).waitFor();
+      await page.getByText(`Deleted ${second.url}/portal-moved.`).waitFor();
       expect(await edited().count()).toBe(0);
+      // Every write went through operations of the API document too (create, edit, test event, disable, rotate, delete).
+      const writes = requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url).pathname.replace(/[0-9a-f-]{36}/g, '{id}')}`);
+      expect(new Set(writes)).toEqual(
+        new Set([
+          'POST /api/v1/auth/login',
+          'POST /api/v1/webhook-endpoints',
+          'PATCH /api/v1/webhook-endpoints/{id}',
+          'POST /api/v1/webhook-endpoints/{id}/test-events',
+          'POST /api/v1/webhook-endpoints/{id}/rotate-secret',
+          'DELETE /api/v1/webhook-endpoints/{id}',
+        ]),
+      );
+      expect(outsideThePublicApi(requests)).toEqual([]);
       expect(problems).toEqual([]);
     } finally {
       await second.close();
