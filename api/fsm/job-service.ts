@@ -15,8 +15,6 @@ import { JOB_HISTORY_KEYSET, jobHistoryPage } from '../../db/fsm/job-history';
 import { insertMaterialDraw, insertTimeEntry, changeOrdersOfJobs, materialDrawsOfJobs, timeEntriesOfJobs, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
 import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
 import { toChangeOrder } from './change-order-view';
-import { completingJob } from '../../db/fsm/completion-invoices';
-import { completionRequirement } from '../../domain/invoicing/completion-invoice';
 import { iso } from '../../domain/timestamps';
 import { jobScheduleRows } from '../../db/fsm/routing-data';
 import { organizationSettings } from '../../db/organizations';
@@ -74,13 +72,7 @@ export async function moveJobWithin(tx: EntityManager, caller: Caller, id: strin
     if (signedOffAt.getTime() > Date.now() + SIGN_OFF_SKEW_MS) throw validationFailed({ completed_at: 'Must not be in the future (60 seconds of clock skew are allowed).' });
     if (row.actual_start && signedOffAt < new Date(row.actual_start)) throw validationFailed({ completed_at: `Must not be before actual_start (${iso(row.actual_start)}).` });
   }
-  if (body.status === 'complete') {
-    // Issue 30: a job without a quote is invoiced to its customer at completion.
-    const job = await completingJob(tx, id);
-    const missing = job && completionRequirement({ quoteId: job.quote_id, customerId: job.customer_id });
-    if (missing) throw validationFailed({ [missing.field]: missing.message });
-  }
-  const events = await moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt });
+  const events = await moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt, via: 'v1' });
   // D23: the status moves the ETAs of the stops after it on the job's route.
   return [...events, ...(await recomputeEtasWithEvents(tx, { jobId: id, travel }))];
 }

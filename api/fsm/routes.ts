@@ -90,7 +90,8 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
       'scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; ' +
       'on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. ' +
       'Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order\'s status changes with it. ' +
-      '`completed_at` (only with complete) is the device\'s sign-off time: not in the future (60 s skew), not before actual_start. ADMIN, or a TECHNICIAN of the job\'s crew.',
+      '`completed_at` (only with complete) is the device\'s sign-off time: not in the future (60 s skew), not before actual_start. ' +
+      'A job without a quote is invoiced to its customer when it completes: without a customer, complete is 422 `validation-failed` at `customer_id`. ADMIN, or a TECHNICIAN of the job\'s crew.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',

@@ -153,7 +153,7 @@ export class WorkOrderService {
         }
         return { result: { id, status: row.status, unchanged: true }, events: [] };
       }
-      const events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(body.status), userId: caller.userId, notes: body.notes ?? null });
+      const events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(body.status), userId: caller.userId, notes: body.notes ?? null, via: 'api' });
       // D23: as PATCH /v1/fsm/jobs/{id}: the status moves the ETAs of the stops after it on its route.
       events.push(...(await recomputeEtasWithEvents(tx, { jobId: id, travel: this.travel })));
       return { result: { id, status: body.status, unchanged: false }, events };
@@ -210,7 +210,7 @@ export async function editWorkOrderWithin(tx: EntityManager, caller: Caller, id:
   if (decision.kind === 'refused') throw conflict(decision.reason);
   let events: EventEnvelope[] = [];
   if (decision.changed.length > 0) {
-    if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null });
+    if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null, via: 'api' });
     const newSite = decision.changed.includes('siteAddress');
     await updateWorkOrderDetails(tx, id, {
       scheduledDate: decision.changed.includes('scheduledDate') ? body.scheduledDate : undefined,

@@ -114,7 +114,7 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
     taxLines: eventTaxLines(tax),
     // Parts are drawn against jobs (D11): the quote's approval consumes none; its job's completion does.
     partsConsumed: invoice.partsConsumed ?? [],
-    erpSync: await erpSyncOf(em, invoice.quoteId),
+    erpSync: await erpSyncOf(em, { quoteId: invoice.quoteId, quotesOwnInvoice: invoice.source?.subtotalCents === undefined }),
   });
 }
 
@@ -124,7 +124,7 @@ export const jobReference = (jobId: string) => `J-${jobId}`;
 /**
  * `invoice.generated` for a job without a quote, billed at completion for its time and materials
  * (issue 30): to the job's customer, with the job site's region's tax lines (D25) and the job's
- * draws. No accounting leg mirrors it: `erpSync` says `skipped`.
+ * draws. No accounting leg mirrors it (see erpSyncOf).
  */
 export async function recordServiceInvoiceGenerated(
   em: EntityManager,
@@ -144,7 +144,7 @@ export async function recordServiceInvoiceGenerated(
     totals: { subtotal: dollars(invoice.subtotalCents), taxTotal: dollars(tax.total_cents), grandTotal: dollars(invoice.totalCents ?? invoice.subtotalCents + tax.total_cents), currency: 'CAD' },
     taxLines: eventTaxLines(tax),
     partsConsumed: invoice.partsConsumed,
-    erpSync: { target: 'accounting', status: 'skipped' },
+    erpSync: await erpSyncOf(em, { quoteId: null, quotesOwnInvoice: false }),
   });
 }
 
@@ -160,12 +160,23 @@ export async function lockQuoteForInvoiceEvents(em: EntityManager, quoteId: stri
 type ErpSync = EventData<'invoice.generated'>['erpSync'];
 
 /**
- * The accounting leg of the quote as the invoice events carry it. The approval plans every leg
- * before any runs and records a SKIPPED row for an accounting that is not connected, so a quote
- * without an accounting row has a leg that has not begun yet: `pending`, never `not_connected`.
+ * What `erpSync` says of an invoice that accounting never receives: the accounting leg mirrors
+ * only the quote's own invoice (one per quote, at approval). A change order's invoice, the invoice
+ * of a completed job's draws beyond its quote and a job's time-and-materials invoice have no
+ * accounting call at all, so no leg's outcome is theirs to report.
  */
-async function erpSyncOf(em: EntityManager, quoteId: string): Promise<ErpSync> {
-  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and entity_type = 'invoice' and quote_id = ?`, [quoteId]);
+export const ERP_SYNC_NOT_APPLICABLE = 'not_applicable';
+
+/**
+ * `erpSync` of an invoice event, the one place it is decided. The quote's own invoice (announced at
+ * approval, by a later invoice request, or again with a completed job's parts) carries the quote's
+ * accounting leg. The approval plans every leg before any runs and records a SKIPPED row for an
+ * accounting that is not connected, so a quote without an accounting row has a leg that has not
+ * begun yet: `pending`, never `not_connected`. Every other invoice: `not_applicable`.
+ */
+async function erpSyncOf(em: EntityManager, invoice: { quoteId: string | null; quotesOwnInvoice: boolean }): Promise<ErpSync> {
+  if (invoice.quoteId === null || !invoice.quotesOwnInvoice) return { target: 'accounting', status: ERP_SYNC_NOT_APPLICABLE };
+  const [accounting] = await em.execute<{ status: string }[]>(`select status from sync_records where provider = 'ACCOUNTING' and entity_type = 'invoice' and quote_id = ?`, [invoice.quoteId]);
   return { target: 'accounting', status: accounting ? accounting.status.toLowerCase() : 'pending' };
 }
 
@@ -177,7 +188,7 @@ async function erpSyncOf(em: EntityManager, quoteId: string): Promise<ErpSync> {
  * transaction that settles the accounting leg, after lockQuoteForInvoiceEvents and the leg's row.
  */
 export async function correctInvoiceErpSync(em: EntityManager, organizationId: string, quoteId: string): Promise<EventEnvelope[]> {
-  const erpSync = await erpSyncOf(em, quoteId);
+  const erpSync = await erpSyncOf(em, { quoteId, quotesOwnInvoice: true });
   if (erpSync.status === 'pending') return [];
   // The latest revision of each invoice's event: the one a receiver holds as current.
   const latest = await em.execute<{ data: EventData<'invoice.generated'> }[]>(
@@ -188,7 +199,8 @@ export async function correctInvoiceErpSync(em: EntityManager, organizationId: s
   );
   const recorded: EventEnvelope[] = [];
   for (const { data } of latest) {
-    if (data.erpSync.status === erpSync.status) continue;
+    // An invoice accounting never receives has no leg to settle: its event stays as it is.
+    if (data.erpSync.status === erpSync.status || data.erpSync.status === ERP_SYNC_NOT_APPLICABLE) continue;
     const { previousAttributes: _corrected, ...object } = data;
     recorded.push(await recordEvent(em, organizationId, 'invoice.generated', { ...object, erpSync, previousAttributes: { erpSync: data.erpSync } }));
   }

@@ -10,7 +10,9 @@ import type { JobStatus } from '../../domain/jobs/job-status-table';
 import { jobMoveEvents, planJobMove } from '../../domain/jobs/job-move';
 import { localTimeToInstant } from '../../domain/organizations/local-time';
 import { organizationSettings } from '../organizations';
-import { storeCompletionInvoice } from './completion-invoices';
+import { completingJob, storeCompletionInvoice } from './completion-invoices';
+import { completionRequirement, type CompletingInterface } from '../../domain/invoicing/completion-invoice';
+import { validationFailed } from '../../domain/errors/errors';
 
 /**
  * Jobs (D11): the field view of the work orders, listed with the typed builder (db/tables.ts) and
@@ -218,10 +220,16 @@ export async function touchJobs(em: EntityManager, where: { jobId?: string; crew
 export async function moveJob(
   em: EntityManager,
   organizationId: string,
-  move: { job: LockedJob; to: JobStatus; userId: string; notes: string | null; signedOffAt?: Date | null },
+  move: { job: LockedJob; to: JobStatus; userId: string; notes: string | null; signedOffAt?: Date | null; via: CompletingInterface },
 ): Promise<EventEnvelope[]> {
   const { job, to } = move;
   const plan = planJobMove(job.job_status, to);
+  if (plan.completes) {
+    // Every interface completes a job here, so one rule judges what completing asks of it.
+    const completing = await completingJob(em, job.id);
+    const missing = completing && completionRequirement({ quoteId: completing.quote_id, customerId: completing.customer_id }, move.via);
+    if (missing) throw validationFailed({ [missing.field]: missing.message });
+  }
   await em.execute(`update work_orders set job_status = ?, signed_off_at = coalesce(?, signed_off_at) where id = ?`, [to, move.signedOffAt ?? null, job.id]);
   const changedAt = await recordJobHistory(em, { jobId: job.id, kind: 'status', userId: move.userId, from: job.job_status, to, detail: move.notes ? { notes: move.notes } : {} });
   const hours = plan.completes ? await jobHours(em, job.id) : null;

@@ -141,11 +141,14 @@ const QuoteCreatedData = z.strictObject({
 
 /**
  * The accounting leg's status as an invoice event carries it: lower case, `pending` while the leg
- * has not settled, `skipped` when accounting was not connected at approval.
+ * has not settled, `skipped` when accounting was not connected at approval, `not_applicable` for an
+ * invoice accounting never receives (db/events/quote-events.ts decides which).
  */
 const ErpSync = z.strictObject({
   target: z.literal('accounting'),
-  status: z.string().meta({ description: 'The accounting leg’s status in lower case (pending, succeeded, failed, skipped)' }),
+  status: z.string().meta({
+    description: 'The accounting leg’s status in lower case (pending, succeeded, failed, skipped); not_applicable for an invoice accounting never receives (a change order’s, a completed job’s)',
+  }),
 });
 
 const InvoiceGeneratedData = z.strictObject({

@@ -143,12 +143,23 @@ export function timeAndMaterials(input: {
 export const TIME_AND_MATERIALS_TIER = 'STANDARD';
 
 /**
- * What completing a job asks of it before it may complete: a job without a quote is invoiced to
- * its customer, so it needs one (the 422 names `customer_id`). Null when it may complete.
+ * The interface a job is completed through: `/v1/` (document 001: `PATCH /v1/fsm/jobs/{id}`, and
+ * GraphQL's moveJob) or `/api/` (document 000: a work order's status moved to COMPLETED).
  */
-export function completionRequirement(job: { quoteId: string | null; customerId: string | null }): { field: 'customer_id'; message: string } | null {
-  if (job.quoteId === null && job.customerId === null) {
-    return { field: 'customer_id', message: 'A job without a quote is invoiced at completion for its time and materials: give it a customer first.' };
-  }
-  return null;
+export type CompletingInterface = 'v1' | 'api';
+
+/**
+ * What completing a job asks of it before it may complete, the one rule every completion is judged
+ * by (db/fsm/jobs.ts `moveJob` applies it). A job without a quote is invoiced to its customer at
+ * completion, so through `/v1/` it needs one (the 422 names `customer_id`). Through `/api/` it
+ * completes all the same, without an invoice: document 000 section 3.2 fixes DISPATCHED to
+ * COMPLETED as a 200 with no condition, its work orders have no customer, and decisions.md keeps
+ * every `/api/` answer document 000 fixes. Null when it may complete.
+ */
+export function completionRequirement(
+  job: { quoteId: string | null; customerId: string | null },
+  via: CompletingInterface,
+): { field: 'customer_id'; message: string } | null {
+  if (job.quoteId !== null || job.customerId !== null || via === 'api') return null;
+  return { field: 'customer_id', message: 'A job without a quote is invoiced at completion for its time and materials to its customer: it has none, so it cannot complete.' };
 }

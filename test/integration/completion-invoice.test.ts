@@ -9,7 +9,9 @@ import { faults } from '../../scripts/sandboxes/faults';
 import { approve, newCustomer, type KeptQuote } from '../../scripts/harness/approved-quote';
 import { approvalSettled, jobCompletionInvoiceSettled } from '../../scripts/harness/approval-progress';
 import { jobCompletionInvoiceWorkflowId } from '../../infra/temporal/contracts';
+import Decimal from 'decimal.js';
 import { dollars } from '../../domain/money';
+import { example, exampleInvoice, pricingSection, statedCents, table } from '../support/pricing-doc';
 
 /**
  * Issue 30, the completion invoice of document 001 sections 6.1-6.2, through the API, real
@@ -92,6 +94,29 @@ const jobEvents = async (jobId: string): Promise<Json[]> =>
   (await stack.owner.query(`select envelope->'data' as data from outbox_events where event = 'invoice.generated' and envelope->'data'->>'sourceId' = $1 order by created_at, id`, [jobId])).rows.map((r) => r.data);
 const syncRow = async (jobId: string) => (await stack.owner.query(`select status, attempts, external_id, quote_id from sync_records where entity_type = 'job_invoice' and local_id = $1`, [jobId])).rows[0];
 
+/** The latest `erpSync` of the quote's own invoice as its approval announced it. */
+const quoteErpSync = async (quoteId: string) =>
+  (
+    await stack.owner.query(
+      `select envelope->'data'->'erpSync' as erp from outbox_events where event = 'invoice.generated' and envelope->'data'->>'sourceType' = 'quote' and envelope->'data'->>'quoteId' = $1
+        order by created_at desc, id desc limit 1`,
+      [quoteId],
+    )
+  ).rows[0]?.erp;
+const NOT_APPLICABLE = { target: 'accounting', status: 'not_applicable' };
+/** Ontario's HST on a subtotal in cents, half-up to the cent in integers (D25). */
+const hstOf = (subtotal: number) => Math.floor((subtotal * 13 + 50) / 100);
+
+/** The figures of docs/pricing.md section 13's worked examples, as the document states them. */
+const EXAMPLE_A = exampleInvoice(13, 'Example A');
+const EXAMPLE_B = exampleInvoice(13, 'Example B');
+const invoiceLines = (stated: { lines: number[]; tax: number }) => [...stated.lines.map((cents) => ['line', cents]), ['tax', stated.tax]];
+/** One MTR-WIRED at the sandbox's 0.35 (the quote's margin, and the floor), from example A's table. */
+const MTR_WIRED_PRICE = (() => {
+  const row = table(example(pricingSection(13), 'Example A')).rows.find((r) => r['SKU'] === 'MTR-WIRED')!;
+  return statedCents(Object.values(row).at(-1)!);
+})();
+
 const EXAMPLE_A_PARTS = [
   { sku: 'HW-ROLLER-STD', quantity: '8', vanId: 'VAN-1' },
   { sku: 'MTR-BATTERY', quantity: '2', vanId: 'VAN-1' },
@@ -112,8 +137,8 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     // At the payments sandbox: the lines of docs/pricing.md section 13, example A, keyed by the job.
     const [extra, ...more] = invoicesAt(jobId);
     expect(more).toHaveLength(0);
-    expect(amounts(extra)).toEqual([['line', 117], ['line', 2074], ['line', 30539], ['tax', 4255]]);
-    expect(extra.total).toBe(36985);
+    expect(amounts(extra)).toEqual(invoiceLines(EXAMPLE_A));
+    expect(extra.total).toBe(EXAMPLE_A.total);
     expect(extra).toMatchObject({ status: 'open', collection_method: 'send_invoice', metadata: { quote_id: quote.quote_id, quote_number: String(quote.quote_number), job_id: jobId } });
     expect(extra.due_date - extra.created).toBe(14 * 86_400);
     expect(await syncRow(jobId)).toMatchObject({ status: 'SUCCEEDED', attempts: 1, external_id: extra.id, quote_id: quote.quote_id });
@@ -138,10 +163,14 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
       sourceType: 'job',
       sourceId: jobId,
       quoteId: quote.quote_id,
-      totals: { subtotal: 327.3, taxTotal: 42.55, grandTotal: 369.85, currency: 'CAD' },
+      totals: { subtotal: dollars(EXAMPLE_A.subtotal), taxTotal: dollars(EXAMPLE_A.tax), grandTotal: dollars(EXAMPLE_A.total), currency: 'CAD' },
       taxLines: [{ code: 'HST', rate: 0.13, amount: 42.55 }],
       partsConsumed: EXAMPLE_A_PARTS,
     });
+    // The quote's own invoice carries the quote's accounting leg; accounting never receives the one beyond it.
+    expect(reconciled.erpSync).toEqual(await quoteErpSync(quote.quote_id));
+    expect(reconciled.erpSync).not.toEqual(NOT_APPLICABLE);
+    expect(beyond.erpSync).toEqual(NOT_APPLICABLE);
     // The workflow carries the quote's number, as change-order invoices do.
     const described = await stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
     expect(described.searchAttributes['QuoteNumber']).toEqual([quote.quote_number]);
@@ -183,8 +212,8 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
 
     const [invoice, ...more] = invoicesAt(jobId);
     expect(more).toHaveLength(0);
-    expect(amounts(invoice)).toEqual([['line', 28333], ['line', 5020], ['line', 8245], ['tax', 2080]]);
-    expect(invoice.total).toBe(43678);
+    expect(amounts(invoice)).toEqual(invoiceLines(EXAMPLE_B));
+    expect(invoice.total).toBe(EXAMPLE_B.total);
     expect(invoice.metadata.quote_id).toBeUndefined();
     expect(await syncRow(jobId)).toMatchObject({ status: 'SUCCEEDED', external_id: invoice.id, quote_id: null });
     const [event, ...others] = await jobEvents(jobId);
@@ -198,17 +227,51 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
       customerId: customer,
       currency: 'CAD',
       status: 'open',
-      totals: { subtotal: 415.98, taxTotal: 20.8, grandTotal: 436.78, currency: 'CAD' },
-      taxLines: [{ code: 'GST', rate: 0.05, amount: 20.8 }],
+      totals: { subtotal: dollars(EXAMPLE_B.subtotal), taxTotal: dollars(EXAMPLE_B.tax), grandTotal: dollars(EXAMPLE_B.total), currency: 'CAD' },
+      taxLines: [{ code: 'GST', rate: 0.05, amount: dollars(EXAMPLE_B.tax) }],
       partsConsumed: [
         { sku: 'HW-ROLLER-STD', quantity: '4.5', vanId: 'VAN-1' },
         { sku: 'FAB-SCREEN-3', quantity: '12.25', vanId: null },
       ],
-      erpSync: { target: 'accounting', status: 'skipped' },
+      erpSync: NOT_APPLICABLE,
     });
     const described = await stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
     expect(described.searchAttributes['QuoteNumber']).toBeUndefined();
     expect(described.searchAttributes['OrganizationSubdomain']).toEqual([tenant.subdomain]);
+  }, 120_000);
+
+  it('/api/ work orders complete through the same rule: without a quote or customer, a 200 with no invoice (document 000 section 3.2) where /v1/ refuses; with a customer, invoiced', async () => {
+    const toStatus = (jobId: string, status: string) => call('PATCH', `/api/v1/work-orders/${jobId}/status`, admin, { status });
+    const workflowOf = (jobId: string) => stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
+    const [viaApi, viaV1] = [await newJob({}), await newJob({})];
+    for (const jobId of [viaApi, viaV1]) await startJob(jobId);
+    await draw(viaApi, 'MTR-WIRED', '1', 'VAN-6');
+    const refused = await complete(viaV1);
+    expect(refused.status).toBe(422);
+    expect(Object.keys(((await refused.json()) as { errors: Record<string, unknown> }).errors)).toEqual(['customer_id']);
+    expect((await toStatus(viaApi, 'COMPLETED')).status).toBe(200);
+    expect((await stack.owner.query('select id, status, job_status from work_orders where id = any($1) order by status', [[viaApi, viaV1]])).rows).toEqual([
+      { id: viaApi, status: 'COMPLETED', job_status: 'complete' },
+      { id: viaV1, status: 'DISPATCHED', job_status: 'in_progress' },
+    ]);
+    // Nothing to invoice it to: no completion invoice is kept (and no workflow starts, below).
+    expect((await stack.owner.query('select count(*)::int as n from job_completion_invoices where work_order_id = $1', [viaApi])).rows[0].n).toBe(0);
+
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Rae Lindqvist') returning id`, [tenant.id])).rows[0]!.id;
+    const jobId = await newJob({ customerId: customer });
+    await startJob(jobId);
+    await draw(jobId, 'MTR-WIRED', '1', 'VAN-6');
+    expect((await toStatus(jobId, 'COMPLETED')).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
+    const [invoice, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    // The MTR-WIRED line of docs/pricing.md section 13, example A: its cost raised to the floor 0.35.
+    expect(amounts(invoice)[0]).toEqual(['line', MTR_WIRED_PRICE]);
+    expect((await jobEvents(jobId)).map((e) => [e.id, e.customerId, e.partsConsumed])).toEqual([[invoice.id, customer, [{ sku: 'MTR-WIRED', quantity: '1', vanId: 'VAN-6' }]]]);
+    // By now the first job's job.completed was handled long since: it started nothing and billed nothing.
+    await expect(workflowOf(viaApi)).rejects.toThrow(/not found/i);
+    expect(invoicesAt(viaApi)).toHaveLength(0);
+    expect(await jobEvents(viaApi)).toEqual([]);
   }, 120_000);
 
   it('D19: a refused completion invoice waits; ops failed lists it with its workflow; ops retry --job bills it once; a second retry calls nothing', async () => {
@@ -247,6 +310,54 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(stripe.requests.all().length).toBe(requests);
   }, 120_000);
 
+  it("D19 for a quoted job: a refused invoice beyond the quote waits, is listed with its quote, repaired once by ops retry --job, and only then is the quote's invoice announced with the parts, once", async () => {
+    const quote = await sectionNineQuote();
+    const jobId = await newJob({ quoteId: quote.quote_id });
+    await startJob(jobId);
+    await draw(jobId, 'MTR-WIRED', '1', 'VAN-5');
+    const refusal = stripe.faults.inject({ method: 'POST', path: '/v1/invoices', times: Infinity, action: faults.status(400) });
+    expect((await complete(jobId)).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'awaiting_repair', outcome: { status: 'FAILED' } });
+    expect(await syncRow(jobId)).toMatchObject({ status: 'FAILED', attempts: 1, quote_id: quote.quote_id });
+    const handle = stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId));
+    const described = await handle.describe();
+    expect(described.status.name).toBe('RUNNING');
+    expect(described.searchAttributes['ApprovalState']).toEqual(['awaiting_repair']);
+    expect(described.searchAttributes['QuoteNumber']).toEqual([quote.quote_number]);
+    // Nothing is announced while the invoice waits: not even the quote's own invoice with the parts.
+    expect(await jobEvents(jobId)).toEqual([]);
+
+    const listed = await ops('failed');
+    const line = listed.out.split('\n').find((l) => l.includes(jobCompletionInvoiceWorkflowId(jobId)));
+    expect(line?.split(/\s{2,}/).slice(0, 5)).toEqual([tenant.subdomain, String(quote.quote_number), 'payments', '1', `completion invoice of job ${jobId}`]);
+
+    refusal.cancel();
+    const repaired = await ops('retry', '--job', jobId);
+    expect({ code: repaired.code, out: repaired.out }).toMatchObject({ code: 0, out: expect.stringMatching(new RegExp(`SUCCEEDED: the completion invoice of job ${jobId} \\(quote ${quote.quote_number}, `)) });
+    const [extra, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    // MTR-WIRED beyond the quote at the quote's 0.35, as in example A, and Ontario's HST.
+    expect(amounts(extra)).toEqual([['line', MTR_WIRED_PRICE], ['tax', hstOf(MTR_WIRED_PRICE)]]);
+    expect(extra.metadata).toMatchObject({ quote_id: quote.quote_id, quote_number: String(quote.quote_number), job_id: jobId });
+    expect(await syncRow(jobId)).toMatchObject({ status: 'SUCCEEDED', attempts: 2, external_id: extra.id });
+    expect(await handle.result()).toEqual({ status: 'SUCCEEDED', externalId: extra.id });
+
+    const parts = [{ sku: 'MTR-WIRED', quantity: '1', vanId: 'VAN-5' }];
+    const announced = (events: Json[]) => events.map((e) => [e.id, e.partsConsumed, e.erpSync.status === 'not_applicable']);
+    const expected = [
+      [quoteInvoiceAt(quote.quote_id)!.id, parts, false],
+      [extra.id, parts, true],
+    ];
+    expect(announced(await jobEvents(jobId))).toEqual(expected);
+
+    const requests = stripe.requests.all().length;
+    const again = await ops('retry', '--job', jobId);
+    expect(again.code).toBe(2);
+    expect(again.out).toMatch(/already SUCCEEDED.*nothing was called/);
+    expect(stripe.requests.all().length).toBe(requests);
+    expect(announced(await jobEvents(jobId))).toEqual(expected);
+  }, 120_000);
+
   it('a SKU drawn while active and deactivated in the price book before completion is still billed, at the newest revision that had it (D21)', async () => {
     const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Ari Moss') returning id`, [tenant.id])).rows[0]!.id;
     const jobId = await newJob({ customerId: customer });
@@ -259,5 +370,71 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
     // 2 * 1475 = 2950, raised to the floor 0.35: 2950 / 0.65 = 4538.46… → 4539; HST 590.07 → 590.
     expect(amounts(invoicesAt(jobId)[0])).toEqual([['line', 4539], ['tax', 590]]);
+  }, 120_000);
+
+  // Last: it publishes a price book revision that would change every figure above.
+  it("draws beyond a quote priced at 0.40 are priced on the quote's revision at 0.40 after a newer revision changed their costs", async () => {
+    type Revision = { revision: string; current: boolean; skus: { code: string; unit_cost_cents: string }[] };
+    const book = async (): Promise<Revision> => (await (await call('GET', `/v1/pricebooks/${tenant.id}`, admin)).json()) as Revision;
+    const priced = await book();
+    const res = await call('POST', '/api/v1/quotes/calculate', admin, {
+      laborTierCode: 'STANDARD',
+      targetMargin: 0.4,
+      persist: true,
+      customer: newCustomer('Noor Haddad'),
+      lineItems: [{ reference: 'Bedroom', widthInches: 35.25, dropInches: 60, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-HD', trimSkuCode: 'TRIM-FASCIA' }],
+    });
+    expect(res.status).toBe(200);
+    const quote = (await res.json()) as Omit<KeptQuote, 'line_items'> & { applied_margin: string; margin_floor: string; line_items: { components: { sku_code: string | null; quantity: string }[] }[] };
+    // Nothing was published meanwhile: the quote was priced on `priced`, at a margin above the floor.
+    expect((await book()).revision).toBe(priced.revision);
+    expect(new Decimal(quote.applied_margin).eq('0.4')).toBe(true);
+    expect(new Decimal(quote.margin_floor).lt(quote.applied_margin)).toBe(true);
+    await approve({ api: stack.api, temporal: stack.temporal, sales: admin }, quote.quote_id);
+    expect((await approvalSettled(stack.temporal.client, quote.quote_id)).state).toBe('completed');
+
+    // A newer revision through the price book API: every active cost 20 % up.
+    const published = await call('POST', `/v1/pricebooks/${tenant.id}/revisions`, admin, { base_revision: priced.revision, changes: [{ op: 'adjust_costs', percent: '20' }] });
+    expect(published.status).toBe(201);
+    const newer = (await published.json()) as Revision;
+    expect(newer.current).toBe(true);
+
+    const jobId = await newJob({ quoteId: quote.quote_id });
+    await startJob(jobId);
+    const drawn = [
+      { sku: 'TRIM-FASCIA', quantity: '4.5', vanId: 'VAN-7' },
+      { sku: 'MTR-WIRED', quantity: '1', vanId: 'VAN-7' },
+    ];
+    for (const part of drawn) await draw(jobId, part.sku, part.quantity, part.vanId);
+    expect((await complete(jobId)).status).toBe(200);
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
+
+    // The documented rule (docs/pricing.md section 13), on a revision's costs: the excess over the
+    // quote's bill of materials, times the unit cost, half-up to a cent; cost / (1 - margin), up to a cent.
+    const quoted = (code: string) =>
+      quote.line_items.flatMap((l) => l.components).filter((c) => c.sku_code === code).reduce((sum, c) => sum.plus(c.quantity), new Decimal(0));
+    const linesOn = (revision: Revision, margin: string) =>
+      drawn.map(({ sku, quantity }) => {
+        const cost = new Decimal(quantity).minus(quoted(sku)).times(revision.skus.find((s) => s.code === sku)!.unit_cost_cents).toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+        return cost.div(new Decimal(1).minus(margin)).toDecimalPlaces(0, Decimal.ROUND_UP).toNumber();
+      });
+    const expected = linesOn(priced, '0.4');
+    // Either shortcut would bill other figures: the newer revision's costs, or the floor.
+    expect(linesOn(newer, '0.4')).not.toEqual(expected);
+    expect(linesOn(priced, quote.margin_floor)).not.toEqual(expected);
+
+    const [extra, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    const subtotal = expected.reduce((sum, cents) => sum + cents, 0);
+    expect(amounts(extra)).toEqual([...expected.map((cents) => ['line', cents]), ['tax', hstOf(subtotal)]]);
+    expect(extra.total).toBe(subtotal + hstOf(subtotal));
+    const [, beyond] = await jobEvents(jobId);
+    expect(beyond).toMatchObject({
+      id: extra.id,
+      quoteId: quote.quote_id,
+      totals: { subtotal: dollars(subtotal), taxTotal: dollars(hstOf(subtotal)), grandTotal: dollars(subtotal + hstOf(subtotal)), currency: 'CAD' },
+      partsConsumed: drawn,
+      erpSync: NOT_APPLICABLE,
+    });
   }, 120_000);
 });

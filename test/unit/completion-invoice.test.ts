@@ -3,9 +3,18 @@ import { completionRequirement, drawsBeyondQuote, partsConsumed, timeAndMaterial
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { priceQuote } from '../../domain/pricing/engine';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import Decimal from 'decimal.js';
 import { dollars } from '../../domain/money';
+import { boldFigures, example, pricingSection, statedCents, statedFigure, table } from '../support/pricing-doc';
 
-// Issue 30: the worked examples of docs/pricing.md section 13, priced to the cent.
+// Issue 30: the worked examples of docs/pricing.md section 13, priced to the cent. The figures
+// expected are the document's own, read from its example tables.
+const section13 = pricingSection(13);
+const exampleA = table(example(section13, 'Example A'));
+const exampleB = table(example(section13, 'Example B'));
+/** The figures the document states after an example's table, in order (subtotal, tax, total, ...). */
+const statedTotals = (t: { after: string }) => boldFigures(t.after);
+const sumBySku = (items: readonly { sku: string; quantity: string }[], code: string) => items.filter((i) => i.sku === code).reduce((sum, i) => sum.plus(i.quantity), new Decimal(0));
 const rateCard = buildRateCardSnapshot({ revision: '2026-11-21T00:00:00.000Z', settings: SANDBOX_RATE_CARD.settings, skus: SANDBOX_RATE_CARD.skus, labourTiers: SANDBOX_RATE_CARD.labourTiers });
 const skus = (code: string) => rateCard.skus.get(code);
 
@@ -32,44 +41,54 @@ const EXAMPLE_A_DRAWS = [
 ];
 
 describe('completion invoices (issue 30, docs/pricing.md section 13)', () => {
-  it('example A: the draws beyond the quote, priced on its revision at its applied margin, with the Ontario HST', () => {
+  it("example A: the draws beyond the quote, priced on its revision at its applied margin, with the Ontario HST, as the document's table states", () => {
     expect(sectionNine.applied_margin).toBe('0.35');
-    expect(billOfMaterials.filter((b) => ['HW-ROLLER-STD', 'TRIM-FASCIA'].includes(b.sku))).toEqual([
-      { sku: 'HW-ROLLER-STD', quantity: '7.8958' },
-      { sku: 'TRIM-FASCIA', quantity: '2.9375' },
-    ]);
+    expect(Object.keys(exampleA.rows[0]!)).toEqual(['SKU', 'drawn', 'quoted', 'beyond', 'cost', `price at ${sectionNine.applied_margin}`]);
+    // The table's rows are the SKUs drawn, with what was drawn and what the quote priced.
+    expect(exampleA.rows.map((r) => r['SKU'])).toEqual([...new Set(EXAMPLE_A_DRAWS.map((d) => d.sku))]);
+    for (const row of exampleA.rows) {
+      expect([row['SKU'], sumBySku(EXAMPLE_A_DRAWS, row['SKU']!).eq(row['drawn']!), sumBySku(billOfMaterials, row['SKU']!).eq(row['quoted']!)]).toEqual([row['SKU'], true, true]);
+    }
     const invoice = drawsBeyondQuote({ draws: EXAMPLE_A_DRAWS, billOfMaterials, skus, appliedMargin: sectionNine.applied_margin, region: null })!;
-    expect(invoice.lines.map((l) => [l.sku, l.quantity, l.amountCents])).toEqual([
-      ['HW-ROLLER-STD', '0.1042', 117],
-      ['TRIM-FASCIA', '1.5625', 2074],
-      ['MTR-WIRED', '1', 30539],
-    ]);
-    expect(invoice.subtotalCents).toBe(32730);
-    expect(invoice.tax.lines).toEqual([{ code: 'HST', rate: '0.13', amount_cents: 4255 }]);
-    expect([dollars(invoice.subtotalCents), dollars(invoice.tax.total_cents), dollars(invoice.subtotalCents + invoice.tax.total_cents)]).toEqual([327.3, 42.55, 369.85]);
+    // A row without a price is no line: nothing of that SKU was beyond the quote.
+    const priced = exampleA.rows.filter((r) => statedFigure(r[`price at ${sectionNine.applied_margin}`]!) !== null);
+    expect(priced.length).toBeGreaterThan(0);
+    expect(invoice.lines.map((l) => [l.sku, l.quantity, l.amountCents])).toEqual(priced.map((r) => [r['SKU'], r['beyond'], statedCents(r[`price at ${sectionNine.applied_margin}`]!)]));
+    const [subtotal, tax, total, ...inEvents] = statedTotals(exampleA);
+    expect(invoice.subtotalCents).toBe(Number(subtotal));
+    expect(invoice.tax.lines).toEqual([{ code: 'HST', rate: '0.13', amount_cents: Number(tax) }]);
+    expect(invoice.subtotalCents + invoice.tax.total_cents).toBe(Number(total));
+    expect([dollars(invoice.subtotalCents), dollars(invoice.tax.total_cents), dollars(invoice.subtotalCents + invoice.tax.total_cents)]).toEqual(inEvents.map(Number));
     expect(partsConsumed(EXAMPLE_A_DRAWS)).toEqual(EXAMPLE_A_DRAWS);
   });
 
-  it('example B: time and materials at the STANDARD tier and the margin floor, with the Alberta GST', () => {
+  it("example B: time and materials at the STANDARD tier and the margin floor, with the Alberta GST, as the document's table states", () => {
+    // The example's inputs as the document gives them: the seconds logged, and each table row a
+    // labour line (`Labour, <hours> h at <tier>`) or a SKU and the quantity drawn.
+    const seconds = /\((\d+) s\)/.exec(exampleB.before)?.[1];
+    expect(seconds).toBeDefined();
+    const rows = exampleB.rows.map((r) => {
+      const labour = /^Labour, (\d+\.\d+) h at (\w+)$/.exec(r['line']!);
+      const material = /^([A-Z0-9-]+) (\d+(?:\.\d+)?)$/.exec(r['line']!);
+      if (!labour && !material) throw new Error(`example B: a line "${r['line']}" neither labour nor a SKU`);
+      return labour ? { sku: null, quantity: labour[1]!, tier: labour[2], price: statedCents(r['price']!) } : { sku: material![1]!, quantity: material![2]!, price: statedCents(r['price']!) };
+    });
+    expect(rows.filter((r) => r.sku === null).map((r) => r.tier)).toEqual([TIME_AND_MATERIALS_TIER]);
+    const draws = rows.flatMap((r) => (r.sku === null ? [] : [{ sku: r.sku, quantity: r.quantity, vanId: null }]));
+    expect(draws.length).toBeGreaterThan(0);
     const invoice = timeAndMaterials({
-      loggedSeconds: '12000',
+      loggedSeconds: seconds!,
       labourTier: rateCard.labourTiers.get(TIME_AND_MATERIALS_TIER)!,
-      draws: [
-        { sku: 'HW-ROLLER-STD', quantity: '4.5', vanId: 'VAN-1' },
-        { sku: 'FAB-SCREEN-3', quantity: '12.25', vanId: null },
-      ],
+      draws,
       skus,
       marginFloor: rateCard.marginFloor,
       region: 'CA-AB',
     });
-    expect(invoice.lines.map((l) => [l.sku, l.quantity, l.amountCents])).toEqual([
-      [null, '3.33', 28333],
-      ['HW-ROLLER-STD', '4.5', 5020],
-      ['FAB-SCREEN-3', '12.25', 8245],
-    ]);
-    expect(invoice.subtotalCents).toBe(41598);
-    expect(invoice.tax.lines).toEqual([{ code: 'GST', rate: '0.05', amount_cents: 2080 }]);
-    expect(invoice.subtotalCents + invoice.tax.total_cents).toBe(43678);
+    expect(invoice.lines.map((l) => [l.sku, l.quantity, l.amountCents])).toEqual(rows.map((r) => [r.sku, r.quantity, r.price]));
+    const [subtotal, tax, total] = statedTotals(exampleB);
+    expect(invoice.subtotalCents).toBe(Number(subtotal));
+    expect(invoice.tax.lines).toEqual([{ code: 'GST', rate: '0.05', amount_cents: Number(tax) }]);
+    expect(invoice.subtotalCents + invoice.tax.total_cents).toBe(Number(total));
   });
 
   it('nothing beyond the quote is no second invoice; drawing less than quoted credits nothing', () => {
@@ -92,9 +111,12 @@ describe('completion invoices (issue 30, docs/pricing.md section 13)', () => {
     expect(() => timeAndMaterials({ loggedSeconds: '0', labourTier: rateCard.labourTiers.get('STANDARD')!, draws: [{ sku: 'GONE-1', quantity: '1', vanId: null }], skus, marginFloor: '0.35', region: null })).toThrow(UnpricedSkuError);
   });
 
-  it('a job without a quote needs a customer to complete; one with a quote does not', () => {
-    expect(completionRequirement({ quoteId: null, customerId: null })).toMatchObject({ field: 'customer_id' });
-    expect(completionRequirement({ quoteId: null, customerId: 'c' })).toBeNull();
-    expect(completionRequirement({ quoteId: 'q', customerId: null })).toBeNull();
+  it('a job without a quote needs a customer to complete through /v1/; through /api/ (document 000) it completes without one; one with a quote needs none', () => {
+    expect(completionRequirement({ quoteId: null, customerId: null }, 'v1')).toMatchObject({ field: 'customer_id' });
+    expect(completionRequirement({ quoteId: null, customerId: null }, 'api')).toBeNull();
+    for (const via of ['v1', 'api'] as const) {
+      expect(completionRequirement({ quoteId: null, customerId: 'c' }, via)).toBeNull();
+      expect(completionRequirement({ quoteId: 'q', customerId: null }, via)).toBeNull();
+    }
   });
 });
