@@ -106,6 +106,10 @@ async function invoiceGenerated(quoteId: string, sourceType = 'quote'): Promise<
   return rows[0].envelope.data;
 }
 
+/** How many revisions of one invoice's `invoice.generated` were recorded. */
+const revisionsOf = async (invoiceId: string) =>
+  Number((await owner.query(`select count(*) from outbox_events where event = 'invoice.generated' and envelope->'data'->>'id' = $1`, [invoiceId])).rows[0].count);
+
 /** Raises and approves a change order of `labourHours` alone on the job; answers its sell in cents once its payments leg ended. */
 async function approvedChangeOrder(jobId: string, labourHours: number): Promise<{ id: string; sellCents: number }> {
   const raised = await api.request(`/v1/fsm/jobs/${jobId}/change-orders`, { method: 'POST', token: admin, json: { reason: labourHours > 0 ? 'A second bracket per shade' : 'The old valance stays', labour_hours: labourHours } });
@@ -175,62 +179,85 @@ describe('a /v1/quotes quote is taxed by its region everywhere (D25)', () => {
     expect(cents(accounting.TotalAmt)).toBe(cents(quote.totals.grandTotal));
   });
 
-  it('Alberta: a change order on the quote\'s job is invoiced with 5 % GST, and one for less is credited with it', async () => {
-    const quote = await approvedV1Quote('CA-AB');
-    const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId: quote.id } });
-    expect(job.status).toBe(201);
-    const jobId = ((await job.json()) as { id: string }).id;
-    const gstOf = (subtotal: number) => Math.floor((subtotal * 5 + 50) / 100);
-
-    const more = await approvedChangeOrder(jobId, 2);
-    expect(more.sellCents).toBeGreaterThan(0);
-    const invoices = stripe.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).change_order_id === more.id) as Json[];
-    expect(invoices).toHaveLength(1);
-    const lines = invoices[0].lines.data as { description: string; amount: number; metadata: Record<string, string> }[];
-    expect(lines.filter((l) => l.metadata.is_tax === 'true').map((l) => [l.description, l.amount])).toEqual([['GST (5%)', gstOf(more.sellCents)]]);
-    expect(invoices[0].total).toBe(more.sellCents + gstOf(more.sellCents));
-    const event = await invoiceGenerated(quote.id, 'change_order');
-    expect(event.taxLines).toEqual([{ code: 'GST', rate: 0.05, amount: gstOf(more.sellCents) / 100 }]);
-
-    const less = await approvedChangeOrder(jobId, -1);
-    const credit = -less.sellCents;
-    expect(credit).toBeGreaterThan(0);
-    const notes = stripe.inspect.creditNotes(KEY).filter((n) => (n.metadata as Record<string, string>).change_order_id === less.id) as Json[];
-    expect(notes).toHaveLength(1);
-    expect(notes[0].lines.data.map((l: Json) => [l.description, l.unit_amount]).slice(1)).toEqual([['GST (5%)', gstOf(credit)]]);
-    expect(notes[0].total).toBe(credit + gstOf(credit));
-  });
-
   // Every region of D14's table: what the customer is charged and told equals the quote's own answer.
-  it.each(TAX_REGIONS)('%s: the invoice at the payments sandbox and at accounting, invoice.generated, and a completed job\'s invoices carry the quote\'s figures', async (region) => {
-    const quote = await approvedV1Quote(region);
-    const taxCents = quote.taxLines.map((l) => cents(l.amount));
-    const atStripe = invoiceAtStripe(quote.id);
-    expect(atStripe.total).toBe(cents(quote.totals.grandTotal));
-    expect(atStripe.tax.map(([, amount]) => amount)).toEqual(taxCents);
-    const event = await invoiceGenerated(quote.id);
-    expect(event.totals).toEqual(figuresOf(quote));
-    expect(event.taxLines).toEqual(quote.taxLines);
-    expect(cents((await invoiceAtAccounting(quote)).TotalAmt)).toBe(cents(quote.totals.grandTotal));
+  it.each(TAX_REGIONS)(
+    "%s: the quote's invoice at the payments sandbox and at accounting, invoice.generated, its checkout page, its job's change-order invoice and credit note, and the completed job's invoices carry the quote's figures",
+    async (region) => {
+      const quote = await approvedV1Quote(region);
+      const taxCents = quote.taxLines.map((l) => cents(l.amount));
+      const atStripe = invoiceAtStripe(quote.id);
+      expect(atStripe.total).toBe(cents(quote.totals.grandTotal));
+      expect(atStripe.tax.map(([, amount]) => amount)).toEqual(taxCents);
+      const event = await invoiceGenerated(quote.id);
+      expect(event.totals).toEqual(figuresOf(quote));
+      expect(event.taxLines).toEqual(quote.taxLines);
+      expect(cents((await invoiceAtAccounting(quote)).TotalAmt)).toBe(cents(quote.totals.grandTotal));
+      /** The label of each of the quote's taxes, as its invoice at the payments sandbox shows it. */
+      const taxLabels = atStripe.tax.map(([label]) => label);
+      /**
+       * Each of the quote's taxes on a change order's subtotal in cents: the quote's rate (a fraction
+       * of at most five places, D14) applied to it, half-up to the cent, in integers (D25).
+       */
+      const taxOn = (subtotal: number) => quote.taxLines.map((l) => Math.floor((subtotal * Math.round(l.rate * 100_000) + 50_000) / 100_000));
+      const sum = (amounts: number[]) => amounts.reduce((total, amount) => total + amount, 0);
 
-    // Issue 30: its job completes having drawn one motor beyond the quote.
-    const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId: quote.id } });
-    const jobId = ((await job.json()) as { id: string }).id;
-    await owner.query(`update work_orders set job_status = 'in_progress' where id = $1`, [jobId]);
-    expect((await api.request(`/v1/fsm/jobs/${jobId}/material-draws`, { method: 'POST', token: admin, json: { sku: 'MTR-WIRED', quantity: '1', van_id: 'VAN-1' } })).status).toBe(201);
-    expect((await api.request(`/v1/fsm/jobs/${jobId}`, { method: 'PATCH', token: admin, json: { status: 'complete' } })).status).toBe(200);
-    expect((await jobCompletionInvoiceSettled(temporal.client, jobId)).outcome).toMatchObject({ status: 'SUCCEEDED' });
-    const { rows } = await owner.query(`select envelope->'data' as data from outbox_events where event = 'invoice.generated' and envelope->'data'->>'sourceId' = $1 order by created_at, id`, [jobId]);
-    const [reconciled, beyond] = rows.map((r) => r.data as Json);
-    // The quote's invoice again, with the quote's own figures.
-    expect(reconciled.totals).toEqual(figuresOf(quote));
-    expect(reconciled.taxLines).toEqual(quote.taxLines);
-    // The invoice beyond it: the quote's region's taxes, at the quote's rates, as the payments sandbox charged them.
-    const extra = (stripe.inspect.invoices(KEY) as Json[]).find((i) => i.metadata.job_id === jobId);
-    const extraLines = extra.lines.data as { amount: number; metadata: Record<string, string> }[];
-    expect(beyond.taxLines.map((l: TaxLine) => [l.code, l.rate])).toEqual(quote.taxLines.map((l) => [l.code, l.rate]));
-    expect(beyond.taxLines.map((l: TaxLine) => cents(l.amount))).toEqual(extraLines.filter((l) => l.metadata.is_tax === 'true').map((l) => l.amount));
-    expect(cents(beyond.totals.subtotal)).toBe(extraLines.filter((l) => l.metadata.is_tax !== 'true').reduce((sum, l) => sum + l.amount, 0));
-    expect(cents(beyond.totals.grandTotal)).toBe(extra.total);
-  }, 60_000);
+      // Its job: a change order for more, invoiced; one for less, credited.
+      const job = await api.request('/api/v1/work-orders', { method: 'POST', token: admin, json: { quoteId: quote.id } });
+      expect(job.status).toBe(201);
+      const jobId = ((await job.json()) as { id: string }).id;
+      await owner.query(`update work_orders set job_status = 'in_progress' where id = $1`, [jobId]);
+
+      const more = await approvedChangeOrder(jobId, 2);
+      expect(more.sellCents).toBeGreaterThan(0);
+      const moreTax = taxOn(more.sellCents);
+      const invoices = stripe.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).change_order_id === more.id) as Json[];
+      expect(invoices).toHaveLength(1);
+      const lines = invoices[0].lines.data as { description: string; amount: number; metadata: Record<string, string> }[];
+      expect(lines.filter((l) => l.metadata.is_tax === 'true').map((l) => [l.description, l.amount])).toEqual(taxLabels.map((label, i) => [label, moreTax[i]]));
+      expect(invoices[0].total).toBe(more.sellCents + sum(moreTax));
+      const changeOrderEvent = await invoiceGenerated(quote.id, 'change_order');
+      expect(changeOrderEvent.taxLines).toEqual(quote.taxLines.map((l, i) => ({ code: l.code, rate: l.rate, amount: moreTax[i]! / 100 })));
+      expect(changeOrderEvent.totals).toEqual({ subtotal: more.sellCents / 100, taxTotal: sum(moreTax) / 100, grandTotal: invoices[0].total / 100, currency: 'CAD' });
+      // Accounting never receives a change order's invoice: its event says so, and is never revised.
+      expect(changeOrderEvent.erpSync).toEqual({ target: 'accounting', status: 'not_applicable' });
+      expect(await revisionsOf(invoices[0].id)).toBe(1);
+
+      const less = await approvedChangeOrder(jobId, -1);
+      const credit = -less.sellCents;
+      expect(credit).toBeGreaterThan(0);
+      const creditTax = taxOn(credit);
+      const notes = stripe.inspect.creditNotes(KEY).filter((n) => (n.metadata as Record<string, string>).change_order_id === less.id) as Json[];
+      expect(notes).toHaveLength(1);
+      expect(notes[0].lines.data.map((l: Json) => [l.description, l.unit_amount]).slice(1)).toEqual(taxLabels.map((label, i) => [label, creditTax[i]]));
+      expect(notes[0].total).toBe(credit + sum(creditTax));
+
+      // After its change orders, the quote's checkout page charges the quote's own grand total and taxes.
+      const checkout = await api.request(`/api/v1/quotes/${quote.id}/checkout-session`, { method: 'POST', token: sales, json: {} });
+      expect(checkout.status).toBe(201);
+      const session = (await checkout.json()) as Json;
+      expect(session.amount_total_cents).toBe(cents(quote.totals.grandTotal));
+      const stored = stripe.inspect.checkoutSessions(KEY).find((s) => s.id === session.session_id) as Json;
+      expect(taxLabels.map((label) => stored.line_items.data.filter((l: Json) => l.description === label).map((l: Json) => l.amount_total))).toEqual(taxCents.map((amount) => [amount]));
+
+      // Issue 30: its job completes having drawn one motor beyond the quote.
+      expect((await api.request(`/v1/fsm/jobs/${jobId}/material-draws`, { method: 'POST', token: admin, json: { sku: 'MTR-WIRED', quantity: '1', van_id: 'VAN-1' } })).status).toBe(201);
+      expect((await api.request(`/v1/fsm/jobs/${jobId}`, { method: 'PATCH', token: admin, json: { status: 'complete' } })).status).toBe(200);
+      expect((await jobCompletionInvoiceSettled(temporal.client, jobId)).outcome).toMatchObject({ status: 'SUCCEEDED' });
+      const { rows } = await owner.query(`select envelope->'data' as data from outbox_events where event = 'invoice.generated' and envelope->'data'->>'sourceId' = $1 order by created_at, id`, [jobId]);
+      const [reconciled, beyond] = rows.map((r) => r.data as Json);
+      // The quote's invoice again, with the quote's own figures and its accounting leg.
+      expect(reconciled.totals).toEqual(figuresOf(quote));
+      expect(reconciled.taxLines).toEqual(quote.taxLines);
+      expect(reconciled.erpSync).toEqual(event.erpSync);
+      // The invoice beyond it: the quote's region's taxes, at the quote's rates, as the payments sandbox charged them.
+      const extra = (stripe.inspect.invoices(KEY) as Json[]).find((i) => i.metadata.job_id === jobId);
+      const extraLines = extra.lines.data as { amount: number; metadata: Record<string, string> }[];
+      expect(beyond.taxLines.map((l: TaxLine) => [l.code, l.rate])).toEqual(quote.taxLines.map((l) => [l.code, l.rate]));
+      expect(beyond.taxLines.map((l: TaxLine) => cents(l.amount))).toEqual(extraLines.filter((l) => l.metadata.is_tax === 'true').map((l) => l.amount));
+      expect(cents(beyond.totals.subtotal)).toBe(extraLines.filter((l) => l.metadata.is_tax !== 'true').reduce((sum, l) => sum + l.amount, 0));
+      expect(cents(beyond.totals.grandTotal)).toBe(extra.total);
+      expect(beyond.erpSync).toEqual({ target: 'accounting', status: 'not_applicable' });
+    },
+    60_000,
+  );
 });
