@@ -7,6 +7,7 @@ import { waitUntil } from '../../scripts/harness/wait-until';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import { PricebookWorkflows } from '../../infra/temporal/pricebook-workflows';
+import { block, boldFigures, pricingSection, table } from '../support/pricing-doc';
 import { EVENT_SCHEMAS } from '../../api/events/schemas';
 import { pricebookPublicationWorkflowId } from '../../infra/temporal/contracts';
 import { instantToLocal, localTimeToInstant } from '../../domain/organizations/local-time';
@@ -471,20 +472,38 @@ describe('D21: the worked example of docs/pricing.md section 12', () => {
     };
   };
 
-  const BEFORE = {
-    fabric: [26389, 7365],
-    lines: [[141718, 218028], [27996, 43071]],
-    totals: { cost_cents: 169714, amount_cents: 261099, profit_cents: 91385, margin_percent: '0.3500' },
-  };
-  const AFTER = {
-    fabric: [28367, 7917],
-    lines: [[143696, 221071], [28548, 43920]],
-    totals: { cost_cents: 172244, amount_cents: 264991, profit_cents: 92747, margin_percent: '0.3500' },
-  };
-  const FABRIC_CHANGES = [
-    { entity: 'sku', key: 'FAB-BLACKOUT', field: 'unit_cost_cents', before: '396.75', after: '426.51' },
-    { entity: 'sku', key: 'FAB-SCREEN-3', field: 'unit_cost_cents', before: '437.5', after: '470.3' },
-  ];
+  /**
+   * The example's figures as docs/pricing.md states them: the two changes the publication lists
+   * (`CODE` `before` → `exact` → **after**), the fabric components' table (**after** (was before))
+   * and the before / from Monday table of lines and totals.
+   */
+  const { BEFORE, AFTER, FABRIC_CHANGES } = (() => {
+    const text = block(pricingSection(12), '### Worked example: 7.5 % on fabric');
+    const components = table(text, 0);
+    const totals = table(text, 1);
+    const changes = [...components.before.matchAll(/`([A-Z0-9-]+)`\s+`(\d+(?:\.\d+)?)`\s+→\s+`\d+(?:\.\d+)?`\s+→\s+\*\*(\d+(?:\.\d+)?)\*\*/g)]
+      .map((m) => ({ entity: 'sku', key: m[1]!, field: 'unit_cost_cents', before: m[2]!, after: m[3]! }))
+      .sort((a, b) => a.key.localeCompare(b.key));
+    if (changes.length !== 2) throw new Error(`docs/pricing.md section 12: ${changes.length} changes stated, not the two fabric SKUs`);
+    const row = (label: string) => {
+      const found = totals.rows.find((r) => Object.values(r)[0] === label);
+      if (!found) throw new Error(`docs/pricing.md section 12: no row "${label}"`);
+      return found;
+    };
+    const beforeOf = (label: string) => row(label)['before']!.split('/').map((cell) => cell.trim().replace(/"/g, ''));
+    const afterOf = (label: string) => boldFigures(row(label)['from Monday']!);
+    const priced = (of: (label: string) => string[], fabric: number[]) => ({
+      fabric,
+      lines: [of('line 0 cost / price').map(Number), of('line 1 cost / price').map(Number)],
+      totals: { cost_cents: Number(of('cost_cents')[0]), amount_cents: Number(of('amount_cents')[0]), profit_cents: Number(of('profit_cents')[0]), margin_percent: of('margin_percent')[0] },
+    });
+    const extended = components.rows.map((r) => r['extended_cost_cents']!);
+    return {
+      FABRIC_CHANGES: changes,
+      BEFORE: priced(beforeOf, extended.map((cell) => Number(/\(was (\d+)\)/.exec(cell)![1]))),
+      AFTER: priced(afterOf, extended.map((cell) => Number(boldFigures(cell)[0]))),
+    };
+  })();
   /** The revision's timer (D21): the instant its durable timer was started for, from the workflow's history. */
   const timerFiresAt = async (book: Book, revision: string) => {
     const { rows } = await owner.query<{ id: string }>(`select id from rate_card_revisions where organization_id = $1 and date_trunc('milliseconds', revision) = $2::timestamptz`, [book.tenant.id, revision]);
