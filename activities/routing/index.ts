@@ -15,6 +15,8 @@ export interface RoutingDependencies {
   solver?: Solver | undefined;
   /** The solver's time budget per plan, milliseconds. */
   solveBudgetMs?: number;
+  /** A cap on the solver's iterations per plan (none by default: the time budget alone ends a solve). */
+  solveIterations?: number;
 }
 
 /**
@@ -39,7 +41,7 @@ export function createRoutingActivities(deps: { em: EntityManager; routing: Rout
     },
 
     async solveRoutingDay(input: { day: DayInput; mode: PlanMode; keepAssignments: boolean; seed: number }): Promise<PlanResult> {
-      return planDay(input.day, { mode: input.mode, keepAssignments: input.keepAssignments, solver, seed: input.seed, timeBudgetMs: deps.routing.solveBudgetMs ?? 1000, now: () => performance.now() });
+      return planDay(input.day, { mode: input.mode, keepAssignments: input.keepAssignments, solver, seed: input.seed, timeBudgetMs: deps.routing.solveBudgetMs ?? 1000, ...(deps.routing.solveIterations === undefined ? {} : { maxIterations: deps.routing.solveIterations }), now: () => performance.now() });
     },
 
     async applyRoutingPlan(input: { organizationId: string; userId: string; plan: PlanResult }): Promise<AppliedRoute[]> {

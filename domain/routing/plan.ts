@@ -47,6 +47,8 @@ export interface PlanOptions {
   solver: Solver;
   seed: number;
   timeBudgetMs: number;
+  /** The solver's iteration cap (SolveOptions.maxIterations): the same day and seed then plan the same. */
+  maxIterations?: number;
   now: () => number;
 }
 
@@ -216,7 +218,7 @@ export async function planDay(day: DayInput, options: PlanOptions): Promise<Plan
     return row.map((ok, c) => ok && day.crews[c]!.id === job.crewId);
   });
   const problem = routingProblem(day, kept);
-  const solution = await options.solver.solve(problem, { seed: options.seed, timeBudgetMs: options.timeBudgetMs, now: options.now });
+  const solution = await options.solver.solve(problem, { seed: options.seed, timeBudgetMs: options.timeBudgetMs, now: options.now, ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }) });
   const indexOfJob = new Map(day.jobs.map((j, i) => [j.id, i]));
   const routes: number[][] = day.crews.map((crew) => (solution.routes.find((r) => r.crewId === crew.id)?.jobIds ?? []).map((id) => indexOfJob.get(id)!));
   const unassigned: PlanResult['unassigned'] = [];

@@ -58,6 +58,12 @@ export interface SolveOptions {
   /** Same seed, same problem, same clock readings: same answer. */
   seed: number;
   timeBudgetMs: number;
+  /**
+   * A cap on the search's iterations. When given, the search's schedule counts iterations rather
+   * than milliseconds, so the same problem, seed and cap give the same answer whatever the clock
+   * reads, as long as the cap is reached within `timeBudgetMs` (which still stops a slow machine).
+   */
+  maxIterations?: number;
   /** A clock in milliseconds passed in: domain/ reads none. */
   now: () => number;
 }

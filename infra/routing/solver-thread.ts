@@ -10,8 +10,10 @@ interface ThreadInput {
   seed: number;
   /** Epoch milliseconds by which the answer is due (performance.timeOrigin + performance.now()). */
   deadline: number;
+  /** The caller's iteration cap, if any (the answer then depends on the seed, not the clock). */
+  maxIterations?: number;
 }
 
-const { problem, seed, deadline } = workerData as ThreadInput;
+const { problem, seed, deadline, maxIterations } = workerData as ThreadInput;
 const now = () => performance.timeOrigin + performance.now();
-parentPort?.postMessage(solveBuiltIn(problem, { seed, timeBudgetMs: Math.max(0, deadline - now()), now }));
+parentPort?.postMessage(solveBuiltIn(problem, { seed, timeBudgetMs: Math.max(0, deadline - now()), now, ...(maxIterations === undefined ? {} : { maxIterations }) }));

@@ -42,7 +42,7 @@ export class ThreadedSolver implements Solver {
     // Jest's own transform does not reach it, so there tsx is added.
     const extension = extname(fileURLToPath(import.meta.url));
     const worker = new Worker(new URL(`./solver-thread${extension}`, import.meta.url), {
-      workerData: { problem, seed: options.seed, deadline },
+      workerData: { problem, seed: options.seed, deadline, maxIterations: options.maxIterations },
       execArgv: threadExecArgv(process.execArgv, extension),
     });
     return new Promise<RoutingSolution>((resolve, reject) => {

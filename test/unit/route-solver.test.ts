@@ -3,6 +3,8 @@ import type { RoutingProblem, RoutingSolution } from '../../domain/routing/probl
 import { scheduleRoute } from '../../domain/routing/route-schedule';
 import { BuiltInSolver } from '../../domain/routing/solver';
 import { contractorDay } from '../../scripts/harness/contractor-day';
+import { ThreadedSolver } from '../../infra/routing/threaded-solver';
+import { performance } from 'node:perf_hooks';
 
 // D23: the built-in solver. A clock that moves one millisecond per reading makes a run's length a
 // number of iterations, so the same seed must give the same answer.
@@ -108,6 +110,23 @@ describe('the built-in solver (D23)', () => {
     expect(second).toEqual(first);
     feasibleAndComplete(problem, first);
   });
+
+  it('gives the same answer for the same seed and iteration cap whatever the clock reads: the real one twice, one that steps, and on a thread', async () => {
+    const problem = contractorDay({ crews: 6, jobs: 36, seed: 11 });
+    // A budget far longer than the cap needs: the cap alone ends these runs.
+    const capped = (now: () => number) => solver.solve(problem, { seed: 3, timeBudgetMs: 120_000, maxIterations: 400, now });
+    const first = await capped(() => performance.now());
+    const second = await capped(() => performance.now());
+    expect(second).toEqual(first);
+    // A clock that jumps by a different amount at every reading cannot change a capped run either.
+    let jumpy = 0;
+    expect(await capped(() => (jumpy += 1 + (jumpy % 7)))).toEqual(first);
+    // The solver's thread keeps its own real clock; the cap travels with the problem.
+    expect(await new ThreadedSolver().solve(problem, { seed: 3, timeBudgetMs: 120_000, maxIterations: 400, now: () => performance.now() })).toEqual(first);
+    feasibleAndComplete(problem, first);
+    // Another seed searches otherwise; the answer is still feasible.
+    feasibleAndComplete(problem, await solver.solve(problem, { seed: 4, timeBudgetMs: 120_000, maxIterations: 400, now: () => performance.now() }));
+  }, 60_000);
 
   it('never gives a job to a crew the constraint checker excluded', async () => {
     const problem = contractorDay({ crews: 5, jobs: 30, seed: 5 });

@@ -1,4 +1,5 @@
-// The built-in solver (D23): pure TypeScript, no network, deterministic for a seed and a clock.
+// The built-in solver (D23): pure TypeScript, no network, deterministic for a seed and a clock, or
+// for a seed and an iteration cap (SolveOptions.maxIterations) whatever the clock.
 //
 // 1. Construction by regret-2 insertion (construction.ts).
 // 2. Large-neighbourhood search by string removals and blink insertion (ruin-recreate.ts), under
@@ -45,10 +46,14 @@ export function solveBuiltIn(problem: RoutingProblem, options: SolveOptions): Ro
   // With nothing placed by the construction, no job fits any crew's day even alone: no search
   // can place one, so the time budget is not spent.
   if (assigned > 0) {
-    for (;;) {
+    const cap = options.maxIterations;
+    for (let iteration = 0; ; iteration++) {
       const elapsed = options.now() - started;
-      if (elapsed >= options.timeBudgetMs) break;
-      const temperature = hot * Math.pow(cold / hot, elapsed / options.timeBudgetMs);
+      if (elapsed >= options.timeBudgetMs || (cap !== undefined && iteration >= cap)) break;
+      // With a cap the schedule follows the iterations, not the clock: the answer depends on the
+      // seed alone (the budget only guards a machine too slow to reach the cap).
+      const progress = cap === undefined ? elapsed / options.timeBudgetMs : iteration / cap;
+      const temperature = hot * Math.pow(cold / hot, progress);
       const candidate = current.clone();
       const removed = ruin(candidate, rng, ruinParameters);
       recreate(candidate, removed, rng, ruinParameters);
