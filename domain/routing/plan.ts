@@ -146,7 +146,8 @@ function plannedRoute(day: DayInput, problem: RoutingProblem, crewIndex: number,
  * A job the solver left out although some crew may take it: inserted at the cheapest place
  * that keeps a day feasible (the solver missed it), or else reported, for each allowed crew,
  * with what binds at the place that breaks least (TIME_WINDOW_UNREACHABLE or OVERTIME_CAP in
- * the context of that crew's day).
+ * the context of that crew's day; ON_TIME_OFF when the return runs into time off that ends the
+ * crew's day early, which leaves it no overtime).
  */
 function placeOrExplain(problem: RoutingProblem, routes: number[][], jobIndex: number, day: DayInput): PlanReason[] {
   let best: { crew: number; position: number; added: number } | null = null;
@@ -170,10 +171,32 @@ function placeOrExplain(problem: RoutingProblem, routes: number[][], jobIndex: n
       for (const code of new Set(leastBreach.violations.map((v) => v.code))) {
         const amount = Math.ceil(leastBreach.violations.filter((v) => v.code === code).reduce((s, v) => s + v.amount, 0));
         if (code === 'TIME_WINDOW_UNREACHABLE') {
+          // The window that binds may be the job's own or a planned stop's that it would push late.
           const job = day.jobs[jobIndex]!;
-          reasons.push({ crewId: day.crews[crew]!.id, code, detail: `In this crew's day (${route.length} stops) the earliest service start is ${amount} minutes after the window ${hhmm(job.windowStart)}-${hhmm(job.windowEnd)} closes.` });
+          const late = leastBreach.violations.filter((v) => v.code === code);
+          const own = late.find((v) => v.jobIndex === jobIndex);
+          const others = late.filter((v) => v.jobIndex !== jobIndex);
+          const parts = [
+            ...(own ? [`the earliest service start is ${Math.ceil(own.amount)} minutes after the window ${hhmm(job.windowStart)}-${hhmm(job.windowEnd)} closes`] : []),
+            ...(others.length > 0 ? [`fitting it in makes ${others.length} planned ${others.length === 1 ? 'stop' : 'stops'} start ${Math.ceil(others.reduce((sum, v) => sum + v.amount, 0))} minutes in all after ${others.length === 1 ? 'its window closes' : 'their windows close'}`] : []),
+          ];
+          reasons.push({ crewId: day.crews[crew]!.id, code, detail: `In this crew's day (${route.length} stops) ${parts.join('; ')}.` });
         } else if (code === 'OVERTIME_CAP') {
-          reasons.push({ crewId: day.crews[crew]!.id, code, detail: `In this crew's day (${route.length} stops) the crew would be back ${amount} minutes past ${hhmm(crewModel.shiftEnd)} plus the ${day.overtimeCap}-minute overtime cap.` });
+          // Time off that ends the day early leaves no overtime after it (routingCrew): the limit
+          // that bound is the time off's, and lifting the tenant's cap would change nothing.
+          const dayCrew = day.crews[crew]!;
+          const endedByTimeOff = dayCrew.day.shift !== null && crewModel.shiftEnd < dayCrew.day.shift.end;
+          if (endedByTimeOff) {
+            const off = dayCrew.day.timeOff.map((t) => `${hhmm(t.start)}-${hhmm(t.end)}${t.reason ? ` (${t.reason})` : ''}`).join(', ');
+            reasons.push({ crewId: dayCrew.id, code: 'ON_TIME_OFF', detail: `In this crew's day (${route.length} stops) the crew would be back ${amount} minutes after ${hhmm(crewModel.shiftEnd)}, when its time off ${off} ends the day.` });
+            // Judged as if the time off were lifted too: back past the shift's own end and the cap.
+            const pastCap = Math.ceil(leastBreach.schedule.returnAt - (dayCrew.day.shift!.end + day.overtimeCap));
+            if (pastCap > 0) {
+              reasons.push({ crewId: dayCrew.id, code, detail: `In this crew's day (${route.length} stops) the crew would be back ${pastCap} minutes past ${hhmm(dayCrew.day.shift!.end)} plus the ${day.overtimeCap}-minute overtime cap.` });
+            }
+          } else {
+            reasons.push({ crewId: dayCrew.id, code, detail: `In this crew's day (${route.length} stops) the crew would be back ${amount} minutes past ${hhmm(crewModel.shiftEnd)} plus the ${day.overtimeCap}-minute overtime cap.` });
+          }
         }
       }
     }

@@ -4,6 +4,8 @@ import { checkPair, routingCrew, routingJob, EXCLUSION_CODES, type CheckContext,
 import { scheduleRoute } from '../../domain/routing/route-schedule';
 import { crewDay, DEFAULT_WEEK } from '../../domain/routing/availability';
 import { minutesOf } from '../../domain/routing/clock';
+import { crewsWithinLimit, planDay, routingProblem, type DayInput, type PlanResult } from '../../domain/routing/plan';
+import { BuiltInSolver } from '../../domain/routing/solver';
 
 // D23: the constraint checker. A Thursday; place 0 is the depot, places 1..4 sit on a line, twenty minutes apart.
 const DATE = '2026-12-03';
@@ -157,4 +159,124 @@ describe('the reasons hold (D23 property)', () => {
     // The generator reaches every reason, so the property speaks for each.
     expect([...seen].sort()).toEqual([...EXCLUSION_CODES].sort());
   });
+});
+
+// ---- whole days: every reason a plan gives holds in the plan's own context ----
+
+const DAY_PLACES = 8;
+const dayTravelArb = fc
+  .array(fc.integer({ min: 0, max: 300 }), { minLength: DAY_PLACES, maxLength: DAY_PLACES })
+  .map((positions) => positions.map((a) => positions.map((b) => Math.abs(a - b) / 2)));
+const dayJobArb = fc
+  .record({
+    location: fc.option(fc.integer({ min: 1, max: DAY_PLACES - 1 }), { freq: 10 }),
+    windowStart: fc.integer({ min: 420, max: 1080 }),
+    length: fc.integer({ min: 0, max: 480 }),
+    duration: fc.integer({ min: 30, max: 240 }),
+    requiredSkills: fc.subarray(SKILLS, { maxLength: 1 }),
+  })
+  .map((j) => ({ location: j.location, windowStart: j.windowStart, windowEnd: Math.min(1439, j.windowStart + j.length), duration: j.duration, requiredSkills: j.requiredSkills }));
+const dayArb = fc
+  .record({
+    travel: dayTravelArb,
+    jobs: fc.array(dayJobArb, { minLength: 1, maxLength: 9 }),
+    crews: fc.array(crewArb, { minLength: 1, maxLength: 4 }),
+    overtimeCap: fc.integer({ min: 0, max: 120 }),
+    routeLimit: fc.integer({ min: 1, max: 4 }),
+    seed: fc.integer({ min: 1, max: 1_000_000 }),
+  })
+  .map((d): { day: DayInput; seed: number } => ({
+    seed: d.seed,
+    day: {
+      date: DATE,
+      jobs: d.jobs.map((j, i) => ({ ...j, id: `job-${i}`, status: 'scheduled', crewId: null })),
+      crews: d.crews.map((c, i) => ({ id: `crew-${i}`, name: `Crew ${i}`, foremanId: `tech-${i}`, skills: c.skills, day: c.day, currentStops: [] })),
+      travel: d.travel,
+      depot: 0,
+      overtimeCap: d.overtimeCap,
+      routeLimit: d.routeLimit,
+      travelTimeSource: 'great_circle',
+    },
+  }));
+
+/** A crew of the day as the checker judges it, the plan's route limit applied as D15 orders it. */
+const checkedOf = (day: DayInput, crewId: string): CheckedCrew => {
+  const crew = day.crews.find((c) => c.id === crewId)!;
+  return { id: crew.id, skills: crew.skills, day: crew.day, beyondRouteLimit: !crewsWithinLimit(day.crews, day.routeLimit).has(crew.id) };
+};
+const contextOfDay = (day: DayInput): CheckContext => ({ date: day.date, depot: day.depot, travel: day.travel, overtimeCap: day.overtimeCap, routeLimit: day.routeLimit });
+
+/**
+ * A reason given in the context of a crew's day (the solver left a feasible job out): lifted in
+ * that day as an office would, by opening the windows of the day, the job's and those of the
+ * crew's planned stops it would push late (TIME_WINDOW_UNREACHABLE), removing
+ * the overtime cap (OVERTIME_CAP) or the crew's time off that ends its day early (ON_TIME_OFF).
+ * Then the job fits somewhere in the crew's planned route.
+ */
+function fitsAfterLifting(day: DayInput, plan: PlanResult, jobId: string, crewId: string, codes: ReadonlySet<ExclusionCode>): boolean {
+  const stops = (plan.routes.find((r) => r.crewId === crewId)?.stops ?? []).map((s) => s.jobId);
+  const lifted: DayInput = {
+    ...day,
+    overtimeCap: codes.has('OVERTIME_CAP') ? Number.POSITIVE_INFINITY : day.overtimeCap,
+    crews: day.crews.map((c) => (c.id === crewId && codes.has('ON_TIME_OFF') ? { ...c, day: { ...c.day, timeOff: [] } } : c)),
+    jobs: day.jobs.map((j) => (codes.has('TIME_WINDOW_UNREACHABLE') && (j.id === jobId || stops.includes(j.id)) ? { ...j, windowStart: 0, windowEnd: Number.POSITIVE_INFINITY } : j)),
+  };
+  const problem = routingProblem(lifted, lifted.jobs.map(() => lifted.crews.map(() => true)));
+  const crewIndex = day.crews.findIndex((c) => c.id === crewId);
+  const jobIndex = day.jobs.findIndex((j) => j.id === jobId);
+  const route = stops.map((id) => day.jobs.findIndex((j) => j.id === id));
+  for (let position = 0; position <= route.length; position++) {
+    if (scheduleRoute(problem, crewIndex, [...route.slice(0, position), jobIndex, ...route.slice(position)]).violations.length === 0) return true;
+  }
+  return false;
+}
+
+describe('the reasons of a planned day hold (D23 property)', () => {
+  it('every job left out is explained for every crew, and lifting the constraints named for a job and crew makes that pair feasible, in the day as planned', async () => {
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(dayArb, async ({ day, seed }) => {
+        const plan = await planDay(day, { mode: 'optimize', keepAssignments: false, solver: new BuiltInSolver(), seed, timeBudgetMs: 60_000, maxIterations: 60, now: () => 0 });
+        const routed = plan.routes.flatMap((r) => r.stops.map((s) => s.jobId));
+        expect([...routed, ...plan.unassigned.map((u) => u.jobId)].sort()).toEqual(day.jobs.map((j) => j.id).sort());
+        for (const route of plan.routes) expect(route.violations).toEqual([]);
+        const ctx = contextOfDay(day);
+        // Pairs the checker excluded: their reasons, lifted in the data, make the pair feasible.
+        for (const exclusion of plan.exclusions) {
+          const pair: { job: CheckedJob; crew: CheckedCrew; context: CheckContext } = { job: day.jobs.find((j) => j.id === exclusion.jobId)!, crew: checkedOf(day, exclusion.crewId), context: ctx };
+          let all = pair;
+          for (const reason of exclusion.reasons) {
+            seen.add(`excluded ${reason.code}`);
+            const one = lift(reason.code, pair);
+            expect(checkPair(one.job, one.crew, one.context).map((r) => r.code)).not.toContain(reason.code);
+            all = lift(reason.code, all);
+          }
+          expect(checkPair(all.job, all.crew, all.context)).toEqual([]);
+          expect(feasible(all)).toBe(true);
+        }
+        for (const left of plan.unassigned) {
+          for (const crew of day.crews) {
+            const named = left.reasons.filter((r) => r.crewId === crew.id);
+            // Every crew is explained: no job is left out without a reason per crew.
+            expect(named.length).toBeGreaterThan(0);
+            const excluded = plan.exclusions.find((e) => e.jobId === left.jobId && e.crewId === crew.id);
+            if (excluded) {
+              expect(named.map(({ code, detail }) => ({ code, detail }))).toEqual(excluded.reasons);
+              continue;
+            }
+            // A feasible pair the solver left out: the reason is the day's, and only a day's codes.
+            const codes = new Set(named.map((r) => r.code));
+            for (const code of codes) {
+              expect(['TIME_WINDOW_UNREACHABLE', 'OVERTIME_CAP', 'ON_TIME_OFF']).toContain(code);
+              seen.add(`in the day ${code}`);
+            }
+            expect(fitsAfterLifting(day, plan, left.jobId, crew.id, codes)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 250, seed: 20261217 },
+    );
+    // The days reach every reason of the checker and both reasons of a crew's day.
+    expect([...seen].sort()).toEqual([...EXCLUSION_CODES.map((c) => `excluded ${c}`), 'in the day ON_TIME_OFF', 'in the day OVERTIME_CAP', 'in the day TIME_WINDOW_UNREACHABLE'].sort());
+  }, 120_000);
 });
