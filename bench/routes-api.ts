@@ -2,7 +2,8 @@
  * Route plans through the API (D23; a script, not a test): a contractor's day of 20 crews and 120
  * jobs around Toronto, from `POST /v1/fsm/routes/{date}/plan` to its answer, applied each time,
  * through the routing workflow on the real Temporal and PostgreSQL. Target: every plan within
- * 3 seconds after one warm-up plan (printed as PASS or FAIL, with the median and the slowest).
+ * 3 seconds after one warm-up plan (printed as PASS or FAIL, with the median and the slowest; the
+ * process exits 1 when the target is missed).
  *
  *   npm run bench:routes-api            (BENCH_ROUTE_PLANS, default 5 plans)
  *
@@ -64,6 +65,8 @@ await withSelfContainedStack('bench_routes_api', async () => {
     const median = sorted[Math.floor(sorted.length / 2)]!;
     const slowest = sorted[sorted.length - 1]!;
     console.log(`${CREWS} crews, ${JOBS} jobs, ${PLANS} plans through the API: median ${median.toFixed(0)} ms, slowest ${slowest.toFixed(0)} ms; target every plan within ${TARGET_MS} ms: ${slowest <= TARGET_MS ? 'PASS' : 'FAIL'}`);
+    // A missed target fails the run, so a script or CI step sees it without reading the line.
+    if (slowest > TARGET_MS) process.exitCode = 1;
   } finally {
     await api.close();
     await temporal.close();

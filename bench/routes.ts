@@ -5,7 +5,8 @@
  * CPU seconds and whether the bench's own checker (scripts/harness/solomon.ts, which shares nothing
  * with the solver) finds the answer feasible; then the mean, median and worst gap and time against
  * the targets (mean gap <= 3 %, worst <= 10 %, <= 2 s per instance). Then a contractor's day, 20
- * crews and 120 jobs around Toronto, against its 1 s target.
+ * crews and 120 jobs around Toronto, against its 1 s target. The process exits 1 when any target
+ * is missed (or an answer is infeasible).
  *
  *   npm run bench:routes                       # every instance, then the contractor's day
  *   npm run bench:routes -- --solutions DIR    # also writes DIR/<NAME>.json {"routes": [[node, ...], ...]}
