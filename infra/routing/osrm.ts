@@ -31,7 +31,10 @@ export function osrmSource(options: { baseUrl: string; timeoutMs: number; fetch?
         status = response.status;
         text = await response.text();
       } catch (error) {
-        const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${options.timeoutMs} ms` : `unreachable (${(error as Error).message})`;
+        // fetch says only "fetch failed"; the socket's own error (ECONNREFUSED, ENOTFOUND...) is its cause.
+        const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+        const why = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : (error as Error).message;
+        const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${options.timeoutMs} ms` : `unreachable (${why})`;
         throw new TravelTimesUnavailable('osrm', `${base} ${reason}`);
       }
       let json: unknown;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool, sandboxUser, type Tenant } from '../../scripts/harness/owner-db';
 import { SANDBOX_ROUTE_DATE } from '../../db/routing-sandbox';
@@ -175,20 +177,140 @@ describe('a day planned (D23)', () => {
     expect(body.extensions.cost.actualQueryCost).toBeGreaterThan(0);
   });
 
+  it('GET /v1/fsm/routes answers the dated versions: technicianId before 2026-01-20, no exclusions or reasons before 2026-07-01', async () => {
+    const read = async (version?: string) => {
+      const res = await api.request(`/v1/fsm/routes?date=${DATE}`, { token: tokens.admin, headers: { 'x-forwarded-for': '198.18.9.251', ...(version ? { 'Service-Version': version } : {}) } });
+      expect(res.headers.get('service-version')).toBe(version ?? '2026-07-01');
+      return ok<Record<string, unknown> & { data: Record<string, unknown>[]; unassigned: Record<string, unknown>[] }>(res);
+    };
+    const current = await read();
+    // The day holds routes and a job left out with its reasons (the site without coordinates).
+    expect(current.data.length).toBeGreaterThan(0);
+    expect(current.unassigned).toContainEqual(expect.objectContaining({ jobId: unlocated, reasons: expect.arrayContaining([expect.objectContaining({ code: 'SITE_NOT_LOCATED' })]) }));
+    expect(current.exclusions).toEqual(expect.arrayContaining([expect.objectContaining({ crewId: await crewOf('south') })]));
+    for (const route of current.data) expect(Object.keys(route)).toContain('assigneeId');
+
+    const beforeReasons = await read('2026-04-15');
+    expect(beforeReasons).not.toHaveProperty('exclusions');
+    expect(beforeReasons.unassigned).toEqual(current.unassigned.map((u) => ({ jobId: u.jobId })));
+    expect(beforeReasons.data).toEqual(current.data);
+
+    const beforeAssignee = await read('2025-10-08');
+    expect(beforeAssignee).not.toHaveProperty('exclusions');
+    expect(beforeAssignee.unassigned).toEqual(current.unassigned.map((u) => ({ jobId: u.jobId })));
+    expect(beforeAssignee.data).toEqual(current.data.map(({ assigneeId, ...rest }) => ({ ...rest, technicianId: assigneeId })));
+    for (const route of beforeAssignee.data) expect(route).not.toHaveProperty('assigneeId');
+    expect(beforeAssignee.data.map((r) => r.technicianId)).toContain(a.users.north!.id);
+  });
+
   it('a date without jobs is an empty plan, not an error', async () => {
     const answer = PlanAnswer.parse(await ok(await plan({ mode: 'optimize' }, '2026-12-06')));
     expect(answer).toMatchObject({ data: [], unassigned: [], exclusions: [] });
   });
 });
 
+describe('keep_assignments (D23)', () => {
+  // Another Thursday. North holds four dispatched jobs that zig-zag between a place ~11 km north of
+  // the depot and one ~11 km west of it, their windows forcing the order N, W, N, W. One crew can
+  // drive that day (132 minutes), but two crews each keeping to one side drive 84 between them.
+  const date = '2026-12-17';
+  const NORTH = { lat: 43.75, lon: -79.3832 };
+  const WEST = { lat: 43.6532, lon: -79.52 };
+  let dispatched: string[];
+  beforeAll(async () => {
+    const windows = [['08:30', '09:00', NORTH], ['10:45', '11:15', WEST], ['13:00', '13:30', NORTH], ['15:15', '15:45', WEST]] as const;
+    dispatched = [];
+    for (const [start, end, place] of windows) dispatched.push(await job('north', place, { window_start: start, window_end: end }, date));
+    for (const id of dispatched) await ok(await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' }));
+    // North's stored route of the day, by hand, in the worst order: last window first.
+    await ok(await call('PUT', `/v1/fsm/routes/${date}/${await crewOf('north')}`, 'admin', { stops: [...dispatched].reverse() }));
+  }, 60_000);
+
+  it('keeps every dispatched job on its crew and only resequences it; without it, the plan moves jobs to another crew', async () => {
+    const north = await crewOf('north');
+    const hand = Route.parse(await ok(await call('GET', `/v1/fsm/routes/${date}/${north}`, 'admin')));
+    expect(hand.violations.map((v) => v.code)).toContain('TIME_WINDOW_UNREACHABLE');
+
+    const kept = PlanAnswer.parse(await ok(await plan({ mode: 'optimize', keep_assignments: true }, date)));
+    expect(kept.applied).toBe(true);
+    expect(kept.unassigned).toEqual([]);
+    // One route, north's, with every job, in the order the windows allow: resequenced, not reassigned.
+    expect(kept.data.map((r) => r.crewId)).toEqual([north]);
+    expect(kept.data[0]!.stops.map((s) => s.jobId)).toEqual(dispatched);
+    expect(kept.data[0]!.violations).toEqual([]);
+    const crews = await owner.query<{ crew_id: string }>('select crew_id from work_orders where id = any($1)', [dispatched]);
+    expect(crews.rows.map((r) => r.crew_id)).toEqual(dispatched.map(() => north));
+
+    const free = PlanAnswer.parse(await ok(await plan({ mode: 'optimize', dry_run: true }, date)));
+    expect(free.unassigned).toEqual([]);
+    const holder = (id: string) => free.data.find((r) => r.stops.some((s) => s.jobId === id))!.crewId;
+    expect(dispatched.some((id) => holder(id) !== north)).toBe(true);
+    expect(free.data.reduce((sum, r) => sum + r.totalDriveMinutes, 0)).toBeLessThan(kept.data[0]!.totalDriveMinutes);
+  });
+});
+
+describe('the plan\'s route limit through the API (D15, D23)', () => {
+  // A workspace on the smallest plan (4 routes a day) with five crews of one, one job each.
+  const date = '2026-12-03';
+  let small: Tenant;
+  const smallTokens: Record<string, string> = {};
+  const names = ['crew_a', 'crew_b', 'crew_c', 'crew_d', 'crew_e'];
+  let jobs: string[];
+  const as = (method: string, path: string, json?: unknown) =>
+    api.request(path, { method, token: smallTokens.admin, headers: { 'x-forwarded-for': `198.18.10.${(++requests % 250) + 1}` }, ...(json === undefined ? {} : { json }) });
+  const crewsByName = async () =>
+    new Map((await owner.query<{ id: string; foreman_user_id: string }>('select id, foreman_user_id from crews where organization_id = $1', [small.id])).rows.map((r) => [Object.keys(small.users).find((n) => small.users[n]!.id === r.foreman_user_id)!, r.id]));
+  beforeAll(async () => {
+    small = await createTenant(owner, { admin: 'ADMIN', ...Object.fromEntries(names.map((n) => [n, 'TECHNICIAN' as const])) });
+    await owner.query(`update organizations set plan = 'starter', depot_lat = $2, depot_lon = $3 where id = $1`, [small.id, DEPOT.lat, DEPOT.lon]);
+    smallTokens.admin = await api.tokenFor(small.users.admin!);
+    jobs = [];
+    for (const [i, name] of names.entries()) {
+      const created = await ok<{ id: string }>(await as('POST', '/api/v1/work-orders', { assignedTechnicianId: small.users[name]!.id, scheduledDate: date, siteAddress: `${i + 1} Limit Test Rd` }), 201);
+      const detail = await ok<{ site: { site_id: string } }>(await as('GET', `/v1/fsm/jobs/${created.id}`));
+      await ok(await as('PATCH', `/v1/fsm/sites/${detail.site.site_id}`, PLACES[i]));
+      await ok(await as('PATCH', `/v1/fsm/jobs/${created.id}/schedule`, { duration_minutes: 60 }));
+      jobs.push(created.id);
+    }
+  }, 60_000);
+
+  it('on the smallest plan a fifth crew is excluded from every job with PLAN_ROUTE_LIMIT and holds no route; its job goes to a crew within the limit', async () => {
+    const crews = await crewsByName();
+    expect(crews.size).toBe(5);
+    const answer = PlanAnswer.parse(await ok(await as('POST', `/v1/fsm/routes/${date}/plan`, { mode: 'optimize' })));
+    // No crew holds a route yet, so the limit takes them by name: crew_e is the fifth.
+    const beyond = crews.get('crew_e')!;
+    for (const id of jobs) {
+      expect(answer.exclusions).toContainEqual({ jobId: id, crewId: beyond, reasons: [{ code: 'PLAN_ROUTE_LIMIT', detail: 'The plan holds 4 routes a day (D15) and this crew is beyond them.' }] });
+    }
+    expect(answer.exclusions!.filter((e) => e.reasons.some((r) => r.code === 'PLAN_ROUTE_LIMIT')).map((e) => e.crewId)).toEqual(jobs.map(() => beyond));
+    expect(answer.data.length).toBeLessThanOrEqual(4);
+    expect(answer.data.map((r) => r.crewId)).not.toContain(beyond);
+    expect(answer.unassigned).toEqual([]);
+    expect(answer.data.flatMap((r) => r.stops.map((s) => s.jobId)).sort()).toEqual([...jobs].sort());
+    const stored = RoutesDay.parse(await ok(await as('GET', `/v1/fsm/routes?date=${date}`)));
+    expect(stored.data.map((r) => r.crewId)).not.toContain(beyond);
+    expect(stored.exclusions).toEqual(answer.exclusions);
+  });
+
+  it('on a larger plan the same day has no route limit to name', async () => {
+    await owner.query(`update organizations set plan = 'growth' where id = $1`, [small.id]);
+    const answer = PlanAnswer.parse(await ok(await as('POST', `/v1/fsm/routes/${date}/plan`, { mode: 'optimize', dry_run: true })));
+    expect(answer.exclusions!.flatMap((e) => e.reasons.map((r) => r.code))).not.toContain('PLAN_ROUTE_LIMIT');
+    expect(answer.unassigned).toEqual([]);
+  });
+});
+
 describe('travel times from OSRM (D23)', () => {
   let fake: OsrmFake;
   let closeFake: () => Promise<void>;
+  let fakeUrl: string;
   const date = '2026-12-10';
   beforeAll(async () => {
     fake = new OsrmFake();
     const started = await fake.start();
     closeFake = started.close;
+    fakeUrl = started.url;
     await temporal.stopWorker();
     await temporal.startWorker({ routing: { travel: { osrmUrl: started.url, osrmTimeoutMs: 1500 } } });
     await job('north', PLACES[0]!, {}, date);
@@ -219,6 +341,30 @@ describe('travel times from OSRM (D23)', () => {
       expect(stored.rowCount).toBe(0);
     } finally {
       fake.mode = 'ok';
+    }
+  });
+
+  it('an OSRM server that is down (connection refused) fails the plan with a 502 naming it and the refusal, nothing applied', async () => {
+    // A port that was just bound and closed on loopback: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const downUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await temporal.stopWorker();
+    await temporal.startWorker({ routing: { travel: { osrmUrl: downUrl, osrmTimeoutMs: 1500 } } });
+    try {
+      const before = fake.requests.length;
+      const res = await plan({ mode: 'optimize' }, date);
+      expect(res.status).toBe(502);
+      const problem = (await res.json()) as Problem;
+      expect(problem.detail).toBe(`Travel times from osrm failed: ${downUrl} unreachable (ECONNREFUSED). Nothing was applied.`);
+      const stored = await owner.query('select 1 from routes r join crews c on c.id = r.crew_id where r.route_date = $1 and c.organization_id = $2', [date, a.id]);
+      expect(stored.rowCount).toBe(0);
+      // No silent fallback: the plan did not go to another source either.
+      expect(fake.requests.length).toBe(before);
+    } finally {
+      await temporal.stopWorker();
+      await temporal.startWorker({ routing: { travel: { osrmUrl: fakeUrl, osrmTimeoutMs: 1500 } } });
     }
   });
 

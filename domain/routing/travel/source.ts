@@ -24,7 +24,8 @@ export class TravelTimesUnavailable extends Error {
     readonly source: TravelTimeSourceName,
     detail: string,
   ) {
-    super(`Travel times from ${source} failed: ${detail}`);
+    // A sentence of its own: the API adds "Nothing was applied." after it.
+    super(`Travel times from ${source} failed: ${detail.replace(/\.?$/, '.')}`);
     this.name = 'TravelTimesUnavailable';
   }
 }
