@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync, readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { scheduleRoute } from '../../domain/routing/route-schedule';
 import { ThreadedSolver, threadExecArgv } from '../../infra/routing/threaded-solver';
 import { contractorDay } from '../../scripts/harness/contractor-day';
@@ -24,6 +26,29 @@ describe('the threaded built-in solver (D23)', () => {
       expect(scheduleRoute(problem, crew, jobs).violations).toEqual([]);
       for (const job of jobs) expect(problem.allowed[job]![crew]).toBe(true);
     }
+  });
+
+  it('solves at the lowest scheduling priority, the process\'s own threads keeping theirs (Linux)', async () => {
+    const niceOf = (tid: string): number | null => {
+      try {
+        // Fields after "(comm) " start at the third, the state; nice is the nineteenth.
+        return Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      } catch {
+        return null;
+      }
+    };
+    const before = new Set(readdirSync('/proc/self/task'));
+    const processNice = getPriority();
+    const solving = new ThreadedSolver().solve(contractorDay({ crews: 4, jobs: 24, seed: 3 }), { seed: 1, timeBudgetMs: 1500, now: () => 0 });
+    let solverNice: number | null = null;
+    for (let i = 0; i < 70 && solverNice === null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const lowered = readdirSync('/proc/self/task').filter((tid) => !before.has(tid) && niceOf(tid) === 19);
+      if (lowered.length > 0) solverNice = 19;
+    }
+    await solving;
+    expect(solverNice).toBe(19);
+    expect(niceOf(String(process.pid))).toBe(processNice);
   });
 
   it('gives the thread the process\'s loaders but not its tracing preload', () => {
