@@ -12,7 +12,7 @@ import { securityHeaders } from './http/security-headers';
 import { crossOrigin } from './http/cors';
 import { readCsvBody, readJsonBody, readRawBody } from './http/body-reader';
 import { refuseUndecodablePaths } from './http/path-decoder';
-import { BROAD_LIMIT, INVITATION_RESEND_LIMIT, LOGIN_LIMIT, Limiter, PASSWORD_CHECK_LIMIT, PASSWORD_RESET_LIMIT, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
+import { BROAD_LIMIT, INVITATION_LIMIT, INVITATION_RESEND_LIMIT, LOGIN_LIMIT, Limiter, PASSWORD_CHECK_LIMIT, PASSWORD_RESET_LIMIT, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { meterUnrouted, PlanMeter } from './http/plan-meter';
 import { IdempotencyKeys } from './http/idempotency';
@@ -179,6 +179,7 @@ export function createApp(deps: AppDependencies): Express {
       logger: deps.logger,
     }),
     limiters: {
+      invitations: new Limiter(deps.limiterPool, INVITATION_LIMIT),
       invitationResends: new Limiter(deps.limiterPool, INVITATION_RESEND_LIMIT),
       passwordResets: new Limiter(deps.limiterPool, PASSWORD_RESET_LIMIT),
       passwordChecks: new Limiter(deps.limiterPool, PASSWORD_CHECK_LIMIT),

@@ -1,11 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Plan } from './plans/plan-limits';
 import { withDefaults, type OrganizationSettings, type SettingsPatch, type StoredSettings } from '../domain/organizations/settings';
+import type { Standing } from '../domain/organizations/suspension';
 
 /** Every tenant's id, through the security-definer `tenant_ids()` (for jobs that visit each tenant in turn). */
 export async function allTenantIds(em: EntityManager): Promise<string[]> {
   const tenants = await em.execute<{ tenant_ids: string }[]>('select tenant_ids()');
   return tenants.map((row) => row.tenant_ids);
+}
+
+/**
+ * D22: the standing of the tenant of this transaction (whether it is suspended), read inside its
+ * transaction by every door that acts for it (domain/organizations/suspension.ts says what each does).
+ */
+export async function tenantStanding(tx: EntityManager): Promise<Standing> {
+  const [row] = await tx.execute<{ suspended_at: Date | null }[]>('select suspended_at from organizations where id = app_current_organization()');
+  return { suspendedAt: row?.suspended_at ? new Date(row.suspended_at) : null };
 }
 
 export interface TechnicalContact {

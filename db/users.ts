@@ -21,14 +21,14 @@ export interface LoginUserRow {
   /** Null while an invitation is not accepted (such a user is not active either). */
   password_hash: string | null;
   token_version: number;
-  /** D22: the workspace is suspended (its requests answer 403). */
-  suspended: boolean;
+  /** D22: when the workspace was suspended, null when it is not (domain/organizations/suspension.ts). */
+  suspendedAt: Date | null;
 }
 
 /** The user a login names, emails compared without regard to case. */
 export async function userByEmailForLogin(em: EntityManager, email: string): Promise<LoginUserRow | undefined> {
   const rows = await em.execute<LoginUserRow[]>(
-    `select u.id, u.email, u.role, u.active, u.password_hash, u.token_version, o.suspended_at is not null as suspended
+    `select u.id, u.email, u.role, u.active, u.password_hash, u.token_version, o.suspended_at as "suspendedAt"
        from users u join organizations o on o.id = u.organization_id where lower(u.email) = lower(?)`,
     [email],
   );
@@ -43,9 +43,9 @@ export async function recordLogin(em: EntityManager, userId: string): Promise<vo
 export async function userForAuthentication(
   em: EntityManager,
   userId: string,
-): Promise<{ id: string; email: string; role: Role; active: boolean; token_version: number; suspended: boolean } | undefined> {
-  const [user] = await em.execute<{ id: string; email: string; role: Role; active: boolean; token_version: number; suspended: boolean }[]>(
-    'select u.id, u.email, u.role, u.active, u.token_version, o.suspended_at is not null as suspended from users u join organizations o on o.id = u.organization_id where u.id = ?',
+): Promise<{ id: string; email: string; role: Role; active: boolean; token_version: number; suspendedAt: Date | null } | undefined> {
+  const [user] = await em.execute<{ id: string; email: string; role: Role; active: boolean; token_version: number; suspendedAt: Date | null }[]>(
+    'select u.id, u.email, u.role, u.active, u.token_version, o.suspended_at as "suspendedAt" from users u join organizations o on o.id = u.organization_id where u.id = ?',
     [userId],
   );
   return user;

@@ -17,7 +17,7 @@ import {
   type EndpointForBatch,
   type RetryDecision,
 } from '../../db/webhooks/batches';
-import { clearEndpointFailing, disableGoneEndpoint, recordEndpointFailure } from '../../db/webhooks/endpoints';
+import { clearEndpointFailing, disableGoneEndpoint, GONE_REASON, recordEndpointFailure } from '../../db/webhooks/endpoints';
 import { SANDBOX_TENANTS } from '../../db/sandbox';
 import type { WebhookFormat } from '../../domain/events/catalogue';
 import { deliverOnce, type DeliveryAttemptResult } from './deliver';
@@ -25,6 +25,8 @@ import { signPayload } from '../../infra/webhooks/signature';
 import { FORMAT_RULES, formatHeaders, renderBody } from '../../domain/webhooks/formats';
 import type { CredentialCipher } from '../../db/security/credential-cipher';
 import type { Resolver } from '../../infra/webhooks/address-policy';
+import { isSuspended } from '../../domain/organizations/suspension';
+import { recordAuditEvent } from '../../db/audit/audit-events';
 
 const SANDBOX_SUBDOMAINS: ReadonlySet<string> = new Set(SANDBOX_TENANTS.map((t) => t.subdomain));
 
@@ -95,7 +97,15 @@ export interface BatchReport {
   idle: boolean;
   /** When the next pending delivery falls due, in ms from now; null when none is pending. */
   nextDueInMs: number | null;
+  /** D22: the endpoint's workspace is suspended: nothing was claimed or attempted; look again after `nextDueInMs`. */
+  held?: boolean;
 }
+
+/**
+ * D22: how often an endpoint of a suspended workspace looks again whether it was resumed (resuming
+ * also wakes its workflows at once: scripts/ops/tenant-commands.ts).
+ */
+export const SUSPENDED_RECHECK_MS = 60_000;
 
 export type BatchDeps = WebhookDeliveryDeps & { heartbeat?: () => void };
 
@@ -122,6 +132,8 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
   if (!endpoint) return { ...report, endpoint: 'deleted' };
   report.format = endpoint.format;
   if (endpoint.status !== 'enabled') return { ...report, endpoint: 'disabled', missed: round.missed, idle: true };
+  // Held, not failed: no attempt is made or spent, the failure clock and the breaker hear nothing.
+  if (round.held) return { ...report, held: true, idle: true, nextDueInMs: SUSPENDED_RECHECK_MS };
   if (input.claim <= 0) return { ...report, nextDueInMs: round.dueInMs };
   if (round.claimed.length === 0) return { ...report, idle: true, nextDueInMs: round.dueInMs };
 
@@ -146,7 +158,7 @@ export async function deliverWebhookBatch(deps: BatchDeps, input: BatchInput): P
       round = await inOrg((tx) => claimDue(tx, input, { markIdle: false }));
     }
     if (round.endpoint?.status === 'enabled' && round.claimed.length === 0) round = await inOrg(claimRound);
-    if (!round.endpoint || round.endpoint.status !== 'enabled') {
+    if (!round.endpoint || round.endpoint.status !== 'enabled' || round.held) {
       report.missed += round.missed;
       report.moreDue = true; // the next batch finds out what became of the endpoint
       break;
@@ -165,6 +177,8 @@ interface ClaimRound {
   claimed: ClaimedDelivery[];
   missed: number;
   dueInMs: number | null;
+  /** D22: the workspace is suspended; nothing was claimed. */
+  held?: boolean;
 }
 
 /** How often a lingering batch looks for new work. */
@@ -179,6 +193,8 @@ async function claimDue(tx: EntityManager, input: BatchInput, options: { markIdl
     await markDeliveryIdle(tx, input.endpointId);
     return { endpoint: found, claimed: [], missed: await missPendingDeliveries(tx, input.endpointId), dueInMs: null };
   }
+  // D22: a suspended workspace's deliveries stay pending as they are, and go out after resume.
+  if (isSuspended({ suspendedAt: found.suspended_at })) return { endpoint: found, claimed: [], missed: 0, dueInMs: null, held: true };
   if (input.claim <= 0) return { endpoint: found, claimed: [], missed: 0, dueInMs: await nextDueInMs(tx, input.endpointId) };
   const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(found.format, input) };
   let rows = await claimDueDeliveries(tx, claim);
@@ -240,21 +256,38 @@ async function deliverRound(
   const disabledAt = await inOrg(async (tx) => {
     await recordBatchAttempts(tx, input.token, records);
     await releaseDeliveries(tx, input.token, unattempted);
-    return keepFailureClock(tx, endpoint, sent, input.clockScale ?? 1, now());
+    const disabled = await keepFailureClock(tx, endpoint, sent, input.clockScale ?? 1, now());
+    // D22: a change to an endpoint is audited, this one by the system, in the transaction that made it.
+    if (disabled) await recordAuditEvent(tx, input.organizationId, {
+      actor: { type: 'system', id: null, email: null },
+      action: 'webhook_endpoint.updated',
+      entityType: 'webhook_endpoint',
+      entityId: endpoint.id,
+      changes: [
+        { field: 'status', before: 'enabled', after: 'disabled' },
+        { field: 'disabled_reason', before: null, after: disabled.reason },
+      ],
+      requestId: null,
+    });
+    return disabled?.at;
   });
   if (disabledAt) report.disabled = { endpointId: endpoint.id, disabledAt: disabledAt.toISOString() };
   return unattempted.length > 0;
 }
 
-/** The endpoint's failure clock, as each attempt kept it (D6, D13): the batch's last word wins. Returns when this disabled it. */
-async function keepFailureClock(tx: EntityManager, endpoint: EndpointForBatch, sent: readonly Sent[], clockScale: number, at: Date): Promise<Date | undefined> {
+/** The endpoint's failure clock, as each attempt kept it (D6, D13): the batch's last word wins. Returns when and why this disabled it. */
+async function keepFailureClock(tx: EntityManager, endpoint: EndpointForBatch, sent: readonly Sent[], clockScale: number, at: Date): Promise<{ at: Date; reason: string } | undefined> {
   if (sent.length === 0) return undefined;
-  if (sent.some((s) => s.result.status === 410)) return disableGoneEndpoint(tx, endpoint.id, at);
+  if (sent.some((s) => s.result.status === 410)) {
+    const gone = await disableGoneEndpoint(tx, endpoint.id, at);
+    return gone ? { at: gone, reason: GONE_REASON } : undefined;
+  }
   const lastDelivered = lastIndexWhere(sent, (s) => s.result.outcome === 'delivered');
   if (lastDelivered >= 0) await clearEndpointFailing(tx, endpoint.id);
   if (lastDelivered === sent.length - 1) return undefined;
   const rules = FORMAT_RULES[endpoint.format];
-  return recordEndpointFailure(tx, endpoint.id, at, new Date(at.getTime() - rules.disableAfterFailingMs * clockScale), rules.disabledReason);
+  const failed = await recordEndpointFailure(tx, endpoint.id, at, new Date(at.getTime() - rules.disableAfterFailingMs * clockScale), rules.disabledReason);
+  return failed ? { at: failed, reason: rules.disabledReason } : undefined;
 }
 
 /** The lease of a claim: every round of the batch's window, plus room to record (a dead batch's rows wait this long for another). */

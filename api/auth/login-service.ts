@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { inTenant, selectTenant } from '../../db/tenant-scope';
 import { recordLogin, resolveWorkspace, userByEmailForLogin, type LoginUserRow } from '../../db/users';
-import { forbidden, invalidCredentials } from '../../domain/errors/errors';
-import { WORKSPACE_SUSPENDED } from '../http/authenticate';
+import { invalidCredentials } from '../../domain/errors/errors';
+import { refuseIfSuspended } from '../../domain/organizations/suspension';
 import { ACCESS_TOKEN_SECONDS, type TokenService } from './tokens';
 import type { LoginBody, LoginResult } from './schemas';
 
@@ -42,7 +42,7 @@ export class LoginService {
     const passwordMatches = await this.hasher.verify(user?.password_hash ?? (await this.dummyHash), body.password);
     if (!organizationId || !user || !user.active || !passwordMatches) throw invalidCredentials();
     // D22: told only to someone who knows the password, so it reveals nothing to a guesser.
-    if (user.suspended) throw forbidden(WORKSPACE_SUSPENDED);
+    refuseIfSuspended(user);
 
     await inTenant(this.em, organizationId, (tx) => recordLogin(tx, user.id));
     const token = await this.tokens.issue({ userId: user.id, organizationId, role: user.role, tokenVersion: user.token_version });

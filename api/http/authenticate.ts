@@ -3,10 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTenant } from '../../db/tenant-scope';
 import { userForAuthentication } from '../../db/users';
 import type { TokenService } from '../auth/tokens';
-import { forbidden, unauthenticated } from '../../domain/errors/errors';
+import { unauthenticated } from '../../domain/errors/errors';
+import { refuseIfSuspended } from '../../domain/organizations/suspension';
 import type { PublicRoutes } from './public-routes';
-
-export const WORKSPACE_SUSPENDED = 'This workspace is suspended; its operator can resume it.';
 
 /**
  * Section 5.7: mounted on /api/v1 ahead of every route, so an unauthenticated request to any
@@ -28,7 +27,7 @@ export function authenticate(deps: { em: EntityManager; tokens: TokenService; pu
       // D20: a password change or reset raises the user's token version; earlier tokens stop here.
       if (!user || !user.active || (claims.tokenVersion ?? 0) < user.token_version) throw unauthenticated();
       // D22: a suspended workspace answers 403 to everything its people ask, on every interface.
-      if (user.suspended) throw forbidden(WORKSPACE_SUSPENDED);
+      refuseIfSuspended(user);
       req.caller = { userId: user.id, organizationId: claims.organizationId, role: user.role, email: user.email };
       req.log = req.log.child({ user_id: user.id, organization_id: claims.organizationId });
       next();

@@ -3,7 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from '../../domain/errors/errors';
 import { clientAddressKey } from './client-address';
-import { INVITATION_RESENDS_PER_HOUR } from '../../domain/team/team-rules';
+import { INVITATION_RESENDS_PER_HOUR, INVITATIONS_PER_HOUR } from '../../domain/team/team-rules';
 
 export interface LimitPolicy {
   name: string;
@@ -14,6 +14,8 @@ export interface LimitPolicy {
 /** Section 8. */
 export const BROAD_LIMIT: LimitPolicy = { name: 'broad', points: 300, windowSeconds: 60 };
 export const LOGIN_LIMIT: LimitPolicy = { name: 'login', points: 10, windowSeconds: 15 * 60 };
+/** D20: new invitations, per workspace. */
+export const INVITATION_LIMIT: LimitPolicy = { name: 'invitation', points: INVITATIONS_PER_HOUR, windowSeconds: 60 * 60 };
 /** D20: new invitation links, per user. */
 export const INVITATION_RESEND_LIMIT: LimitPolicy = { name: 'invitation-resend', points: INVITATION_RESENDS_PER_HOUR, windowSeconds: 60 * 60 };
 /** D20: reset requests are limited like login, per workspace and email. */

@@ -29,5 +29,6 @@ export const QUOTE_PAGE_EXAMPLES = {
   ),
   gone: renderPage({ kind: 'gone', status: 410 }, action),
   refused: renderPage({ kind: 'refused', status: 403 }, action),
+  unavailable: renderPage({ kind: 'unavailable', status: 403 }, action),
   tooMany: TOO_MANY,
 };

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { inTenant } from '../../db/tenant-scope';
+import { tenantStanding } from '../../db/organizations';
+import { isSuspended } from '../../domain/organizations/suspension';
 import { acceptanceAssignments, declineAssignments, officeRecipients, pageLinkByHash, pageLinkTenant, type PageLinkRow } from '../../db/quotes/page-links';
 import { transitionQuote } from '../../db/quotes/quotes';
 import {
@@ -39,7 +41,9 @@ export type PageView =
   | { kind: 'open'; status: 200 | 422; quote: OpenQuote; csrf: string; problem?: FormProblem }
   | { kind: 'decided'; status: 200 | 409; contractor: string; quoteNumber: number; decision: Decision; justNow: boolean }
   | { kind: 'gone'; status: 404 | 410 }
-  | { kind: 'refused'; status: 403 };
+  | { kind: 'refused'; status: 403 }
+  /** D22: the contractor's workspace is suspended; the link opens again when it is resumed. */
+  | { kind: 'unavailable'; status: 403 };
 
 export interface ClientFacts {
   address: string;
@@ -50,6 +54,7 @@ interface Located {
   organizationId: string;
   tokenHash: Buffer;
   row: PageLinkRow;
+  suspended: boolean;
 }
 
 const decidedByCustomer = (row: PageLinkRow) => row.acceptance_at !== null || row.customer_declined_at !== null;
@@ -88,8 +93,8 @@ export class QuotePageService {
     const tokenHash = pageTokenHash(token);
     const organizationId = await pageLinkTenant(this.em, tokenHash);
     if (!organizationId) return undefined;
-    const row = await inTenant(this.em, organizationId, (tx) => pageLinkByHash(tx, tokenHash));
-    return row ? { organizationId, tokenHash, row } : undefined;
+    const { row, standing } = await inTenant(this.em, organizationId, async (tx) => ({ row: await pageLinkByHash(tx, tokenHash), standing: await tenantStanding(tx) }));
+    return row ? { organizationId, tokenHash, row, suspended: isSuspended(standing) } : undefined;
   }
 
   private openQuote(row: PageLinkRow): OpenQuote {
@@ -105,6 +110,8 @@ export class QuotePageService {
   /** What GET shows: the quote while its link is open, the customer's own decision after, else the neutral page. */
   private viewOf(found: Located | undefined, now: Date): PageView {
     if (!found) return { kind: 'gone', status: 404 };
+    // D22: nothing of a suspended workspace's quote is shown, and nothing can be decided on it.
+    if (found.suspended) return { kind: 'unavailable', status: 403 };
     const { row } = found;
     const state = linkState({ expiresAt: new Date(row.expires_at), voidedAt: row.voided_at }, { status: row.status, decidedByCustomer: decidedByCustomer(row) }, now);
     if (state === 'open') return { kind: 'open', status: 200, quote: this.openQuote(row), csrf: csrfToken(this.deps.formSecret, found.tokenHash) };
@@ -136,6 +143,7 @@ export class QuotePageService {
     const now = this.now();
     const found = await this.locate(token);
     if (!found) return { kind: 'gone', status: 404 };
+    if (found.suspended) return { kind: 'unavailable', status: 403 };
     const csrf = typeof (fields as { csrf?: unknown } | null)?.csrf === 'string' ? (fields as { csrf: string }).csrf : '';
     if (!csrfMatches(this.deps.formSecret, found.tokenHash, csrf)) return { kind: 'refused', status: 403 };
     const before = this.viewOf(found, now);
@@ -155,7 +163,7 @@ export class QuotePageService {
     const outcome = await inTenant(this.em, organizationId, async (tx) => {
       // The link row is locked: a re-send that voids it waits for this decision, or wins before it.
       const row = await pageLinkByHash(tx, tokenHash, { lock: true });
-      if (!row) return { moved: false as const };
+      if (!row || isSuspended(await tenantStanding(tx))) return { moved: false as const };
       const state = linkState({ expiresAt: new Date(row.expires_at), voidedAt: row.voided_at }, { status: row.status, decidedByCustomer: decidedByCustomer(row) }, now);
       if (state !== 'open') return { moved: false as const };
       if (action === 'accept') {

@@ -170,6 +170,12 @@ const REFUSED = layout(
   h(Fragment, null, h('h1', null, 'The form could not be accepted'), h('p', null, 'Nothing was changed. Open the link from your email again and answer from that page.')),
 );
 
+/** D22: the contractor's workspace is suspended: the quote is neither shown nor decided, and the link is kept. */
+const UNAVAILABLE = layout(
+  'This quote is not available right now',
+  h(Fragment, null, h('h1', null, 'This quote is not available right now'), h('p', null, 'Nothing was changed. Try the link again later, or ask the business that sent it.')),
+);
+
 export const TOO_MANY = layout(
   'Too many requests',
   h(Fragment, null, h('h1', null, 'Too many requests'), h('p', null, 'Nothing was changed. Wait a minute, then open the link from your email again.')),
@@ -186,5 +192,7 @@ export function renderPage(view: PageView, action: string): string {
       return GONE;
     case 'refused':
       return REFUSED;
+    case 'unavailable':
+      return UNAVAILABLE;
   }
 }

@@ -55,6 +55,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     410: page('The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page)', QUOTE_PAGE_EXAMPLES.gone),
     429: page('Too many requests from this address; back off by Retry-After', QUOTE_PAGE_EXAMPLES.tooMany),
   };
+  const unavailable = page("The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed", QUOTE_PAGE_EXAMPLES.unavailable);
   const form = (fields: z.ZodObject, example: Record<string, string>) => ({
     required: true,
     content: { 'application/x-www-form-urlencoded': { schema: fields, example } },
@@ -85,7 +86,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     tags: ['customer page'],
     security: [],
     request: { params },
-    responses: { 200: page('The quote (or the decision the customer made on it)', QUOTE_PAGE_EXAMPLES.open), ...common },
+    responses: { 200: page('The quote (or the decision the customer made on it)', QUOTE_PAGE_EXAMPLES.open), 403: unavailable, ...common },
   });
   host.app.get(PAGE_PATH, async (req, res) => {
     await limited(req, res);
@@ -101,7 +102,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     tags: ['customer page'],
     security: [],
     request: { params },
-    responses: { 200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }), example: '%PDF-1.3 …' } } }, ...common },
+    responses: { 200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }), example: '%PDF-1.3 …' } } }, 403: unavailable, ...common },
   });
   host.app.get(`${PAGE_PATH}/quote.pdf`, async (req, res) => {
     await limited(req, res);
@@ -136,7 +137,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
       },
       responses: {
         200: page('Decided: the page says what the customer did', QUOTE_PAGE_EXAMPLES.decided),
-        403: page('A cross-site post, or a form token not of this link: refused, nothing changed', QUOTE_PAGE_EXAMPLES.refused),
+        403: page("A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now)", QUOTE_PAGE_EXAMPLES.refused),
         409: page('Already decided (by the customer or the office): nothing changed, the page says what happened', QUOTE_PAGE_EXAMPLES.decided),
         422: page('The typed name or the reason is not acceptable: the page again with the complaint beside its field', QUOTE_PAGE_EXAMPLES.open),
         ...common,

@@ -10,7 +10,7 @@ import { LoginResult } from '../auth/schemas';
 import { LOGIN_RESULT_EXAMPLE } from '../auth/examples';
 import type { TeamService } from './team-service';
 import { hashLinkToken } from '../../infra/team/links';
-import { UNUSABLE_TOKEN_MESSAGE, INVITATION_RESENDS_PER_HOUR } from '../../domain/team/team-rules';
+import { UNUSABLE_TOKEN_MESSAGE, INVITATION_RESENDS_PER_HOUR, INVITATIONS_PER_HOUR } from '../../domain/team/team-rules';
 import {
   AcceptInvitationBody,
   ChangePasswordBody,
@@ -46,6 +46,8 @@ const error = (description: string, message?: string, status?: number) =>
   message && status ? { description, schema: ErrorEnvelopeSchema, example: errorExample(status, message) } : { description, schema: ErrorEnvelopeSchema };
 
 export interface TeamLimiters {
+  /** D20: new invitations, per workspace (30 an hour). */
+  invitations: Limiter;
   /** D20: new invitation links, per user (5 an hour). */
   invitationResends: Limiter;
   /** D20: reset requests, per workspace and email, as login counts them. */
@@ -86,7 +88,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
     summary: 'Invite a user: an email with a single-use link valid 72 hours',
     description:
       'Creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). ' +
-      'An email already in the workspace is 409.',
+      `An email already in the workspace is 409. At most ${INVITATIONS_PER_HOUR} invitations an hour per workspace (429 with Retry-After beyond).`,
     tags: ['team'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -97,6 +99,8 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
       409: error('The email is already in the workspace', 'A user with this email is already in the workspace.', 409),
     },
     handler: async ({ req, res, caller, body }) => {
+      // Per workspace: every invitation is an email to an address the caller chose.
+      await deps.limiters.invitations.consume(caller.organizationId, res);
       res.status(201).json(await deps.team.invite(caller, body, auditContext(req)));
     },
   });

@@ -6,6 +6,8 @@ import { pageOf } from '../../db/cursor';
 import { isCommonPassword } from '../../db/passwords';
 import { recordAuditEvent } from '../../db/audit/audit-events';
 import { recordLogin, resolveWorkspace } from '../../db/users';
+import { tenantStanding } from '../../db/organizations';
+import { isSuspended, refuseIfSuspended } from '../../domain/organizations/suspension';
 import { lockJobClock } from '../../db/fsm/jobs';
 import { crewsOfMember, leaveCrew, openJobsOfCrews } from '../../db/fsm/crews';
 import {
@@ -177,6 +179,8 @@ export class TeamService {
       await selectTenant(tx, organizationId);
       const found = await teamUserByEmail(tx, body.email);
       if (!found || userStatus(found) !== 'active') return undefined;
+      // D22: a suspended workspace's people cannot use a link until it is resumed: none is mailed.
+      if (isSuspended(await tenantStanding(tx))) return undefined;
       const expiresAt = tokenExpiry('password_reset', await databaseNow(tx));
       await issueUserToken(tx, { userId: found.id, purpose: 'password_reset', tokenHash: link.hash, expiresAt });
       await recordAuditEvent(tx, organizationId, {
@@ -293,14 +297,19 @@ export class TeamService {
     const tokenHash = hashLinkToken(token);
     const organizationId = await this.deps.em.fork().transactional((tx) => userTokenTenant(tx, tokenHash));
     if (!organizationId) throw badRequest(UNUSABLE_TOKEN_MESSAGE);
-    const holder = await inTenant(this.deps.em, organizationId, async (tx) => {
+    const { holder, standing } = await inTenant(this.deps.em, organizationId, async (tx) => {
       const userId = await peekUserToken(tx, tokenHash, purpose);
-      return userId ? teamUserById(tx, userId) : undefined;
+      return { holder: userId ? await teamUserById(tx, userId) : undefined, standing: await tenantStanding(tx) };
     });
     if (!holder) throw badRequest(UNUSABLE_TOKEN_MESSAGE);
+    // D22: told only to the holder of a good link (as login tells only who knows the password);
+    // the link is not spent, and works again once the workspace is resumed.
+    refuseIfSuspended(standing);
     this.checkPassword(password, holder.email, 'password');
     const passwordHash = await this.deps.hasher.hash(password);
     const user = await inTenant(this.deps.em, organizationId, async (tx) => {
+      // Suspended in the meantime: refused the same, the link not spent (the refusal rolls back).
+      refuseIfSuspended(await tenantStanding(tx));
       const userId = await consumeUserToken(tx, tokenHash, purpose);
       if (userId !== holder.id) throw badRequest(UNUSABLE_TOKEN_MESSAGE);
       const current = (await teamUserById(tx, userId, true))!;

@@ -73,3 +73,9 @@ export async function suspendedTenantIds(em: EntityManager): Promise<Set<string>
   const rows = await em.execute<{ id: string }[]>('select id from organizations where suspended_at is not null');
   return new Set(rows.map((row) => row.id));
 }
+
+/** The webhook endpoints of a workspace (as the owner): resuming it wakes their held deliveries (D22). */
+export async function tenantEndpointIds(em: EntityManager, organizationId: string): Promise<string[]> {
+  const rows = await em.fork().execute<{ id: string }[]>('select id from webhook_endpoints where organization_id = ? order by id', [organizationId]);
+  return rows.map((row) => row.id);
+}

@@ -18,11 +18,13 @@ export type EndpointForBatch = EndpointSecretsRow & {
   format: WebhookFormat;
   api_version: string | null;
   subdomain: string;
+  /** D22: when the endpoint's workspace was suspended (its deliveries are held), null when it is not. */
+  suspended_at: Date | null;
 };
 
 export async function endpointForBatch(em: EntityManager, endpointId: string): Promise<EndpointForBatch | undefined> {
   const [row] = await em.execute<EndpointForBatch[]>(
-    `select e.id, e.url, e.status, e.format, e.api_version, org.subdomain, e.secret_ciphertext, e.secret_key_id,
+    `select e.id, e.url, e.status, e.format, e.api_version, org.subdomain, org.suspended_at, e.secret_ciphertext, e.secret_key_id,
             e.previous_secret_ciphertext, e.previous_secret_key_id, e.previous_secret_expires_at
        from webhook_endpoints e join organizations org on org.id = e.organization_id
       where e.id = ?`,

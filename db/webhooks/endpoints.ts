@@ -137,13 +137,16 @@ export async function recordEndpointFailure(em: EntityManager, id: string, now: 
   return disabled ? new Date(disabled.disabled_at) : undefined;
 }
 
+/** Why an endpoint whose receiver answered 410 is disabled. */
+export const GONE_REASON = 'the receiver answered 410 Gone';
+
 /** D13: a receiver that answers 410 Gone disables its endpoint at once, in every format. */
 export async function disableGoneEndpoint(em: EntityManager, id: string, now: Date): Promise<Date | undefined> {
   const [disabled] = await em.execute<{ disabled_at: Date }[]>(
-    `update webhook_endpoints set status = 'disabled', disabled_reason = 'the receiver answered 410 Gone', disabled_at = ?::timestamptz,
+    `update webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = ?::timestamptz,
             failing_since = coalesce(failing_since, ?::timestamptz), updated_at = now()
       where id = ? and status = 'enabled' returning disabled_at`,
-    [now, now, id],
+    [GONE_REASON, now, now, id],
   );
   return disabled ? new Date(disabled.disabled_at) : undefined;
 }

@@ -28,6 +28,12 @@ export const UNUSABLE_TOKEN_MESSAGE = 'This link is not valid: it may have expir
 /** D20: at most this many new invitation links per user per hour. */
 export const INVITATION_RESENDS_PER_HOUR = 5;
 
+/**
+ * D20: at most this many new invitations per workspace per hour: room for a contractor's whole
+ * office and crews in one sitting, not for mailing strangers by the thousand.
+ */
+export const INVITATIONS_PER_HOUR = 30;
+
 export const USER_STATUSES = ['active', 'invited', 'deactivated'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 

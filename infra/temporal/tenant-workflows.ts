@@ -1,6 +1,6 @@
-import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { WORKFLOW_TYPES, providerSyncScheduleId, tenantProvisioningWorkflowId, type LegProvider, type TenantProvisioningInput, type TenantProvisioningResult, type TenantProvisioningWorkflow } from './contracts';
+import { DELIVERIES_DUE, WORKFLOW_TYPES, endpointDeliveryWorkflowId, providerSyncScheduleId, tenantProvisioningWorkflowId, type LegProvider, type TenantProvisioningInput, type TenantProvisioningResult, type TenantProvisioningWorkflow } from './contracts';
 import { OrganizationSubdomainKey } from './search-attributes';
 
 /**
@@ -65,4 +65,22 @@ export async function resumeTenantSchedules(client: Client, organizationId: stri
     }
   }
   return resumed;
+}
+
+/**
+ * D22: wakes the delivery workflow of each endpoint (its deliveries were held while the tenant was
+ * suspended). An endpoint with no running workflow has nothing held: the next event starts one.
+ * Answers how many were woken.
+ */
+export async function wakeEndpointDeliveries(client: Client, endpointIds: readonly string[]): Promise<number> {
+  let woken = 0;
+  for (const endpointId of endpointIds) {
+    try {
+      await client.workflow.getHandle(endpointDeliveryWorkflowId(endpointId)).signal(DELIVERIES_DUE);
+      woken += 1;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+  return woken;
 }

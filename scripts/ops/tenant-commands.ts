@@ -9,8 +9,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { TenantCreateInput } from '../../domain/organizations/templates';
 import type { AuditActor } from '../../domain/audit/audit-entry';
 import { PLANS, type Plan } from '../../db/plans/plan-limits';
-import { changePlan, listTenants, setSuspended, UnknownTenant } from '../../db/tenants/tenants';
-import { pauseTenantSchedules, provisionTenant, resumeTenantSchedules } from '../../infra/temporal/tenant-workflows';
+import { changePlan, listTenants, setSuspended, tenantEndpointIds, UnknownTenant } from '../../db/tenants/tenants';
+import { pauseTenantSchedules, provisionTenant, resumeTenantSchedules, wakeEndpointDeliveries } from '../../infra/temporal/tenant-workflows';
 
 export const TENANT_USAGE = [
   '       npm run ops -- tenant create --subdomain <s> --name <n> --admin-email <e> [--plan starter|growth|enterprise] [--template sandbox|empty]',
@@ -91,6 +91,12 @@ async function suspendOrResume(ctx: TenantCommandContext, args: string[], suspen
   const what = suspend ? 'suspended: its requests answer 403' : 'active again';
   ctx.out(change.changed ? `The workspace "${subdomain}" is ${what}.` : `Nothing changed: the workspace "${subdomain}" was already ${suspend ? 'suspended' : 'active'}.`);
   if (schedules.length > 0) ctx.out(`${suspend ? 'Paused' : 'Resumed'} ${schedules.length} schedule${schedules.length === 1 ? '' : 's'}: ${schedules.join(', ')}.`);
+  if (!suspend) {
+    // The held webhook deliveries go out now rather than at their endpoints' next look.
+    const endpoints = await tenantEndpointIds(ctx.em, change.organizationId);
+    const woken = endpoints.length > 0 ? await ctx.withTemporal((client) => wakeEndpointDeliveries(client, endpoints)) : 0;
+    if (woken > 0) ctx.out(`Woke the webhook deliveries of ${woken} endpoint${woken === 1 ? '' : 's'}.`);
+  }
   return 0;
 }
 

@@ -196,7 +196,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a user: an email with a single-use link valid 72 hours
-         * @description D20: creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). An email already in the workspace is 409.
+         * @description D20: creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). An email already in the workspace is 409. At most 30 invitations an hour per workspace (429 with Retry-After beyond).
          */
         post: operations["inviteUser"];
         delete?: never;
@@ -8413,6 +8413,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This quote is not available right now</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This quote is not available right now</h1><p>Nothing was changed. Try the link again later, or ask the business that sent it.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
             /** @description No link has this token (the neutral page, revealing nothing) */
             404: {
                 headers: {
@@ -8465,6 +8475,16 @@ export interface operations {
                 content: {
                     /** @example %PDF-1.3 … */
                     "application/pdf": string;
+                };
+            };
+            /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This quote is not available right now</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This quote is not available right now</h1><p>Nothing was changed. Try the link again later, or ask the business that sent it.</p></main></body></html> */
+                    "text/html": string;
                 };
             };
             /** @description No link has this token (the neutral page, revealing nothing) */
@@ -8534,7 +8554,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A cross-site post, or a form token not of this link: refused, nothing changed */
+            /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8631,7 +8651,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A cross-site post, or a form token not of this link: refused, nothing changed */
+            /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
                     [name: string]: unknown;

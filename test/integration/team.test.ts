@@ -8,7 +8,7 @@ import { waitUntil } from '../../scripts/harness/wait-until';
 import { nextLink } from '../support/link-header';
 import { TeamUserList, Invitation, UpdatedTeamUser } from '../../api/team/schemas';
 import { LoginResult, Profile } from '../../api/auth/schemas';
-import { UNUSABLE_TOKEN_MESSAGE, INVITATION_RESENDS_PER_HOUR } from '../../domain/team/team-rules';
+import { UNUSABLE_TOKEN_MESSAGE, INVITATION_RESENDS_PER_HOUR, INVITATIONS_PER_HOUR } from '../../domain/team/team-rules';
 import { hashLinkToken } from '../../infra/team/links';
 
 /**
@@ -249,6 +249,29 @@ describe('D20: invitations', () => {
   });
 });
 
+describe('D20: new invitations are limited per workspace', () => {
+  it(`invites at most ${INVITATIONS_PER_HOUR} people an hour per workspace, then 429 with Retry-After; another workspace keeps its own allowance`, async () => {
+    const busy = await createTenant(owner, { admin: 'ADMIN' });
+    const busyAdmin = await api.tokenFor(busy.users.admin!);
+    const body = (i: number) => ({ email: `crew-${i}-${randomBytes(3).toString('hex')}@${busy.subdomain}.test`, full_name: `Crew ${i}`, role: 'TECHNICIAN' });
+    for (let i = 0; i < INVITATIONS_PER_HOUR; i += 1) {
+      expect((await api.request('/api/v1/users/invitations', { method: 'POST', token: busyAdmin, json: body(i) })).status).toBe(201);
+    }
+    const refusedBody = body(INVITATIONS_PER_HOUR);
+    const refused = await api.request('/api/v1/users/invitations', { method: 'POST', token: busyAdmin, json: refusedBody });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await errorOf(refused)).code).toBe('rate_limited');
+    // Refused before anything was made: no user, no audit event, no mail.
+    const { rows: made } = await owner.query('select id from users where organization_id = $1 and email = $2', [busy.id, refusedBody.email]);
+    expect(made).toEqual([]);
+    const { rows: invited } = await owner.query<{ n: number }>(`select count(*)::int as n from audit_events where organization_id = $1 and action = 'user.invited'`, [busy.id]);
+    expect(invited[0]!.n).toBe(INVITATIONS_PER_HOUR);
+    // The allowance is the workspace's: another workspace's ADMIN still invites.
+    expect((await api.request('/api/v1/users/invitations', { method: 'POST', token: otherAdmin, json: { email: `limit-${randomBytes(3).toString('hex')}@${other.subdomain}.test`, full_name: 'Other', role: 'SALES' } })).status).toBe(201);
+  }, 60_000);
+});
+
 describe('D20: password resets', () => {
   it('answers 202 whatever exists, mails only an active account, and the link replaces the password and ends earlier tokens', async () => {
     const { invitation, link } = await invite(admin, { email: uniqueEmail('reset'), full_name: 'Reset', role: 'SALES' });
@@ -434,6 +457,27 @@ describe('D20: roles and deactivation', () => {
     expect(statusChange.changes).toEqual([{ field: 'status', before: 'active', after: 'deactivated' }]);
     expect(statusChange.request_id).toEqual(expect.any(String));
   });
+
+  it('two ADMINs demoting each other at once: exactly one succeeds, and one active ADMIN is left', async () => {
+    // Several workspaces, so that the two requests meet in more than one order.
+    for (let round = 0; round < 6; round += 1) {
+      const pair = await createTenant(owner, { first: 'ADMIN', second: 'ADMIN' });
+      const [first, second] = await Promise.all([api.tokenFor(pair.users.first!), api.tokenFor(pair.users.second!)]);
+      const [a, b] = await Promise.all([
+        api.request(`/api/v1/users/${pair.users.second!.id}`, { method: 'PATCH', token: first, json: { role: 'SALES' } }),
+        api.request(`/api/v1/users/${pair.users.first!.id}`, { method: 'PATCH', token: second, json: { role: 'SALES' } }),
+      ]);
+      const statuses = [a!.status, b!.status];
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      // The loser was either still an ADMIN when it asked (the last-ADMIN rule: 409) or no longer one (403).
+      expect([403, 409]).toContain(statuses.find((s) => s !== 200));
+      const { rows } = await owner.query<{ id: string }>(`select id from users where organization_id = $1 and role = 'ADMIN' and active`, [pair.id]);
+      expect(rows).toHaveLength(1);
+      const { rows: audited } = await owner.query(`select entity_id from audit_events where organization_id = $1 and action = 'user.updated'`, [pair.id]);
+      expect(audited).toHaveLength(1);
+      expect(audited[0]!.entity_id).not.toBe(rows[0]!.id);
+    }
+  }, 60_000);
 
   it('validates the body at dotted paths, and refuses making an invited user active', async () => {
     const bad = await api.request(`/api/v1/users/${tenant.users.sales!.id}`, { method: 'PATCH', token: admin, json: { status: 'invited' } });

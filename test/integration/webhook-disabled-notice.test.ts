@@ -158,6 +158,21 @@ describe('the email when an endpoint is disabled (D13)', () => {
     expect(mail!.text).toContain(`PATCH ${BASE_URL}/api/v1/webhook-endpoints/${endpoint.id} with {"status": "enabled"}`);
     expect(endpoint.receiver.received).toHaveLength(1);
 
+    // D22: the disabling is in the audit log, by the system, in the transaction that made it; once.
+    const { rows: audit } = await owner.query('select actor_type, actor_id, actor_email, action, changes, request_id from audit_events where entity_id = $1 order by occurred_at, id', [endpoint.id]);
+    expect(audit.map((a: { action: string }) => a.action)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.updated']);
+    expect(audit[1]).toEqual({
+      actor_type: 'system',
+      actor_id: null,
+      actor_email: null,
+      action: 'webhook_endpoint.updated',
+      changes: [
+        { field: 'status', before: 'enabled', after: 'disabled' },
+        { field: 'disabled_reason', before: null, after: 'failing for 72 hours' },
+      ],
+      request_id: null,
+    });
+
     // The activity again for the same disabling (a retry, a second worker): no second email.
     const again = await sendEndpointDisabledNotice({ em: temporal.orm.em, mailer, baseUrl: BASE_URL }, { organizationId: tenant.id, endpointId: endpoint.id, disabledAt: disabled.disabled_at! });
     expect(again).toEqual({ status: 'already_sent' });
