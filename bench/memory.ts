@@ -31,9 +31,9 @@ const KEY = 'sk_test_benchMemory0001';
 const ASSET_DIRS = ['api', 'activities', 'infra', 'db', 'domain', 'worker', 'workflows'];
 
 /**
- * The image's build step into a temporary folder: tsc with the image's configuration (plus the
- * loopback-only API entry the harnesses use), the assets copied beside the output, and the
- * project's package.json (ESM) and node_modules reachable from it as in /app.
+ * The image's build steps into a temporary folder: tsc with the image's configuration (plus the
+ * loopback-only API entry the harnesses use), the assets copied beside the output, the project's
+ * package.json (ESM) and node_modules reachable from it as in /app, and the workflows bundled.
  */
 function compileAsTheImage(): { root: string; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'shade-memory-'));
@@ -55,6 +55,8 @@ function compileAsTheImage(): { root: string; cleanup: () => void } {
   }
   copyFileSync(join(projectRoot, 'package.json'), join(root, 'package.json'));
   symlinkSync(join(projectRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
+  // The build stage's last step: the workflows bundled once, which the compiled worker loads.
+  execFileSync(process.execPath, ['--import', pathToFileURL(join(projectRoot, 'scripts/container/extensionless.mjs')).href, 'dist/worker/bundle-workflows.js'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } });
   console.log(`compiled as the image does in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }

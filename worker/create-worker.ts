@@ -1,12 +1,11 @@
-import { Worker, bundleWorkflowCode, type NativeConnection, type WorkflowBundleWithSourceMap, type WorkerOptions as SdkWorkerOptions } from '@temporalio/worker';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import { availableParallelism } from 'node:os';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { createActivities, type ActivityDependencies } from '../activities';
-import { activeTracing } from '../infra/runtime/tracing';
+import { activeTracing } from '../infra/runtime/tracing-state';
 import { installQuietRuntime } from './runtime';
 import { activityInterceptors } from './activity-interceptors';
+import { SOURCE_EXTENSION, bundleWorkflows, prebuiltBundle, prebuiltBundlePath } from './workflow-bundle';
 import type { WorkerMetrics } from './metrics';
 import type { WorkerLiveness } from './liveness';
 
@@ -35,45 +34,20 @@ export function createRoutingWorker(options: WorkerOptions): Promise<Worker> {
   return createWorker({ ...options, maxConcurrentActivities: options.maxConcurrentActivities ?? availableParallelism() });
 }
 
-/** `.ts` from source (tsx), `.js` in the compiled image (scripts/container/Dockerfile). */
-const SOURCE_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
-export const WORKFLOWS_PATH = fileURLToPath(new URL(`../workflows/index${SOURCE_EXTENSION}`, import.meta.url));
-/** Our workflow interceptors (log attributes): bundled with the workflows. */
-export const WORKFLOW_INTERCEPTORS_PATH = fileURLToPath(new URL(`../workflows/interceptors${SOURCE_EXTENSION}`, import.meta.url));
-/** Temporal's OpenTelemetry workflow interceptors (spans of workflows and the activities they schedule). */
-export const OTEL_WORKFLOW_INTERCEPTORS_PATH = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTORS_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH, workflowInterceptorModules } from './workflow-bundle';
 
 /**
- * The workflow interceptor modules of a worker: ours always, OpenTelemetry's when tracing is on
- * (infra/runtime/tracing.ts). The replay test replays with both.
+ * The workflows of this process, per tracing choice: the compiled image's prebuilt bundle when
+ * it has one (worker/bundle-workflows.ts), else bundled once per process, since the main worker
+ * and the routing worker (D23) run the same code and a bundle takes seconds to build.
  */
-export function workflowInterceptorModules(tracing: boolean): string[] {
-  return tracing ? [WORKFLOW_INTERCEPTORS_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH] : [WORKFLOW_INTERCEPTORS_PATH];
-}
-
-/**
- * The compiled image's workflows import each other without extensions, as the source does:
- * webpack must not demand fully specified paths of those ES modules.
- */
-type WebpackConfiguration = Parameters<NonNullable<NonNullable<SdkWorkerOptions['bundlerOptions']>['webpackConfigHook']>>[0];
-function compiledImports(config: WebpackConfiguration): WebpackConfiguration {
-  return { ...config, module: { ...config.module, rules: [...(config.module?.rules ?? []), { test: /\.js$/, resolve: { fullySpecified: false } }] } };
-}
-
-/**
- * The workflows bundled once per process (and per tracing choice): the main worker and the routing
- * worker (D23) run the same code, and a bundle takes seconds to build.
- */
-const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
-function workflowBundle(tracing: boolean): Promise<WorkflowBundleWithSourceMap> {
+const bundles = new Map<boolean, Promise<WorkflowBundleOption>>();
+function workflowBundle(tracing: boolean, logger: ActivityDependencies['logger']): Promise<WorkflowBundleOption> {
   let bundle = bundles.get(tracing);
   if (!bundle) {
-    bundle = bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      workflowInterceptorModules: workflowInterceptorModules(tracing),
-      ...(SOURCE_EXTENSION === '.js' ? { webpackConfigHook: compiledImports } : {}),
-      logger: { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-    });
+    const codePath = prebuiltBundle(tracing);
+    if (!codePath && SOURCE_EXTENSION === '.js') logger.warn({ expected: prebuiltBundlePath(tracing) }, 'no prebuilt workflow bundle: bundling the workflows at start (more memory and start-up time)');
+    bundle = codePath ? Promise.resolve({ codePath }) : bundleWorkflows(tracing);
     bundle.catch(() => bundles.delete(tracing));
     bundles.set(tracing, bundle);
   }
@@ -89,7 +63,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle(Boolean(tracing)),
+    workflowBundle: await workflowBundle(Boolean(tracing), options.deps.logger),
     activities: createActivities(options.deps),
     interceptors: {
       activity: [

@@ -31,6 +31,10 @@ describe('scripts/container/Dockerfile', () => {
     expect(stages).toHaveLength(2);
     expect(stages[0]![0]).toMatch(/^FROM node:24-[\w-]+ AS build$/);
     expect(instructions(stages[0]!).join('\n')).toContain('RUN node_modules/.bin/tsc -p scripts/container/tsconfig.build.json');
+    // The workflows bundled in the build stage, after tsc, into dist/ (which the final stage copies).
+    const build = instructions(stages[0]!);
+    const bundling = build.indexOf('RUN node --import ./scripts/container/extensionless.mjs dist/worker/bundle-workflows.js');
+    expect(bundling).toBeGreaterThan(build.findIndex((l) => l.startsWith('RUN node_modules/.bin/tsc ')));
     const final = instructions(finalStage);
     expect(final[0]).toMatch(/^FROM node:24-[\w-]+$/);
     expect(final).toContain('RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force');
@@ -49,7 +53,7 @@ describe('scripts/container/Dockerfile', () => {
     expect(ignored).toEqual(expect.arrayContaining(['.data', 'node_modules', '.git', '.env', '.env.*', 'dist']));
   });
 
-  it('compiles: the emitted JavaScript loads as the image runs it, assets included, and its workflows bundle', () => {
+  it('compiles: the emitted JavaScript loads as the image runs it, assets included, and its workflows bundle into the files the compiled worker loads', () => {
     const outDir = join(projectRoot, '.data', `dist-check-${process.pid}`);
     try {
       execFileSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'scripts/container/tsconfig.build.json', '--outDir', outDir], { cwd: projectRoot, stdio: 'pipe' });
@@ -58,20 +62,32 @@ describe('scripts/container/Dockerfile', () => {
         const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]));
         for (const file of walk(join(projectRoot, folder)).filter((f) => !f.endsWith('.ts'))) cpSync(file, join(outDir, relative(projectRoot, file)));
       }
+      // As the build stage's last step does.
+      const bundling = spawnSync(process.execPath, ['--import', './scripts/container/extensionless.mjs', join(outDir, 'worker', 'bundle-workflows.js')], { cwd: projectRoot, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+      expect({ status: bundling.status, stderr: bundling.stderr.slice(-2000) }).toEqual({ status: 0, stderr: '' });
       const check = `
         const app = await import('${outDir}/api/app.js');
         const worker = await import('${outDir}/worker/create-worker.js');
         const { migrations } = await import('${outDir}/db/migrations/index.js');
         await import('${outDir}/infra/runtime/instrument.js');
-        const { bundleWorkflowCode } = await import('@temporalio/worker');
-        const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error(m) { console.error(m); } };
-        const hook = (c) => ({ ...c, module: { ...c.module, rules: [...(c.module?.rules ?? []), { test: /\\.js$/, resolve: { fullySpecified: false } }] } });
-        const bundle = await bundleWorkflowCode({ workflowsPath: worker.WORKFLOWS_PATH, workflowInterceptorModules: worker.workflowInterceptorModules(true), webpackConfigHook: hook, logger: quiet });
-        console.log(JSON.stringify({ createApp: typeof app.createApp, workflows: worker.WORKFLOWS_PATH, migrations: migrations.length, bundled: bundle.code.length > 0 }));
+        const { prebuiltBundle } = await import('${outDir}/worker/workflow-bundle.js');
+        const { readFileSync } = await import('node:fs');
+        const prebuilt = [prebuiltBundle(false), prebuiltBundle(true)];
+        const sizes = prebuilt.map((path) => readFileSync(path, 'utf8').length);
+        // OpenTelemetry's workflow interceptors are in the bundle for tracing only.
+        const otel = prebuilt.map((path) => readFileSync(path, 'utf8').includes('interceptors-opentelemetry/lib/workflow-interceptors'));
+        console.log(JSON.stringify({ createApp: typeof app.createApp, workflows: worker.WORKFLOWS_PATH, migrations: migrations.length, prebuilt, bundled: sizes.every((n) => n > 0), otel }));
       `;
       const run = spawnSync(process.execPath, ['--import', './scripts/container/extensionless.mjs', '--input-type=module', '-e', check], { cwd: projectRoot, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
       expect({ status: run.status, stderr: run.stderr.slice(-2000) }).toEqual({ status: 0, stderr: '' });
-      expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toEqual({ createApp: 'function', workflows: join(outDir, 'workflows', 'index.js'), migrations: expect.any(Number), bundled: true });
+      expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toEqual({
+        createApp: 'function',
+        workflows: join(outDir, 'workflows', 'index.js'),
+        migrations: expect.any(Number),
+        prebuilt: [join(outDir, 'workflow-bundles', 'workflows.js'), join(outDir, 'workflow-bundles', 'workflows-tracing.js')],
+        bundled: true,
+        otel: [false, true],
+      });
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
