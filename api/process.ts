@@ -17,7 +17,7 @@ import { createLogger } from '../infra/runtime/logger';
 import type { Timing } from '../infra/temporal/contracts';
 import { databasePassword, loadSettings } from '../infra/runtime/settings';
 import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
-import { activeTracing } from '../infra/runtime/tracing';
+import { activeTracing } from '../infra/runtime/tracing-state';
 import { clientInterceptors } from '../infra/temporal/client-interceptors';
 import { tenantSubdomainsFrom } from '../infra/temporal/tenant-subdomains';
 import { createRequestMetrics } from './http/metrics';

@@ -19,7 +19,7 @@ import { IntegrationWorkflows } from '../infra/temporal/integration-workflows';
 import { clientInterceptors } from '../infra/temporal/client-interceptors';
 import { tenantSubdomainsFrom } from '../infra/temporal/tenant-subdomains';
 import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
-import { activeTracing } from '../infra/runtime/tracing';
+import { activeTracing } from '../infra/runtime/tracing-state';
 import { installRuntime } from './runtime';
 import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, temporalRuntimeMetrics } from './metrics';
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';

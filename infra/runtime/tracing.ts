@@ -1,7 +1,7 @@
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { basename, dirname } from 'node:path';
+import { activeTracing, setActiveTracing, type Tracing } from './tracing-state';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -22,29 +22,11 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
  * Started by infra/runtime/instrument.ts, which `node --import` loads before the process's
  * own modules (the instrumentations patch modules as they are first loaded).
  */
-export interface Tracing {
-  readonly provider: NodeTracerProvider;
-  /** For the worker's workflow spans, which the Temporal SDK exports through a sink. */
-  readonly spanProcessor: SpanProcessor;
-  readonly resource: Resource;
-  shutdown(): Promise<void>;
-}
-
-let active: Tracing | undefined;
-
-/** The tracing of this process, when it is on. */
-export function activeTracing(): Tracing | undefined {
-  return active;
-}
-
-/** `shade-office-api` for api/main, `shade-office-worker` for worker/main (OTEL_SERVICE_NAME wins). */
-export function serviceName(env: NodeJS.ProcessEnv = process.env, entry = process.argv[1] ?? ''): string {
-  if (env.OTEL_SERVICE_NAME) return env.OTEL_SERVICE_NAME;
-  return `shade-office-${basename(dirname(entry)) || 'process'}`;
-}
+export { activeTracing, serviceName, type Tracing } from './tracing-state';
 
 export function startTracing(options: { serviceName: string; endpoint?: string | undefined; exporter?: SpanExporter }): Tracing | undefined {
-  if (active) return active;
+  const running = activeTracing();
+  if (running) return running;
   const exporter = options.exporter ?? (options.endpoint ? new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, '')}/v1/traces` }) : undefined);
   if (!exporter) return undefined;
   const resource = new Resource({ [ATTR_SERVICE_NAME]: options.serviceName });
@@ -68,14 +50,15 @@ export function startTracing(options: { serviceName: string; endpoint?: string |
   require('node:http');
   require('node:https');
   syncBuiltinESMExports();
-  active = {
+  const tracing: Tracing = {
     provider,
     spanProcessor,
     resource,
     shutdown: async () => {
       await provider.shutdown();
-      active = undefined;
+      setActiveTracing(undefined);
     },
   };
-  return active;
+  setActiveTracing(tracing);
+  return tracing;
 }
