@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import swaggerUi from 'swagger-ui-dist';
+import { createRequire } from 'node:module';
 import { route, type RouteHost } from '../http/route';
 import { routeTable } from '../http/route-table';
 import { ErrorEnvelopeSchema } from '../http/common-schemas';
@@ -134,7 +134,9 @@ export function metaRoutes(host: RouteHost, options: DocumentOptions): void {
   });
   // A route rather than a mounted static folder, so that its answers carry a route pattern in
   // the request metrics like every other answer (api/http/metrics.ts), never `unmatched`.
-  const assetsRoot = swaggerUi.getAbsoluteFSPath();
+  // The package's folder from its absolute-path helper alone: its main module would load the whole
+  // browser bundle into this process (about 12 MB resident) for nothing but the folder's path.
+  const assetsRoot = (createRequire(import.meta.url)('swagger-ui-dist/absolute-path.js') as () => string)();
   route(host, {
     method: 'get',
     path: '/docs/assets/:asset',

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { formatCad } from '../../domain/quotes/customer-page';
 import { taxLineLabel } from '../../domain/tax/quote-tax';
 import type { OpenQuote } from './page-service';
@@ -8,7 +7,9 @@ import type { OpenQuote } from './page-service';
  * made by PDFKit (a maintained PDF writer: layout, text metrics and the standard fonts are its
  * business). Helvetica is one of the PDF standard fonts, so nothing is embedded or fetched.
  */
-export function quotePdf(quote: OpenQuote): Promise<Buffer> {
+export async function quotePdf(quote: OpenQuote): Promise<Buffer> {
+  // PDFKit (about 9 MB resident once loaded) on the first PDF asked for, not in every API at start.
+  const { default: PDFDocument } = await import('pdfkit');
   // The document's properties name the quote and its total, as a viewer's title bar and a file
   // search show them without reading the pages.
   const doc = new PDFDocument({

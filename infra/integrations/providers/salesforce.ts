@@ -1,4 +1,4 @@
-import jsforce from 'jsforce';
+import { createRequire } from 'node:module';
 import { OAuthRefusal, REFUSAL_CODES, type CallbackParams, type ConnectedGrant, type OAuthProvider, type TokenGrant } from './oauth-provider';
 
 export interface SalesforceOptions {
@@ -14,6 +14,14 @@ export interface SalesforceOptions {
 const SCOPES = ['api', 'refresh_token'];
 export const SALESFORCE_API_VERSION = '62.0';
 
+/**
+ * jsforce, loaded at the first Salesforce call rather than by every API and worker at start: it
+ * holds about 14 MB resident once loaded, and most tenants never connect a CRM.
+ */
+const require = createRequire(import.meta.url);
+let loadedJsforce: typeof import('jsforce').default | undefined;
+const jsforce = () => (loadedJsforce ??= require('jsforce') as typeof import('jsforce').default);
+
 /** D7: the CRM is Salesforce, through jsforce's OAuth2 (web-server flow). */
 export class SalesforceOAuth implements OAuthProvider {
   readonly name = 'CRM' as const;
@@ -21,7 +29,7 @@ export class SalesforceOAuth implements OAuthProvider {
   constructor(private readonly options: SalesforceOptions) {}
 
   private oauth2() {
-    return new jsforce.OAuth2({
+    return new (jsforce().OAuth2)({
       loginUrl: this.options.loginUrl,
       clientId: this.options.clientId,
       clientSecret: this.options.clientSecret,
@@ -35,7 +43,7 @@ export class SalesforceOAuth implements OAuthProvider {
    * on its own.
    */
   connection(session: { accessToken: string; instanceUrl: string }) {
-    return new jsforce.Connection({ instanceUrl: session.instanceUrl, accessToken: session.accessToken, version: SALESFORCE_API_VERSION });
+    return new (jsforce().Connection)({ instanceUrl: session.instanceUrl, accessToken: session.accessToken, version: SALESFORCE_API_VERSION });
   }
 
   authorizeUrl(state: string): string {
