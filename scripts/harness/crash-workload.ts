@@ -28,11 +28,14 @@ export type QuotePath = 'calculate' | 'v1';
  *   answers the first answer; a key claimed by a killed API is `idempotency-key-in-use` until its
  *   lease runs out, and then runs anew, so the client keeps sending it.
  *
+ * `copies` sends the `/v1/quotes` request that many times at once, with the same key (over several
+ * API processes, each to the next one): every answer must name the same quote.
+ *
  * An approve sent again after its first answer was lost is a 409 (D3: approved exactly once); the
  * quote then reads APPROVED, which is the answer the first attempt would have given.
  */
-export async function approveQuote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }, path: QuotePath, key: string): Promise<ApprovedQuote> {
-  const quote = path === 'calculate' ? await calculatedQuote(client, tokens, customer) : await v1Quote(client, tokens, customer, key);
+export async function approveQuote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }, path: QuotePath, key: string, copies = 1): Promise<ApprovedQuote> {
+  const quote = path === 'calculate' ? await calculatedQuote(client, tokens, customer) : await v1Quote(client, tokens, customer, key, copies);
   const res = await client.request(`/api/v1/quotes/${quote.id}/approve`, { method: 'POST', token: tokens.sales });
   if (res.status === 409) {
     const detail = await client.json<{ status: string }>(`/api/v1/quotes/${quote.id}`, { token: tokens.sales });
@@ -65,10 +68,10 @@ async function calculatedQuote(client: RetryingClient, tokens: CampaignTokens, c
   return { id: priced.quote_id, number: priced.quote_number, lines: priced.line_items.length };
 }
 
-async function v1Quote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }, key: string): Promise<MadeQuote> {
+async function v1Quote(client: RetryingClient, tokens: CampaignTokens, customer: { name: string; email: string }, key: string, copies: number): Promise<MadeQuote> {
   const made = await idempotentPost<{ id: string }>(client, tokens.sales, '/v1/customers', customer, `${key}-customer`);
   const pricebooks = await client.json<{ data: { id: string }[] }>('/v1/pricebooks', { token: tokens.sales });
-  const quote = await idempotentPost<{ id: string; reference: string; lines: unknown[] }>(client, tokens.sales, '/v1/quotes', {
+  const body = {
     customerId: made.id,
     currency: 'CAD',
     taxRegion: 'CA-ON',
@@ -77,7 +80,11 @@ async function v1Quote(client: RetryingClient, tokens: CampaignTokens, customer:
       { sku: 'ROLLER-SCREEN', quantity: 2, configuration: { finishedWidthIn: 72.5, finishedHeightIn: 60, controlSide: 'left', motorised: true, motorSku: 'MTR-BATTERY' } },
       { sku: 'ROLLER-BLACKOUT-HD-FASCIA', quantity: 1, configuration: { finishedWidthIn: 35.25, finishedHeightIn: 48, controlSide: 'right', motorised: false } },
     ],
-  }, `${key}-quote`);
+  };
+  const answers = await Promise.all(Array.from({ length: copies }, () => idempotentPost<{ id: string; reference: string; lines: unknown[] }>(client, tokens.sales, '/v1/quotes', body, `${key}-quote`)));
+  const quote = answers[0]!;
+  const ids = new Set(answers.map((a) => a.id));
+  if (ids.size !== 1) throw new Error(`one idempotency key ${key}-quote made ${ids.size} quotes: ${[...ids].join(', ')}`);
   const number = /^Q-(\d+)$/.exec(quote.reference);
   if (!number) throw new Error(`a /v1 quote reference ${quote.reference} is not Q-<number>`);
   return { id: quote.id, number: Number(number[1]), lines: quote.lines.length };

@@ -5,6 +5,8 @@ export type RequestInitWithJson = RequestInit & { token?: string; json?: unknown
 /**
  * A client of the API that outlives the API process: a request that finds no API (refused,
  * reset, cut off mid-answer) is sent again until the API answers or `patienceMs` runs out.
+ * Given several API processes, it sends its requests to each in turn, as a load balancer would,
+ * and one that finds no API goes to the next (the scale-out test kills one of two).
  * Whether sending it again is safe is the caller's concern (it knows what the request does);
  * an answer, any status, is returned as it is.
  *
@@ -17,20 +19,32 @@ export class RetryingClient {
   resent = 0;
   /** Answers `idempotency-key-in-use` waited out (a key a killed API held; D14). */
   waitedForKeys = 0;
+  /** Answers per API base URL. */
+  readonly answered = new Map<string, number>();
+  private readonly baseUrls: readonly string[];
+  private turn = 0;
 
   constructor(
-    private readonly baseUrl: string,
+    baseUrl: string | readonly string[],
     private readonly patienceMs = 180_000,
-  ) {}
+  ) {
+    this.baseUrls = typeof baseUrl === 'string' ? [baseUrl] : baseUrl;
+    if (this.baseUrls.length === 0) throw new Error('a RetryingClient needs at least one API');
+  }
 
   async request(path: string, init: RequestInitWithJson = {}): Promise<Response> {
     const deadline = Date.now() + this.patienceMs;
-    for (;;) {
+    for (let failures = 1; ; failures++) {
+      const baseUrl = this.baseUrls[this.turn++ % this.baseUrls.length]!;
       try {
-        return await fetch(this.baseUrl + path, this.prepared(init));
+        const res = await fetch(baseUrl + path, this.prepared(init));
+        this.answered.set(baseUrl, (this.answered.get(baseUrl) ?? 0) + 1);
+        return res;
       } catch (error) {
         if (Date.now() > deadline) throw new Error(`${init.method ?? 'GET'} ${path}: no API for ${this.patienceMs} ms (${String(error)})`, { cause: error });
         this.resent++;
+        // The next API at once; a pause only once every one of them failed this request.
+        if (failures % this.baseUrls.length !== 0) continue;
         await new Promise((resolve) => setTimeout(resolve, 200 + randomInt(300)));
       }
     }
