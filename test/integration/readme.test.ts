@@ -39,6 +39,17 @@ const UNSET = [
   'OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK', 'PROVIDER_SANDBOXES', 'PUBLIC_BASE_URL',
 ];
 
+/**
+ * A newcomer's shell for the documents' commands: npm and node on PATH, and nothing of our tool
+ * cache (neither on PATH nor as TEMPORAL_CLI), so a command that needs the Temporal CLI runs only
+ * if the document reaches it itself (`npm run temporal`).
+ */
+function newcomerEnv(): NodeJS.ProcessEnv {
+  const { TEMPORAL_CLI: _cli, ...env } = process.env;
+  const path = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '' && dir !== toolCacheDir);
+  return { ...env, PATH: [join(projectRoot, 'node_modules', '.bin'), ...path].join(delimiter) };
+}
+
 beforeAll(async () => {
   port = await freePort();
   metricsPort = await freePort();
@@ -158,10 +169,10 @@ describe('README.md, pasted block by block', () => {
     writeFileSync(join(work, 'readme.sh'), script);
     const run = spawn('bash', [join(work, 'readme.sh')], {
       cwd: projectRoot,
-      // As in a newcomer's shell after npm start: npm and node on PATH, the Temporal CLI where
-      // npm start built it (or on PATH), and PORT as npm start's API uses it.
+      // As in a newcomer's shell after npm start: npm and node on PATH, and PORT as npm start's
+      // API uses it; nothing of the tool cache on PATH (the Temporal CLI is `npm run temporal`).
       // `npm run ops` (D19, D22) reaches the stack's database, Temporal and worker as a deployment's operator would.
-      env: { ...process.env, PORT: String(port), DATABASE_URL: database, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: `readme-test-${port}`, PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
+      env: { ...newcomerEnv(), PORT: String(port), DATABASE_URL: database, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: `readme-test-${port}` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let shell = '';
@@ -389,7 +400,7 @@ describe('docs/operations.md, against the same npm start', () => {
     writeFileSync(join(work, 'operations.sh'), script);
     const run = spawn('bash', [join(work, 'operations.sh')], {
       cwd: projectRoot,
-      env: { ...process.env, PORT: String(port), PATH: [join(projectRoot, 'node_modules', '.bin'), toolCacheDir, process.env.PATH].join(delimiter) },
+      env: { ...newcomerEnv(), PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let shell = '';
