@@ -3,7 +3,9 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { createHandler } from 'graphql-http';
 import { GraphQLError, printSchema } from 'graphql';
 import { route, type RouteHost } from '../http/route';
-import { notFound, RateLimitedError } from '../../domain/errors/errors';
+import { notFound, RateLimitedError, ServiceUnavailableError } from '../../domain/errors/errors';
+import { isDatabaseUnreachable } from '../../db/connectivity';
+import { asDomainError } from '../http/error-handler';
 import { ERROR_RENDERINGS, type ErrorKind } from '../../domain/errors/error-kinds';
 import { RequestBodyError } from '../http/body-reader';
 import { MAX_REPORTED_FIELDS, unstorableText } from '../http/validate';
@@ -113,7 +115,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
       'GraphQL over HTTP (`application/json` or `application/graphql-response+json`). The schema is `/v1/graphql/schema.graphql`; docs/graphql.md explains cost and limits. ' +
       'Every answer carries `extensions.cost` (requested and actual points, and the bucket). Refusals are GraphQL errors with `extensions.code`: ' +
       '`GRAPHQL_PARSE_FAILED`, `GRAPHQL_VALIDATION_FAILED`, `MAX_DEPTH_EXCEEDED`, `MAX_ALIASES_EXCEEDED`, `MAX_ROOT_FIELDS_EXCEEDED`, `MAX_COST_EXCEEDED`, ' +
-      '`VARIABLES_TOO_LARGE`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, ….',
+      '`VARIABLES_TOO_LARGE`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, …; `SERVICE_UNAVAILABLE` with status 503 and `Retry-After` while the database cannot be reached.',
     tags: ['graphql'],
     auth: 'bearer',
     // D15 and D17: one request token, as every /v1/ request, and the operation's cost in points on
@@ -155,15 +157,24 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
 
   // D15: the request token route() draws before the document is read; refused, it answers as
   // GraphQL's THROTTLED like a query the bucket cannot pay for, with the request's own status.
-  const requestThrottled: ErrorRequestHandler = (err: unknown, req, res, next) => {
+  // The database unreachable (at that draw, or while the operation runs) answers GraphQL's
+  // SERVICE_UNAVAILABLE with the 503 and Retry-After REST answers, not a problem document.
+  const requestRefused: ErrorRequestHandler = (err: unknown, req, res, next) => {
+    if (req.method !== 'POST' || req.path !== '/' || res.headersSent) return next(err);
+    if (err instanceof ServiceUnavailableError || isDatabaseUnreachable(err)) {
+      const unavailable = asDomainError(err, req.log) as ServiceUnavailableError;
+      res.setHeader('Retry-After', String(unavailable.retryAfterSeconds));
+      sendErrors(res, ERROR_RENDERINGS.service_unavailable.status, [codedError(unavailable.message, ERROR_RENDERINGS.service_unavailable.graphql, { retryAfterSeconds: unavailable.retryAfterSeconds })]);
+      return;
+    }
     // The unauthenticated are refused by the address limit before this route, in the shape of their 401.
-    if (!(err instanceof RateLimitedError) || !req.caller || req.method !== 'POST' || req.path !== '/') return next(err);
+    if (!(err instanceof RateLimitedError) || !req.caller) return next(err);
     res.setHeader('Retry-After', String(err.retryAfterSeconds));
     sendErrors(res, ERROR_RENDERINGS.rate_limited.status, [
       codedError(`Throttled: every request draws one request from the plan's bucket, and it is empty; retry in ${err.retryAfterSeconds} seconds.`, REFUSAL_CODES.throttled, { retryAfterSeconds: err.retryAfterSeconds }),
     ]);
   };
-  host.app.use('/v1/graphql', requestThrottled);
+  host.app.use('/v1/graphql', requestRefused);
 
   route(host, {
     method: 'get',

@@ -45,23 +45,30 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
+const GRAPHQL_QUERY = { query: '{ workOrders(first: 2) { nodes { id status } } }' };
 const reads = [
   { path: '/api/v1/auth/me', shape: 'envelope' },
   { path: '/api/v1/quotes', shape: 'envelope' },
   { path: '/v1/fsm/jobs', shape: 'problem' },
   { path: '/v1/customers', shape: 'problem' },
+  { path: '/v1/graphql', shape: 'graphql' },
 ] as const;
+
+/** GraphQL's read is a POST of its query; the others are GETs. */
+const send = (read: (typeof reads)[number]) => api.request(read.path, { token, ...(read.shape === 'graphql' ? { method: 'POST', json: GRAPHQL_QUERY } : {}) });
 
 describe('a database outage', () => {
   it('answers 503 with Retry-After in each interface\'s shape while PostgreSQL is down, and recovers by itself', async () => {
-    for (const read of reads) expect({ path: read.path, status: (await api.request(read.path, { token })).status }).toEqual({ path: read.path, status: 200 });
+    for (const read of reads) expect({ path: read.path, status: (await send(read)).status }).toEqual({ path: read.path, status: 200 });
 
     await server.stop();
     for (const read of reads) {
-      const res = await api.request(read.path, { token });
+      const res = await send(read);
       const body = (await res.json()) as Record<string, unknown>;
       expect({ path: read.path, status: res.status, retryAfter: res.headers.get('retry-after') }).toEqual({ path: read.path, status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
       if (read.shape === 'envelope') expect(body).toMatchObject({ error: { code: 'provider_error', message: expect.stringMatching(/database/i) } });
+      // GraphQL answers in its own shape, as a GraphQL client reads it: one error with SERVICE_UNAVAILABLE.
+      else if (read.shape === 'graphql') expect(body).toEqual({ errors: [{ message: expect.stringMatching(/database/i), extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: Number(res.headers.get('retry-after')) } }] });
       else {
         expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
         expect(body).toMatchObject({ status: 503, title: 'The service is temporarily unavailable.' });
@@ -73,6 +80,6 @@ describe('a database outage', () => {
 
     server = await startServer();
     await waitUntil('the API to answer again', async () => (await api.request('/api/v1/auth/me', { token })).status === 200, { timeoutMs: 30_000 });
-    for (const read of reads) expect({ path: read.path, status: (await api.request(read.path, { token })).status }).toEqual({ path: read.path, status: 200 });
+    for (const read of reads) expect({ path: read.path, status: (await send(read)).status }).toEqual({ path: read.path, status: 200 });
   }, 120_000);
 });
