@@ -56,6 +56,8 @@ function apiOn(databaseUrl: string, port: number): ServiceProcess {
     entry: 'scripts/harness/api-process.ts',
     env: { ...process.env, ...fakes.env, DATABASE_URL: databaseUrl, PORT: String(port), METRICS_PORT: '0', TRUST_PROXY_HOPS: '1', TEMPORAL_TASK_QUEUE: `backup-${port}`, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true', LOG_LEVEL: 'warn' },
     ready: (timeoutMs) => waitForPort(port, '127.0.0.1', timeoutMs),
+    // Beside the suite's other files on two cores, an API's start can take minutes.
+    readyTimeoutMs: 240_000,
   });
   services.push(api);
   return api;
@@ -174,5 +176,5 @@ describe("docs/operations.md's backup and restore, on PostgreSQL 15", () => {
     const numbers = (before.quoteDetails as { quote_number: number }[]).map((q) => q.quote_number);
     const next = await client.json<{ quote_number: number }>('/api/v1/quotes/calculate', { method: 'POST', token: tokens.sales, json: twoWindows({ persist: true, customer: { name: 'After Restore', email: 'after-restore@example.test' } }) });
     expect(next.quote_number).toBe(Math.max(...numbers) + 1);
-  }, 300_000);
+  }, 600_000);
 });
