@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Liveness with a database round trip (exempt from the broad rate limit)
-         * @description Section 4.1: 200 when the database answers within two seconds, 503 (still the Health object, D5) when it does not. No token, no rate limit.
+         * @description 200 when the database answers within two seconds, 503 (still the Health object) when it does not. No token, no rate limit.
          */
         get: operations["getHealth"];
         put?: never;
@@ -29,8 +29,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The dated API versions, their changes and how long each is supported (D16)
-         * @description Document 000 section 9 and D16. Send `Service-Version: YYYY-MM-DD` on a request to be answered in that version; without it the workspace’s pinned version applies (the current one at its first request). Every answer under /api/v1 and /v1 says its version in `Service-Version`. A version is supported twelve months after the next one’s release, and retired only after that, once listed here.
+         * The dated API versions, their changes and how long each is supported
+         * @description Send `Service-Version: YYYY-MM-DD` on a request to be answered in that version; without it the workspace’s pinned version applies (the current one at its first request). Every answer under /api/v1 and /v1 says its version in `Service-Version`. A version is supported twelve months after the next one’s release, and retired only after that, once listed here.
          */
         get: operations["listVersions"];
         put?: never;
@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * Every method and path this process dispatches, sorted by path then method
-         * @description Section 4.1. Read from the router itself, so it lists exactly what this process answers. It exists because every unauthenticated request under /api/v1, to a real or an invented path, answers 401 alike. Discloses no handlers, schemas or configuration.
+         * @description Read from the router itself, so it lists exactly what this process answers. It exists because every unauthenticated request under /api/v1, to a real or an invented path, answers 401 alike. Discloses no handlers, schemas or configuration.
          */
         get: operations["listRoutes"];
         put?: never;
@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * This OpenAPI 3.1.0 document
-         * @description Section 9.3: generated from the zod schemas that validate every request, with the outbound events under `webhooks`.
+         * @description Generated from the zod schemas that validate every request, with the outbound events under `webhooks`.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -109,8 +109,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Platform readiness of each provider (D9), in registry order
-         * @description Section 4.1 and 3.5: whether this deployment can use each provider at all. Reports no tenant rows and names no settings.
+         * Platform readiness of each provider, in registry order
+         * @description Whether this deployment can use each provider at all. Reports no tenant rows and names no settings.
          */
         get: operations["listConnectors"];
         put?: never;
@@ -132,7 +132,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange workspace, email and password for a 900-second bearer token
-         * @description Section 4.2. The workspace subdomain is part of the credential. Every refusal (wrong password, unknown email or workspace, deactivated account) answers the same 401 `invalid_credentials` in the same time. Send the token as `Authorization: Bearer <access_token>`.
+         * @description The workspace subdomain is part of the credential. Every refusal (wrong password, unknown email or workspace, deactivated account) answers the same 401 `invalid_credentials` in the same time. Send the token as `Authorization: Bearer <access_token>`.
          */
         post: operations["login"];
         delete?: never;
@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * The caller as the database says now
-         * @description Section 4.2: the user, role and workspace behind the token, read from the database on this request (a role change shows at once).
+         * @description The user, role and workspace behind the token, read from the database on this request (a role change shows at once).
          */
         get: operations["getProfile"];
         put?: never;
@@ -160,7 +160,7 @@ export interface paths {
         head?: never;
         /**
          * Change your name
-         * @description D20: any role; answers the profile as `GET /api/v1/auth/me` does.
+         * @description Any role; answers the profile as `GET /api/v1/auth/me` does.
          */
         patch: operations["updateProfile"];
         trace?: never;
@@ -174,7 +174,7 @@ export interface paths {
         };
         /**
          * The workspace's users, oldest first
-         * @description D20: every user of the workspace with their role and status (`active`, `invited` or `deactivated`), in the order they joined. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         * @description Every user of the workspace with their role and status (`active`, `invited` or `deactivated`), in the order they joined. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
          */
         get: operations["listUsers"];
         put?: never;
@@ -196,7 +196,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a user: an email with a single-use link valid 72 hours
-         * @description D20: creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). An email already in the workspace is 409.
+         * @description Creates the user as `invited` and emails them a link to choose their password (`POST /api/v1/auth/invitations/accept`). An email already in the workspace is 409. At most 30 invitations an hour per workspace (429 with Retry-After beyond).
          */
         post: operations["inviteUser"];
         delete?: never;
@@ -216,7 +216,7 @@ export interface paths {
         put?: never;
         /**
          * Send an invited user a new link; the old one stops working
-         * @description D20: at most 5 new links an hour per user (429 with Retry-After beyond). A user who already accepted is 409.
+         * @description At most 5 new links an hour per user (429 with Retry-After beyond). A user who already accepted is 409.
          */
         post: operations["resendInvitation"];
         delete?: never;
@@ -240,7 +240,7 @@ export interface paths {
         head?: never;
         /**
          * Change a user's name, role or status
-         * @description D20: the workspace's last active ADMIN cannot be demoted or deactivated (409). A deactivated user's tokens stop at once. A technician who is deactivated (or stops being a TECHNICIAN) leaves their crews: `affected_jobs` lists the open jobs of those crews, and a crew they led gets its longest-serving member as foreman, or none.
+         * @description The workspace's last active ADMIN cannot be demoted or deactivated (409). A deactivated user's tokens stop at once. A technician who is deactivated (or stops being a TECHNICIAN) leaves their crews: `affected_jobs` lists the open jobs of those crews, and a crew they led gets its longest-serving member as foreman, or none.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation: choose a password and log in
-         * @description D20: the token of the emailed link, used once. A used, replaced, expired or unknown token is 400 with the one message "This link is not valid: it may have expired, been used, or been replaced by a newer one."
+         * @description The token of the emailed link, used once. A used, replaced, expired or unknown token is 400 with the one message "This link is not valid: it may have expired, been used, or been replaced by a newer one."
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -276,7 +276,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password reset link (always 202)
-         * @description D20: the same 202 in the same time for every workspace and email, existing or not; an active account gets an email with a single-use link valid 60 minutes. Limited like login: ten per fifteen minutes for one workspace and email.
+         * @description The same 202 in the same time for every workspace and email, existing or not; an active account gets an email with a single-use link valid 60 minutes. Limited like login: ten per fifteen minutes for one workspace and email.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -296,7 +296,7 @@ export interface paths {
         put?: never;
         /**
          * Choose a new password with a reset link
-         * @description D20: every access token issued to the user before stops working at once. A used, replaced, expired or unknown token is 400 with the one message "This link is not valid: it may have expired, been used, or been replaced by a newer one."
+         * @description Every access token issued to the user before stops working at once. A used, replaced, expired or unknown token is 400 with the one message "This link is not valid: it may have expired, been used, or been replaced by a newer one."
          */
         post: operations["confirmPasswordReset"];
         delete?: never;
@@ -316,7 +316,7 @@ export interface paths {
         put?: never;
         /**
          * Change your password
-         * @description D20: any role. Every access token issued before, this one included, stops working; log in again.
+         * @description Any role. Every access token issued before, this one included, stops working; log in again.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -376,7 +376,7 @@ export interface paths {
         put?: never;
         /**
          * Price a configuration from the tenant's rate card; persist it as a DRAFT quote when asked
-         * @description Section 4.3. Send dimensions and SKU codes only: every figure comes from the tenant’s current rate card (docs/pricing.md has the formulas). Without `targetMargin` the margin floor applies; below the floor needs `marginOverride.reason` and an ADMIN. `persist: true` keeps it as a DRAFT quote with the next quote number.
+         * @description Send dimensions and SKU codes only: every figure comes from the tenant’s current rate card (docs/pricing.md has the formulas). Without `targetMargin` the margin floor applies; below the floor needs `marginOverride.reason` and an ADMIN. `persist: true` keeps it as a DRAFT quote with the next quote number.
          */
         post: operations["calculateQuote"];
         delete?: never;
@@ -396,7 +396,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a DRAFT or SENT quote: emits quote.approved and fans out to the connected providers once
-         * @description Section 3.1 and D3. Freezes the calculation (invoices use it, never a recalculation), emits `quote.approved` after the commit, and starts the provider fan-out (payments invoice, accounting, CRM); `GET /api/v1/integrations/syncs` shows each leg. A second approve is a 409 that changes nothing.
+         * @description Freezes the calculation (invoices use it, never a recalculation), emits `quote.approved` after the commit, and starts the provider fan-out (payments invoice, accounting, CRM); `GET /api/v1/integrations/syncs` shows each leg. A second approve is a 409 that changes nothing.
          */
         post: operations["approveQuote"];
         delete?: never;
@@ -415,8 +415,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * D3, D24: send a DRAFT quote to its customer (or a SENT one again) with a link to the quote's page
-         * @description D3: DRAFT to SENT; a SENT quote can still be approved or rejected. D24: each send makes a new link to the quote's page, `<PUBLIC_BASE_URL>/q/<token>`, where the customer reads the quote, downloads its PDF, and accepts or declines it; the link is emailed to the customer when they have an email, and answered as `page_url` either way. Sending a SENT quote again sends a new link and voids the old one. The link stops working when the quote leaves SENT or when it expires (D3's validity). Any other state is a 409.
+         * Send a DRAFT quote to its customer (or a SENT one again) with a link to the quote's page
+         * @description DRAFT to SENT; a SENT quote can still be approved or rejected. Each send makes a new link to the quote's page, `<PUBLIC_BASE_URL>/q/<token>`, where the customer reads the quote, downloads its PDF, and accepts or declines it; the link is emailed to the customer when they have an email, and answered as `page_url` either way. Sending a SENT quote again sends a new link and voids the old one. The link stops working when the quote leaves SENT or when it expires (the workspace’s `quote_validity_days`). Any other state is a 409.
          */
         post: operations["sendQuote"];
         delete?: never;
@@ -435,8 +435,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * D3: reject a DRAFT or SENT quote
-         * @description D3: DRAFT or SENT to REJECTED (final); the link of a SENT quote's page stops working. Any other state is a 409.
+         * Reject a DRAFT or SENT quote
+         * @description DRAFT or SENT to REJECTED (final); the link of a SENT quote's page stops working. Any other state is a 409.
          */
         post: operations["rejectQuote"];
         delete?: never;
@@ -453,7 +453,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * D24: the customer's page of a sent quote (HTML, no login)
+         * The customer's page of a sent quote (HTML, no login)
          * @description The link emailed by `POST /api/v1/quotes/{id}/send`. While the quote is SENT and the link valid: the contractor, the quote number, each line with its price, the tax lines of the quote's region, the total, until when it is valid, a PDF link, and the accept and decline forms. After the customer's own decision, what they decided. Any other link: one neutral page. Rate-limited per address.
          */
         get: operations["getQuotePage"];
@@ -473,7 +473,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * D24: the PDF of the quote the page shows
+         * The PDF of the quote the page shows
          * @description The same figures as the page, as a PDF (PDFKit). Only while the link opens the quote; otherwise the neutral page.
          */
         get: operations["getQuotePagePdf"];
@@ -495,7 +495,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * D24: the customer accepts the quote by typing their name
+         * The customer accepts the quote by typing their name
          * @description The page's accept form: the same approval as `POST /api/v1/quotes/{id}/approve` (one `quote.approved`, the same fan-out), as the user who sent the quote, with the acceptance (typed name, time, client address, user agent) recorded on the quote. Only from this deployment's own pages (Origin / Sec-Fetch-Site, and the form's token bound to the link); a second decision, or one after the office decided, changes nothing (409, the page says what happened).
          */
         post: operations["acceptQuoteOnPage"];
@@ -515,7 +515,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * D24: the customer declines the quote, with an optional reason
+         * The customer declines the quote, with an optional reason
          * @description The page's decline form: the quote moves to REJECTED with the reason. Only from this deployment's own pages (Origin / Sec-Fetch-Site, and the form's token bound to the link); a second decision, or one after the office decided, changes nothing (409, the page says what happened).
          */
         post: operations["declineQuoteOnPage"];
@@ -539,8 +539,8 @@ export interface paths {
         get: operations["listV1Quotes"];
         put?: never;
         /**
-         * Price a configuration and keep it as a DRAFT quote (D14)
-         * @description Document 001 section 4 and D14. Each line names a product of the catalogue; the same engine as `/api/v1/quotes/calculate` prices it from the tenant’s current rate card, at the margin floor, and the tax lines come from the region’s GST/HST/PST/QST rates. The quote is the same record as `/api/v1/quotes` lists and approves. Records `quote.created`. With an `Idempotency-Key` the first answer is answered again for 24 hours.
+         * Price a configuration and keep it as a DRAFT quote
+         * @description Each line names a product of the catalogue; the same engine as `/api/v1/quotes/calculate` prices it from the tenant’s current rate card, at the margin floor, and the tax lines come from the region’s GST/HST/PST/QST rates. The quote is the same record as `/api/v1/quotes` lists and approves. Records `quote.created`. With an `Idempotency-Key` the first answer is answered again for 24 hours.
          */
         post: operations["createV1Quote"];
         delete?: never;
@@ -579,8 +579,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A new revision of a DRAFT or SENT quote (D14)
-         * @description D14: the quote priced anew from this body as revision n+1, with its own `quote.created`. A quote in any other status is a 409.
+         * A new revision of a DRAFT or SENT quote
+         * @description The quote priced anew from this body as revision n+1, with its own `quote.created`. A quote in any other status is a 409.
          */
         post: operations["reviseV1Quote"];
         delete?: never;
@@ -597,7 +597,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The catalogue’s products with their component SKUs (D14)
+         * The catalogue’s products with their component SKUs
          * @description A product bundles a fabric, a hardware and optionally a trim SKU of the rate card. Pass `next_cursor` back as `cursor` while `has_more` is true.
          */
         get: operations["listV1Products"];
@@ -623,7 +623,7 @@ export interface paths {
         get: operations["listV1Customers"];
         put?: never;
         /**
-         * Add a customer (D14)
+         * Add a customer
          * @description A customer with an email is one customer per tenant: posting an email the tenant has answers that customer (200) instead of a new one (201).
          */
         post: operations["createV1Customer"];
@@ -641,7 +641,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant’s rate card and its current revision (D14)
+         * The tenant’s rate card and its current revision
          * @description One price book per tenant: its id is what a quote names as `pricebookId`, its `revision` what prices a quote made now.
          */
         get: operations["listV1Pricebooks"];
@@ -661,7 +661,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The current revision of the price book, whole (D21)
+         * The current revision of the price book, whole
          * @description The revision that prices a quote made now: settings, every SKU (inactive ones too), labour tiers and products, exact decimals as strings.
          */
         get: operations["getPricebook"];
@@ -681,14 +681,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The price book’s revisions, newest first (D21)
+         * The price book’s revisions, newest first
          * @description A scheduled revision (a future `effective_from`) is listed with `current: false` until its instant. Pass `next_cursor` back as `cursor` for the next page.
          */
         get: operations["listPricebookRevisions"];
         put?: never;
         /**
-         * Publish a change set as a new revision (D21)
-         * @description The changes apply, in order, to the newest revision, which must be `base_revision` (409 otherwise: another admin published first). All or nothing: each refused change is reported at its dotted path (`changes.3.sku.unit_cost_cents`). `adjust_costs` rounds as docs/pricing.md section 12 states. `dry_run: true` answers the revision that would be published, with its `changes`, and writes nothing (200). A future `effective_from` makes the revision current at that instant (quotes priced before it use the revision current then); `pricebook.published` is sent when it becomes current. Records an audit event.
+         * Publish a change set as a new revision
+         * @description The changes apply, in order, to the newest revision, which must be `base_revision` (409 otherwise: another admin published first). All or nothing: each refused change is reported at its dotted path (`changes.3.sku.unit_cost_cents`). `adjust_costs` rounds as docs/pricing.md states (half away from zero, to the cent). `dry_run: true` answers the revision that would be published, with its `changes`, and writes nothing (200). A future `effective_from` makes the revision current at that instant (quotes priced before it use the revision current then); `pricebook.published` is sent when it becomes current. Records an audit event.
          */
         post: operations["publishPricebookRevision"];
         delete?: never;
@@ -705,7 +705,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One revision whole, optionally compared to another (D21)
+         * One revision whole, optionally compared to another
          * @description With `compare_to=<revision>`, `changes` lists every field that differs from that revision to this one: `{entity, key, field, before, after}`.
          */
         get: operations["getPricebookRevision"];
@@ -725,7 +725,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A revision’s SKUs as CSV (D21)
+         * A revision’s SKUs as CSV
          * @description UTF-8 with a BOM, CRLF line ends, RFC 4180 quoting; header `code,component,description,unit,unit_cost_cents,active`. A cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading apostrophe (OWASP CSV injection), which the import reads back.
          */
         get: operations["exportPricebookCsv"];
@@ -747,7 +747,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import SKUs from CSV: validate, or publish one revision (D21)
+         * Import SKUs from CSV: validate, or publish one revision
          * @description The body is the CSV file (`text/csv`, UTF-8, BOM and CRLF accepted), with the export’s header. Each row creates or updates the SKU of its code; SKUs not in the file are unchanged. `dry_run` defaults to true: a result per row (`created`, `updated`, `unchanged`, or `refused` with its complaints), nothing written. With `dry_run=false` the whole file is one new revision (201), or nothing when any row is refused (422 with each complaint at `rows.<line>.<column>`). At most 5,000 rows; a missing or extra column, another encoding, or a bare formula cell is refused.
          */
         post: operations["importPricebookCsv"];
@@ -765,14 +765,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Scheduled work, soonest first (unscheduled last); a TECHNICIAN sees only their own (D4)
-         * @description Section 4.4 and D4. ADMIN and SALES see every work order of the workspace, a TECHNICIAN only those assigned to them. No cost, margin or quote total. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`); follow it until it is absent.
+         * Scheduled work, soonest first (unscheduled last); a TECHNICIAN sees only their own
+         * @description ADMIN and SALES see every work order of the workspace, a TECHNICIAN only those assigned to them. No cost, margin or quote total. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`); follow it until it is absent.
          */
         get: operations["listWorkOrders"];
         put?: never;
         /**
-         * Dispatch a job (ADMIN); it starts PENDING (D4)
-         * @description Section 4.4: every field is optional. The quote and the technician must be of this workspace (404 names which was not); the assignee must be an active TECHNICIAN (400).
+         * Dispatch a job (ADMIN); it starts PENDING
+         * @description Every field is optional. The quote and the technician must be of this workspace (404 names which was not); the assignee must be an active TECHNICIAN (400).
          */
         post: operations["createWorkOrder"];
         delete?: never;
@@ -814,7 +814,7 @@ export interface paths {
         };
         /**
          * A work order's history, oldest first: creation, each status change with who and when, and the notes sent with them
-         * @description Who may read it is who may read the work order (D4): ADMIN and SALES any, a TECHNICIAN only one assigned to them. Notes sent with a repeated status are an entry whose from_status and to_status are equal. Paged like the lists (`Link` rel="next").
+         * @description Who may read it is who may read the work order: ADMIN and SALES any, a TECHNICIAN only one assigned to them. Notes sent with a repeated status are an entry whose from_status and to_status are equal. Paged like the lists (`Link` rel="next").
          */
         get: operations["listWorkOrderHistory"];
         put?: never;
@@ -839,8 +839,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move a work order along section 3.2 (ADMIN any; TECHNICIAN only their own, D4)
-         * @description Section 3.2: PENDING to DISPATCHED or CANCELLED; DISPATCHED to COMPLETED, PENDING or CANCELLED. A real move emits `work_order.<status>`; the same status again answers `unchanged: true` and emits nothing. `notes` are kept in the history either way (GET .../history).
+         * Move a work order to another status (ADMIN any; TECHNICIAN only their own)
+         * @description PENDING to DISPATCHED or CANCELLED; DISPATCHED to COMPLETED, PENDING or CANCELLED. A real move emits `work_order.<status>`; the same status again answers `unchanged: true` and emits nothing. `notes` are kept in the history either way (GET .../history).
          */
         patch: operations["updateWorkOrderStatus"];
         trace?: never;
@@ -854,13 +854,13 @@ export interface paths {
         };
         /**
          * The invoice written at approval, as the payments provider has it
-         * @description Section 4.3: read-only; asks the payments provider for the invoice the approval (or POST .../invoice) recorded. `mode` comes from the invoice itself.
+         * @description Read-only; asks the payments provider for the invoice the approval (or POST .../invoice) recorded. `mode` comes from the invoice itself.
          */
         get: operations["getQuoteInvoice"];
         put?: never;
         /**
          * Ensure exactly one invoice exists for an approved quote (runs the payments leg alone)
-         * @description Section 4.3: idempotent. A recorded invoice is answered unchanged (200); otherwise the payments leg runs again with the same idempotency keys and the amounts frozen at approval (201). It does not re-emit quote.approved nor repeat the accounting or CRM legs.
+         * @description Idempotent. A recorded invoice is answered unchanged (200); otherwise the payments leg runs again with the same idempotency keys and the amounts frozen at approval (201). It does not re-emit quote.approved nor repeat the accounting or CRM legs.
          */
         post: operations["ensureQuoteInvoice"];
         delete?: never;
@@ -880,7 +880,7 @@ export interface paths {
         put?: never;
         /**
          * A hosted payment page for an approved quote (reused while open)
-         * @description Section 4.3: send `{}` for the default return origin. The page charges the frozen lines plus one line per tax of the quote’s region (D25: 13 % HST for a quote made here). While a session is open the same one is answered (200, `reused: true`); a paid quote is a 409.
+         * @description Send `{}` for the default return origin. The page charges the frozen lines plus one line per tax of the quote’s region (13 % HST for a quote made through `/api/`). While a session is open the same one is answered (200, `reused: true`); a paid quote is a 409.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -900,7 +900,7 @@ export interface paths {
         put?: never;
         /**
          * The payments provider's events, authenticated by the payments-signature header
-         * @description Section 4.5: for the payments provider, not for API clients. No token: the HMAC in `payments-signature` over the exact bytes received authenticates it (300-second tolerance). `invoice.paid` sets `paid_at` on the originating quote once; a repeated event id is acknowledged and ignored.
+         * @description For the payments provider, not for API clients. No token: the HMAC in `payments-signature` over the exact bytes received authenticates it (300-second tolerance). `invoice.paid` sets `paid_at` on the originating quote once; a repeated event id is acknowledged and ignored.
          */
         post: operations["receivePaymentsEvent"];
         delete?: never;
@@ -918,7 +918,7 @@ export interface paths {
         };
         /**
          * Every provider, connected or not: the platform's configuration and this workspace's connection (no token, only expiry times)
-         * @description Section 4.5: one entry per provider. `configured` is about the platform, `connection` about this workspace. No token or secret is ever shown, only expiry times.
+         * @description One entry per provider. `configured` is about the platform, `connection` about this workspace. No token or secret is ever shown, only expiry times.
          */
         get: operations["listIntegrations"];
         put?: never;
@@ -938,7 +938,7 @@ export interface paths {
         };
         /**
          * The sync log: most recent attempts first
-         * @description Section 4.5: what each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         * @description What each approval fan-out leg did, per quote and provider: SUCCEEDED with the provider’s id, FAILED with attempts and last error, SKIPPED with the reason. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
          */
         get: operations["listSyncRecords"];
         put?: never;
@@ -958,7 +958,7 @@ export interface paths {
         };
         /**
          * The scheduled provider sync runs: most recent first
-         * @description D18: every run of this workspace’s provider sync (one Temporal schedule per connected provider, every `PROVIDER_SYNC_INTERVAL`): when it started and finished, the changes it read and applied, the watermark before and after, and its error. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         * @description Every run of this workspace’s provider sync (one Temporal schedule per connected provider, every `PROVIDER_SYNC_INTERVAL`): when it started and finished, the changes it read and applied, the watermark before and after, and its error. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
          */
         get: operations["listProviderSyncRuns"];
         put?: never;
@@ -980,7 +980,7 @@ export interface paths {
         put?: never;
         /**
          * The provider's consent URL, with a signed single-use state valid ten minutes (not a redirect)
-         * @description Section 4.5: open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. `payments` is the platform’s own account and cannot be connected (400).
+         * @description Open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. `payments` is the platform’s own account and cannot be connected (400).
          */
         post: operations["connectIntegration"];
         delete?: never;
@@ -1000,8 +1000,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Disconnect: credentials erased, sync rows kept; idempotent (section 3.3)
-         * @description Section 3.3: any connection becomes DISCONNECTED, its stored credentials are erased (and revoked at the provider, best effort). Calling it again answers the same.
+         * Disconnect: credentials erased, sync rows kept; idempotent
+         * @description Any connection becomes DISCONNECTED, its stored credentials are erased (and revoked at the provider, best effort). Calling it again answers the same.
          */
         delete: operations["disconnectIntegration"];
         options?: never;
@@ -1018,7 +1018,7 @@ export interface paths {
         };
         /**
          * The provider's redirect after consent; authenticated by the signed state; answers a page, never JSON
-         * @description Section 4.5: for the browser the provider redirects, not for API clients. No token: the signed, single-use `state` (ten minutes) authenticates it. Every outcome is an HTML page, errors included.
+         * @description For the browser the provider redirects, not for API clients. No token: the signed, single-use `state` (ten minutes) authenticates it. Every outcome is an HTML page, errors included.
          */
         get: operations["integrationCallback"];
         put?: never;
@@ -1044,7 +1044,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an https URL to events; the signing secret is shown only in this answer
-         * @description D6: `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again. D13: `format` (`core` by default, `field` or `events`) is fixed here; `events` are names of that format's catalogue (422 otherwise), and the format decides the envelope, headers, response window and retry schedule (docs/webhooks.md).
+         * @description `events` lists names of the catalogue (see `webhooks` in this document) or is exactly `["*"]`. The URL must resolve to public addresses only, checked now and again at every delivery. Keep `secret`: it signs every delivery and is not shown again. `format` (`core` by default, `field` or `events`) is fixed here; `events` are names of that format's catalogue (422 otherwise), and the format decides the envelope, headers, response window and retry schedule (docs/webhooks.md).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1065,14 +1065,14 @@ export interface paths {
         post?: never;
         /**
          * Remove an endpoint and its delivery log
-         * @description D6: nothing more is delivered to it; its deliveries and attempt log go with it.
+         * @description Nothing more is delivered to it; its deliveries and attempt log go with it.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
          * Change url, events, description or status; re-enabling replays what was missed
-         * @description D6: only the keys sent change. Events of a disabled endpoint are kept; setting `status: enabled` again delivers them.
+         * @description Only the keys sent change. Events of a disabled endpoint are kept; setting `status: enabled` again delivers them.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -1088,7 +1088,7 @@ export interface paths {
         put?: never;
         /**
          * A new signing secret, shown once; the old one signs beside it for 24 hours
-         * @description D6: during the 24 hours after a rotation each delivery carries two `v1` signatures, one per secret, so receivers can switch without missing any.
+         * @description During the 24 hours after a rotation each delivery carries two `v1` signatures, one per secret, so receivers can switch without missing any.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -1106,7 +1106,7 @@ export interface paths {
         };
         /**
          * Every delivery attempt to the endpoint, newest first
-         * @description D6: each attempt with its event, attempt number, outcome, response status or error and duration; D13: its request as sent (headers, body) and the response (status, headers, the first 4 KiB of the body, duration). `delivery_id` narrows it to one delivery. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         * @description Each attempt with its event, attempt number, outcome, response status or error and duration; its request as sent (headers, body) and the response (status, headers, the first 4 KiB of the body, duration). `delivery_id` narrows it to one delivery. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
          */
         get: operations["listWebhookDeliveryAttempts"];
         put?: never;
@@ -1146,7 +1146,7 @@ export interface paths {
         };
         /**
          * The workspace's deliveries, newest first, by endpoint, status and event
-         * @description D13: one row per delivery (an event to an endpoint; a replay is a new one with the next `series`), newest first, optionally only of one endpoint, one status or one event. Its attempts are `GET /api/v1/webhook-endpoints/{id}/deliveries?delivery_id=`. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
+         * @description One row per delivery (an event to an endpoint; a replay is a new one with the next `series`), newest first, optionally only of one endpoint, one status or one event. Its attempts are `GET /api/v1/webhook-endpoints/{id}/deliveries?delivery_id=`. At most `limit` per page: while more follow, the `Link` header names the next page (`rel="next"`).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1168,7 +1168,7 @@ export interface paths {
         put?: never;
         /**
          * A new series of attempts of the same event (same envelope id) to the same endpoint
-         * @description D6: the same bytes and envelope id as the original, so a receiver that de-duplicates on the id sees it once.
+         * @description The same bytes and envelope id as the original, so a receiver that de-duplicates on the id sees it once.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -1186,7 +1186,7 @@ export interface paths {
         };
         /**
          * The workspace, with its technical contact and settings
-         * @description D13: the technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN's email. D11, D3, D23: the settings, every default applied.
+         * @description The technical contact is emailed when a webhook endpoint is disabled. Unless set, it is the first ADMIN's email. The settings of quoting, the working day and routing, every default applied.
          */
         get: operations["getOrganization"];
         put?: never;
@@ -1196,7 +1196,7 @@ export interface paths {
         head?: never;
         /**
          * Change the workspace's settings and technical contact
-         * @description Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). D13: `technical_contact_email` must be an email address; null clears it, so the first ADMIN's email is used. D11: `time_zone` is an IANA name and `working_day_start` `HH:mm`; D3: `quote_validity_days` 1-365; D23: `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300. D22: every change is audited with each field's before and after.
+         * @description Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). `technical_contact_email` must be an email address; null clears it, so the first ADMIN's email is used. `time_zone` is an IANA name and `working_day_start` `HH:mm`; `quote_validity_days` 1-365; `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300. Every change is audited with each field's before and after.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -1210,7 +1210,7 @@ export interface paths {
         };
         /**
          * Every administrative change, newest first, field by field
-         * @description D22: one event per change to users and roles, invitations, password resets (that one happened, never the token), the price book, webhook endpoints (a rotation, never the secret), integrations, organization settings, plans and suspensions; written in the same transaction as the change. Narrow by `entity_type` and `entity_id`, `actor_id`, `action` or `since`. At most `limit` per page: while more follow, the `Link` header names the next page.
+         * @description One event per change to users and roles, invitations, password resets (that one happened, never the token), the price book, webhook endpoints (a rotation, never the secret), integrations, organization settings, plans and suspensions; written in the same transaction as the change. Narrow by `entity_type` and `entity_id`, `actor_id`, `action` or `since`. At most `limit` per page: while more follow, the `Link` header names the next page.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -1230,7 +1230,7 @@ export interface paths {
         };
         /**
          * The webhook deliveries page: endpoints, deliveries, each attempt, Replay
-         * @description D13: sign in with workspace, email and password (an ADMIN); the endpoints with their status; the deliveries newest first, filtered by endpoint, status and event; each attempt's request and response; and a Replay button. It uses only this public API.
+         * @description Sign in with workspace, email and password (an ADMIN); the endpoints with their status; the deliveries newest first, filtered by endpoint, status and event; each attempt's request and response; and a Replay button. It uses only this public API.
          */
         get: operations["getWebhookDeliveriesPage"];
         put?: never;
@@ -1249,8 +1249,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Jobs, oldest change first: the dispatch board's incremental feed (D11)
-         * @description Ordered by `updated_at` then `job_id`. Poll with the newest `updated_at` you have seen as `updated_since` (strict), or with `next_cursor`: either way no change is ever missed, even one whose transaction commits after a later one (docs/field-sync.md). ADMIN and SALES see every job of the tenant, a TECHNICIAN only those of their crews (D10).
+         * Jobs, oldest change first: the dispatch board's incremental feed
+         * @description Ordered by `updated_at` then `job_id`. Poll with the newest `updated_at` you have seen as `updated_since` (strict), or with `next_cursor`: either way no change is ever missed, even one whose transaction commits after a later one (docs/field-sync.md). ADMIN and SALES see every job of the tenant, a TECHNICIAN only those of their crews.
          */
         get: operations["listJobs"];
         put?: never;
@@ -1270,7 +1270,7 @@ export interface paths {
         };
         /**
          * One job with its change orders, time entries and material draws
-         * @description D11 fields; 404 `job-not-found` when the id is unknown to the tenant or, for a TECHNICIAN, not a job of their crews.
+         * @description The job with its crew, site, schedule and logged hours; 404 `job-not-found` when the id is unknown to the tenant or, for a TECHNICIAN, not a job of their crews.
          */
         get: operations["getJob"];
         put?: never;
@@ -1279,8 +1279,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move a job along D11's table
-         * @description scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the section 3.2 projection changes. `completed_at` (only with complete) is the device's sign-off time: not in the future (60 s skew), not before actual_start. ADMIN, or a TECHNICIAN of the job's crew.
+         * Move a job to another status (the job status table)
+         * @description scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order's status changes with it. `completed_at` (only with complete) is the device's sign-off time: not in the future (60 s skew), not before actual_start. A job without a quote is invoiced to its customer when it completes: without a customer, complete is 422 `validation-failed` at `customer_id`. ADMIN, or a TECHNICIAN of the job's crew.
          */
         patch: operations["updateJob"];
         trace?: never;
@@ -1294,7 +1294,7 @@ export interface paths {
         };
         /**
          * A job's history, oldest first: every move, crew change, time entry, material draw and change-order step, with who and when
-         * @description Append-only (D11), so dispatch stays reconstructable. Page with `next_cursor`, which is given even on the last page: resume from it to see only later entries. 404 `job-not-found` as for the job itself (a TECHNICIAN sees only the jobs of their crews).
+         * @description Append-only, so dispatch stays reconstructable. Page with `next_cursor`, which is given even on the last page: resume from it to see only later entries. 404 `job-not-found` as for the job itself (a TECHNICIAN sees only the jobs of their crews).
          */
         get: operations["getJobHistory"];
         put?: never;
@@ -1315,7 +1315,7 @@ export interface paths {
         get?: never;
         /**
          * Assign a crew to a job (ADMIN); the work order's technician follows its foreman
-         * @description D11. 409 `conflict` when the job is complete or cancelled, or a crew member is deactivated; 404 `not-found` for an unknown crew.
+         * @description 409 `conflict` when the job is complete or cancelled, or a crew member is deactivated; 404 `not-found` for an unknown crew.
          */
         put: operations["assignJobCrew"];
         post?: never;
@@ -1336,7 +1336,7 @@ export interface paths {
         put?: never;
         /**
          * Log time on a job (a crew technician for themselves, ADMIN for anyone)
-         * @description D11: no overlap with another entry of the same technician (409 `conflict`), at most 16 hours, not on a complete or cancelled job (409 `conflict`).
+         * @description No overlap with another entry of the same technician (409 `conflict`), at most 16 hours, not on a complete or cancelled job (409 `conflict`).
          */
         post: operations["addTimeEntry"];
         delete?: never;
@@ -1356,7 +1356,7 @@ export interface paths {
         put?: never;
         /**
          * Draw material for a job
-         * @description D11: `sku` an active SKU of the current rate card, `quantity` a positive decimal string in its unit. Not on a complete or cancelled job (409 `conflict`).
+         * @description `sku` an active SKU of the current rate card, `quantity` a positive decimal string in its unit. Not on a complete or cancelled job (409 `conflict`).
          */
         post: operations["addMaterialDraw"];
         delete?: never;
@@ -1380,7 +1380,7 @@ export interface paths {
         put?: never;
         /**
          * Make a crew (ADMIN)
-         * @description D11: a name, a foreman and member technicians, all active technicians of the tenant (422 `validation-failed` naming who is not).
+         * @description A name, a foreman and member technicians, all active technicians of the tenant (422 `validation-failed` naming who is not).
          */
         post: operations["createCrew"];
         delete?: never;
@@ -1404,7 +1404,7 @@ export interface paths {
         head?: never;
         /**
          * Change a crew (ADMIN): its jobs show the change, and their technician follows the foreman
-         * @description D11. Omitted fields stay; `member_ids` replaces the members besides the foreman.
+         * @description Omitted fields stay; `member_ids` replaces the members besides the foreman.
          */
         patch: operations["updateCrew"];
         trace?: never;
@@ -1419,8 +1419,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Raise a change order, priced at once by the pricing engine (D12)
-         * @description Lines in the calculate line-item shape of section 4.3 and optional extra labour hours (negative for work no longer needed), with a reason (10-500 characters). Priced on the rate-card revision of the job's quote at its applied margin, raised to the tenant's floor where below it (`margin.floor_engaged`); numbered per job. Money is dollars from integer cents. 409 `conflict` on a complete or cancelled job or a job without a quote; an unknown or inactive SKU is 422 `validation-failed`. Records `change_order.submitted`.
+         * Raise a change order, priced at once by the pricing engine
+         * @description Lines in the line-item shape of POST /api/v1/quotes/calculate and optional extra labour hours (negative for work no longer needed), with a reason (10-500 characters). Priced on the rate-card revision of the job's quote at its applied margin, raised to the tenant's floor where below it (`margin.floor_engaged`); numbered per job. Money is dollars from integer cents. 409 `conflict` on a complete or cancelled job or a job without a quote; an unknown or inactive SKU is 422 `validation-failed`. Records `change_order.submitted`.
          */
         post: operations["raiseChangeOrder"];
         delete?: never;
@@ -1440,7 +1440,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a change order (ADMIN any method; a crew TECHNICIAN only on_device_signature)
-         * @description D12. Records `change_order.approved`; when the job's quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` (net 14, the tax lines of the quote’s region (D25), every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.
+         * @description Records `change_order.approved`; when the job's quote is approved, the payments leg invoices the delta as the workflow `change-order-invoice-<id>` (net 14, the tax lines of the quote’s region, every provider call keyed by the change order). 409 `conflict` when already decided or the job is finished.
          */
         post: operations["approveChangeOrder"];
         delete?: never;
@@ -1460,7 +1460,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a change order (ADMIN, or a TECHNICIAN of the crew)
-         * @description D12. Records `change_order.rejected` with `rejected_by` and `reason`. 409 `conflict` when already decided or the job is finished.
+         * @description Records `change_order.rejected` with `rejected_by` and `reason`. 409 `conflict` when already decided or the job is finished.
          */
         post: operations["rejectChangeOrder"];
         delete?: never;
@@ -1477,8 +1477,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Technicians with their skills, weekly hours, time off and crews (D23)
-         * @description ADMIN and SALES. A technician without hours set shows D23's default week (Monday to Friday 08:00-17:00, 30-minute unpaid break) with `is_default: true`.
+         * Technicians with their skills, weekly hours, time off and crews
+         * @description ADMIN and SALES. By name; pass `next_cursor` back as `cursor` while `has_more` is true. A technician without hours set shows the default week (Monday to Friday 08:00-17:00, 30-minute unpaid break) with `is_default: true`.
          */
         get: operations["listTechnicians"];
         put?: never;
@@ -1537,8 +1537,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Sites with their coordinates (D23)
-         * @description ADMIN and SALES. A site without `lat`/`lon` cannot be routed (`SITE_NOT_LOCATED`).
+         * Sites with their coordinates
+         * @description ADMIN and SALES. By name; pass `next_cursor` back as `cursor` while `has_more` is true. A site without `lat`/`lon` cannot be routed (`SITE_NOT_LOCATED`).
          */
         get: operations["listSites"];
         put?: never;
@@ -1584,7 +1584,7 @@ export interface paths {
         head?: never;
         /**
          * Set a job's window, duration and added skills on its scheduled date (ADMIN)
-         * @description D23. Omitted fields stay; null returns a field to its default: the window is the working day, the duration the estimated hours not yet logged divided among the crew's headcount (at least 15 minutes), and the required skills are those the quote lines imply (`motorisation` for a motor, `large_format` for a line wider than 96 inches) plus those given here. A skill that is not built in and that no technician has is 422 at its path (`required_skills.N`). The job shows the result under `schedule`.
+         * @description Omitted fields stay; null returns a field to its default: the window is the working day, the duration the estimated hours not yet logged divided among the crew's headcount (at least 15 minutes), and the required skills are those the quote lines imply (`motorisation` for a motor, `large_format` for a line wider than 96 inches) plus those given here. A skill that is not built in and that no technician has is 422 at its path (`required_skills.N`). The job shows the result under `schedule`.
          */
         patch: operations["setJobSchedule"];
         trace?: never;
@@ -1597,7 +1597,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The routes of a day, and its jobs no route holds (D23)
+         * The routes of a day, and its jobs no route holds
          * @description ADMIN and SALES see every crew's route and the day's unassigned jobs (not complete or cancelled, on no route) with the reasons of the last plan, and its exclusions; a TECHNICIAN sees only the routes of their crews. Times are local to the workspace.
          */
         get: operations["listDailyRoutes"];
@@ -1623,7 +1623,7 @@ export interface paths {
         get: operations["getDailyRoute"];
         /**
          * Set a crew's stops by hand (ADMIN): ETAs and violations, reported, not refused
-         * @description D23. `stops` are job ids of that date, in order; each job moves to this crew (leaving any other route). The answer carries the ETAs and every violation (`TIME_WINDOW_UNREACHABLE` and `OVERTIME_CAP` with their minutes, and a constraint the crew breaks, such as SKILL_MISSING, with 0). A job not of that date is 422 at `stops.N`.
+         * @description `stops` are job ids of that date, in order; each job moves to this crew (leaving any other route). The answer carries the ETAs and every violation (`TIME_WINDOW_UNREACHABLE` and `OVERTIME_CAP` with their minutes, and a constraint the crew breaks, such as SKILL_MISSING, with 0). A job not of that date is 422 at `stops.N`.
          */
         put: operations["setDailyRoute"];
         post?: never;
@@ -1664,7 +1664,7 @@ export interface paths {
         put?: never;
         /**
          * A crew reports its status on today's route (its technicians or ADMIN)
-         * @description D23. `status` is `en_route`, `on_site`, `on_break` or `off_duty`, set on the stop of `jobId`, or without it on the crew's current stop (the last with a reported status, else the first). Any order is allowed (on_site before en_route); `off_duty` also marks every later stop still planned. The route's revision rises and `dispatch.updated` fires with `changeReason` `technician_status`; the same report again changes nothing. Today is the workspace's date in its time zone. Another crew's technician is 403; a crew without a route today is 409; a job not on the route is 422 at `jobId`.
+         * @description `status` is `en_route`, `on_site`, `on_break` or `off_duty`, set on the stop of `jobId`, or without it on the crew's current stop (the last with a reported status, else the first). Any order is allowed (on_site before en_route); `off_duty` also marks every later stop still planned. The route's revision rises and `dispatch.updated` fires with `changeReason` `technician_status`; the same report again changes nothing. Today is the workspace's date in its time zone. Another crew's technician is 403; a crew without a route today is 409; a job not on the route is 422 at `jobId`.
          */
         post: operations["setCrewStatus"];
         delete?: never;
@@ -1682,12 +1682,12 @@ export interface paths {
         };
         /**
          * GraphiQL (outside production), every asset served by this deployment
-         * @description D17: an in-browser GraphQL IDE; sign in from its bar, or put a bearer token in its Headers tab. Not served in production (there this path is 401 like any /v1/ path without a token).
+         * @description An in-browser GraphQL IDE; sign in from its bar, or put a bearer token in its Headers tab. Not served in production (there this path is 401 like any /v1/ path without a token).
          */
         get: operations["getGraphiql"];
         put?: never;
         /**
-         * GraphQL over quotes, work orders and customers, each query costed and drawn from the plan (D17)
+         * GraphQL over quotes, work orders and customers, each query costed and drawn from the plan
          * @description GraphQL over HTTP (`application/json` or `application/graphql-response+json`). The schema is `/v1/graphql/schema.graphql`; docs/graphql.md explains cost and limits. Every answer carries `extensions.cost` (requested and actual points, and the bucket). Refusals are GraphQL errors with `extensions.code`: `GRAPHQL_PARSE_FAILED`, `GRAPHQL_VALIDATION_FAILED`, `MAX_DEPTH_EXCEEDED`, `MAX_ALIASES_EXCEEDED`, `MAX_ROOT_FIELDS_EXCEEDED`, `MAX_COST_EXCEEDED`, `VARIABLES_TOO_LARGE`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, …; `SERVICE_UNAVAILABLE` with status 503 and `Retry-After` while the database cannot be reached.
          */
         post: operations["graphql"];
@@ -1730,7 +1730,7 @@ export interface webhooks {
         put?: never;
         /**
          * quote.approved: A quote was approved
-         * @description Sent after POST /api/v1/quotes/{id}/approve commits; not again for a repeated approval (409). POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         * @description Sent after POST /api/v1/quotes/{id}/approve commits; not again for a repeated approval (409). POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
          */
         post: operations["quoteApprovedEvent"];
         delete?: never;
@@ -1750,7 +1750,7 @@ export interface webhooks {
         put?: never;
         /**
          * work_order.dispatched: A work order was dispatched
-         * @description Sent when PATCH /api/v1/work-orders/{id}/status moves a work order to DISPATCHED. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         * @description Sent when PATCH /api/v1/work-orders/{id}/status moves a work order to DISPATCHED. POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
          */
         post: operations["workOrderDispatchedEvent"];
         delete?: never;
@@ -1770,7 +1770,7 @@ export interface webhooks {
         put?: never;
         /**
          * work_order.completed: A work order was completed
-         * @description Sent when a DISPATCHED work order moves to COMPLETED; `changed_at` is the server’s completion time. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         * @description Sent when a DISPATCHED work order moves to COMPLETED; `changed_at` is the server’s completion time. POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
          */
         post: operations["workOrderCompletedEvent"];
         delete?: never;
@@ -1790,7 +1790,7 @@ export interface webhooks {
         put?: never;
         /**
          * work_order.pending: A work order went back to PENDING
-         * @description Sent when a DISPATCHED work order moves back to PENDING. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         * @description Sent when a DISPATCHED work order moves back to PENDING. POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
          */
         post: operations["workOrderPendingEvent"];
         delete?: never;
@@ -1810,7 +1810,7 @@ export interface webhooks {
         put?: never;
         /**
          * work_order.cancelled: A work order was cancelled
-         * @description Sent when a PENDING or DISPATCHED work order moves to CANCELLED. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         * @description Sent when a PENDING or DISPATCHED work order moves to CANCELLED. POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
          */
         post: operations["workOrderCancelledEvent"];
         delete?: never;
@@ -1830,7 +1830,7 @@ export interface webhooks {
         put?: never;
         /**
          * pricebook.published: A price book revision became current
-         * @description Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out). POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         * @description Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out). POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
          */
         post: operations["pricebookPublishedEvent"];
         delete?: never;
@@ -1850,7 +1850,7 @@ export interface webhooks {
         put?: never;
         /**
          * dispatch.updated: A crew’s day changed
-         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. POSTed to each enabled endpoint subscribed to it (D6), signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
+         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. POSTed to each enabled endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`, verify as docs/webhooks.md shows). Answer 2xx within 8 seconds. 5xx, 408, 429, timeouts and network errors are retried, at most 5 attempts in all with backoff; other 4xx and 3xx end the delivery. Delivery is at least once: de-duplicate on the envelope `id`. A status PATCH that changes nothing sends nothing.
          */
         post: operations["dispatchUpdatedEvent"];
         delete?: never;
@@ -1870,7 +1870,7 @@ export interface webhooks {
         put?: never;
         /**
          * job.dispatched (field format): A job was dispatched
-         * @description Sent when a job moves to dispatched: PATCH /v1/fsm/jobs/{job_id} (its crew assigned), or PATCH /api/v1/work-orders/{id}/status to DISPATCHED (D11). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent when a job moves to dispatched: PATCH /v1/fsm/jobs/{job_id} (its crew assigned), or PATCH /api/v1/work-orders/{id}/status to DISPATCHED. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldJobDispatchedEvent"];
         delete?: never;
@@ -1890,7 +1890,7 @@ export interface webhooks {
         put?: never;
         /**
          * job.status_changed (field format): A job changed status
-         * @description Sent on every status change of a job, through /v1/fsm or /api/ (D11), with `from` and `to`; a PATCH that changes nothing sends nothing. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent on every status change of a job, through /v1/fsm or /api/, with `from` and `to`; a PATCH that changes nothing sends nothing. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldJobStatusChangedEvent"];
         delete?: never;
@@ -1910,7 +1910,7 @@ export interface webhooks {
         put?: never;
         /**
          * job.completed (field format): A job was completed
-         * @description Sent at the final sign-off (status complete), with the hours logged against the hours estimated. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent at the final sign-off (status complete), with the hours logged against the hours estimated. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldJobCompletedEvent"];
         delete?: never;
@@ -1930,7 +1930,7 @@ export interface webhooks {
         put?: never;
         /**
          * change_order.submitted (field format): A change order was raised
-         * @description Sent when POST /v1/fsm/jobs/{job_id}/change-orders raises a change order, before its approval (D12). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent when POST /v1/fsm/jobs/{job_id}/change-orders raises a change order, before its approval. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldChangeOrderSubmittedEvent"];
         delete?: never;
@@ -1950,7 +1950,7 @@ export interface webhooks {
         put?: never;
         /**
          * change_order.approved (field format): A change order was approved
-         * @description Sent when POST /v1/fsm/change-orders/{change_order_id}/approve approves a change order in the field; `invoice` says whether the payments leg invoices it (D12). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent when POST /v1/fsm/change-orders/{change_order_id}/approve approves a change order in the field; `invoice` says whether the payments leg invoices it. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldChangeOrderApprovedEvent"];
         delete?: never;
@@ -1970,7 +1970,7 @@ export interface webhooks {
         put?: never;
         /**
          * change_order.rejected (field format): A change order was rejected
-         * @description Sent when POST /v1/fsm/change-orders/{change_order_id}/reject declines a change order, with `rejected_by` and `reason`. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent when POST /v1/fsm/change-orders/{change_order_id}/reject declines a change order, with `rejected_by` and `reason`. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldChangeOrderRejectedEvent"];
         delete?: never;
@@ -1990,7 +1990,7 @@ export interface webhooks {
         put?: never;
         /**
          * quote.created (field format): A quote was created
-         * @description Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions (D13). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldQuoteCreatedEvent"];
         delete?: never;
@@ -2010,7 +2010,7 @@ export interface webhooks {
         put?: never;
         /**
          * invoice.generated (field format): An invoice was generated
-         * @description Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12). Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldInvoiceGeneratedEvent"];
         delete?: never;
@@ -2030,7 +2030,7 @@ export interface webhooks {
         put?: never;
         /**
          * dispatch.updated (field format): A crew’s day changed
-         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. Field format (document 001 section 6.1, D13): POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
          */
         post: operations["fieldDispatchUpdatedEvent"];
         delete?: never;
@@ -2050,7 +2050,7 @@ export interface webhooks {
         put?: never;
         /**
          * quote.created (events format): A quote was created
-         * @description Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions (D13). Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         * @description Sent when a calculated quote, or a new revision of one, is persisted: POST /api/v1/quotes/calculate with persist, POST /v1/quotes and its revisions. Events format: the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
          */
         post: operations["eventsQuoteCreatedEvent"];
         delete?: never;
@@ -2070,7 +2070,7 @@ export interface webhooks {
         put?: never;
         /**
          * invoice.generated (events format): An invoice was generated
-         * @description Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job (D12). Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         * @description Sent when the payments leg finalises an invoice: for an approved quote (at approval, or by POST /api/v1/quotes/{id}/invoice), or for an approved change order of its job. Events format: the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
          */
         post: operations["eventsInvoiceGeneratedEvent"];
         delete?: never;
@@ -2090,7 +2090,7 @@ export interface webhooks {
         put?: never;
         /**
          * pricebook.published (events format): A price book revision became current
-         * @description Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out). Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         * @description Sent when a revision published by POST /v1/pricebooks/{id}/revisions or an import becomes current: at once, or at its future `effective_from` (a Temporal timer announces it; quotes priced from that instant use it whether or not the announcement has gone out). Events format: the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
          */
         post: operations["eventsPricebookPublishedEvent"];
         delete?: never;
@@ -2110,7 +2110,7 @@ export interface webhooks {
         put?: never;
         /**
          * dispatch.updated (events format): A crew’s day changed
-         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. Events format (document 001 section 6.2, D13): the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
+         * @description Sent per route that changed, after the commit: a plan applied (POST /v1/fsm/routes/{date}/plan) or a hand sequence (PUT /v1/fsm/routes/{date}/{crewId}) that moved a job between crews (`reassignment`, both routes) or reordered a route (`resequencing`), or moved its arrival times (`eta_drift`). `previousAttributes` holds the prior values of exactly what changed; `revision` increases with every change of the route, so a receiver drops an event whose revision it has passed. A repeated trigger that changes nothing sends nothing. Versions before 2026-01-20 name the foreman `technicianId`. Events format: the same data as `data.object`, POSTed to each enabled events endpoint subscribed to it, signed with the endpoint secret (`Service-Signature`). Answer 2xx within 300 seconds; anything else is retried, 8 attempts over 24 hours; an endpoint failing every attempt for 72 hours is disabled and replays what it missed when re-enabled. Delivery is at least once: de-duplicate on `id`.
          */
         post: operations["eventsDispatchUpdatedEvent"];
         delete?: never;
@@ -2692,7 +2692,7 @@ export interface components {
             /** @description The quote’s proposal reference `Q-<quote number>`, or `J-<job id>` for a job without a quote */
             reference: string;
             /**
-             * @description What produced the invoice: the quote’s approval, a change order (D12), or a completed job (its quote’s invoice reconciled, the draws beyond it, or a job without a quote billed for time and materials)
+             * @description What produced the invoice: the quote’s approval, a change order, or a completed job (its quote’s invoice reconciled, the draws beyond it, or a job without a quote billed for time and materials)
              * @enum {string}
              */
             sourceType: "quote" | "change_order" | "job";
@@ -2735,7 +2735,7 @@ export interface components {
             erpSync: {
                 /** @enum {string} */
                 target: "accounting";
-                /** @description The accounting leg’s status in lower case (pending, succeeded, failed, skipped) */
+                /** @description The accounting leg’s status in lower case (pending, succeeded, failed, skipped); not_applicable for an invoice accounting never receives (a change order’s, a completed job’s) */
                 status: string;
             };
             /** @description On a later revision of the event only: the erpSync it corrects (the `events` format sends it as data.previousAttributes) */
@@ -2743,7 +2743,7 @@ export interface components {
                 erpSync: {
                     /** @enum {string} */
                     target: "accounting";
-                    /** @description The accounting leg’s status in lower case (pending, succeeded, failed, skipped) */
+                    /** @description The accounting leg’s status in lower case (pending, succeeded, failed, skipped); not_applicable for an invoice accounting never receives (a change order’s, a completed job’s) */
                     status: string;
                 };
             };
@@ -2819,14 +2819,14 @@ export interface components {
             id: string;
             /** @enum {string} */
             type: "quote.created";
-            /** @description The version the endpoint pinned at registration (D16) */
+            /** @description The version the endpoint pinned at registration */
             apiVersion: string | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp
              */
             createdAt: string;
-            /** @description false for an event of a sandbox workspace (D1) */
+            /** @description false for an event of a sandbox workspace */
             livemode: boolean;
             data: {
                 object: components["schemas"]["QuoteCreatedData"];
@@ -2844,14 +2844,14 @@ export interface components {
             id: string;
             /** @enum {string} */
             type: "invoice.generated";
-            /** @description The version the endpoint pinned at registration (D16) */
+            /** @description The version the endpoint pinned at registration */
             apiVersion: string | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp
              */
             createdAt: string;
-            /** @description false for an event of a sandbox workspace (D1) */
+            /** @description false for an event of a sandbox workspace */
             livemode: boolean;
             data: {
                 object: components["schemas"]["InvoiceGeneratedData"];
@@ -2869,14 +2869,14 @@ export interface components {
             id: string;
             /** @enum {string} */
             type: "pricebook.published";
-            /** @description The version the endpoint pinned at registration (D16) */
+            /** @description The version the endpoint pinned at registration */
             apiVersion: string | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp
              */
             createdAt: string;
-            /** @description false for an event of a sandbox workspace (D1) */
+            /** @description false for an event of a sandbox workspace */
             livemode: boolean;
             data: {
                 object: components["schemas"]["PricebookPublishedData"];
@@ -2916,14 +2916,14 @@ export interface components {
             id: string;
             /** @enum {string} */
             type: "dispatch.updated";
-            /** @description The version the endpoint pinned at registration (D16) */
+            /** @description The version the endpoint pinned at registration */
             apiVersion: string | null;
             /**
              * Format: date-time
              * @description RFC 3339 timestamp
              */
             createdAt: string;
-            /** @description false for an event of a sandbox workspace (D1) */
+            /** @description false for an event of a sandbox workspace */
             livemode: boolean;
             data: {
                 object: components["schemas"]["DispatchUpdatedData"];
@@ -3031,12 +3031,6 @@ export interface components {
                 organization_id: string;
             };
         };
-        LoginRequest: {
-            subdomain: string;
-            /** Format: email */
-            email: string;
-            password: string;
-        };
         Profile: {
             /** Format: uuid */
             id: string;
@@ -3094,13 +3088,6 @@ export interface components {
              */
             invitation_expires_at: string;
         };
-        InvitationRequest: {
-            /** Format: email */
-            email: string;
-            full_name: string;
-            /** @enum {string} */
-            role: "ADMIN" | "SALES" | "TECHNICIAN";
-        };
         UpdatedTeamUser: {
             /** Format: uuid */
             id: string;
@@ -3120,7 +3107,7 @@ export interface components {
              * @description ISO-8601, UTC
              */
             created_at: string;
-            /** @description D20: the open jobs of the crews a technician left (deactivated, or no longer a TECHNICIAN); empty otherwise. */
+            /** @description The open jobs of the crews a technician left (deactivated, or no longer a TECHNICIAN); empty otherwise. */
             affected_jobs: components["schemas"]["AffectedJob"][];
         };
         AffectedJob: {
@@ -3131,42 +3118,9 @@ export interface components {
             status: string;
             scheduled_date: string | null;
         };
-        UpdateUserRequest: {
-            full_name?: string;
-            /** @enum {string} */
-            role?: "ADMIN" | "SALES" | "TECHNICIAN";
-            /** @enum {string} */
-            status?: "active" | "deactivated";
-        };
-        AcceptInvitationRequest: {
-            /** @description The token of the emailed link. */
-            token: string;
-            full_name?: string;
-            /** @description D20: 12 to 200 characters, not a common password, not containing your email's name. */
-            password: string;
-        };
         PasswordResetAccepted: {
             /** @enum {boolean} */
             accepted: true;
-        };
-        PasswordResetRequest: {
-            subdomain: string;
-            /** Format: email */
-            email: string;
-        };
-        ConfirmPasswordResetRequest: {
-            /** @description The token of the emailed link. */
-            token: string;
-            /** @description D20: 12 to 200 characters, not a common password, not containing your email's name. */
-            password: string;
-        };
-        ChangePasswordRequest: {
-            current_password: string;
-            /** @description D20: 12 to 200 characters, not a common password, not containing your email's name. */
-            new_password: string;
-        };
-        UpdateProfileRequest: {
-            full_name: string;
         };
         QuotePage: {
             data: components["schemas"]["QuoteSummary"][];
@@ -3244,7 +3198,7 @@ export interface components {
              * @description ISO-8601, UTC
              */
             paid_at: string | null;
-            /** @description D24: the customer's acceptance on the quote's page; null unless they accepted there */
+            /** @description The customer's acceptance on the quote's page; null unless they accepted there */
             acceptance: {
                 /** @description The name the customer typed to accept */
                 name: string;
@@ -3257,7 +3211,7 @@ export interface components {
                 client_address: string;
                 user_agent: string | null;
             } | null;
-            /** @description D24: the customer's decline on the quote's page, with their reason if they gave one; null otherwise */
+            /** @description The customer's decline on the quote's page, with their reason if they gave one; null otherwise */
             customer_decline: {
                 /**
                  * Format: date-time
@@ -3362,37 +3316,6 @@ export interface components {
             /** @enum {string|null} */
             status: "DRAFT" | "SENT" | "APPROVED" | "REJECTED" | "EXPIRED" | null;
             persisted: boolean;
-        };
-        CalculateRequest: {
-            laborTierCode: string;
-            lineItems: {
-                reference?: string;
-                widthInches: number;
-                dropInches: number;
-                quantity: number;
-                fabricSkuCode: string;
-                hardwareSkuCode: string;
-                motorSkuCode?: string;
-                trimSkuCode?: string;
-            }[];
-            /** @description A fraction in [0, 1), never a percentage; omitted prices at the floor */
-            targetMargin?: number;
-            marginOverride?: {
-                reason: string;
-            };
-            /** @description A new customer (or, with an email the workspace has, that customer renamed); send `customerId` instead to quote an existing one */
-            customer?: {
-                name: string;
-                /** Format: email */
-                email?: string;
-            };
-            /**
-             * Format: uuid
-             * @description An existing customer of the workspace (GET /v1/customers); not together with `customer`
-             */
-            customerId?: string;
-            /** @default false */
-            persist?: boolean;
         };
         ApprovedQuote: {
             /** Format: uuid */
@@ -3509,7 +3432,7 @@ export interface components {
              */
             createdAt: string;
         };
-        /** @description RFC 9457 problem details (D10). */
+        /** @description RFC 9457 problem details. */
         Problem: {
             /** @enum {string} */
             type: "unauthenticated" | "forbidden" | "job-not-found" | "not-found" | "invalid-transition" | "validation-failed" | "conflict" | "rate-limited" | "idempotency-key-reused" | "idempotency-key-in-use" | "internal-error";
@@ -3521,44 +3444,6 @@ export interface components {
             errors?: {
                 [key: string]: string;
             };
-        };
-        V1QuoteRequest: {
-            /**
-             * Format: uuid
-             * @description A customer of the tenant (GET/POST /v1/customers)
-             */
-            customerId: string;
-            /** @enum {string} */
-            currency: "CAD";
-            /** @enum {string} */
-            taxRegion: "CA-AB" | "CA-BC" | "CA-MB" | "CA-NB" | "CA-NL" | "CA-NS" | "CA-NT" | "CA-NU" | "CA-ON" | "CA-PE" | "CA-QC" | "CA-SK" | "CA-YT";
-            /**
-             * Format: uuid
-             * @description The tenant’s rate card (GET /v1/pricebooks); its current revision prices the quote
-             */
-            pricebookId: string;
-            /** @description The installation labour tier; the rate card’s STANDARD tier (else its first) when omitted */
-            laborTierCode?: string;
-            lines: {
-                /** @description A product of the catalogue (GET /v1/products) */
-                sku: string;
-                quantity: number;
-                configuration: {
-                    /** @description The finished width, inches (the width the engine prices) */
-                    finishedWidthIn: number;
-                    /** @description The finished height, inches (the drop) */
-                    finishedHeightIn: number;
-                    /**
-                     * @description Kept on the line for the workshop
-                     * @enum {string}
-                     */
-                    controlSide: "left" | "right";
-                    /** @default false */
-                    motorised?: boolean;
-                    /** @description A motor SKU of the rate card; required when motorised */
-                    motorSku?: string;
-                };
-            }[];
         };
         V1QuotePage: {
             data: components["schemas"]["V1Quote"][];
@@ -3603,11 +3488,6 @@ export interface components {
              */
             createdAt: string;
         };
-        V1CustomerRequest: {
-            name: string;
-            /** Format: email */
-            email?: string;
-        };
         V1PricebookList: {
             data: components["schemas"]["V1Pricebook"][];
         };
@@ -3625,7 +3505,7 @@ export interface components {
         PricebookRevision: {
             /**
              * Format: uuid
-             * @description The price book (D14 `pricebookId`)
+             * @description The price book (the `pricebookId` a `/v1/quotes` request names)
              */
             id: string;
             /**
@@ -3653,7 +3533,7 @@ export interface components {
                 /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
                 unit_cost_cents: string;
                 /** @default true */
-                active?: boolean;
+                active: boolean;
             }[];
             labour_tiers: {
                 code: string;
@@ -3668,9 +3548,9 @@ export interface components {
                 fabric_sku: string;
                 hardware_sku: string;
                 /** @default null */
-                trim_sku?: string | null;
+                trim_sku: string | null;
                 /** @default true */
-                active?: boolean;
+                active: boolean;
             }[];
             /** @description With `compare_to`, and on a publication: field-level changes from the other revision */
             changes?: components["schemas"]["PricebookFieldChange"][];
@@ -3724,80 +3604,6 @@ export interface components {
             /** Format: uuid */
             published_by_user_id: string | null;
         };
-        PricebookPublishRequest: {
-            /**
-             * Format: date-time
-             * @description The newest revision (the current one, or a scheduled one when one is pending): else 409
-             */
-            base_revision: string;
-            changes: ({
-                /** @enum {string} */
-                op: "set_setting";
-                /** @enum {string} */
-                field: "margin_floor" | "fabric_waste_factor" | "labour_base_hours_per_unit" | "labour_hours_per_square_foot" | "labour_motorisation_hours" | "tube_deduction_inches" | "hembar_deduction_inches" | "fabric_width_deduction_inches" | "fabric_drop_allowance_inches";
-                value: string;
-            } | {
-                /** @enum {string} */
-                op: "upsert_sku";
-                sku: {
-                    code: string;
-                    /** @enum {string} */
-                    component: "fabric" | "hardware" | "motor" | "trim";
-                    /** @description Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed */
-                    description: string;
-                    /** @enum {string} */
-                    unit: "sq_ft" | "each" | "linear_ft";
-                    /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
-                    unit_cost_cents: string;
-                    /** @default true */
-                    active?: boolean;
-                };
-            } | {
-                /** @enum {string} */
-                op: "deactivate_sku";
-                code: string;
-            } | {
-                /** @enum {string} */
-                op: "upsert_labour_tier";
-                tier: {
-                    code: string;
-                    name: string;
-                    hourly_rate_cents: number;
-                    /** @description Applied to the labour hours; greater than 0 */
-                    multiplier: string;
-                };
-            } | {
-                /** @enum {string} */
-                op: "adjust_costs";
-                /**
-                 * @description Omitted: every active SKU
-                 * @enum {string}
-                 */
-                component?: "fabric" | "hardware" | "motor" | "trim";
-                /** @description Percent, for example "7.5" or "-3"; -100 to 1000 */
-                percent: string;
-            } | {
-                /** @enum {string} */
-                op: "upsert_product";
-                product: {
-                    sku: string;
-                    name: string;
-                    fabric_sku: string;
-                    hardware_sku: string;
-                    /** @default null */
-                    trim_sku?: string | null;
-                    /** @default true */
-                    active?: boolean;
-                };
-            })[];
-            /**
-             * Format: date-time
-             * @description Omitted: current at once. In the future: current at that instant
-             */
-            effective_from?: string;
-            /** @default false */
-            dry_run?: boolean;
-        };
         PricebookImportResult: {
             dry_run: boolean;
             summary: {
@@ -3812,7 +3618,7 @@ export interface components {
             revision: {
                 /**
                  * Format: uuid
-                 * @description The price book (D14 `pricebookId`)
+                 * @description The price book (the `pricebookId` a `/v1/quotes` request names)
                  */
                 id: string;
                 /**
@@ -3840,7 +3646,7 @@ export interface components {
                     /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
                     unit_cost_cents: string;
                     /** @default true */
-                    active?: boolean;
+                    active: boolean;
                 }[];
                 labour_tiers: {
                     code: string;
@@ -3855,9 +3661,9 @@ export interface components {
                     fabric_sku: string;
                     hardware_sku: string;
                     /** @default null */
-                    trim_sku?: string | null;
+                    trim_sku: string | null;
                     /** @default true */
-                    active?: boolean;
+                    active: boolean;
                 }[];
                 /** @description With `compare_to`, and on a publication: field-level changes from the other revision */
                 changes?: components["schemas"]["PricebookFieldChange"][];
@@ -3917,35 +3723,6 @@ export interface components {
             /** Format: uuid */
             assigned_technician_id: string | null;
         };
-        CreateWorkOrderRequest: {
-            /** Format: uuid */
-            quoteId?: string;
-            /**
-             * Format: uuid
-             * @description The customer a job without a quote is invoiced to at completion (document 001 §6.2); required before such a job completes
-             */
-            customerId?: string;
-            /** Format: uuid */
-            assignedTechnicianId?: string;
-            /**
-             * Format: date
-             * @description YYYY-MM-DD
-             */
-            scheduledDate?: string;
-            siteAddress?: string;
-            notes?: string;
-        };
-        EditWorkOrderRequest: {
-            /**
-             * Format: date
-             * @description The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.
-             */
-            scheduledDate?: string | null;
-            /** @description The site’s address; null clears it */
-            siteAddress?: string | null;
-            /** @description Replaces the notes; null clears them */
-            notes?: string | null;
-        };
         WorkOrderHistory: {
             data: components["schemas"]["WorkOrderHistoryEntry"][];
         };
@@ -3980,12 +3757,6 @@ export interface components {
             /** @enum {string} */
             status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
             unchanged: boolean;
-        };
-        /** @description The completion time is set by the service; a completedAt key is refused. */
-        UpdateWorkOrderStatusRequest: {
-            /** @enum {string} */
-            status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
-            notes?: string;
         };
         InvoiceView: {
             quote_number: number;
@@ -4032,37 +3803,10 @@ export interface components {
             expires_at: string | null;
             reused: boolean;
         };
-        CheckoutRequest: {
-            /**
-             * Format: uri
-             * @description An origin on CHECKOUT_RETURN_ORIGINS; omitted: the first one
-             */
-            return_url?: string;
-        };
         WebhookReceipt: {
             /** @enum {boolean} */
             received: true;
             handled: boolean;
-        };
-        PaymentsEvent: {
-            id: string;
-            /** @description invoice.paid and a paid checkout.session.completed set paid_at on the quote; others are acknowledged */
-            type: string;
-            created?: number;
-            data: {
-                object: {
-                    /** @description organization_id and quote_id, as our invoices and sessions carry them */
-                    metadata?: {
-                        [key: string]: string;
-                    };
-                } & {
-                    [key: string]: unknown;
-                };
-            } & {
-                [key: string]: unknown;
-            };
-        } & {
-            [key: string]: unknown;
         };
         IntegrationList: {
             data: components["schemas"]["Integration"][];
@@ -4184,11 +3928,11 @@ export interface components {
             /** @enum {string} */
             status: "enabled" | "disabled";
             /**
-             * @description D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)
+             * @description Fixed at registration: core, field or events (each its envelope, headers and retry schedule; docs/webhooks.md)
              * @enum {string}
              */
             format: "core" | "field" | "events";
-            /** @description D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
+            /** @description The version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
             api_version: string | null;
             /**
              * Format: date-time
@@ -4208,19 +3952,6 @@ export interface components {
             /** @description Shown only in this response; begins whsec_ */
             secret: string;
         };
-        CreateWebhookEndpointRequest: {
-            /** Format: uri */
-            url: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
-            events: string[];
-            description?: string;
-            /**
-             * @description D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)
-             * @default core
-             * @enum {string}
-             */
-            format?: "core" | "field" | "events";
-        };
         WebhookEndpointList: {
             data: components["schemas"]["WebhookEndpoint"][];
             /** @description Opaque: pass it back as `cursor`; null on the last page (the Link header says the same) */
@@ -4235,11 +3966,11 @@ export interface components {
             /** @enum {string} */
             status: "enabled" | "disabled";
             /**
-             * @description D13, fixed at registration: core (document 000 section 6), field (document 001 section 6.1) or events (document 001 section 6.2)
+             * @description Fixed at registration: core, field or events (each its envelope, headers and retry schedule; docs/webhooks.md)
              * @enum {string}
              */
             format: "core" | "field" | "events";
-            /** @description D16: the version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
+            /** @description The version the endpoint pinned at registration: its payloads are shaped for it, and an events endpoint's envelopes carry it as apiVersion */
             api_version: string | null;
             /**
              * Format: date-time
@@ -4256,15 +3987,6 @@ export interface components {
             attempts_24h: number;
             /** @description The share of those attempts that were delivered (0 to 1); null without an attempt in that time */
             success_rate_24h: number | null;
-        };
-        UpdateWebhookEndpointRequest: {
-            /** Format: uri */
-            url?: string;
-            /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
-            events?: string[];
-            description?: string | null;
-            /** @enum {string} */
-            status?: "enabled" | "disabled";
         };
         WebhookDeliveryAttemptList: {
             data: components["schemas"]["WebhookDeliveryAttempt"][];
@@ -4285,14 +4007,14 @@ export interface components {
             duration_ms: number;
             /** @description The first 4 KiB of the response body, as UTF-8 (the same as response.body_excerpt) */
             response_excerpt: string | null;
-            /** @description D13: the request as sent (the signature header included; the secret never is); null when nothing could be sent */
+            /** @description The request as sent (the signature header included; the secret never is); null when nothing could be sent */
             request: {
                 headers: {
                     [key: string]: string;
                 };
                 body: string;
             } | null;
-            /** @description D13: the response; null when none arrived (see error) */
+            /** @description The response; null when none arrived (see error) */
             response: {
                 status: number;
                 headers: {
@@ -4380,7 +4102,7 @@ export interface components {
             name: string;
             subdomain: string;
             /**
-             * @description D15: the plan whose limits `/v1/` meters against; the operator changes it
+             * @description The plan whose limits `/v1/` meters against; the operator changes it
              * @enum {string}
              */
             plan: "starter" | "growth" | "enterprise";
@@ -4390,61 +4112,29 @@ export interface components {
             technical_contact_is_default: boolean;
             /** @description The name the workspace shows; its registered name until one is set */
             display_name: string;
-            /** @description IANA time zone (default America/Toronto): D11's working day and every local time follow it */
+            /** @description IANA time zone (default America/Toronto): the working day and every local time follow it */
             time_zone: string;
-            /** @description `HH:mm` local to `time_zone` (default 08:00): a job's scheduled start (D11) */
+            /** @description `HH:mm` local to `time_zone` (default 08:00): a job's scheduled start */
             working_day_start: string;
-            /** @description D3: DRAFT and SENT quotes older than this many days expire (default 30) */
+            /** @description DRAFT and SENT quotes older than this many days expire (default 30) */
             quote_validity_days: number;
-            /** @description D23: where every crew starts and ends its day; null until set */
+            /** @description Where every crew starts and ends its day; null until set */
             depot: {
                 /** @description WGS84 latitude in decimal degrees */
                 lat: number;
                 /** @description WGS84 longitude in decimal degrees */
                 lon: number;
             } | null;
-            /** @description D23: road distance over great-circle distance (default 1.3) */
+            /** @description Road distance over great-circle distance (default 1.3) */
             road_factor: number;
-            /** @description D23: average speed between stops (default 40) */
+            /** @description Average speed between stops (default 40) */
             average_speed_kmh: number;
-            /** @description D23: the daily overtime a route may hold (default 60) */
+            /** @description The daily overtime a route may hold (default 60) */
             overtime_cap_minutes: number;
-            /** @description D23: an ETA moving by more than this fires `dispatch.updated` (default 15) */
+            /** @description An ETA moving by more than this fires `dispatch.updated` (default 15) */
             eta_drift_threshold_minutes: number;
-            /** @description D23: how long dispatch changes are gathered before `dispatch.updated` fires (default 5) */
+            /** @description How long dispatch changes are gathered before `dispatch.updated` fires (default 5) */
             dispatch_coalesce_seconds: number;
-        };
-        UpdateOrganizationRequest: {
-            /** @description The name the workspace shows */
-            display_name?: string;
-            /** @description An IANA time zone name; D11's working day and every local time follow it */
-            time_zone?: string;
-            /** @description `HH:mm`, local to `time_zone` */
-            working_day_start?: string;
-            /** @description D3: DRAFT and SENT quotes older than this many days expire */
-            quote_validity_days?: number;
-            /** @description D23: where every crew starts and ends its day; null clears it */
-            depot?: {
-                /** @description WGS84 latitude in decimal degrees */
-                lat: number;
-                /** @description WGS84 longitude in decimal degrees */
-                lon: number;
-            } | null;
-            /** @description D23: road distance over great-circle distance */
-            road_factor?: number;
-            /** @description D23: the average speed between stops, km/h */
-            average_speed_kmh?: number;
-            /** @description D23: the daily overtime a route may hold */
-            overtime_cap_minutes?: number;
-            /** @description D23: an ETA that moves by more than this fires `dispatch.updated` */
-            eta_drift_threshold_minutes?: number;
-            /** @description How long dispatch changes are gathered before `dispatch.updated` fires */
-            dispatch_coalesce_seconds?: number;
-            /**
-             * Format: email
-             * @description An email address; null returns to the default (the first ADMIN's email)
-             */
-            technical_contact_email?: string | null;
         };
         AuditEventList: {
             data: components["schemas"]["AuditEvent"][];
@@ -4567,13 +4257,13 @@ export interface components {
             change_orders: components["schemas"]["ChangeOrder"][];
             time_entries: components["schemas"]["TimeEntry"][];
             material_draws: components["schemas"]["MaterialDraw"][];
-            /** @description D23: the window, duration and required skills routing uses, with the defaults where the office set nothing. */
+            /** @description The window, duration and required skills routing uses, with the defaults where the office set nothing. */
             schedule: {
                 window_start: string;
                 window_end: string;
                 duration_minutes: number;
                 required_skills: string[];
-                /** @description Fields that are D23's defaults rather than set by the office. */
+                /** @description Fields that are defaults rather than set by the office. */
                 defaults: ("window" | "duration_minutes")[];
             };
         };
@@ -4697,42 +4387,6 @@ export interface components {
              */
             changed_at: string;
         };
-        PatchJobRequest: {
-            /** @enum {string} */
-            status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
-            /**
-             * Format: date-time
-             * @description The device's sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.
-             */
-            completed_at?: string;
-        };
-        AssignCrewRequest: {
-            /** Format: uuid */
-            crew_id: string;
-        };
-        TimeEntryRequest: {
-            /**
-             * Format: date-time
-             * @description RFC 3339 timestamp
-             */
-            started_at: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339 timestamp
-             */
-            ended_at: string;
-            notes?: string;
-            /**
-             * Format: uuid
-             * @description ADMIN only: whose time it is (a technician logs their own).
-             */
-            technician_id?: string;
-        };
-        MaterialDrawRequest: {
-            sku: string;
-            quantity: string;
-            van_id?: string;
-        };
         CrewList: {
             data: components["schemas"]["Crew"][];
             /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
@@ -4744,7 +4398,7 @@ export interface components {
             /** Format: uuid */
             crew_id: string;
             name: string;
-            /** @description D20: null once every member has left the crew (its last technician was deactivated). */
+            /** @description Null once every member has left the crew (its last technician was deactivated). */
             foreman: {
                 /** Format: uuid */
                 user_id: string;
@@ -4753,51 +4407,12 @@ export interface components {
             member_ids: string[];
             headcount: number;
         };
-        CrewRequest: {
-            name: string;
-            /** Format: uuid */
-            foreman_id: string;
-            /**
-             * @description Technicians besides the foreman (the foreman is always a member).
-             * @default []
-             */
-            member_ids?: string[];
-        };
-        CrewPatchRequest: {
-            name?: string;
-            /** Format: uuid */
-            foreman_id?: string;
-            member_ids?: string[];
-        };
-        ChangeOrderRequest: {
-            reason: string;
-            /** @default [] */
-            line_items?: {
-                reference?: string;
-                widthInches: number;
-                dropInches: number;
-                quantity: number;
-                fabricSkuCode: string;
-                hardwareSkuCode: string;
-                motorSkuCode?: string;
-                trimSkuCode?: string;
-            }[];
-            /**
-             * @description Extra labour hours beyond the lines' own; negative for work no longer needed.
-             * @default 0
-             */
-            labour_hours?: number;
-        };
-        ApproveChangeOrderRequest: {
-            approved_by: {
-                name: string;
-                role: string;
-                /** @enum {string} */
-                method: "on_device_signature" | "in_person" | "email" | "phone";
-            };
-        };
-        RejectChangeOrderRequest: {
-            reason: string;
+        TechnicianList: {
+            data: components["schemas"]["Technician"][];
+            /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            /** @description Whether another page follows */
+            has_more: boolean;
         };
         Technician: {
             /** Format: uuid */
@@ -4807,40 +4422,31 @@ export interface components {
             active: boolean;
             skills: string[];
             availability: {
-                /** @description D23: Monday to Friday 08:00-17:00 with a 30-minute break unless set. */
+                /** @description Monday to Friday 08:00-17:00 with a 30-minute break unless set. */
                 weekly: {
                     /** @enum {string} */
                     day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
                     start: string;
                     end: string;
                     /** @default 0 */
-                    break_minutes?: number;
+                    break_minutes: number;
                 }[];
                 time_off: {
                     start: string;
                     end: string;
                     reason?: string;
                 }[];
-                /** @description True while the technician has D23's default week. */
+                /** @description True while the technician has the default week (Monday to Friday 08:00-17:00, 30-minute break). */
                 is_default: boolean;
             };
             crew_ids: string[];
         };
-        TechnicianAvailability: {
-            weekly: {
-                /** @enum {string} */
-                day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
-                start: string;
-                end: string;
-                /** @default 0 */
-                break_minutes?: number;
-            }[];
-            /** @default [] */
-            time_off?: {
-                start: string;
-                end: string;
-                reason?: string;
-            }[];
+        SiteList: {
+            data: components["schemas"]["Site"][];
+            /** @description Opaque: pass it back as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+            /** @description Whether another page follows */
+            has_more: boolean;
         };
         Site: {
             /** Format: uuid */
@@ -4981,15 +4587,6 @@ export interface components {
             stage: "loading" | "solving" | "applying" | "done";
             workflow_id: string;
         };
-        CrewStatusRequest: {
-            /** @enum {string} */
-            status: "en_route" | "on_site" | "on_break" | "off_duty";
-            /**
-             * Format: uuid
-             * @description The stop it is about; without it, the crew's current stop
-             */
-            jobId?: string;
-        };
         GraphQLResponse: {
             data?: {
                 [key: string]: unknown;
@@ -5017,15 +4614,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
-        };
-        GraphQLRequest: {
-            query: string;
-            operationName?: string | null;
-            variables?: {
-                [key: string]: unknown;
-            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -5107,7 +4695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Database unreachable (the Health object, not an error envelope; D5) */
+            /** @description Database unreachable (the Health object, not an error envelope) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5176,7 +4764,7 @@ export interface operations {
                      *           "current": false,
                      *           "changelog": "`technicianId` renamed `assigneeId` on dispatch payloads; `partsConsumed` on `invoice.generated`",
                      *           "changes": [
-                     *             "`technicianId` renamed `assigneeId` on dispatch payloads and route responses (D23); `partsConsumed` added on `invoice.generated`."
+                     *             "`technicianId` renamed `assigneeId` on dispatch payloads and route responses; `partsConsumed` added on `invoice.generated`."
                      *           ],
                      *           "supported_until": "2027-04-15",
                      *           "retired": false,
@@ -5581,7 +5169,12 @@ export interface operations {
                  *       "password": "Sandbox!2026"
                  *     }
                  */
-                "application/json": components["schemas"]["LoginRequest"];
+                "application/json": {
+                    subdomain: string;
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
             };
         };
         responses: {
@@ -5796,7 +5389,9 @@ export interface operations {
                  *       "full_name": "Samira Sales"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateProfileRequest"];
+                "application/json": {
+                    full_name: string;
+                };
             };
         };
         responses: {
@@ -6089,7 +5684,13 @@ export interface operations {
                  *       "role": "SALES"
                  *     }
                  */
-                "application/json": components["schemas"]["InvitationRequest"];
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    full_name: string;
+                    /** @enum {string} */
+                    role: "ADMIN" | "SALES" | "TECHNICIAN";
+                };
             };
         };
         responses: {
@@ -6419,7 +6020,13 @@ export interface operations {
                  *       "status": "deactivated"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateUserRequest"];
+                "application/json": {
+                    full_name?: string;
+                    /** @enum {string} */
+                    role?: "ADMIN" | "SALES" | "TECHNICIAN";
+                    /** @enum {string} */
+                    status?: "active" | "deactivated";
+                };
             };
         };
         responses: {
@@ -6606,7 +6213,13 @@ export interface operations {
                  *       "password": "velvet-ladder-orbit-47"
                  *     }
                  */
-                "application/json": components["schemas"]["AcceptInvitationRequest"];
+                "application/json": {
+                    /** @description The token of the emailed link. */
+                    token: string;
+                    full_name?: string;
+                    /** @description 12 to 200 characters, not a common password, not containing your email's name. */
+                    password: string;
+                };
             };
         };
         responses: {
@@ -6651,7 +6264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The password breaks a rule of D20, at `password` */
+            /** @description The password breaks a password rule (length, a common password, your email’s name), at `password` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6661,7 +6274,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The password breaks a rule of D20, at `password`",
+                     *         "message": "The password breaks a password rule (length, a common password, your email’s name), at `password`",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -6725,7 +6338,11 @@ export interface operations {
                  *       "email": "sam@sandbox.test"
                  *     }
                  */
-                "application/json": components["schemas"]["PasswordResetRequest"];
+                "application/json": {
+                    subdomain: string;
+                    /** Format: email */
+                    email: string;
+                };
             };
         };
         responses: {
@@ -6822,7 +6439,12 @@ export interface operations {
                  *       "password": "copper-meadow-tide-82"
                  *     }
                  */
-                "application/json": components["schemas"]["ConfirmPasswordResetRequest"];
+                "application/json": {
+                    /** @description The token of the emailed link. */
+                    token: string;
+                    /** @description 12 to 200 characters, not a common password, not containing your email's name. */
+                    password: string;
+                };
             };
         };
         responses: {
@@ -6867,7 +6489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The password breaks a rule of D20, at `password` */
+            /** @description The password breaks a password rule (length, a common password, your email’s name), at `password` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6877,7 +6499,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "The password breaks a rule of D20, at `password`",
+                     *         "message": "The password breaks a password rule (length, a common password, your email’s name), at `password`",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -6941,7 +6563,11 @@ export interface operations {
                  *       "new_password": "copper-meadow-tide-82"
                  *     }
                  */
-                "application/json": components["schemas"]["ChangePasswordRequest"];
+                "application/json": {
+                    current_password: string;
+                    /** @description 12 to 200 characters, not a common password, not containing your email's name. */
+                    new_password: string;
+                };
             };
         };
         responses: {
@@ -6990,7 +6616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `new_password` breaks a rule of D20 */
+            /** @description `new_password` breaks a password rule (length, a common password, your email’s name) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7000,7 +6626,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "`new_password` breaks a rule of D20",
+                     *         "message": "`new_password` breaks a password rule (length, a common password, your email’s name)",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -7594,7 +7220,37 @@ export interface operations {
                  *       "persist": true
                  *     }
                  */
-                "application/json": components["schemas"]["CalculateRequest"];
+                "application/json": {
+                    laborTierCode: string;
+                    lineItems: {
+                        reference?: string;
+                        widthInches: number;
+                        dropInches: number;
+                        quantity: number;
+                        fabricSkuCode: string;
+                        hardwareSkuCode: string;
+                        motorSkuCode?: string;
+                        trimSkuCode?: string;
+                    }[];
+                    /** @description A fraction in [0, 1), never a percentage; omitted prices at the floor */
+                    targetMargin?: number;
+                    marginOverride?: {
+                        reason: string;
+                    };
+                    /** @description A new customer (or, with an email the workspace has, that customer renamed); send `customerId` instead to quote an existing one */
+                    customer?: {
+                        name: string;
+                        /** Format: email */
+                        email?: string;
+                    };
+                    /**
+                     * Format: uuid
+                     * @description An existing customer of the workspace (GET /v1/customers); not together with `customer`
+                     */
+                    customerId?: string;
+                    /** @default false */
+                    persist?: boolean;
+                };
             };
         };
         responses: {
@@ -8413,6 +8069,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This quote is not available right now</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This quote is not available right now</h1><p>Nothing was changed. Try the link again later, or ask the business that sent it.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
             /** @description No link has this token (the neutral page, revealing nothing) */
             404: {
                 headers: {
@@ -8465,6 +8131,16 @@ export interface operations {
                 content: {
                     /** @example %PDF-1.3 … */
                     "application/pdf": string;
+                };
+            };
+            /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This quote is not available right now</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This quote is not available right now</h1><p>Nothing was changed. Try the link again later, or ask the business that sent it.</p></main></body></html> */
+                    "text/html": string;
                 };
             };
             /** @description No link has this token (the neutral page, revealing nothing) */
@@ -8534,7 +8210,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A cross-site post, or a form token not of this link: refused, nothing changed */
+            /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8631,7 +8307,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A cross-site post, or a form token not of this link: refused, nothing changed */
+            /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8910,9 +8586,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description D14: 1-255 characters; the first response is answered again for 24 hours */
+                /** @description 1-255 characters; the first response is answered again for 24 hours */
                 "Idempotency-Key"?: string;
-                /** @description D16: YYYY-MM-DD; the tenant’s pinned version when omitted */
+                /** @description YYYY-MM-DD; the tenant’s pinned version when omitted */
                 "Service-Version"?: string;
             };
             path?: never;
@@ -8951,7 +8627,44 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["V1QuoteRequest"];
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A customer of the tenant (GET/POST /v1/customers)
+                     */
+                    customerId: string;
+                    /** @enum {string} */
+                    currency: "CAD";
+                    /** @enum {string} */
+                    taxRegion: "CA-AB" | "CA-BC" | "CA-MB" | "CA-NB" | "CA-NL" | "CA-NS" | "CA-NT" | "CA-NU" | "CA-ON" | "CA-PE" | "CA-QC" | "CA-SK" | "CA-YT";
+                    /**
+                     * Format: uuid
+                     * @description The tenant’s rate card (GET /v1/pricebooks); its current revision prices the quote
+                     */
+                    pricebookId: string;
+                    /** @description The installation labour tier; the rate card’s STANDARD tier (else its first) when omitted */
+                    laborTierCode?: string;
+                    lines: {
+                        /** @description A product of the catalogue (GET /v1/products) */
+                        sku: string;
+                        quantity: number;
+                        configuration: {
+                            /** @description The finished width, inches (the width the engine prices) */
+                            finishedWidthIn: number;
+                            /** @description The finished height, inches (the drop) */
+                            finishedHeightIn: number;
+                            /**
+                             * @description Kept on the line for the workshop
+                             * @enum {string}
+                             */
+                            controlSide: "left" | "right";
+                            /** @default false */
+                            motorised?: boolean;
+                            /** @description A motor SKU of the rate card; required when motorised */
+                            motorSku?: string;
+                        };
+                    }[];
+                };
             };
         };
         responses: {
@@ -8960,13 +8673,13 @@ export interface operations {
                 headers: {
                     /** @description This request’s id (also in any problem) */
                     "X-Request-Id": string;
-                    /** @description D15: tokens left in the tenant’s bucket */
+                    /** @description Tokens left in the tenant’s bucket */
                     "X-RateLimit-Remaining": string;
                     /** @description The pricing engine’s own time for this quote, milliseconds */
                     "X-Engine-Latency-Ms": string;
-                    /** @description D14: `true` when this is the first answer to the same Idempotency-Key, answered again */
+                    /** @description `true` when this is the first answer to the same Idempotency-Key, answered again */
                     "Idempotent-Replayed"?: string;
-                    /** @description D16: the version this answer is shaped for */
+                    /** @description The version this answer is shaped for */
                     "Service-Version": string;
                     [name: string]: unknown;
                 };
@@ -9368,9 +9081,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description D14: 1-255 characters; the first response is answered again for 24 hours */
+                /** @description 1-255 characters; the first response is answered again for 24 hours */
                 "Idempotency-Key"?: string;
-                /** @description D16: YYYY-MM-DD; the tenant’s pinned version when omitted */
+                /** @description YYYY-MM-DD; the tenant’s pinned version when omitted */
                 "Service-Version"?: string;
             };
             path: {
@@ -9411,7 +9124,44 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["V1QuoteRequest"];
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A customer of the tenant (GET/POST /v1/customers)
+                     */
+                    customerId: string;
+                    /** @enum {string} */
+                    currency: "CAD";
+                    /** @enum {string} */
+                    taxRegion: "CA-AB" | "CA-BC" | "CA-MB" | "CA-NB" | "CA-NL" | "CA-NS" | "CA-NT" | "CA-NU" | "CA-ON" | "CA-PE" | "CA-QC" | "CA-SK" | "CA-YT";
+                    /**
+                     * Format: uuid
+                     * @description The tenant’s rate card (GET /v1/pricebooks); its current revision prices the quote
+                     */
+                    pricebookId: string;
+                    /** @description The installation labour tier; the rate card’s STANDARD tier (else its first) when omitted */
+                    laborTierCode?: string;
+                    lines: {
+                        /** @description A product of the catalogue (GET /v1/products) */
+                        sku: string;
+                        quantity: number;
+                        configuration: {
+                            /** @description The finished width, inches (the width the engine prices) */
+                            finishedWidthIn: number;
+                            /** @description The finished height, inches (the drop) */
+                            finishedHeightIn: number;
+                            /**
+                             * @description Kept on the line for the workshop
+                             * @enum {string}
+                             */
+                            controlSide: "left" | "right";
+                            /** @default false */
+                            motorised?: boolean;
+                            /** @description A motor SKU of the rate card; required when motorised */
+                            motorSku?: string;
+                        };
+                    }[];
+                };
             };
         };
         responses: {
@@ -9420,13 +9170,13 @@ export interface operations {
                 headers: {
                     /** @description This request’s id (also in any problem) */
                     "X-Request-Id": string;
-                    /** @description D15: tokens left in the tenant’s bucket */
+                    /** @description Tokens left in the tenant’s bucket */
                     "X-RateLimit-Remaining": string;
                     /** @description The pricing engine’s own time for this quote, milliseconds */
                     "X-Engine-Latency-Ms": string;
-                    /** @description D14: `true` when this is the first answer to the same Idempotency-Key, answered again */
+                    /** @description `true` when this is the first answer to the same Idempotency-Key, answered again */
                     "Idempotent-Replayed"?: string;
-                    /** @description D16: the version this answer is shaped for */
+                    /** @description The version this answer is shaped for */
                     "Service-Version": string;
                     [name: string]: unknown;
                 };
@@ -9921,9 +9671,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description D14: 1-255 characters; the first response is answered again for 24 hours */
+                /** @description 1-255 characters; the first response is answered again for 24 hours */
                 "Idempotency-Key"?: string;
-                /** @description D16: YYYY-MM-DD; the tenant’s pinned version when omitted */
+                /** @description YYYY-MM-DD; the tenant’s pinned version when omitted */
                 "Service-Version"?: string;
             };
             path?: never;
@@ -9937,7 +9687,11 @@ export interface operations {
                  *       "email": "jordan@example.test"
                  *     }
                  */
-                "application/json": components["schemas"]["V1CustomerRequest"];
+                "application/json": {
+                    name: string;
+                    /** Format: email */
+                    email?: string;
+                };
             };
         };
         responses: {
@@ -10601,7 +10355,80 @@ export interface operations {
                  *       "effective_from": "2026-11-30T05:00:00.000Z"
                  *     }
                  */
-                "application/json": components["schemas"]["PricebookPublishRequest"];
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The newest revision (the current one, or a scheduled one when one is pending): else 409
+                     */
+                    base_revision: string;
+                    changes: ({
+                        /** @enum {string} */
+                        op: "set_setting";
+                        /** @enum {string} */
+                        field: "margin_floor" | "fabric_waste_factor" | "labour_base_hours_per_unit" | "labour_hours_per_square_foot" | "labour_motorisation_hours" | "tube_deduction_inches" | "hembar_deduction_inches" | "fabric_width_deduction_inches" | "fabric_drop_allowance_inches";
+                        value: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "upsert_sku";
+                        sku: {
+                            code: string;
+                            /** @enum {string} */
+                            component: "fabric" | "hardware" | "motor" | "trim";
+                            /** @description Text that begins with =, +, -, @, a tab or a carriage return (a spreadsheet formula) is refused unless written with a leading apostrophe, which is removed */
+                            description: string;
+                            /** @enum {string} */
+                            unit: "sq_ft" | "each" | "linear_ft";
+                            /** @description Per-unit cost in cents, an exact decimal (fractions of a cent allowed) */
+                            unit_cost_cents: string;
+                            /** @default true */
+                            active?: boolean;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        op: "deactivate_sku";
+                        code: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "upsert_labour_tier";
+                        tier: {
+                            code: string;
+                            name: string;
+                            hourly_rate_cents: number;
+                            /** @description Applied to the labour hours; greater than 0 */
+                            multiplier: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        op: "adjust_costs";
+                        /**
+                         * @description Omitted: every active SKU
+                         * @enum {string}
+                         */
+                        component?: "fabric" | "hardware" | "motor" | "trim";
+                        /** @description Percent, for example "7.5" or "-3"; -100 to 1000 */
+                        percent: string;
+                    } | {
+                        /** @enum {string} */
+                        op: "upsert_product";
+                        product: {
+                            sku: string;
+                            name: string;
+                            fabric_sku: string;
+                            hardware_sku: string;
+                            /** @default null */
+                            trim_sku?: string | null;
+                            /** @default true */
+                            active?: boolean;
+                        };
+                    })[];
+                    /**
+                     * Format: date-time
+                     * @description Omitted: current at once. In the future: current at that instant
+                     */
+                    effective_from?: string;
+                    /** @default false */
+                    dry_run?: boolean;
+                };
             };
         };
         responses: {
@@ -12009,7 +11836,24 @@ export interface operations {
                  *       "notes": "Side gate code 4512; two windows on the second floor."
                  *     }
                  */
-                "application/json": components["schemas"]["CreateWorkOrderRequest"];
+                "application/json": {
+                    /** Format: uuid */
+                    quoteId?: string;
+                    /**
+                     * Format: uuid
+                     * @description The customer a job without a quote is invoiced to at completion; required before such a job completes
+                     */
+                    customerId?: string;
+                    /** Format: uuid */
+                    assignedTechnicianId?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    scheduledDate?: string;
+                    siteAddress?: string;
+                    notes?: string;
+                };
             };
         };
         responses: {
@@ -12339,7 +12183,17 @@ export interface operations {
                  *       "notes": "Customer asked for the afternoon"
                  *     }
                  */
-                "application/json": components["schemas"]["EditWorkOrderRequest"];
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.
+                     */
+                    scheduledDate?: string | null;
+                    /** @description The site’s address; null clears it */
+                    siteAddress?: string | null;
+                    /** @description Replaces the notes; null clears them */
+                    notes?: string | null;
+                };
             };
         };
         responses: {
@@ -12736,7 +12590,11 @@ export interface operations {
                  *       "notes": "Installed, customer happy"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateWorkOrderStatusRequest"];
+                "application/json": {
+                    /** @enum {string} */
+                    status: "PENDING" | "DISPATCHED" | "COMPLETED" | "CANCELLED";
+                    notes?: string;
+                };
             };
         };
         responses: {
@@ -12813,7 +12671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Transition not permitted by section 3.2 */
+            /** @description A move the work order status table does not permit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12823,7 +12681,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "Transition not permitted by section 3.2",
+                     *         "message": "A move the work order status table does not permit",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -13381,7 +13239,13 @@ export interface operations {
                  *       "return_url": "https://shades.example.test/quotes"
                  *     }
                  */
-                "application/json": components["schemas"]["CheckoutRequest"];
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An origin on CHECKOUT_RETURN_ORIGINS; omitted: the first one
+                     */
+                    return_url?: string;
+                };
             };
         };
         responses: {
@@ -13642,7 +13506,26 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["PaymentsEvent"];
+                "application/json": {
+                    id: string;
+                    /** @description invoice.paid and a paid checkout.session.completed set paid_at on the quote; others are acknowledged */
+                    type: string;
+                    created?: number;
+                    data: {
+                        object: {
+                            /** @description organization_id and quote_id, as our invoices and sessions carry them */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -14585,7 +14468,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description State missing, expired, tampered with or replayed; or a parameter beyond section 8’s limits */
+            /** @description State missing, expired, tampered with or replayed; or a parameter beyond the size limits */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14858,7 +14741,19 @@ export interface operations {
                  *       "description": "ERP: approved quotes and completed installs"
                  *     }
                  */
-                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+                "application/json": {
+                    /** Format: uri */
+                    url: string;
+                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
+                    events: string[];
+                    description?: string;
+                    /**
+                     * @description Fixed at registration: core, field or events (each its envelope, headers and retry schedule; docs/webhooks.md)
+                     * @default core
+                     * @enum {string}
+                     */
+                    format?: "core" | "field" | "events";
+                };
             };
         };
         responses: {
@@ -15169,7 +15064,15 @@ export interface operations {
                  *       "status": "enabled"
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+                "application/json": {
+                    /** Format: uri */
+                    url?: string;
+                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
+                    events?: string[];
+                    description?: string | null;
+                    /** @enum {string} */
+                    status?: "enabled" | "disabled";
+                };
             };
         };
         responses: {
@@ -16371,7 +16274,38 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["UpdateOrganizationRequest"];
+                "application/json": {
+                    /** @description The name the workspace shows */
+                    display_name?: string;
+                    /** @description An IANA time zone name; the working day and every local time follow it */
+                    time_zone?: string;
+                    /** @description `HH:mm`, local to `time_zone` */
+                    working_day_start?: string;
+                    /** @description DRAFT and SENT quotes older than this many days expire */
+                    quote_validity_days?: number;
+                    /** @description Where every crew starts and ends its day; null clears it */
+                    depot?: {
+                        /** @description WGS84 latitude in decimal degrees */
+                        lat: number;
+                        /** @description WGS84 longitude in decimal degrees */
+                        lon: number;
+                    } | null;
+                    /** @description Road distance over great-circle distance */
+                    road_factor?: number;
+                    /** @description The average speed between stops, km/h */
+                    average_speed_kmh?: number;
+                    /** @description The daily overtime a route may hold */
+                    overtime_cap_minutes?: number;
+                    /** @description An ETA that moves by more than this fires `dispatch.updated` */
+                    eta_drift_threshold_minutes?: number;
+                    /** @description How long dispatch changes are gathered before `dispatch.updated` fires */
+                    dispatch_coalesce_seconds?: number;
+                    /**
+                     * Format: email
+                     * @description An email address; null returns to the default (the first ADMIN's email)
+                     */
+                    technical_contact_email?: string | null;
+                };
             };
         };
         responses: {
@@ -16772,7 +16706,7 @@ export interface operations {
                 site_id?: string;
                 /** @description Text in the site’s name or the customer’s name, case-insensitive */
                 q?: string;
-                /** @description Strict: only jobs whose state changed after this instant (D11). */
+                /** @description Strict: only jobs whose state changed after this instant. */
                 updated_since?: string;
                 /** @description Opaque: the previous page's next_cursor. */
                 cursor?: string;
@@ -17140,7 +17074,15 @@ export interface operations {
                  *       "completed_at": "2026-12-03T17:02:00Z"
                  *     }
                  */
-                "application/json": components["schemas"]["PatchJobRequest"];
+                "application/json": {
+                    /** @enum {string} */
+                    status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+                    /**
+                     * Format: date-time
+                     * @description The device's sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.
+                     */
+                    completed_at?: string;
+                };
             };
         };
         responses: {
@@ -17572,7 +17514,10 @@ export interface operations {
                  *       "crew_id": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
                  *     }
                  */
-                "application/json": components["schemas"]["AssignCrewRequest"];
+                "application/json": {
+                    /** Format: uuid */
+                    crew_id: string;
+                };
             };
         };
         responses: {
@@ -17823,7 +17768,24 @@ export interface operations {
                  *       "notes": "Brackets and two rollers"
                  *     }
                  */
-                "application/json": components["schemas"]["TimeEntryRequest"];
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 timestamp
+                     */
+                    started_at: string;
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 timestamp
+                     */
+                    ended_at: string;
+                    notes?: string;
+                    /**
+                     * Format: uuid
+                     * @description ADMIN only: whose time it is (a technician logs their own).
+                     */
+                    technician_id?: string;
+                };
             };
         };
         responses: {
@@ -18075,7 +18037,11 @@ export interface operations {
                  *       "van_id": "VAN-3"
                  *     }
                  */
-                "application/json": components["schemas"]["MaterialDrawRequest"];
+                "application/json": {
+                    sku: string;
+                    quantity: string;
+                    van_id?: string;
+                };
             };
         };
         responses: {
@@ -18465,7 +18431,16 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["CrewRequest"];
+                "application/json": {
+                    name: string;
+                    /** Format: uuid */
+                    foreman_id: string;
+                    /**
+                     * @description Technicians besides the foreman (the foreman is always a member).
+                     * @default []
+                     */
+                    member_ids?: string[];
+                };
             };
         };
         responses: {
@@ -18605,7 +18580,12 @@ export interface operations {
                  *       "name": "Crew North (evenings)"
                  *     }
                  */
-                "application/json": components["schemas"]["CrewPatchRequest"];
+                "application/json": {
+                    name?: string;
+                    /** Format: uuid */
+                    foreman_id?: string;
+                    member_ids?: string[];
+                };
             };
         };
         responses: {
@@ -18773,7 +18753,25 @@ export interface operations {
                  *       "labour_hours": 0.5
                  *     }
                  */
-                "application/json": components["schemas"]["ChangeOrderRequest"];
+                "application/json": {
+                    reason: string;
+                    /** @default [] */
+                    line_items?: {
+                        reference?: string;
+                        widthInches: number;
+                        dropInches: number;
+                        quantity: number;
+                        fabricSkuCode: string;
+                        hardwareSkuCode: string;
+                        motorSkuCode?: string;
+                        trimSkuCode?: string;
+                    }[];
+                    /**
+                     * @description Extra labour hours beyond the lines' own; negative for work no longer needed.
+                     * @default 0
+                     */
+                    labour_hours?: number;
+                };
             };
         };
         responses: {
@@ -18968,7 +18966,14 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ApproveChangeOrderRequest"];
+                "application/json": {
+                    approved_by: {
+                        name: string;
+                        role: string;
+                        /** @enum {string} */
+                        method: "on_device_signature" | "in_person" | "email" | "phone";
+                    };
+                };
             };
         };
         responses: {
@@ -19159,7 +19164,9 @@ export interface operations {
                  *       "reason": "Customer decided against the extra window"
                  *     }
                  */
-                "application/json": components["schemas"]["RejectChangeOrderRequest"];
+                "application/json": {
+                    reason: string;
+                };
             };
         };
         responses: {
@@ -19336,14 +19343,18 @@ export interface operations {
     };
     listTechnicians: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The technicians */
+            /** @description A page of technicians */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19389,12 +19400,30 @@ export interface operations {
                      *             "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
                      *           ]
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Technician"][];
-                    };
+                    "application/json": components["schemas"]["TechnicianList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request is malformed.",
+                     *       "status": 400,
+                     *       "detail": "A cursor this list did not hand out",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, malformed or foreign token. */
@@ -19428,6 +19457,27 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Role not allowed.",
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -19687,7 +19737,22 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["TechnicianAvailability"];
+                "application/json": {
+                    weekly: {
+                        /** @enum {string} */
+                        day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                        start: string;
+                        end: string;
+                        /** @default 0 */
+                        break_minutes?: number;
+                    }[];
+                    /** @default [] */
+                    time_off?: {
+                        start: string;
+                        end: string;
+                        reason?: string;
+                    }[];
+                };
             };
         };
         responses: {
@@ -19854,14 +19919,18 @@ export interface operations {
     };
     listSites: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The sites */
+            /** @description A page of sites */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19878,12 +19947,30 @@ export interface operations {
                      *           "lon": -79.3841,
                      *           "located": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
                      *     }
                      */
-                    "application/json": {
-                        data: components["schemas"]["Site"][];
-                    };
+                    "application/json": components["schemas"]["SiteList"];
+                };
+            };
+            /** @description A cursor this list did not hand out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request is malformed.",
+                     *       "status": 400,
+                     *       "detail": "A cursor this list did not hand out",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, malformed or foreign token. */
@@ -19917,6 +20004,27 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Role not allowed.",
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, query or path failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "validation-failed",
+                     *       "title": "The request did not pass validation.",
+                     *       "status": 422,
+                     *       "detail": "The request did not pass validation.",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
+                     *       "errors": {
+                     *         "unexpectedKey": "Unrecognized key"
+                     *       }
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -21210,7 +21318,15 @@ export interface operations {
                  *       "jobId": "7b1e4c2a-9d3f-4e8b-a6c5-1f2e3d4c5b6a"
                  *     }
                  */
-                "application/json": components["schemas"]["CrewStatusRequest"];
+                "application/json": {
+                    /** @enum {string} */
+                    status: "en_route" | "on_site" | "on_break" | "off_duty";
+                    /**
+                     * Format: uuid
+                     * @description The stop it is about; without it, the crew's current stop
+                     */
+                    jobId?: string;
+                };
             };
         };
         responses: {
@@ -21473,7 +21589,15 @@ export interface operations {
                  *       "query": "{ workOrders(first: 1) { nodes { id status } } }"
                  *     }
                  */
-                "application/json": components["schemas"]["GraphQLRequest"];
+                "application/json": {
+                    query: string;
+                    operationName?: string | null;
+                    variables?: {
+                        [key: string]: unknown;
+                    } | null;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
