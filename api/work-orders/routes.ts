@@ -82,7 +82,9 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     summary: 'Change a work order’s day, site or notes (ADMIN)',
     description:
       'Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING ' +
-      '(it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. A COMPLETED or CANCELLED work order is final: 409.',
+      '(it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. ' +
+      'A work order moved to another day, or unscheduled, leaves its crew\'s route of the old day (that route fires `dispatch.updated`, reason `reassignment`) and is on no route of the new day until the day is planned or sequenced. ' +
+      'A COMPLETED or CANCELLED work order is final: 409.',
     tags: ['work orders'],
     auth: 'bearer',
     roles: ADMIN_ONLY,

@@ -17,7 +17,7 @@ import { customersByIds } from '../../db/quotes/customer-directory';
 import { userRoleAndActive } from '../../db/users';
 import { iso } from '../../domain/timestamps';
 import { decideEdit, describeEdit } from '../../domain/work-orders/edit';
-import { GREAT_CIRCLE_TRAVEL, recomputeEtasWithEvents, type TravelConfig } from '../../infra/routing/routing-day';
+import { GREAT_CIRCLE_TRAVEL, recomputeEtasWithEvents, redateJob, type TravelConfig } from '../../infra/routing/routing-day';
 
 const dayAsTimestamp = (day: string | null) => (day ? `${day}T00:00:00.000Z` : null);
 
@@ -212,8 +212,9 @@ export async function editWorkOrderWithin(tx: EntityManager, caller: Caller, id:
   if (decision.changed.length > 0) {
     if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null, via: 'api' });
     const newSite = decision.changed.includes('siteAddress');
+    // D23: a new day takes the job off its old day's route (that route told); it joins none on the new day.
+    if (decision.changed.includes('scheduledDate')) events = [...events, ...(await redateJob(tx, { jobId: id, date: body.scheduledDate ?? null, userId: caller.userId }))];
     await updateWorkOrderDetails(tx, id, {
-      scheduledDate: decision.changed.includes('scheduledDate') ? body.scheduledDate : undefined,
       siteAddress: newSite ? body.siteAddress : undefined,
       siteId: newSite ? await siteForAddress(tx, body.siteAddress ?? null) : undefined,
       notes: decision.changed.includes('notes') ? body.notes : undefined,

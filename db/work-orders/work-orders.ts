@@ -213,16 +213,24 @@ export async function recordWorkOrderNote(em: EntityManager, entry: { workOrderI
   );
 }
 
-/** A work order's day, site (its address and D11 site) and notes; only the fields given change. */
+/**
+ * A work order's site (its address and D11 site) and notes; only the fields given change. Its day
+ * is `setScheduledDate`'s, which only infra/routing/routing-day.ts `redateJob` calls (D23: the job
+ * leaves its old date's route).
+ */
 export async function updateWorkOrderDetails(
   em: EntityManager,
   id: string,
-  changes: { scheduledDate?: string | null; siteAddress?: string | null; siteId?: string | null; notes?: string | null },
+  changes: { siteAddress?: string | null; siteId?: string | null; notes?: string | null },
 ): Promise<void> {
   const columns: [string, unknown][] = [];
-  if (changes.scheduledDate !== undefined) columns.push(['scheduled_date = ?::date', changes.scheduledDate]);
   if (changes.siteAddress !== undefined) columns.push(['site_address = ?', changes.siteAddress], ['site_id = ?', changes.siteId ?? null]);
   if (changes.notes !== undefined) columns.push(['notes = ?', changes.notes]);
   if (columns.length === 0) return;
   await em.execute(`update work_orders set ${columns.map(([c]) => c).join(', ')}, updated_at = now() where id = ?`, [...columns.map(([, v]) => v), id]);
+}
+
+/** A work order's day (null: unscheduled). Call `redateJob` (infra/routing/routing-day.ts), which keeps the routes right. */
+export async function setScheduledDate(em: EntityManager, id: string, date: string | null): Promise<void> {
+  await em.execute('update work_orders set scheduled_date = ?::date, updated_at = now() where id = ?', [date, id]);
 }

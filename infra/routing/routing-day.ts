@@ -3,6 +3,7 @@ import { organizationSettings } from '../../db/organizations';
 import { jobScheduleRows } from '../../db/fsm/routing-data';
 import { dayCrewRows, dayJobRows, jobEstimateRows, jobRoutePlace, stopProgressRows, technicianDayRows, emptyRoute, lockRouteDay, moveJobToCrew, recordSequence, routeLimit, routesOfDay, storeRoute, storeRouteDay, type StoredRoute } from '../../db/fsm/routes';
 import { lockJobClock } from '../../db/fsm/jobs';
+import { setScheduledDate } from '../../db/work-orders/work-orders';
 import { conflict } from '../../domain/errors/errors';
 import { crewDay } from '../../domain/routing/availability';
 import { minutesOf } from '../../domain/routing/clock';
@@ -132,7 +133,16 @@ export async function applyRoutes(tx: EntityManager, input: ApplyInput): Promise
   return (await applyRoutesWithEvents(tx, input)).applied;
 }
 
-type ApplyInput = { date: string; userId: string; routes: PlannedRoute[]; source: string; emptyOthers: boolean; day?: Pick<PlanResult, 'unassigned' | 'exclusions' | 'travelTimeSource'> };
+type ApplyInput = {
+  date: string;
+  userId: string;
+  routes: PlannedRoute[];
+  source: string;
+  emptyOthers: boolean;
+  day?: Pick<PlanResult, 'unassigned' | 'exclusions' | 'travelTimeSource'>;
+  /** Jobs that leave the day's routes for no other (`redateJob`): taken off as a hand sequence takes a stop, their history records it. */
+  leaving?: readonly string[];
+};
 
 /** `applyRoutes`, answering also the `dispatch.updated` events it recorded (D23), to dispatch after the commit. */
 export async function applyRoutesWithEvents(tx: EntityManager, input: ApplyInput): Promise<{ applied: AppliedRoute[]; events: EventEnvelope[] }> {
@@ -142,7 +152,11 @@ export async function applyRoutesWithEvents(tx: EntityManager, input: ApplyInput
   const jobs = new Map((await dayJobRows(tx, input.date)).map((j) => [j.job_id, j]));
   const previousPlace = new Map(stored.flatMap((r) => r.stops.map((s) => [s.jobId, { crewId: r.crew_id, sequence: s.sequence }] as const)));
   const applied: AppliedRoute[] = [];
-  const placed = new Set(input.routes.flatMap((r) => r.stops.map((s) => s.jobId)));
+  const placed = new Set([...input.routes.flatMap((r) => r.stops.map((s) => s.jobId)), ...(input.leaving ?? [])]);
+  for (const jobId of input.leaving ?? []) {
+    const before = previousPlace.get(jobId);
+    if (before) await recordSequence(tx, { jobId, crewId: before.crewId, userId: input.userId, date: input.date, from: before.sequence, to: null });
+  }
   for (const route of input.routes) {
     for (const stop of route.stops) {
       const job = jobs.get(stop.jobId);
@@ -278,4 +292,22 @@ export async function rerouteAssignedJob(tx: EntityManager, input: { jobId: stri
   const stops = [...(target?.stops.map((s) => s.jobId).filter((id) => open.has(id)) ?? []), input.jobId];
   const route = handRoute(day, input.crewId, stops);
   return (await applyRoutesWithEvents(tx, { date, userId: input.userId, routes: [route], source: day.travelTimeSource, emptyOthers: false })).events;
+}
+
+/**
+ * D23: the one way a job's scheduled date changes (PATCH /api/v1/work-orders/{id} and GraphQL
+ * scheduleWorkOrder, through editWorkOrderWithin): the date is written, and the job leaves the
+ * route of its old date by the hand sequence's code (`applyRoutesWithEvents`): the stops after it
+ * move up, its history records the stop it left (`route`, `to_sequence` null), and that route is
+ * told (`reassignment`, with the prior stops). It joins no route on its new date: a route is a plan's
+ * or a hand sequence's, so there it is unassigned until one places it (docs/routes.md). In the
+ * caller's transaction, after the job's row lock; answers the recorded events, to dispatch after the commit.
+ */
+export async function redateJob(tx: EntityManager, input: { jobId: string; date: string | null; userId: string }): Promise<EventEnvelope[]> {
+  const from = (await jobRoutePlace(tx, input.jobId))?.scheduled_date ?? null;
+  if (from === input.date) return [];
+  await setScheduledDate(tx, input.jobId, input.date);
+  if (from === null) return [];
+  const { events } = await applyRoutesWithEvents(tx, { date: from, userId: input.userId, routes: [], source: '', emptyOthers: false, leaving: [input.jobId] });
+  return events;
 }

@@ -435,6 +435,95 @@ describe('reassignment by any path (D23): a job given to another crew moves on t
   });
 });
 
+describe('a new date by any path (D23): the job leaves the route of its old date and joins none on the new one', () => {
+  const DAY = '2026-12-11';
+  const NEXT = '2026-12-14';
+  const LATER = '2026-12-15';
+  let stops: string[];
+  let waiting: string;
+  let north: string;
+  let dayRoute: string;
+  let nextRoute: string;
+  const routeOf = async (date: string) => Route.parse(await ok(await call('GET', `/v1/fsm/routes/${date}/${north}`, 'admin')));
+  const day = async (date: string) => ok<{ data: { id: string; stops: { jobId: string }[] }[]; unassigned: { jobId: string }[] }>(await call('GET', `/v1/fsm/routes?date=${date}`, 'admin'));
+  const shown = (route: Route) => route.stops.map(({ sequence, jobId, etaLocal, status }) => ({ sequence, jobId, etaLocal, status }));
+  const schedule = (id: string, date: string | null) =>
+    call('POST', '/v1/graphql', 'admin', { query: 'mutation($id: ID!, $date: String) { scheduleWorkOrder(id: $id, scheduledDate: $date) { id scheduledDate } }', variables: { id, date } });
+  beforeAll(async () => {
+    north = await crewOf('north');
+    stops = [await job('north', PLACES[0]!, DAY), await job('north', PLACES[1]!, DAY), await job('north', PLACES[2]!, DAY)];
+    waiting = await job('north', PLACES[1]!, NEXT);
+    dayRoute = (await hand(north, stops, DAY)).id!;
+    nextRoute = (await hand(north, [waiting], NEXT)).id!;
+    await routeEvents("the old day's first event", dayRoute, 1);
+    await routeEvents("the new day's first event", nextRoute, 1);
+  }, 60_000);
+
+  it("PATCH /api/v1/work-orders/{id}: the old day's route drops the stop (the rest move up) and tells reassignment with the prior stops; the new day's route is untouched and lists it unassigned", async () => {
+    const before = await routeOf(DAY);
+    const moved = await ok<{ scheduled_date: string }>(await call('PATCH', `/api/v1/work-orders/${stops[1]}`, 'admin', { scheduledDate: NEXT }));
+    expect(moved.scheduled_date).toBe(`${NEXT}T00:00:00.000Z`);
+    const after = await routeOf(DAY);
+    expect(after.stops.map((s) => [s.sequence, s.jobId])).toEqual([[1, stops[0]], [2, stops[2]]]);
+    expect(after.revision).toBe(before.revision! + 1);
+    await routeEvents("the old day's reassignment", dayRoute, 2);
+    const told = ofRoute(dayRoute)[1]!.data;
+    expect(told.object).toMatchObject({ date: DAY, changeReason: 'reassignment', revision: after.revision, stops: shown(after) });
+    expect(told.previousAttributes!.stops).toEqual(shown(before));
+    // The new day: its route holds what it held, unchanged and untold; the job waits there unplanned.
+    const next = await day(NEXT);
+    expect(next.data.find((r) => r.id === nextRoute)!.stops.map((s) => s.jobId)).toEqual([waiting]);
+    expect(next.unassigned.map((u) => u.jobId)).toContain(stops[1]);
+    expect((await routeOf(NEXT)).revision).toBe(1);
+    expect(ofRoute(nextRoute)).toHaveLength(1);
+    // The old day no longer lists it at all, and its history names the stop it left.
+    expect((await day(DAY)).unassigned.map((u) => u.jobId)).not.toContain(stops[1]);
+    const history = await ok<{ data: { kind: string; detail: Record<string, unknown> }[] }>(await call('GET', `/v1/fsm/jobs/${stops[1]}/history`, 'admin'));
+    expect(history.data.filter((h) => h.kind === 'route').at(-1)!.detail).toEqual({ crew_id: north, route_date: DAY, from_sequence: 2, to_sequence: null });
+    // The same day again changes nothing and tells nothing.
+    const count = await outboxCount();
+    await ok(await call('PATCH', `/api/v1/work-orders/${stops[1]}`, 'admin', { scheduledDate: NEXT }));
+    expect(await outboxCount()).toBe(count);
+  });
+
+  it('a hand sequence on the new day places it as any other job of that day', async () => {
+    const placed = await hand(north, [waiting, stops[1]!], NEXT);
+    expect(placed.stops.map((s) => s.jobId)).toEqual([waiting, stops[1]]);
+    expect((await day(NEXT)).unassigned.map((u) => u.jobId)).not.toContain(stops[1]);
+  });
+
+  it("GraphQL scheduleWorkOrder takes it off the same way, told after the operation's commit; moving it off the new day's route tells that one", async () => {
+    const before = await routeOf(DAY);
+    const res = await schedule(stops[2]!, LATER);
+    expect(await ok<{ errors?: unknown }>(res)).not.toHaveProperty('errors');
+    const after = await routeOf(DAY);
+    expect(after.stops.map((s) => [s.sequence, s.jobId])).toEqual([[1, stops[0]]]);
+    await routeEvents("the old day's second reassignment", dayRoute, 3);
+    expect(ofRoute(dayRoute)[2]!.data).toMatchObject({ object: { changeReason: 'reassignment', revision: after.revision, stops: shown(after) }, previousAttributes: { stops: shown(before) } });
+    // Back from the new day's route (where the hand sequence put it) to the old day: it leaves the new day's route and does not rejoin the old one.
+    const nextBefore = await routeOf(NEXT);
+    expect(await ok<{ errors?: unknown }>(await schedule(stops[1]!, DAY))).not.toHaveProperty('errors');
+    const nextAfter = await routeOf(NEXT);
+    expect(nextAfter.stops.map((s) => s.jobId)).toEqual([waiting]);
+    await routeEvents("the new day's reassignment", nextRoute, 3);
+    expect(ofRoute(nextRoute)[2]!.data).toMatchObject({ object: { date: NEXT, changeReason: 'reassignment', revision: nextAfter.revision }, previousAttributes: { stops: shown(nextBefore) } });
+    expect((await routeOf(DAY)).stops.map((s) => s.jobId)).toEqual([stops[0]]);
+    expect((await day(DAY)).unassigned.map((u) => u.jobId)).toContain(stops[1]);
+  });
+
+  it("unscheduling (null) empties the old day's route of it and tells it; PATCH /v1/fsm/jobs/{id}/schedule cannot change a date (422) and moves nothing", async () => {
+    const refused = await call('PATCH', `/v1/fsm/jobs/${stops[0]}/schedule`, 'admin', { scheduled_date: NEXT });
+    expect(refused.status).toBe(422);
+    expect((await routeOf(DAY)).stops.map((s) => s.jobId)).toEqual([stops[0]]);
+    const before = await routeOf(DAY);
+    await ok(await call('PATCH', `/api/v1/work-orders/${stops[0]}`, 'admin', { scheduledDate: null }));
+    const after = await routeOf(DAY);
+    expect(after.stops).toEqual([]);
+    await routeEvents("the old day's emptying", dayRoute, 4);
+    expect(ofRoute(dayRoute)[3]!.data).toMatchObject({ object: { changeReason: 'reassignment', revision: after.revision, stops: [] }, previousAttributes: { stops: shown(before) } });
+  });
+});
+
 describe('coalescing (D23): a burst of changes to one route within the window is one event', () => {
   const DAY = '2026-12-10';
   // Long enough that the burst's three requests fall inside it on a busy machine.

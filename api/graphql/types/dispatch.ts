@@ -99,7 +99,8 @@ export const dispatchMutations: GraphQLFieldConfigMap<unknown, Context> = {
     type: nonNull(WorkOrder),
     description:
       'Change a work order’s day, site or notes (ADMIN), as PATCH /api/v1/work-orders/{id}: only the arguments given change, null clears one. ' +
-      'A DISPATCHED work order moved to another day goes back to PENDING, with `work_order.pending` and `job.status_changed`.',
+      'A DISPATCHED work order moved to another day goes back to PENDING, with `work_order.pending` and `job.status_changed`. ' +
+      'A work order moved to another day, or unscheduled, leaves its crew’s route of the old day (that route fires `dispatch.updated`) and is on no route of the new day until the day is planned or sequenced.',
     args: { id: { type: nonNull(GraphQLID) }, scheduledDate: { type: GraphQLString, description: '`YYYY-MM-DD`; null unschedules.' }, siteAddress: { type: GraphQLString }, notes: { type: GraphQLString } },
     extensions: costs.mutation(POINTS_PER_REQUEST),
     resolve: async (_root, args: { id: string; scheduledDate?: string | null; siteAddress?: string | null; notes?: string | null }, ctx) => {
