@@ -639,6 +639,6 @@ describe('refused before execution: GraphQL errors with codes, never a 500, noth
   it('introspection itself works (GraphiQL uses it)', async () => {
     const { body } = await gql(tokens.sales, '{ __schema { queryType { name } mutationType { fields { name } } } }');
     expect(body.data!.__schema.queryType).toEqual({ name: 'Query' });
-    expect((body.data!.__schema.mutationType.fields as { name: string }[]).map((field) => field.name).sort()).toEqual(['approveQuote', 'assignCrew', 'calculate', 'createQuote', 'createWorkOrder', 'moveJob', 'scheduleWorkOrder']);
+    expect((body.data!.__schema.mutationType.fields as { name: string }[]).map((field) => field.name).sort()).toEqual(['approveQuote', 'assignCrew', 'calculate', 'createQuote', 'createWorkOrder', 'moveJob', 'scheduleWorkOrder', 'sendQuote']);
   });
 });
