@@ -281,7 +281,7 @@ describe('the plan\'s route limit through the API (D15, D23)', () => {
     // No crew holds a route yet, so the limit takes them by name: crew_e is the fifth.
     const beyond = crews.get('crew_e')!;
     for (const id of jobs) {
-      expect(answer.exclusions).toContainEqual({ jobId: id, crewId: beyond, reasons: [{ code: 'PLAN_ROUTE_LIMIT', detail: 'The plan holds 4 routes a day (D15) and this crew is beyond them.' }] });
+      expect(answer.exclusions).toContainEqual({ jobId: id, crewId: beyond, reasons: [{ code: 'PLAN_ROUTE_LIMIT', detail: 'The plan holds 4 routes a day and this crew is beyond them.' }] });
     }
     expect(answer.exclusions!.filter((e) => e.reasons.some((r) => r.code === 'PLAN_ROUTE_LIMIT')).map((e) => e.crewId)).toEqual(jobs.map(() => beyond));
     expect(answer.data.length).toBeLessThanOrEqual(4);
