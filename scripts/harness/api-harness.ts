@@ -2,6 +2,7 @@ import pg from 'pg';
 import { randomInt } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp, type AppDependencies } from '../../api/app';
+import type { Server } from 'node:http';
 import { serve } from '../../api/http/server';
 import { createLogger } from '../../infra/runtime/logger';
 import { loadSettings, type Settings } from '../../infra/runtime/settings';
@@ -12,6 +13,8 @@ import type { Role } from '../../db/entities/user';
 
 export interface ApiHarness {
   url: string;
+  /** The HTTP server itself (timing tests add a control cost ahead of the app). */
+  server: Server;
   settings: Settings;
   orm: MikroORM;
   /** fetch against the API; each harness speaks from its own client address (X-Forwarded-For). */
@@ -43,6 +46,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
   const tokens = new TokenService(settings.AUTH_TOKEN_SECRET);
   return {
     url,
+    server: served.server,
     settings,
     orm,
     clientAddress,
