@@ -57,9 +57,17 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
+/** Longer than Caddy's upstream keep-alive (2 minutes), so the proxy is always the side that lets an idle connection go. */
+const KEEP_ALIVE_TIMEOUT_MS = 125_000;
+
 /** The API's HTTP server: the app, envelopes for unparseable requests, and a draining stop. */
 export async function serve(app: Express, options: { port: number; host?: string }): Promise<ApiServer> {
   const server = createServer(app);
+  // An idle connection is kept longer than any client or proxy in front of us keeps it (Caddy's
+  // upstream keep-alive is two minutes): when the server closed first, at Node's 5 s default, a
+  // request sent on the socket at that moment met a reset (a 502 through the proxy, ECONNRESET
+  // for a direct client). A stop still closes every connection at once.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', answerClientError);
 
   const inFlight = new Set<ServerResponse>();
