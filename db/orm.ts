@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
 import { migrations } from './migrations';
+import { releaseDroppedConnections } from './dropped-connections';
 
 export interface OrmOptions {
   url: string;
@@ -18,6 +19,8 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     extensions: [Migrator],
     migrations: { migrationsList: options.migrations ?? migrations, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
+    // A transaction's connection dropped by the server frees its slot (db/dropped-connections.ts).
+    driverOptions: { onPoolCreated: releaseDroppedConnections },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     // Timestamps are stored as timestamptz and read back as UTC instants.

@@ -82,4 +82,51 @@ describe('a database outage', () => {
     await waitUntil('the API to answer again', async () => (await api.request('/api/v1/auth/me', { token })).status === 200, { timeoutMs: 30_000 });
     for (const read of reads) expect({ path: read.path, status: (await send(read)).status }).toEqual({ path: read.path, status: 200 });
   }, 120_000);
+
+  it('under concurrent traffic: every answer is a 200 or a 503 with Retry-After while the database stops and starts, traffic recovers by itself, and no connection is left checked out', async () => {
+    const CLIENTS = 8;
+    const answers = new Map<string, number>();
+    const failures: string[] = [];
+    let phase: 'before' | 'down' | 'after' = 'before';
+    let stopping = false;
+    const recoveredClients = new Set<number>();
+    const inFlight = new Map<number, string>();
+    const detail = () => JSON.stringify({ answers: Object.fromEntries(answers), failures: failures.slice(0, 10), inFlight: Object.fromEntries(inFlight) });
+    const client = async (index: number) => {
+      for (let n = index; !stopping; n++) {
+        const read = reads[n % reads.length]!;
+        inFlight.set(index, `${phase} ${read.path}`);
+        try {
+          const res = await send(read);
+          await res.arrayBuffer();
+          const key = `${phase} ${res.status}`;
+          answers.set(key, (answers.get(key) ?? 0) + 1);
+          if (res.status !== 200 && !(res.status === 503 && /^\d+$/.test(res.headers.get('retry-after') ?? ''))) failures.push(`${phase} ${read.path}: ${res.status}`);
+          if (phase === 'after' && res.status === 200) recoveredClients.add(index);
+        } catch (error) {
+          // The API itself must stay up and answer every request it accepted.
+          failures.push(`${phase} ${read.path}: ${String(error)}`);
+        }
+        inFlight.delete(index);
+      }
+    };
+    const traffic = Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i)));
+    await waitUntil('traffic before the outage', async () => (answers.get('before 200') ?? 0) >= 40, { timeoutMs: 30_000, detail });
+    phase = 'down';
+    await server.stop();
+    await waitUntil('503s under traffic while the database is down', async () => (answers.get('down 503') ?? 0) >= 40, { timeoutMs: 30_000, detail });
+    server = await startServer();
+    phase = 'after';
+    await waitUntil('every client answered 200 again', async () => recoveredClients.size === CLIENTS, { timeoutMs: 30_000, detail });
+    stopping = true;
+    await traffic;
+    expect(failures).toEqual([]);
+    expect(answers.get('down 500') ?? 0).toBe(0);
+
+    // Nothing was left checked out of the pools: the API stops (closing them) promptly.
+    const closing = api.close();
+    const outcome = await Promise.race([closing.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still closing after 15 s'), 15_000))]);
+    expect(outcome).toBe('closed');
+    api = undefined as unknown as ApiHarness;
+  }, 150_000);
 });
