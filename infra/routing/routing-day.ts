@@ -200,6 +200,18 @@ export async function applyRoutesWithEvents(tx: EntityManager, input: ApplyInput
 }
 
 /**
+ * The routes of a job's scheduled date, read under the day's lock so that no plan or hand sequence
+ * changes them until the caller's transaction ends; nothing for a job without a date.
+ */
+async function lockDayOfJob(tx: EntityManager, jobId: string): Promise<{ date: string; stored: StoredRoute[] } | undefined> {
+  const place = await jobRoutePlace(tx, jobId);
+  if (!place?.scheduled_date) return undefined;
+  const date = place.scheduled_date;
+  await lockRouteDay(tx, date);
+  return { date, stored: await routesOfDay(tx, date) };
+}
+
+/**
  * D23's ETA drift, in the caller's transaction after a job's status changed or time was logged on
  * it: the route holding the job on its date is recomputed from the crew's last started stop
  * (domain/dispatch/eta-drift.ts, domain/routing/plan.ts `progressedRoute`); when a stop's ETA moved
@@ -209,11 +221,9 @@ export async function applyRoutesWithEvents(tx: EntityManager, input: ApplyInput
  * commit. A job on no route, or a day that cannot be priced now (travel times unavailable), changes nothing.
  */
 export async function recomputeEtasWithEvents(tx: EntityManager, input: { jobId: string; travel: TravelConfig; now?: Date }): Promise<EventEnvelope[]> {
-  const place = await jobRoutePlace(tx, input.jobId);
-  if (!place?.scheduled_date) return [];
-  const date = place.scheduled_date;
-  await lockRouteDay(tx, date);
-  const stored = await routesOfDay(tx, date);
+  const locked = await lockDayOfJob(tx, input.jobId);
+  if (!locked) return [];
+  const { date, stored } = locked;
   const route = stored.find((r) => r.stops.some((s) => s.jobId === input.jobId));
   if (!route) return [];
   const settings = await organizationSettings(tx);
@@ -278,11 +288,9 @@ async function readDayDurations(tx: EntityManager, jobIds: readonly string[], wo
  * the recorded events, to dispatch after the commit.
  */
 export async function rerouteAssignedJob(tx: EntityManager, input: { jobId: string; crewId: string; userId: string; travel: TravelConfig }): Promise<EventEnvelope[]> {
-  const place = await jobRoutePlace(tx, input.jobId);
-  if (!place?.scheduled_date) return [];
-  const date = place.scheduled_date;
-  await lockRouteDay(tx, date);
-  const stored = await routesOfDay(tx, date);
+  const locked = await lockDayOfJob(tx, input.jobId);
+  if (!locked) return [];
+  const { date, stored } = locked;
   const holder = stored.find((r) => r.stops.some((s) => s.jobId === input.jobId));
   const target = stored.find((r) => r.crew_id === input.crewId);
   if (holder?.crew_id === input.crewId || (!holder && !target?.stops.length)) return [];
