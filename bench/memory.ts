@@ -1,17 +1,19 @@
 /**
  * Memory benchmark (a script, not a test): the resident memory of the API and the worker
  * processes as the image runs them (compiled by tsc as scripts/container/Dockerfile does, run by
- * plain node with scripts/container/extensionless.mjs), at ready and after BENCH_APPROVALS
+ * plain node with docker-compose.yml's command lines and the image's environment), at ready and after BENCH_APPROVALS
  * approvals (default 1,000), beside the same figures of the tsx processes `npm start` runs.
  * Targets (docs/operations.md, sizing a replica): API at most 200 MB, worker at most 300 MB,
- * printed as met or missed for the compiled processes (the ones a deployment runs).
+ * printed as met or missed for the compiled processes (the ones a deployment runs), on their peak
+ * (at ready and after the approvals alike); the script exits 1 when one is missed.
  *
- *   npm run bench:memory
+ *   npm run bench:memory     # BENCH_APPROVALS (1000), BENCH_CONCURRENCY (8), BENCH_COMPILED_ONLY=1 (skips the tsx processes)
  *
  * Self-contained like `npm test`: its own PostgreSQL and Temporal development server, the payments
  * fake on 127.0.0.1; the compiled output goes to a temporary folder and is removed afterwards.
  */
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, copyFileSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync, statSync } from 'node:fs';
+import { parse } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -64,6 +66,7 @@ function compileAsTheImage(): { root: string; cleanup: () => void } {
 interface Mode {
   name: string;
   cwd: string;
+  env?: Record<string, string>;
   args: (entry: string) => string[];
 }
 
@@ -78,6 +81,37 @@ interface Figures {
 }
 
 const mib = (kib: number) => kib / 1024;
+
+/**
+ * The final stage's ENV of scripts/container/Dockerfile (MALLOC_ARENA_MAX), as the image's
+ * processes have it; not NODE_ENV=production, which asks for production secrets this loopback
+ * stack does not have (and changes nothing of memory).
+ */
+function imageEnvironment(): Record<string, string> {
+  const dockerfile = readFileSync(join(projectRoot, 'scripts/container/Dockerfile'), 'utf8');
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const pairs = [...finalStage.matchAll(/^ENV (.+)$/gm)].flatMap((m) => m[1]!.trim().split(/\s+/)).map((pair) => pair.split('=') as [string, string]);
+  return Object.fromEntries(pairs.filter(([name]) => name !== 'NODE_ENV'));
+}
+
+/** The V8 heap and the memory outside it, from a process's Prometheus metrics (prom-client's defaults). */
+async function heapFigures(port: number): Promise<string> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
+  const spaces = [...text.matchAll(/^nodejs_heap_space_size_used_bytes\{space="(\w+)"[^}]*\} (\S+)$/gm)].map((m) => `${m[1]} ${(Number(m[2]) / 1048576).toFixed(1)}`);
+  return `resident ${value('process_resident_memory_bytes').toFixed(1)} MiB; V8 heap used ${value('nodejs_heap_size_used_bytes').toFixed(1)} of ${value('nodejs_heap_size_total_bytes').toFixed(1)} (${spaces.join(', ')}); external ${value('nodejs_external_memory_bytes').toFixed(1)}`;
+}
+
+/**
+ * A service's command line in docker-compose.yml (the image's), as arguments of this Node: its
+ * V8 flags and preloads kept, the resolver found in the project, and the entry replaced.
+ */
+function composeCommand(service: 'api' | 'worker', entry: string): string[] {
+  const compose = parse(readFileSync(join(projectRoot, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { command: string[] }> };
+  const [node, ...args] = compose.services[service]!.command;
+  if (node !== 'node' || !/^dist\/.+\.js$/.test(args.at(-1) ?? '')) throw new Error(`unexpected command of ${service} in docker-compose.yml: ${JSON.stringify(compose.services[service]!.command)}`);
+  return [...args.slice(0, -1).map((arg) => (arg === './scripts/container/extensionless.mjs' ? pathToFileURL(join(projectRoot, 'scripts/container/extensionless.mjs')).href : arg)), entry];
+}
 
 await withSelfContainedStack('bench_memory', async () => {
   const { Client, Connection } = await import('@temporalio/client');
@@ -101,18 +135,20 @@ await withSelfContainedStack('bench_memory', async () => {
   };
   const tokens = { sales: await token('sales@sandbox.test'), admin: await token('admin@sandbox.test') };
 
-  const modes: Mode[] = [
+  const modes = ([
     {
       name: 'compiled (as the image)',
       cwd: compiled.root,
-      // The image's command line: the extensionless resolver, the tracing preload, the entry.
-      args: (entry) => ['--import', pathToFileURL(join(projectRoot, 'scripts/container/extensionless.mjs')).href, '--import', './dist/infra/runtime/instrument.js', `dist/${entry}.js`],
+      // The command lines of docker-compose.yml's api and worker services (the heap sizes, the
+      // extensionless resolver, the tracing preload), with the API's loopback-only entry.
+      env: imageEnvironment(),
+      args: (entry) => composeCommand(entry === 'worker/main' ? 'worker' : 'api', `dist/${entry}.js`),
     },
     { name: 'tsx (npm start)', cwd: projectRoot, args: (entry) => [...SERVICE_NODE_ARGS, `${entry}.ts`] },
-  ];
+  ] as Mode[]).filter((mode) => !process.env.BENCH_COMPILED_ONLY || mode.cwd === compiled.root);
 
   const measure = async (mode: Mode): Promise<Figures> => {
-    const [apiPort, workerMetricsPort] = [await freePort(), await freePort()];
+    const [apiPort, workerMetricsPort, apiMetricsPort] = [await freePort(), await freePort(), await freePort()];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_OPTIONS: '',
@@ -122,9 +158,9 @@ await withSelfContainedStack('bench_memory', async () => {
       LOG_LEVEL: 'warn',
     };
     const start = (entry: string, extra: NodeJS.ProcessEnv): ChildProcess =>
-      spawn(process.execPath, mode.args(entry), { cwd: mode.cwd, env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
+      spawn(process.execPath, mode.args(entry), { cwd: mode.cwd, env: { ...env, ...mode.env, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
     const worker = start('worker/main', { WORKER_METRICS_PORT: String(workerMetricsPort), METRICS_HOST: '127.0.0.1' });
-    const api = start('scripts/harness/api-process', { PORT: String(apiPort), METRICS_PORT: '0', METRICS_HOST: '127.0.0.1', TRUST_PROXY_HOPS: '1' });
+    const api = start('scripts/harness/api-process', { PORT: String(apiPort), METRICS_PORT: String(apiMetricsPort), METRICS_HOST: '127.0.0.1', TRUST_PROXY_HOPS: '1' });
     const stop = async (child: ChildProcess) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((resolve) => child.once('exit', resolve));
@@ -161,6 +197,10 @@ await withSelfContainedStack('bench_memory', async () => {
         }),
       );
       const seconds = (performance.now() - started) / 1000;
+      // Where the resident memory is, as each process's own metrics tell it.
+      for (const [role, port] of [['API', apiMetricsPort], ['worker', workerMetricsPort]] as const) {
+        console.log(`${mode.name} ${role} after: ${await heapFigures(port)}`);
+      }
       return {
         apiReadyKiB,
         workerReadyKiB,
@@ -195,6 +235,8 @@ await withSelfContainedStack('bench_memory', async () => {
     console.log('');
     console.log(verdict('API', image.apiPeakKiB));
     console.log(verdict('worker', image.workerPeakKiB));
+    const megabytes = (kib: number) => mib(kib) * 1.048576;
+    if (megabytes(image.apiPeakKiB) > TARGET_MIB.API || megabytes(image.workerPeakKiB) > TARGET_MIB.worker) process.exitCode = 1;
   } finally {
     await connection.close();
     await closeFake();
