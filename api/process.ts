@@ -50,7 +50,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   // The tenant's subdomain on every workflow it starts (search attribute `OrganizationSubdomain`).
   const subdomains = tenantSubdomainsFrom(orm.em);
   const invoices = new InvoiceRunner(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, subdomains });
-  const routePlans = new RoutePlans(temporal, { taskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, subdomains });
+  const routePlans = new RoutePlans(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE, routingTaskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, subdomains });
   // Reads (the invoice view) and the checkout page call the provider directly; invoice writes run
   // in the worker's workflows.
   const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;

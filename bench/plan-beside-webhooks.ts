@@ -65,7 +65,7 @@ await withSelfContainedStack('bench_plan_beside', async () => {
   });
   const api = await startApi({
     events: temporal.dispatcher,
-    routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }),
+    routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.taskQueue, routingTaskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }),
     env: { CREDENTIAL_ENCRYPTION_KEY: KEY, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' },
   });
   const receiver = await new WebhookReceiver().start();

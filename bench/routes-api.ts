@@ -28,7 +28,7 @@ await withSelfContainedStack('bench_routes_api', async () => {
   const owner = ownerPool();
   const temporal = await startTemporalHarness();
   await temporal.startWorker({ cacheWorkflows: true });
-  const api = await startApi({ routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }) });
+  const api = await startApi({ routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.taskQueue, routingTaskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }) });
   try {
     const people: Record<string, 'ADMIN' | 'TECHNICIAN'> = { admin: 'ADMIN' };
     for (let i = 0; i < CREWS; i++) people[`tech${i}`] = 'TECHNICIAN';

@@ -22,16 +22,20 @@ export interface WorkerOptions {
   liveness?: WorkerLiveness;
   /** How many activities run at once (the SDK's default when absent). */
   maxConcurrentActivities?: number;
+  /** No workflows: the worker polls its queue for activity tasks only. */
+  activitiesOnly?: boolean;
 }
 
 /**
  * D23: the routing task queue's worker, in the same process as the main one (the process polls
- * both queues). Route plans and their activities run here, as many at once as the machine has
+ * both queues). It runs the route plans' activities only, as many at once as the machine has
  * cores: solving is CPU work, and on its own queue it never takes the slots of the main queue's
- * I/O activities (webhook deliveries, provider legs).
+ * I/O activities (webhook deliveries, provider legs). The plan workflows themselves run on the main
+ * queue (infra/temporal/route-plans.ts): a worker with workflows keeps a V8 isolate with the
+ * workflow bundle on a thread of its own, about 40 MB, and one per process is enough.
  */
 export function createRoutingWorker(options: WorkerOptions): Promise<Worker> {
-  return createWorker({ ...options, maxConcurrentActivities: options.maxConcurrentActivities ?? availableParallelism() });
+  return createWorker({ ...options, maxConcurrentActivities: options.maxConcurrentActivities ?? availableParallelism(), activitiesOnly: true });
 }
 
 export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTORS_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH, workflowInterceptorModules } from './workflow-bundle';
@@ -63,7 +67,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle(Boolean(tracing), options.deps.logger),
+    ...(options.activitiesOnly ? {} : { workflowBundle: await workflowBundle(Boolean(tracing), options.deps.logger) }),
     activities: createActivities(options.deps),
     interceptors: {
       activity: [
@@ -73,8 +77,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       ],
     },
     // Workflow code cannot export spans itself: it hands them to this sink, outside the sandbox.
-    ...(tracing ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
-    ...(options.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
+    ...(tracing && !options.activitiesOnly ? { sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } } : {}),
+    ...(options.maxCachedWorkflows !== undefined && !options.activitiesOnly ? { maxCachedWorkflows: options.maxCachedWorkflows } : {}),
     ...(options.maxConcurrentActivities !== undefined ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities } : {}),
   });
 }

@@ -3,8 +3,9 @@
  * health check, docker-compose.yml): with several replicas, "some poller on the task queue"
  * (scripts/worker-health.ts) stays true while one replica hangs, so each replica answers for
  * itself. It is live while:
- * - every Temporal worker of the process is RUNNING and its workflow and activity pollers are
- *   not FAILED or SHUTDOWN;
+ * - every Temporal worker of the process is RUNNING and its pollers (workflow and activity, or
+ *   activity only for the routing queue's worker, which runs no workflows) are not FAILED or
+ *   SHUTDOWN;
  * - it makes progress: when work is in flight, a task (an activity) completed within `maxTaskAgeMs`.
  *   An idle replica (nothing in flight) is live however long ago its last task was.
  * A replica whose event loop is blocked does not answer at all, which the health check's timeout
@@ -39,7 +40,7 @@ export const DEFAULT_MAX_TASK_AGE_MS = 5 * 60_000;
 
 export class WorkerLiveness {
   private lastProgressAt: number;
-  private workers: PollingWorker[] = [];
+  private workers: { worker: PollingWorker; polls: readonly ('workflow' | 'activity')[] }[] = [];
 
   constructor(
     private readonly options: { maxTaskAgeMs?: number; now?: () => number } = {},
@@ -53,7 +54,12 @@ export class WorkerLiveness {
 
   /** The process's Temporal workers, once created. */
   watch(...workers: PollingWorker[]): void {
-    this.workers.push(...workers);
+    this.workers.push(...workers.map((worker) => ({ worker, polls: ['workflow', 'activity'] as const })));
+  }
+
+  /** Workers that run activities only: their workflow poller is shut down from the start, by design. */
+  watchActivitiesOnly(...workers: PollingWorker[]): void {
+    this.workers.push(...workers.map((worker) => ({ worker, polls: ['activity'] as const })));
   }
 
   /** A task finished (successfully or not: either is progress); called by the activity interceptor. */
@@ -66,11 +72,12 @@ export class WorkerLiveness {
     const problems: string[] = [];
     if (this.workers.length === 0) problems.push('no Temporal worker created yet');
     let inFlight = 0;
-    this.workers.forEach((worker, i) => {
+    this.workers.forEach(({ worker, polls }, i) => {
       const state = worker.getState();
       if (state !== 'RUNNING') problems.push(`worker ${i} is ${state}`);
       const status = worker.getStatus();
-      for (const [kind, poller] of [['workflow', status.workflowPollerState], ['activity', status.activityPollerState]] as const) {
+      for (const kind of polls) {
+        const poller = kind === 'workflow' ? status.workflowPollerState : status.activityPollerState;
         if (poller === 'FAILED' || poller === 'SHUTDOWN') problems.push(`worker ${i}'s ${kind} poller is ${poller}`);
       }
       inFlight += status.numInFlightActivities + status.numInFlightWorkflowActivations;

@@ -67,9 +67,10 @@ const workerDeps: ActivityDependencies = {
 // This replica's own liveness, at /healthz on the metrics port (the container health check).
 const liveness = new WorkerLiveness();
 const worker = await createWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_TASK_QUEUE, metrics, liveness, deps: workerDeps });
-// D23: the same process polls the routing queue too.
+// D23: the same process polls the routing queue too, for the route plans' activities.
 const routingWorker = await createRoutingWorker({ connection, namespace: settings.TEMPORAL_NAMESPACE, taskQueue: settings.TEMPORAL_ROUTING_TASK_QUEUE, metrics, liveness, deps: workerDeps });
-liveness.watch(worker, routingWorker);
+liveness.watch(worker);
+liveness.watchActivitiesOnly(routingWorker);
 
 // Rolling deploys: which schema this release was built for, while it runs (docs/operations.md).
 const release = new ReleaseHeartbeat(orm.em, 'worker', logger);

@@ -17,6 +17,11 @@ const RENAMED: Record<string, string> = {
   durationMs: 'duration_ms',
   taskToken: 'task_token',
 };
+/**
+ * SDK warnings that are expected here, told at info: the routing queue's worker runs activities
+ * only (worker/create-worker.ts), which the SDK warns about at every start.
+ */
+const EXPECTED_WARNINGS = new Set(['No workflows registered, not polling for workflow tasks']);
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
 /**
@@ -34,7 +39,7 @@ export class PinoTemporalLogger implements TemporalLogger {
       if (key === 'error' || key === 'failure') fields.err = value;
       else fields[RENAMED[key] ?? key] = value;
     }
-    this.logger[LEVELS[level]](fields, message);
+    this.logger[level === 'WARN' && EXPECTED_WARNINGS.has(message) ? 'info' : LEVELS[level]](fields, message);
   }
 
   trace(message: string, meta?: LogMetadata): void {

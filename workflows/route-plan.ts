@@ -14,12 +14,13 @@ function seedOf(id: string): number {
 
 /**
  * D23: one tenant's day, `route-plan-<organizationId>-<date>` (one at a time per tenant and date:
- * a second request finds it running and answers its stage). Runs on the routing task queue with
- * its activities: load the day and its travel times, solve it, and unless a dry run or a check,
+ * a second request finds it running and answers its stage). The workflow runs on the main task
+ * queue and its activities on the routing queue (`input.routingTaskQueue`), whose worker runs
+ * activities only: load the day and its travel times, solve it, and unless a dry run or a check,
  * apply it in one transaction.
  */
 export const routePlan: RoutePlanWorkflow = async function routePlan(input) {
-  const queue = workflowInfo().taskQueue;
+  const queue = input.routingTaskQueue ?? workflowInfo().taskQueue;
   const routing = proxyActivities<Activities>(routingProfile({}, queue));
   const db = proxyActivities<Activities>({ ...databaseProfile({}), taskQueue: queue });
   let stage: RoutePlanStage = 'loading';

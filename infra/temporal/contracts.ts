@@ -257,6 +257,12 @@ export interface RoutePlanInput {
   dryRun: boolean;
   /** Who asked: the job history names them. */
   userId: string;
+  /**
+   * The task queue of the plan's activities (loading, solving, applying): the routing queue,
+   * while the workflow itself runs on the main queue. Absent in plans started before it existed,
+   * which ran wholly on the routing queue: their activities stay on the workflow's own queue.
+   */
+  routingTaskQueue?: string;
 }
 /** The plan (domain/routing/plan.ts PlanResult, as JSON) and, when applied, each stored route's revision. */
 export interface RoutePlanResult {

@@ -9,15 +9,15 @@ import { conflict, providerFailed } from '../../domain/errors/errors';
 export type RoutePlanOutcome = { status: 'done'; result: RoutePlanResult } | { status: 'running'; stage: RoutePlanStage; workflowId: string };
 
 /**
- * D23: `POST /v1/fsm/routes/{date}/plan` runs the plan as `route-plan-<organizationId>-<date>` on
- * the routing task queue and waits for it. One at a time per tenant and date: a request while one
+ * D23: `POST /v1/fsm/routes/{date}/plan` runs the plan as `route-plan-<organizationId>-<date>`
+ * (the workflow on the main task queue, its activities on the routing queue) and waits for it. One at a time per tenant and date: a request while one
  * runs gets that run's stage, not a second run; one after it ended starts a new run. A travel
  * source that failed is a 502-class problem naming it; a day that cannot be routed a 409.
  */
 export class RoutePlans {
   constructor(
     private readonly client: Client,
-    private readonly options: { taskQueue: string; subdomains: TenantSubdomains },
+    private readonly options: { taskQueue: string; routingTaskQueue: string; subdomains: TenantSubdomains },
   ) {}
 
   async run(input: RoutePlanInput): Promise<RoutePlanOutcome> {
@@ -27,7 +27,7 @@ export class RoutePlans {
       handle = await this.client.workflow.start<RoutePlanWorkflow>(WORKFLOW_TYPES.routePlan, {
         taskQueue: this.options.taskQueue,
         workflowId,
-        args: [input],
+        args: [{ ...input, routingTaskQueue: this.options.routingTaskQueue }],
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
         typedSearchAttributes: [

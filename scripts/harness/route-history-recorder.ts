@@ -15,7 +15,7 @@ export async function recordRouteHistories(): Promise<Record<string, History>> {
   const owner = ownerPool();
   const harness = await startTemporalHarness();
   await harness.startWorker();
-  const api = await startApi({ routePlans: new RoutePlans(harness.client, { taskQueue: harness.routingTaskQueue, subdomains: harness.subdomains }) });
+  const api = await startApi({ routePlans: new RoutePlans(harness.client, { taskQueue: harness.taskQueue, routingTaskQueue: harness.routingTaskQueue, subdomains: harness.subdomains }) });
   try {
     const tenant = await createTenant(owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
     await owner.query('update organizations set depot_lat = 43.6532, depot_lon = -79.3832 where id = $1', [tenant.id]);

@@ -48,7 +48,7 @@ beforeAll(async () => {
   temporal.relay.start();
   api = await startApi({
     events: temporal.dispatcher,
-    routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }),
+    routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.taskQueue, routingTaskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }),
     env: { CREDENTIAL_ENCRYPTION_KEY: KEY, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' },
   });
   a = await createTenant(owner, { admin: 'ADMIN', north: 'TECHNICIAN', south: 'TECHNICIAN' });

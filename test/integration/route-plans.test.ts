@@ -34,7 +34,7 @@ beforeAll(async () => {
   owner = ownerPool();
   temporal = await startTemporalHarness();
   await temporal.startWorker();
-  api = await startApi({ routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }) });
+  api = await startApi({ routePlans: new RoutePlans(temporal.client, { taskQueue: temporal.taskQueue, routingTaskQueue: temporal.routingTaskQueue, subdomains: temporal.subdomains }) });
   a = await createTenant(owner, { admin: 'ADMIN', sales: 'SALES', north: 'TECHNICIAN', south: 'TECHNICIAN', east: 'TECHNICIAN' });
   await owner.query(`update organizations set plan = 'enterprise', depot_lat = $2, depot_lon = $3 where id = $1`, [a.id, DEPOT.lat, DEPOT.lon]);
   for (const [name, user] of Object.entries(a.users)) tokens[name] = await api.tokenFor(user);

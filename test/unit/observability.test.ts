@@ -46,4 +46,15 @@ describe('log lines', () => {
     expect(lines[0]).toMatchObject({ level: 'warn', msg: 'Activity failed', sdk_component: 'worker', workflow_id: 'w1', run_id: 'r1', activity_type: 'writePaymentsInvoice', err: { message: 'refused' } });
     expect(lines[1]).toMatchObject({ level: 'debug', msg: 'Workflow completed', workflow_id: 'w1', run_id: 'r1', request_id: 'req-1' });
   });
+
+  it("tells the SDK's warning about a worker without workflows (the routing queue's, by design) at info", () => {
+    const { lines, logger } = captured();
+    const sdk = new PinoTemporalLogger(logger);
+    sdk.warn('No workflows registered, not polling for workflow tasks', { sdkComponent: 'worker', taskQueue: 'routing' });
+    sdk.warn('Workflow task failed', { sdkComponent: 'worker', taskQueue: 'main' });
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      ['info', 'No workflows registered, not polling for workflow tasks'],
+      ['warn', 'Workflow task failed'],
+    ]);
+  });
 });

@@ -28,8 +28,11 @@ function setUp() {
   const clock = { advance: (ms: number) => (now += ms) };
   const liveness = new WorkerLiveness({ maxTaskAgeMs: MAX_AGE, now: () => now });
   const main = new FakeWorker();
+  // The routing queue's worker runs activities only: its workflow poller is shut down by design.
   const routing = new FakeWorker();
-  liveness.watch(main, routing);
+  routing.workflowPollerState = 'SHUTDOWN';
+  liveness.watch(main);
+  liveness.watchActivitiesOnly(routing);
   return { liveness, main, routing, clock };
 }
 
@@ -61,6 +64,15 @@ describe("a worker replica's own liveness (docker-compose.yml's health check)", 
     routing.activityPollerState = 'POLLING';
     main.state = 'DRAINING';
     expect(liveness.report()).toMatchObject({ live: false, problems: ['worker 0 is DRAINING'] });
+    main.state = 'RUNNING';
+    main.workflowPollerState = 'SHUTDOWN';
+    expect(liveness.report()).toMatchObject({ live: false, problems: ["worker 0's workflow poller is SHUTDOWN"] });
+  });
+
+  it("does not count the activity-only worker's workflow poller, shut down from the start", () => {
+    const { liveness, routing } = setUp();
+    expect(routing.getStatus().workflowPollerState).toBe('SHUTDOWN');
+    expect(liveness.report()).toMatchObject({ live: true, problems: [] });
   });
 
   it('fails before any worker is watched (still starting)', () => {
