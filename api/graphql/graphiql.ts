@@ -117,7 +117,7 @@ const PAGE_CSS = [
   '#graphiql { flex: 1; min-height: 0; }',
 ].join('\n') + '\n';
 
-/** Read once, at start-up, outside production only. */
+/** Read once, when GraphiQL is first opened, outside production only. */
 export function graphiqlAssets(): Map<string, { body: string; type: string }> {
   const assets = new Map<string, { body: string; type: string }>();
   for (const [name, file] of Object.entries(ASSET_FILES)) assets.set(name, { body: readFileSync(file.path, 'utf8'), type: file.type });

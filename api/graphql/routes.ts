@@ -192,7 +192,8 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
   });
 
   if (options.production) return;
-  const assets = graphiqlAssets();
+  // Read when GraphiQL is first opened: its scripts are megabytes a replica need not hold until then.
+  let assets: ReturnType<typeof graphiqlAssets> | undefined;
   const policy = (res: Response) => res.setHeader('Content-Security-Policy', GRAPHIQL_CSP);
   route(host, {
     method: 'get',
@@ -220,6 +221,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
     params: z.strictObject({ asset: z.string().regex(/^[a-z0-9.-]{1,64}\.(js|css)$/) }),
     responses: { 200: { description: 'JavaScript or CSS', schema: z.string(), contentType: 'application/javascript', example: '(function () {' }, 404: { description: 'Not one of the page\'s assets', schema: ProblemSchema, contentType: PROBLEM_CONTENT_TYPE } },
     handler: ({ res, params }) => {
+      assets ??= graphiqlAssets();
       const asset = assets.get(params.asset);
       if (!asset) throw notFound('No such GraphiQL asset.');
       policy(res);

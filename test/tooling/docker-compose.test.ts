@@ -103,10 +103,11 @@ describe('docker-compose.yml', () => {
       expect({ service: name, missing, holdsOther: otherPassword[name] in env }).toEqual({ service: name, missing: [], holdsOther: false });
     }
     expect(services.migrate!.environment).toMatchObject({ DATABASE_APP_PASSWORD: expect.any(String), DATABASE_WORKER_PASSWORD: expect.any(String) });
-    // The compiled image (scripts/container/Dockerfile): no tsx; the tracing preload first.
-    const preload = ['node', '--import', './scripts/container/extensionless.mjs', '--import', './dist/infra/runtime/instrument.js'];
-    expect(services.api!.command).toEqual([...preload, 'dist/api/main.js']);
-    expect(services.worker!.command).toEqual([...preload, 'dist/worker/main.js']);
+    // The compiled image (scripts/container/Dockerfile): no tsx; the heap sized per replica
+    // (bench:memory runs these command lines); the tracing preload first.
+    const preload = ['--import', './scripts/container/extensionless.mjs', '--import', './dist/infra/runtime/instrument.js'];
+    expect(services.api!.command).toEqual(['node', '--max-semi-space-size=1', '--max-old-space-size=160', ...preload, 'dist/api/main.js']);
+    expect(services.worker!.command).toEqual(['node', '--max-semi-space-size=1', '--max-old-space-size=320', ...preload, 'dist/worker/main.js']);
     expect(services.migrate!.command).toEqual(['node', '--import', './scripts/container/extensionless.mjs', 'dist/scripts/migrate.js']);
   });
 

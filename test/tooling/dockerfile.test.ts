@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { parse } from 'yaml';
 import { projectRoot } from '../../scripts/infra/paths';
 
 // Docker cannot run on our machines; this reads the image's Dockerfile the way its build would,
@@ -45,7 +46,10 @@ describe('scripts/container/Dockerfile', () => {
     const user = final.findIndex((l) => l.startsWith('USER '));
     expect(final[user]).toBe('USER node');
     expect(final.slice(user + 1).some((l) => /^(RUN|COPY|ADD) /.test(l))).toBe(false);
-    expect(final.at(-1)).toBe('CMD ["node", "--import", "./scripts/container/extensionless.mjs", "--import", "./dist/infra/runtime/instrument.js", "dist/api/main.js"]');
+    // The same command line as docker-compose.yml's api service (its heap sized per replica).
+    const composeApi = (parse(readFileSync(join(projectRoot, 'docker-compose.yml'), 'utf8')) as { services: { api: { command: string[] } } }).services.api.command;
+    expect(final.at(-1)).toBe(`CMD ${JSON.stringify(composeApi).replaceAll('","', '", "')}`);
+    expect(composeApi).toEqual(['node', '--max-semi-space-size=1', '--max-old-space-size=160', '--import', './scripts/container/extensionless.mjs', '--import', './dist/infra/runtime/instrument.js', 'dist/api/main.js']);
   });
 
   it('has a .dockerignore that keeps development data, secrets, node_modules and git out of the build', () => {
