@@ -36,7 +36,23 @@ export interface CaughtMail {
   headers: Record<string, string>;
 }
 
+/** Tries with ports of its own choosing: another process may take a free port before MailDev binds it. */
+const ATTEMPTS = 3;
+
 export async function startMailCatcher(ports: { smtp?: number; web?: number } = {}): Promise<MailCatcher> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(ports);
+    } catch (error) {
+      const chosenHere = !ports.smtp && !ports.web;
+      if (!(error instanceof ExitedAtStart) || !chosenHere || attempt === ATTEMPTS) throw error;
+    }
+  }
+}
+
+class ExitedAtStart extends Error {}
+
+async function startOnce(ports: { smtp?: number; web?: number }): Promise<MailCatcher> {
   const smtp = ports.smtp || (await freePort());
   const web = ports.web || (await freePort());
   // Its own folder: MailDev's default one is shared by every instance on the machine.
@@ -44,18 +60,25 @@ export async function startMailCatcher(ports: { smtp?: number; web?: number } = 
   const child = spawn(
     process.execPath,
     [MAILDEV, '--smtp', String(smtp), '--ip', '127.0.0.1', '--web', String(web), '--web-ip', '127.0.0.1', '--mail-directory', directory, '--silent'],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
+    { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  // What it says on stderr, passed on, and kept to explain an exit at start.
+  let said = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    said = (said + chunk.toString()).slice(-2000);
+    process.stderr.write(chunk);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await Promise.race([
       Promise.all([waitForPort(smtp, '127.0.0.1', 30_000), waitForPort(web, '127.0.0.1', 30_000)]),
       exited.then(() => {
-        throw new Error(`the mail catcher exited at start (is 127.0.0.1:${smtp} or 127.0.0.1:${web} taken?)`);
+        throw new ExitedAtStart(`the mail catcher exited at start (is 127.0.0.1:${smtp} or 127.0.0.1:${web} taken?)${said ? `: ${said.trim()}` : ''}`);
       }),
     ]);
   } catch (error) {
     child.kill('SIGKILL');
+    rmSync(directory, { recursive: true, force: true });
     throw error;
   }
   const webUrl = `http://127.0.0.1:${web}`;
