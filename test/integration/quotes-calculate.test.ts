@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
-import { createTenant, giveRateCard, ownerPool, sandboxUser, type Tenant } from '../../scripts/harness/owner-db';
+import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import { CalculationResult, type CalculateBody } from '../../api/quotes/schemas';
 import { RateCardRepository } from '../../db/rate-cards/repository';
@@ -83,8 +83,11 @@ describe('POST /api/v1/quotes/calculate: the six rules of 4.3', () => {
     const own = await ok(await calculate('sales', twoWindows()));
     const expected = priceQuote({ request: twoWindows() as unknown as CalculateBody, rateCard: buildRateCardSnapshot({ revision: 'x', ...SANDBOX_RATE_CARD }), overrideAuthorised: false });
     expect(own.totals).toEqual(expected.totals);
-    const alt = await sandboxUser(owner, 'sandbox-alt', 'sales@sandbox.test');
-    const altResult = await ok(await api.request('/api/v1/quotes/calculate', { method: 'POST', token: await api.tokenFor(alt), json: twoWindows() }));
+    // A tenant of its own on the sandbox's other card: the shared sandbox-alt tenant's book is
+    // republished by other files (test/support/populate-tenant.ts).
+    const other = await createTenant(owner, { sales: 'SALES' });
+    await giveRateCard(other.id, SANDBOX_ALT_RATE_CARD);
+    const altResult = await ok(await api.request('/api/v1/quotes/calculate', { method: 'POST', token: await api.tokenFor(other.users.sales!), json: twoWindows() }));
     const altExpected = priceQuote({ request: twoWindows() as unknown as CalculateBody, rateCard: buildRateCardSnapshot({ revision: 'x', ...SANDBOX_ALT_RATE_CARD }), overrideAuthorised: false });
     expect(altResult.totals).toEqual(altExpected.totals);
     expect(altResult.totals.amount_cents).not.toBe(own.totals.amount_cents);
