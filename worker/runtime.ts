@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { PinoTemporalLogger } from './temporal-logger';
+import { PinoTemporalLogger, expectedWarningsAsInfo } from './temporal-logger';
 
 let installed = false;
 
@@ -26,7 +26,7 @@ export function installRuntime(options: RuntimeOptions = {}): void {
     // No signal handlers of the SDK's own: worker/main.ts owns shutdown (relay first, then the
     // worker), and an embedding process (tests) owns its signals.
     Runtime.install({
-      logger: options.logger ? new PinoTemporalLogger(options.logger) : new DefaultLogger('WARN'),
+      logger: expectedWarningsAsInfo(options.logger ? new PinoTemporalLogger(options.logger) : new DefaultLogger('WARN')),
       shutdownSignals: [],
       ...(options.logger || options.prometheusBindAddress
         ? {

@@ -17,11 +17,6 @@ const RENAMED: Record<string, string> = {
   durationMs: 'duration_ms',
   taskToken: 'task_token',
 };
-/**
- * SDK warnings that are expected here, told at info: the routing queue's worker runs activities
- * only (worker/create-worker.ts), which the SDK warns about at every start.
- */
-const EXPECTED_WARNINGS = new Set(['No workflows registered, not polling for workflow tasks']);
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
 /**
@@ -39,7 +34,7 @@ export class PinoTemporalLogger implements TemporalLogger {
       if (key === 'error' || key === 'failure') fields.err = value;
       else fields[RENAMED[key] ?? key] = value;
     }
-    this.logger[level === 'WARN' && EXPECTED_WARNINGS.has(message) ? 'info' : LEVELS[level]](fields, message);
+    this.logger[LEVELS[level]](fields, message);
   }
 
   trace(message: string, meta?: LogMetadata): void {
@@ -57,4 +52,23 @@ export class PinoTemporalLogger implements TemporalLogger {
   error(message: string, meta?: LogMetadata): void {
     this.log('ERROR', message, meta);
   }
+}
+
+/**
+ * SDK warnings that are expected here: the routing queue's worker runs activities only
+ * (worker/create-worker.ts), which the SDK warns about at every start.
+ */
+const EXPECTED_WARNINGS = new Set(['No workflows registered, not polling for workflow tasks']);
+
+/** The SDK's logger with the warnings we expect told at info, whatever logger writes them (worker/runtime.ts). */
+export function expectedWarningsAsInfo(inner: TemporalLogger): TemporalLogger {
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => inner.log(level === 'WARN' && EXPECTED_WARNINGS.has(message) ? 'INFO' : level, message, meta);
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
 }

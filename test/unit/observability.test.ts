@@ -4,7 +4,7 @@ import { trace } from '@opentelemetry/api';
 import { createLogger } from '../../infra/runtime/logger';
 import { runWithLogContext } from '../../infra/runtime/log-context';
 import { activeTracing, serviceName, startTracing } from '../../infra/runtime/tracing';
-import { PinoTemporalLogger } from '../../worker/temporal-logger';
+import { PinoTemporalLogger, expectedWarningsAsInfo } from '../../worker/temporal-logger';
 
 /** The pieces of logs and traces that need no server. */
 function captured() {
@@ -47,9 +47,9 @@ describe('log lines', () => {
     expect(lines[1]).toMatchObject({ level: 'debug', msg: 'Workflow completed', workflow_id: 'w1', run_id: 'r1', request_id: 'req-1' });
   });
 
-  it("tells the SDK's warning about a worker without workflows (the routing queue's, by design) at info", () => {
+  it("tells the SDK's warning about a worker without workflows (the routing queue's, by design) at info, through the runtime's logger", () => {
     const { lines, logger } = captured();
-    const sdk = new PinoTemporalLogger(logger);
+    const sdk = expectedWarningsAsInfo(new PinoTemporalLogger(logger));
     sdk.warn('No workflows registered, not polling for workflow tasks', { sdkComponent: 'worker', taskQueue: 'routing' });
     sdk.warn('Workflow task failed', { sdkComponent: 'worker', taskQueue: 'main' });
     expect(lines.map((line) => [line.level, line.msg])).toEqual([
