@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OwnDatabase } from '../support/own-database';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
@@ -39,7 +40,11 @@ const tokens: Record<string, string> = {};
 const receivers: Record<'events' | 'old' | 'field' | 'core', WebhookReceiver> = {} as never;
 const secrets: Record<string, string> = {};
 
+// Its worker runs the outbox relay.
+const database = new OwnDatabase('dispatch_updated');
+
 beforeAll(async () => {
+  await database.create();
   owner = ownerPool();
   temporal = await startTemporalHarness();
   const webhooks: WebhookDependencies = { cipher: new CredentialCipher(KEY), allowPrivateNetworks: false, allowLoopback: true, publicBaseUrl: 'http://127.0.0.1:3998' };
@@ -76,6 +81,7 @@ afterAll(async () => {
   await api.close();
   await temporal.close();
   await owner.end();
+  await database.drop();
 });
 
 let requests = 0;

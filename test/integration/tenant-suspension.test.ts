@@ -7,6 +7,7 @@ import { createTenant, giveRateCard, ownerPool, type Tenant } from '../../script
 import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
 import { waitUntil } from '../../scripts/harness/wait-until';
+import { OwnDatabase } from '../support/own-database';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../scripts/infra/mail-catcher';
 import { createOrm } from '../../db/orm';
 import { CredentialCipher } from '../../db/security/credential-cipher';
@@ -34,8 +35,11 @@ let api: ApiHarness;
 let ctx: TenantCommandContext;
 let lines: string[];
 const receivers: WebhookReceiver[] = [];
+// Its worker runs the outbox relay.
+const database = new OwnDatabase('suspension');
 
 beforeAll(async () => {
+  await database.create();
   owner = ownerPool();
   ownerOrm = await createOrm({ url: process.env.DATABASE_URL!, poolMax: 2 });
   catcher = await startMailCatcher();
@@ -59,6 +63,7 @@ afterAll(async () => {
   await catcher?.stop();
   await ownerOrm?.close(true);
   await owner?.end();
+  await database.drop();
 });
 
 async function ops(...args: string[]): Promise<string[]> {

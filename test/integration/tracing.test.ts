@@ -16,6 +16,7 @@ import { approvalWorkflowId, type QuoteApprovalWorkflow } from '../../infra/temp
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { parseExposition, sampleValue } from '../support/prometheus-text';
 import { waitUntil } from '../../scripts/harness/wait-until';
+import { OwnDatabase } from '../support/own-database';
 
 /**
  * End to end as deployed: the API and the worker run as their own processes, started
@@ -73,7 +74,11 @@ async function consent(token: string, slug: 'accounting' | 'crm') {
   expect((await request(`${back.pathname}${back.search}`)).status).toBe(200);
 }
 
+// Its worker process runs the outbox relay.
+const database = new OwnDatabase('tracing');
+
 beforeAll(async () => {
+  await database.create();
   await otlp.start();
   const stripeStarted = await stripe.start();
   closeStripe = stripeStarted.close;
@@ -123,6 +128,7 @@ afterAll(async () => {
   await fakes?.close();
   await closeStripe?.();
   await otlp.close();
+  await database.drop();
 }, 60_000);
 
 describe('one approval, one trace (OTLP to a local collector endpoint)', () => {

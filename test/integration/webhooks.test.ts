@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OwnDatabase } from '../support/own-database';
 import type pg from 'pg';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
@@ -23,8 +24,11 @@ let api: ApiHarness;
 let tenant: Tenant;
 let admin: string;
 const receivers: WebhookReceiver[] = [];
+// It runs the outbox relay.
+const database = new OwnDatabase('webhooks');
 
 beforeAll(async () => {
+  await database.create();
   owner = ownerPool();
   temporal = await startTemporalHarness();
   await temporal.startWorker({ webhooks: { cipher: new CredentialCipher(KEY), allowPrivateNetworks: true } });
@@ -37,6 +41,7 @@ afterAll(async () => {
   await api.close();
   await temporal.close();
   await owner.end();
+  await database.drop();
 });
 
 async function receiver(): Promise<WebhookReceiver> {
