@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { opsInProcess } from '../support/ops-in-process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
 import type { Tenant } from '../../scripts/harness/owner-db';
@@ -16,7 +14,6 @@ import { approvedChangeOrder, approvedQuote, jobOf, type ChangeOrderCaller } fro
  * repaired by `npm run ops -- retry` addressing exactly that call.
  */
 const KEY = 'sk_test_changeOrderRepair00001';
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let stack: PaymentsStack;
 let stripe: StripeFake;
@@ -33,13 +30,7 @@ afterEach(() => stripe.faults.clear());
 afterAll(() => stack.close());
 
 /** `npm run ops -- ...` as an operator runs it, against this run's database and Temporal. */
-function ops(...args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, out: stdout + stderr }),
-    );
-  });
-}
+const ops = opsInProcess;
 
 type Metadata = { metadata: Record<string, string>; id: string };
 const invoicesOf = (match: (m: Record<string, string>) => boolean) => (stripe.inspect.invoices(KEY) as unknown as Metadata[]).filter((i) => match(i.metadata));

@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { opsInProcess } from '../support/ops-in-process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
 import type { Tenant } from '../../scripts/harness/owner-db';
@@ -21,7 +19,6 @@ import { example, exampleInvoice, pricingSection, statedCents, table } from '../
  * with `npm run ops`.
  */
 const KEY = 'sk_test_completionInvoice00001';
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let stack: PaymentsStack;
 let stripe: StripeFake;
@@ -39,13 +36,8 @@ beforeAll(async () => {
 afterEach(() => stripe.faults.clear());
 afterAll(() => stack.close());
 
-function ops(...args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) =>
-      done({ code: error ? Number(error.code ?? 1) : 0, out: stdout + stderr }),
-    );
-  });
-}
+/** `npm run ops -- ...` as an operator runs it, against this run's database and Temporal. */
+const ops = opsInProcess;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
+import { opsInProcess } from '../support/ops-in-process';
 import type pg from 'pg';
 import type { ApiHarness } from '../../scripts/harness/api-harness';
 import { startApprovalStack, type ApprovalStack } from '../../scripts/harness/approval-stack';
@@ -7,7 +7,6 @@ import type { Tenant } from '../../scripts/harness/owner-db';
 import type { TemporalHarness } from '../../scripts/harness/temporal-harness';
 import type { IntegrationFakes } from '../../scripts/harness/integration-fakes';
 import { faults } from '../../scripts/sandboxes/faults';
-import { projectRoot } from '../../scripts/infra/paths';
 import { RETRY_LEG, approvalWorkflowId, type LegOutcome } from '../../infra/temporal/contracts';
 import { ApprovalStateKey } from '../../infra/temporal/search-attributes';
 import { QUOTE_EXTERNAL_ID_FIELD } from '../../activities/crm/upsert-opportunity';
@@ -33,13 +32,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 
 /** `npm run ops -- ...` as an operator runs it, against this run's database and Temporal. */
-function ops(...args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
-    );
-  });
-}
+const ops = opsInProcess;
 
 const approvedQuote = () => quotes.approvedQuote(stack, quotes.newCustomer('Repair Case'));
 const row = async (quoteId: string, provider: string) =>
