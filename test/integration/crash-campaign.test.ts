@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { withDatabaseName } from '../../db/database-urls';
-import { dropDatabase, migrate } from '../../db/migrate';
-import { seedSandbox } from '../../db/seed';
+import { OwnDatabase } from '../support/own-database';
 import { runCrashCampaign } from '../../scripts/harness/crash-campaign';
 
 /**
@@ -12,14 +9,14 @@ import { runCrashCampaign } from '../../scripts/harness/crash-campaign';
  * receiver, nothing is made twice and nothing is lost. On a database of its own, so the worker's
  * outbox relay sees only this campaign.
  */
-const database = withDatabaseName(process.env.DATABASE_URL!, `shade_campaign_${randomBytes(4).toString('hex')}`);
+const own = new OwnDatabase('campaign');
+const database = own.url;
 
 beforeAll(async () => {
-  await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
-  await seedSandbox(database);
+  await own.create();
 }, 120_000);
 afterAll(async () => {
-  await dropDatabase(database);
+  await own.drop();
 });
 
 describe('a small crash campaign', () => {

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { withDatabaseName } from '../../db/database-urls';
-import { dropDatabase, migrate } from '../../db/migrate';
-import { seedSandbox } from '../../db/seed';
+import { OwnDatabase } from '../support/own-database';
 import { ENTITY_WORKFLOWS, runScaleOut } from '../../scripts/harness/scale-out';
 
 /**
@@ -10,14 +7,14 @@ import { ENTITY_WORKFLOWS, runScaleOut } from '../../scripts/harness/scale-out';
  * the suite's one PostgreSQL and one Temporal. On a database of its own, so the workers' outbox
  * relays see only this run.
  */
-const database = withDatabaseName(process.env.DATABASE_URL!, `shade_scale_${randomBytes(4).toString('hex')}`);
+const own = new OwnDatabase('scale');
+const database = own.url;
 
 beforeAll(async () => {
-  await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
-  await seedSandbox(database);
+  await own.create();
 }, 120_000);
 afterAll(async () => {
-  await dropDatabase(database);
+  await own.drop();
 });
 
 describe('two APIs and two workers on one PostgreSQL and one Temporal', () => {

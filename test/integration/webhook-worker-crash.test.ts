@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OwnDatabase } from '../support/own-database';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { WorkerProcesses } from '../../scripts/harness/worker-processes';
-import { withDatabaseName, appDatabaseUrl } from '../../db/database-urls';
-import { dropDatabase, migrate } from '../../db/migrate';
-import { seedSandbox } from '../../db/seed';
+import { appDatabaseUrl } from '../../db/database-urls';
 import { createOrm } from '../../db/orm';
 import { recordEvent } from '../../db/events/outbox';
 import { sampleEventData } from '../../scripts/harness/sample-events';
@@ -28,7 +27,8 @@ import { WebhookReceiver } from '../../scripts/harness/webhook-receiver';
  */
 const KEY = randomBytes(32).toString('base64');
 const EVENTS = 40;
-const database = withDatabaseName(process.env.DATABASE_URL!, `shade_hook_crash_${randomBytes(4).toString('hex')}`);
+const own = new OwnDatabase('hook_crash');
+const database = own.url;
 const taskQueue = `hook-crash-${randomBytes(4).toString('hex')}`;
 let owner: pg.Pool;
 let orm: MikroORM;
@@ -39,8 +39,7 @@ let receiver: WebhookReceiver;
 const workers = new WorkerProcesses(() => ({ DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue, CREDENTIAL_ENCRYPTION_KEY: KEY, OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK: 'true' }));
 
 beforeAll(async () => {
-  await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
-  await seedSandbox(database);
+  await own.create();
   owner = new pg.Pool({ connectionString: database, max: 2 });
   orm = await createOrm({ url: appDatabaseUrl(database, process.env.DATABASE_APP_PASSWORD!), poolMax: 3 });
   connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
@@ -56,7 +55,7 @@ afterAll(async () => {
   await orm?.close(true);
   await connection?.close();
   await owner?.end();
-  await dropDatabase(database);
+  await own.drop();
 });
 
 describe('a worker killed mid-batch', () => {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OwnDatabase } from '../support/own-database';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { WorkerProcesses } from '../../scripts/harness/worker-processes';
-import { withDatabaseName, appDatabaseUrl } from '../../db/database-urls';
-import { dropDatabase, migrate } from '../../db/migrate';
-import { seedSandbox } from '../../db/seed';
+import { appDatabaseUrl } from '../../db/database-urls';
 import { createOrm } from '../../db/orm';
 import { createLogger } from '../../infra/runtime/logger';
 import { EventDispatcher } from '../../infra/events/dispatcher';
@@ -25,7 +24,8 @@ import { quoteTax } from '../../domain/tax/quote-tax';
  * a new worker takes over. On a database of its own, so its outbox relay sees only this test.
  */
 const KEY = 'sk_test_workerCrash0001';
-const database = withDatabaseName(process.env.DATABASE_URL!, `shade_crash_${randomBytes(4).toString('hex')}`);
+const own = new OwnDatabase('crash');
+const database = own.url;
 const taskQueue = `crash-${randomBytes(4).toString('hex')}`;
 let owner: pg.Pool;
 let orm: MikroORM;
@@ -46,8 +46,7 @@ const workers = new WorkerProcesses(() => ({
 }));
 
 beforeAll(async () => {
-  await migrate(database, { api: process.env.DATABASE_APP_PASSWORD!, worker: process.env.DATABASE_WORKER_PASSWORD! });
-  await seedSandbox(database);
+  await own.create();
   owner = new pg.Pool({ connectionString: database, max: 2 });
   fake = new StripeFake({ apiKeys: [KEY] });
   ({ url: fakeUrl, close: closeFake } = await fake.start());
@@ -64,7 +63,7 @@ afterAll(async () => {
   await connection?.close();
   await closeFake?.();
   await owner?.end();
-  await dropDatabase(database);
+  await own.drop();
 });
 
 describe('a worker killed mid fan-out', () => {
