@@ -19,6 +19,7 @@ export const REFUSAL_CODES = {
   batch: 'BATCHING_NOT_SUPPORTED',
   cost: 'MAX_COST_EXCEEDED',
   variables: 'VARIABLES_TOO_LARGE',
+  variablesDepth: 'VARIABLES_TOO_DEEP',
   tooLarge: ERROR_RENDERINGS.payload_too_large.graphql,
   badRequest: 'BAD_REQUEST',
   throttled: ERROR_RENDERINGS.rate_limited.graphql,

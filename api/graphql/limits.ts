@@ -19,6 +19,13 @@ export const LIMITS = {
   maxTokens: 5_000,
   /** The variables object, as JSON. */
   maxVariablesBytes: 32 * 1024,
+  /**
+   * Objects and arrays nested in the variables, the variables object itself the first: the
+   * deepest input of the schema (createQuote's lines and their configuration) needs 5. Checked
+   * before anything walks the variables recursively (JSON.stringify, graphql-js's coercion), which
+   * a body of a few kilobytes nested thousands deep would take past the call stack (a 500).
+   */
+  maxVariablesDepth: 32,
 } as const;
 
 /** graphql-armor's rules answer through our codes (never by throwing out of validation). */
@@ -69,7 +76,24 @@ export function parse(source: string | Source): DocumentNode {
   }
 }
 
-/** The size of the variables as sent, or undefined when they are within the limit. */
+/**
+ * How deep objects and arrays nest in the variables as sent, counted only as far as `limit + 1`
+ * (so a body nested a million deep costs no more than one just over the limit), or undefined when
+ * they nest no deeper than `limit`. Iterative, as api/http/validate.ts walks REST bodies: the body
+ * parser accepts nesting far deeper than any recursive walk could follow.
+ */
+export function overDeepVariables(variables: unknown, limit: number = LIMITS.maxVariablesDepth): number | undefined {
+  const stack: [value: unknown, depth: number][] = [[variables, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > limit) return depth;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+/** The size of the variables as sent, or undefined when they are within the limit (their depth checked first: overDeepVariables). */
 export function oversizedVariables(variables: unknown): number | undefined {
   if (variables === undefined || variables === null) return undefined;
   const size = Buffer.byteLength(JSON.stringify(variables), 'utf8');

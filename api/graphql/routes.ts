@@ -13,7 +13,7 @@ import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../v1/problem';
 import { schema } from './schema';
 import { createExecutor, type ExecutionDeps, type RequestScope } from './execute';
 import { codedError, REFUSAL_CODES } from './errors';
-import { LIMITS, oversizedVariables, parse, validationRules } from './limits';
+import { LIMITS, overDeepVariables, oversizedVariables, parse, validationRules } from './limits';
 import { GRAPHIQL_BASE, GRAPHIQL_CSP, GRAPHIQL_PAGE, graphiqlAssets } from './graphiql';
 import { POINTS_PER_REQUEST } from './throttle';
 
@@ -85,7 +85,7 @@ export interface GraphQLRouteOptions extends ExecutionDeps {
  * D17: POST /v1/graphql behind the /v1 bearer guard (D10), on graphql-http (the GraphQL
  * foundation's reference implementation of GraphQL over HTTP) with graphql-js. Each request is
  * refused before execution if its document is malformed, too deep, too aliased, too wide, too
- * costly or its variables too large (api/graphql/limits.ts, cost.ts), and runs in its tenant's
+ * costly or its variables too large or too deeply nested (api/graphql/limits.ts, cost.ts), and runs in its tenant's
  * transaction otherwise (api/graphql/execute.ts).
  */
 export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): void {
@@ -115,7 +115,7 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
       'GraphQL over HTTP (`application/json` or `application/graphql-response+json`). The schema is `/v1/graphql/schema.graphql`; docs/graphql.md explains cost and limits. ' +
       'Every answer carries `extensions.cost` (requested and actual points, and the bucket). Refusals are GraphQL errors with `extensions.code`: ' +
       '`GRAPHQL_PARSE_FAILED`, `GRAPHQL_VALIDATION_FAILED`, `MAX_DEPTH_EXCEEDED`, `MAX_ALIASES_EXCEEDED`, `MAX_ROOT_FIELDS_EXCEEDED`, `MAX_COST_EXCEEDED`, ' +
-      '`VARIABLES_TOO_LARGE`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, …; `SERVICE_UNAVAILABLE` with status 503 and `Retry-After` while the database cannot be reached.',
+      '`VARIABLES_TOO_LARGE`, `VARIABLES_TOO_DEEP`, `BATCHING_NOT_SUPPORTED`, `BAD_USER_INPUT`, `THROTTLED`; resolver errors `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, …; `SERVICE_UNAVAILABLE` with status 503 and `Retry-After` while the database cannot be reached.',
     tags: ['graphql'],
     auth: 'bearer',
     // D15 and D17: one request token, as every /v1/ request, and the operation's cost in points on
@@ -136,7 +136,13 @@ export function graphqlRoutes(host: RouteHost, options: GraphQLRouteOptions): vo
         sendErrors(res, 400, [codedError(`Text that cannot be stored: ${Object.entries(fields).map(([path, complaint]) => `${path} (${complaint})`).join(', ')}.`, REFUSAL_CODES.badInput, { fields })]);
         return;
       }
-      const size = oversizedVariables((body as { variables?: unknown } | undefined)?.variables);
+      const variables = (body as { variables?: unknown } | undefined)?.variables;
+      // Depth before size: measuring the size walks the variables recursively.
+      if (overDeepVariables(variables) !== undefined) {
+        sendErrors(res, 400, [codedError(`The variables nest deeper than ${LIMITS.maxVariablesDepth} levels of objects and arrays.`, REFUSAL_CODES.variablesDepth, { maximumDepth: LIMITS.maxVariablesDepth })]);
+        return;
+      }
+      const size = oversizedVariables(variables);
       if (size !== undefined) {
         sendErrors(res, 413, [codedError(`The variables are ${size} bytes; at most ${LIMITS.maxVariablesBytes} are allowed.`, REFUSAL_CODES.variables)]);
         return;

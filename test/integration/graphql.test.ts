@@ -632,6 +632,27 @@ describe('refused before execution: GraphQL errors with codes, never a 500, noth
   it('a document of too many tokens is GRAPHQL_PARSE_FAILED', () => refused({ json: { query: `{ ${'__typename '.repeat(LIMITS.maxTokens + 1)}}` } }, 'GRAPHQL_PARSE_FAILED'));
   it('huge variables are VARIABLES_TOO_LARGE', () =>
     refused({ json: { query: 'query Q($n: Int) { workOrders(first: $n) { nodes { id } } }', variables: { n: 1, padding: 'x'.repeat(LIMITS.maxVariablesBytes) } } }, 'VARIABLES_TOO_LARGE', 413));
+  // Raw JSON: JSON.stringify itself overflows the call stack on such nesting (which is how the route answered 500).
+  const nestedVariables = (depth: number) => {
+    let text = '1';
+    for (let level = 1; level < depth; level++) text = level % 2 ? `[${text}]` : `{"a":${text}}`;
+    return `{"n":${text}}`;
+  };
+  const withVariables = (variables: string) => ({ headers: { 'content-type': 'application/json' }, body: `{"query":"query Q($m: Int) { workOrders(first: $m) { nodes { id } } }","variables":${variables}}` });
+  it('variables nested 5,000 deep are VARIABLES_TOO_DEEP (HTTP 400), in GraphQL\'s shape, not a 500 problem', async () => {
+    const res = await api.request('/v1/graphql', { method: 'POST', token: tokens.admin, ...withVariables(nestedVariables(5_000)) });
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ errors: [{ message: `The variables nest deeper than ${LIMITS.maxVariablesDepth} levels of objects and arrays.`, extensions: { code: 'VARIABLES_TOO_DEEP', maximumDepth: LIMITS.maxVariablesDepth } }] });
+    await refused(withVariables(nestedVariables(LIMITS.maxVariablesDepth + 1)), 'VARIABLES_TOO_DEEP', 400);
+  });
+  it('variables nested exactly as deep as allowed are read', async () => {
+    const res = await api.request('/v1/graphql', { method: 'POST', token: tokens.admin, ...withVariables(nestedVariables(LIMITS.maxVariablesDepth)) });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as GraphQLAnswer;
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.workOrders.nodes.length).toBeGreaterThan(0);
+  });
   it('a body over the parser limit is REQUEST_TOO_LARGE', () =>
     refused({ json: { query: '{ workOrders { nodes { id } } }', variables: { padding: 'x'.repeat(1_100_000) } } }, 'REQUEST_TOO_LARGE', 413));
   it('a first outside its range is BAD_USER_INPUT', () => refused({ json: { query: '{ workOrders(first: 1000) { nodes { id } } }' } }, 'BAD_USER_INPUT'));
