@@ -141,7 +141,7 @@ export function routingProfile(timing: Timing, taskQueue: string): ActivityOptio
       backoffCoefficient: 2,
       maximumInterval: seconds(10, timing),
       maximumAttempts: 3,
-      nonRetryableErrorTypes: nonRetryable('TravelTimesUnavailable', 'RoutingRefused'),
+      nonRetryableErrorTypes: nonRetryable('TravelTimesUnavailable', 'RouteSolverFailed', 'RoutingRefused'),
     },
   };
 }

@@ -23,8 +23,9 @@ export interface RoutingDependencies {
  * D23's activities, run on the routing task queue (workflows/route-plan.ts): load a day (I/O:
  * the database and the travel-time source), solve it (CPU: on its own queue, so solving never
  * starves the I/O activities of the main queue), apply it (one transaction). A travel source that
- * fails, and a day that cannot be routed (no depot), fail the plan at once: retrying would answer
- * the same, and nothing is applied.
+ * fails, a solver that fails (VROOM: down, silent past its timeout, or answering what is not a
+ * solution), and a day that cannot be routed (no depot), fail the plan at once: someone waits on
+ * the plan's answer, a retry would mostly answer the same after as long again, and nothing is applied.
  */
 export function createRoutingActivities(deps: { em: EntityManager; routing: RoutingDependencies }) {
   // The built-in solver on a thread of its own unless the worker names another (VROOM, infra/routing/solver.ts).
@@ -41,7 +42,15 @@ export function createRoutingActivities(deps: { em: EntityManager; routing: Rout
     },
 
     async solveRoutingDay(input: { day: DayInput; mode: PlanMode; keepAssignments: boolean; seed: number }): Promise<PlanResult> {
-      return planDay(input.day, { mode: input.mode, keepAssignments: input.keepAssignments, solver, seed: input.seed, timeBudgetMs: deps.routing.solveBudgetMs ?? 1000, ...(deps.routing.solveIterations === undefined ? {} : { maxIterations: deps.routing.solveIterations }), now: () => performance.now() });
+      try {
+        return await planDay(input.day, { mode: input.mode, keepAssignments: input.keepAssignments, solver, seed: input.seed, timeBudgetMs: deps.routing.solveBudgetMs ?? 1000, ...(deps.routing.solveIterations === undefined ? {} : { maxIterations: deps.routing.solveIterations }), now: () => performance.now() });
+      } catch (error) {
+        // The solver's own failures (infra/routing/vroom-solver.ts names the server in each).
+        if (error instanceof DomainError && (error.kind === 'provider_failed' || error.kind === 'provider_unavailable')) {
+          throw ApplicationFailure.create({ type: FAILURE_TYPES.routeSolverFailed, message: error.message, nonRetryable: true, details: [error.kind] });
+        }
+        throw error;
+      }
     },
 
     async applyRoutingPlan(input: { organizationId: string; userId: string; plan: PlanResult }): Promise<AppliedRoute[]> {

@@ -15,8 +15,10 @@
 // - each route VROOM answers is scheduled again by scheduleRoute (our break rule is not VROOM's),
 //   and a job it finds late leaves the route for `unassigned`, so the plan never holds a route our
 //   own evaluation calls infeasible.
-// Failures name the source: an unreachable or slow server is `provider_unavailable`, an answer that
-// is an error or not a VROOM solution is `provider_failed`; nothing falls back silently.
+// Failures name the source: an unreachable or slow server, or one that closes the connection
+// without answering, is `provider_unavailable`, an answer that is an error or not a VROOM solution
+// is `provider_failed`; nothing falls back silently. A route plan answers either as a 502 problem,
+// nothing applied (activities/routing/index.ts, infra/temporal/route-plans.ts).
 import { z } from 'zod';
 import { providerFailed, providerUnavailable } from '../../domain/errors/errors';
 import type { RoutingProblem, RoutingSolution, SolveOptions, Solver } from '../../domain/routing/problem';
@@ -156,6 +158,7 @@ export class VroomSolver implements Solver {
       });
     } catch (error) {
       if (timedOut(error)) throw providerUnavailable(`${this.#source} did not answer within ${this.#timeoutMs} ms.`);
+      if (closedWithoutAnswer(error)) throw providerUnavailable(`${this.#source} closed the connection without an answer.`);
       throw providerUnavailable(`${this.#source} is unreachable (${networkCause(error)}).`);
     }
     let text: string;
@@ -234,6 +237,11 @@ const asErrorLike = (value: unknown): ErrorLike => (typeof value === 'object' &&
 function timedOut(error: unknown): boolean {
   const { name } = asErrorLike(error);
   return name === 'TimeoutError' || name === 'AbortError';
+}
+
+/** undici's SocketError ("other side closed"): the server took the connection and closed it before answering. */
+function closedWithoutAnswer(error: unknown): boolean {
+  return asErrorLike(asErrorLike(error).cause).code === 'UND_ERR_SOCKET';
 }
 
 /** undici's `fetch failed` carries the socket's error code (ECONNREFUSED, ...) as its cause. */

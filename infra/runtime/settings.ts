@@ -106,7 +106,10 @@ const settingsSchema = z.object({
   ROUTING_OSRM_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
   // D23: plans solved by a VROOM server (vroom-express) when set; the built-in solver otherwise.
   ROUTING_VROOM_URL: z.preprocess(blankAsUndefined, z.string().url().optional()),
-  ROUTING_VROOM_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(600_000).default(30_000)),
+  // How long a plan waits for VROOM's whole answer before it fails as a 502 (docs/routes.md). At
+  // most 100 s: the solve step must end inside the routing activities' 2-minute start-to-close
+  // timeout (workflows/activity-profiles.ts), or the plan would end as a timeout instead.
+  ROUTING_VROOM_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(100_000).default(30_000)),
   BUILD_COMMIT: optionalSecret,
   BUILD_REF: optionalSecret,
   BUILD_ENVIRONMENT: optionalSecret,

@@ -19,6 +19,12 @@ export const FAILURE_TYPES = {
   providerMalformed: 'ProviderMalformed',
   /** D23: the travel-time source (OSRM) failed or answered garbage: the plan fails naming it, nothing applied. */
   travelTimesUnavailable: 'TravelTimesUnavailable',
+  /**
+   * D23: the route solver (a VROOM server) failed: unreachable, no answer within
+   * ROUTING_VROOM_TIMEOUT_MS, or an answer that is not a VROOM solution. The plan fails naming it,
+   * nothing applied, as when the travel-time source fails.
+   */
+  routeSolverFailed: 'RouteSolverFailed',
   /** D23: the day cannot be routed as it stands (no depot): final, answered as the problem it is. */
   routingRefused: 'RoutingRefused',
 } as const;

@@ -12,7 +12,7 @@ export type RoutePlanOutcome = { status: 'done'; result: RoutePlanResult } | { s
  * D23: `POST /v1/fsm/routes/{date}/plan` runs the plan as `route-plan-<organizationId>-<date>`
  * (the workflow on the main task queue, its activities on the routing queue) and waits for it. One at a time per tenant and date: a request while one
  * runs gets that run's stage, not a second run; one after it ended starts a new run. A travel
- * source that failed is a 502-class problem naming it; a day that cannot be routed a 409.
+ * source or a solver (VROOM) that failed is a 502 problem naming it; a day that cannot be routed a 409.
  */
 export class RoutePlans {
   constructor(
@@ -45,7 +45,7 @@ export class RoutePlans {
       return { status: 'done', result: await handle.result() };
     } catch (error) {
       const cause = error instanceof WorkflowFailedError ? rootApplicationFailure(error.cause) : undefined;
-      if (cause?.type === FAILURE_TYPES.travelTimesUnavailable) throw providerFailed(`${cause.message} Nothing was applied.`);
+      if (cause?.type === FAILURE_TYPES.travelTimesUnavailable || cause?.type === FAILURE_TYPES.routeSolverFailed) throw providerFailed(`${cause.message} Nothing was applied.`);
       if (cause?.type === FAILURE_TYPES.routingRefused) throw conflict(cause.message);
       throw error;
     }

@@ -22,6 +22,8 @@ export class VroomFake {
   readonly problems: unknown[] = [];
   /** Raw bodies to answer instead of a solution (a broken proxy, a truncated answer). */
   readonly #garbage: string[] = [];
+  /** A raw body answered to every problem, until cleared (a server that is broken for good). */
+  #always: string | undefined;
 
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
@@ -53,6 +55,15 @@ export class VroomFake {
     this.#garbage.push(body);
   }
 
+  /**
+   * Answers every problem with HTTP 200 and this body (non-JSON, JSON that is no solution) until
+   * called with undefined. A server that hangs, closes the connection or answers an error every
+   * time is a fault rule with `times: Infinity` (`faults`).
+   */
+  answerEveryWith(body: string | undefined): void {
+    this.#always = body;
+  }
+
   #handle(req: FakeRequest): FakeResponse {
     if (req.path === '/health' && req.method === 'GET') return { status: 200 };
     if (req.path !== '/' || req.method !== 'POST') return json(404, { code: VROOM_CODES.input, error: `Cannot ${req.method} ${req.path}` });
@@ -63,7 +74,7 @@ export class VroomFake {
       return json(400, { code: VROOM_CODES.input, error: 'Invalid JSON object in request, please add vehicles and jobs or shipments to the object body' });
     }
     this.problems.push(body);
-    const garbage = this.#garbage.shift();
+    const garbage = this.#garbage.shift() ?? this.#always;
     if (garbage !== undefined) return { status: 200, headers: { 'content-type': 'application/json' }, body: garbage };
     const started = this.#now();
     try {

@@ -138,6 +138,13 @@ describe('the VROOM solver (D23)', () => {
     expect(error.message).toBe(`VROOM at ${fake.url} did not answer within 200 ms.`);
   });
 
+  it('says so when VROOM closes the connection without answering', async () => {
+    fake.faults.inject({ method: 'POST', path: '/', action: faults.reset() });
+    const error = await refusal(new VroomSolver({ url: fake.url, timeoutMs: 2000 }).solve(contractorDay({ crews: 2, jobs: 3, seed: 1 }), options));
+    expect(error.kind).toBe('provider_unavailable');
+    expect(error.message).toBe(`VROOM at ${fake.url} closed the connection without an answer.`);
+  });
+
   it('fails with provider_failed, naming VROOM, on an error or an answer that is not a solution', async () => {
     const problem = contractorDay({ crews: 2, jobs: 4, seed: 2 });
     const solver = new VroomSolver({ url: fake.url, timeoutMs: 5000 });

@@ -7,6 +7,10 @@ import { createTenant, ownerPool, sandboxUser, type Tenant } from '../../scripts
 import { SANDBOX_ROUTE_DATE } from '../../db/routing-sandbox';
 import { startTemporalHarness, type TemporalHarness } from '../../scripts/harness/temporal-harness';
 import { OsrmFake } from '../../scripts/sandboxes/osrm-fake';
+import { VroomFake } from '../../scripts/sandboxes/vroom-fake';
+import { faults, type FaultAction, type FaultHandle } from '../../scripts/sandboxes/faults';
+import { routeSolver } from '../../infra/routing/solver';
+import { GREAT_CIRCLE_TRAVEL } from '../../infra/routing/routing-day';
 import { RoutePlans } from '../../infra/temporal/route-plans';
 import { PlanAnswer, Route, RoutesDay } from '../../api/fsm/routing-schemas';
 import type { Problem } from '../../api/v1/problem';
@@ -380,6 +384,102 @@ describe('travel times from OSRM (D23)', () => {
       expect((await first).status).toBe(200);
     } finally {
       fake.mode = 'ok';
+    }
+  });
+});
+
+describe('plans solved by VROOM (D23): its failures answer as the travel source\'s do', () => {
+  let vroom: VroomFake;
+  let closeVroom: () => Promise<void>;
+  const date = '2026-12-31';
+  const VROOM_TIMEOUT_MS = 1500;
+  const useVroom = async (url: string) => {
+    await temporal.stopWorker();
+    await temporal.startWorker({ routing: { travel: GREAT_CIRCLE_TRAVEL, solver: routeSolver({ vroomUrl: url, vroomTimeoutMs: VROOM_TIMEOUT_MS }) } });
+  };
+  const storedRoutes = async () => (await owner.query('select 1 from routes r join crews c on c.id = r.crew_id where r.route_date = $1 and c.organization_id = $2', [date, a.id])).rowCount;
+  /**
+   * The plan's answer while VROOM fails every time (`breakIt` until `mend`): a 502 problem naming
+   * VROOM, nothing applied, and the server asked once (the plan does not retry it).
+   */
+  async function failsNamingVroom(breakIt: () => void, mend: () => void, detail: RegExp): Promise<void> {
+    const asked = vroom.requests.count('POST', '/');
+    breakIt();
+    try {
+      const res = await plan({ mode: 'optimize' }, date);
+      const problem = (await res.json()) as Problem;
+      expect({ status: res.status, type: res.headers.get('content-type') }).toEqual({ status: 502, type: expect.stringMatching(/^application\/problem\+json/) });
+      expect(problem).toMatchObject({ type: 'internal-error', title: 'A provider answered with an error.', status: 502 });
+      expect(problem.detail).toMatch(detail);
+      expect(problem.detail).toMatch(/ Nothing was applied\.$/);
+      expect(await storedRoutes()).toBe(0);
+      expect(vroom.requests.count('POST', '/') - asked).toBe(1);
+    } finally {
+      mend();
+    }
+  }
+  /** A fault rule on every problem POSTed until mended. */
+  const always = (action: FaultAction) => {
+    let handle: FaultHandle | undefined;
+    const breakIt = () => {
+      handle = vroom.faults.inject({ method: 'POST', path: '/', times: Infinity, action });
+    };
+    return [breakIt, () => handle?.cancel()] as const;
+  };
+  const everyAnswer = (body: string) => [() => vroom.answerEveryWith(body), () => vroom.answerEveryWith(undefined)] as const;
+
+  beforeAll(async () => {
+    vroom = new VroomFake();
+    ({ close: closeVroom } = await vroom.start());
+    await useVroom(vroom.url);
+    await job('north', PLACES[0]!, {}, date);
+    await job('south', PLACES[2]!, {}, date);
+  }, 60_000);
+  afterAll(async () => {
+    await temporal.stopWorker();
+    await temporal.startWorker();
+    await closeVroom();
+  });
+
+  it('plans with VROOM and names it', async () => {
+    const answer = PlanAnswer.parse(await ok(await plan({ mode: 'optimize', dry_run: true }, date)));
+    expect(answer.solver).toBe('vroom');
+    expect(answer.data.flatMap((r) => r.stops)).toHaveLength(2);
+    expect(vroom.problems.length).toBeGreaterThan(0);
+  });
+
+  it('a VROOM that answers something that is not JSON fails the plan with a 502 naming it, nothing applied', () =>
+    failsNamingVroom(...everyAnswer('<html><body>502 Bad Gateway</body></html>'), /^VROOM at http:\/\/127\.0\.0\.1:\d+ answered HTTP 200 with something that is not JSON\./));
+
+  it('a VROOM that answers JSON that is not a solution fails the plan with a 502 naming it, nothing applied', () =>
+    failsNamingVroom(...everyAnswer('{"code":0,"routes":"none"}'), /^VROOM at http:\/\/127\.0\.0\.1:\d+ answered something that is not a VROOM solution/));
+
+  it('a VROOM that answers its own error fails the plan with a 502 naming it and the error, nothing applied', () =>
+    failsNamingVroom(...always(faults.status(500)), /^VROOM at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500, VROOM code 1: Internal error/));
+
+  it(`a VROOM that answers nothing fails the plan with a 502 once its timeout (${VROOM_TIMEOUT_MS} ms) passes, not retried, nothing applied`, async () => {
+    const started = Date.now();
+    await failsNamingVroom(...always(faults.hang(VROOM_TIMEOUT_MS * 4)), new RegExp(`^VROOM at http://127\\.0\\.0\\.1:\\d+ did not answer within ${VROOM_TIMEOUT_MS} ms\\.`));
+    // One wait, not three attempts of it.
+    expect(Date.now() - started).toBeLessThan(VROOM_TIMEOUT_MS * 3);
+  });
+
+  it('a VROOM that closes the connection without an answer fails the plan with a 502 naming it, nothing applied', () =>
+    failsNamingVroom(...always(faults.reset()), /^VROOM at http:\/\/127\.0\.0\.1:\d+ closed the connection without an answer\./));
+
+  it('a VROOM server that is down (connection refused) fails the plan with a 502 naming it, nothing applied', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const downUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await useVroom(downUrl);
+    try {
+      const res = await plan({ mode: 'optimize' }, date);
+      expect(res.status).toBe(502);
+      expect(((await res.json()) as Problem).detail).toBe(`VROOM at ${downUrl} is unreachable (ECONNREFUSED). Nothing was applied.`);
+      expect(await storedRoutes()).toBe(0);
+    } finally {
+      await useVroom(vroom.url);
     }
   });
 });
