@@ -54,11 +54,24 @@ afterAll(async () => {
   await owner.end();
 });
 
-/** Writes raw bytes to the API and reads the whole answer (the server closes after these errors). */
-function rawExchange(bytes: string): Promise<{ head: string; body: string }> {
+/**
+ * Writes raw bytes to the API and reads the whole answer (the server closes after these errors).
+ * Pieces are written 30 ms apart, so that the server reads them one at a time.
+ */
+function rawExchange(bytes: string | string[]): Promise<{ head: string; body: string }> {
   const { hostname, port } = new URL(api.url);
+  const pieces = typeof bytes === 'string' ? [bytes] : bytes;
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(bytes));
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      void (async () => {
+        for (const [i, piece] of pieces.entries()) {
+          if (i > 0) await new Promise((wait) => setTimeout(wait, 30));
+          if (socket.destroyed) return;
+          if (i === pieces.length - 1) socket.end(piece, 'latin1');
+          else socket.write(piece, 'latin1');
+        }
+      })();
+    });
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));
@@ -196,6 +209,56 @@ describe('errors and validation (section 7)', () => {
     const garbage = await rawExchange('NOT HTTP AT ALL\r\n\r\n');
     expect(garbage.head).toMatch(/^HTTP\/1\.1 400 /);
     expect((JSON.parse(garbage.body) as Envelope).error.code).toBe('bad_request');
+  });
+
+  // Requests Node's HTTP parser refuses never reach Express: each answers 4xx in the shape of the
+  // interface it was sent to (D10: a problem under /v1/, the section 7 envelope under /api/).
+  const head = (method: string, target: string) => `${method} ${target} HTTP/1.1\r\nHost: x\r\n`;
+  const BIG = 'a'.repeat(20 * 1024);
+  const RAW_CASES: [name: string, status: number, request: (target: string) => string | string[]][] = [
+    ['Content-Length with Transfer-Encoding: chunked', 400, (t) => `${head('POST', t)}Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
+    ['a Transfer-Encoding that does not end in chunked', 400, (t) => `${head('POST', t)}Transfer-Encoding: chunked, gzip\r\n\r\n2\r\n{}\r\n0\r\n\r\n`],
+    ['a chunk size that is not hexadecimal', 400, (t) => `${head('POST', t)}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+    ['chunk data longer than its size', 400, (t) => `${head('POST', t)}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}}}\r\n0\r\n\r\n`],
+    ['a control character in a header name', 400, (t) => `${head('GET', t)}X-Bad\x01: y\r\n\r\n`],
+    ['a space before a header\'s colon', 400, (t) => `${head('GET', t)}X-Spaced : y\r\n\r\n`],
+    ['a NUL in a header value', 400, (t) => `${head('GET', t)}X-Value: a\x00b\r\n\r\n`],
+    ['a CR without LF in the head', 400, (t) => `${head('GET', t)}X-A: b\rX-C: d\r\n\r\n`],
+    ['a folded header line', 400, (t) => `${head('GET', t)}X-A: b\r\n c\r\n\r\n`],
+    ['two Content-Length headers with different values', 400, (t) => `${head('POST', t)}Content-Length: 1\r\nContent-Length: 2\r\n\r\nab`],
+    ['a Content-Length that is not a number', 400, (t) => `${head('POST', t)}Content-Length: 1x\r\n\r\na`],
+    ['an HTTP version that does not exist', 400, (t) => `GET ${t} HTTP/9.9\r\nHost: x\r\n\r\n`],
+    ['a method that is not a token', 400, (t) => `G@T ${t} HTTP/1.1\r\nHost: x\r\n\r\n`],
+    ['a space inside the request target', 400, (t) => `GET ${t} x HTTP/1.1\r\nHost: x\r\n\r\n`],
+    ['the absolute form, refused the same way', 400, (t) => `GET http://x${t} HTTP/9.9\r\nHost: x\r\n\r\n`],
+    ['headers over 16 KiB', 431, (t) => `${head('GET', t)}X-Padding: ${BIG}\r\n\r\n`],
+    ['headers over 16 KiB, sent in pieces', 431, (t) => [`${head('GET', t)}X-Padding: `, BIG.slice(0, 8192), BIG.slice(8192), '\r\n\r\n']],
+    ['a request line sent in pieces, then a bad header', 400, (t) => [`GET ${t.slice(0, 4)}`, `${t.slice(4)} HTTP/1.1\r\nHost: x\r\n`, 'X-Bad\x01: y\r\n\r\n']],
+    ['a bad request after a good one on the same connection', 400, (t) => ['GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n', `${head('POST', t)}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`]],
+    ['a bad request pipelined behind a good one', 400, (t) => `GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n${head('POST', t)}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
+  ];
+  const lastAnswer = (text: { head: string; body: string }) => {
+    // After a good request on the connection, its answer comes first: read the last one.
+    const whole = `${text.head}\r\n\r\n${text.body}`;
+    const at = whole.lastIndexOf('HTTP/1.1 ');
+    const split = whole.indexOf('\r\n\r\n', at);
+    return { head: whole.slice(at, split), body: whole.slice(split + 4) };
+  };
+  it.each(RAW_CASES)('under /v1/, %s is a %d problem document', async (_name, status, request) => {
+    const answer = lastAnswer(await rawExchange(request('/v1/fsm/jobs')));
+    expect(answer.head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer.head).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+    expect(JSON.parse(answer.body)).toEqual({ type: 'validation-failed', title: 'The request is malformed.', status, detail: expect.any(String), request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+  it.each(RAW_CASES)('under /api/, %s is a %d envelope', async (_name, status, request) => {
+    const answer = lastAnswer(await rawExchange(request('/api/v1/quotes')));
+    expect(answer.head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer.head).toMatch(/\r\ncontent-type: application\/json/i);
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'bad_request', message: expect.any(String), details: null, request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+  });
+  it('says what the parser refused, in its own words and nothing of the request', async () => {
+    const answer = await rawExchange(`${head('POST', '/v1/fsm/jobs')}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`);
+    expect((JSON.parse(answer.body) as { detail: string }).detail).toBe("The request is not valid HTTP: Transfer-Encoding can't be present with Content-Length.");
   });
 
   it('a body that is not JSON is a 400 in the envelope', async () => {
