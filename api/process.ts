@@ -1,6 +1,5 @@
 import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
 import { smtpMailer } from '../infra/email/mailer';
-import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { EventDispatcher } from '../infra/events/dispatcher';
 import { InvoiceRunner } from '../infra/temporal/invoice-runner';
@@ -11,11 +10,12 @@ import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules
 import { createStripeClient } from '../infra/payments/stripe-client';
 import { createOrm } from '../db/orm';
 import { appDatabaseUrl } from '../db/database-urls';
+import { boundedPool } from '../db/database-timeouts';
 import { createApp } from './app';
 import { DRAIN_DEADLINE_MS, serve } from './http/server';
 import { createLogger } from '../infra/runtime/logger';
 import type { Timing } from '../infra/temporal/contracts';
-import { databasePassword, loadSettings } from '../infra/runtime/settings';
+import { databasePassword, databaseTimeouts, loadSettings } from '../infra/runtime/settings';
 import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
 import { activeTracing } from '../infra/runtime/tracing-state';
 import { clientInterceptors } from '../infra/temporal/client-interceptors';
@@ -37,8 +37,10 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   const settings = loadSettings();
   const logger = createLogger(settings.LOG_LEVEL);
   const appUrl = appDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'api'));
-  const orm = await createOrm({ url: appUrl, poolMax: settings.DATABASE_POOL_MAX });
-  const limiterPool = new pg.Pool({ connectionString: appUrl, max: 5 });
+  // Every wait on the database bounded (docs/operations.md): a frozen server answers 503, not a hang.
+  const timeouts = databaseTimeouts(settings, 'api');
+  const orm = await createOrm({ url: appUrl, poolMax: settings.DATABASE_POOL_MAX, timeouts });
+  const limiterPool = boundedPool(appUrl, 5, timeouts);
   limiterPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));
 
   // Lazy: the API serves (health, reads, pricing) even while Temporal is unreachable; events

@@ -3,7 +3,7 @@ import { smtpMailer } from '../infra/email/mailer';
 import { createOrm } from '../db/orm';
 import { workerDatabaseUrl } from '../db/database-urls';
 import { createLogger } from '../infra/runtime/logger';
-import { databasePassword, loadSettings } from '../infra/runtime/settings';
+import { databasePassword, databaseTimeouts, loadSettings } from '../infra/runtime/settings';
 import { EventDispatcher } from '../infra/events/dispatcher';
 import { createStripeClient } from '../infra/payments/stripe-client';
 import { connectWorker } from './temporal-connection';
@@ -33,7 +33,9 @@ import { WorkerLiveness } from './liveness';
  */
 const settings = loadSettings();
 const logger = createLogger(settings.LOG_LEVEL).child({ process: 'worker' });
-const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'worker')), poolMax: settings.DATABASE_POOL_MAX });
+// Bounded waits on the database (docs/operations.md): an activity's statement longer than the
+// API's may run, and a frozen server fails it (Temporal retries it) instead of holding it.
+const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, databasePassword(settings, 'worker')), poolMax: settings.DATABASE_POOL_MAX, timeouts: databaseTimeouts(settings, 'worker') });
 // The SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
 const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
 installRuntime({ logger, prometheusBindAddress: runtimeMetrics });

@@ -131,6 +131,7 @@ const FIELD_DATA_EXAMPLES: { [N in Exclude<FieldEventName, 'dispatch.updated'>]:
   'invoice.generated': {
     id: 'in_1QexampleInvoice0042',
     reference: `Q-${EXAMPLE_QUOTE_NUMBER}`,
+    revision: 1,
     sourceType: 'quote',
     sourceId: EXAMPLE_QUOTE_ID,
     quoteId: EXAMPLE_QUOTE_ID,

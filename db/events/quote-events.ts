@@ -104,6 +104,7 @@ export async function recordInvoiceGenerated(em: EntityManager, organizationId: 
   return recordEvent(em, organizationId, 'invoice.generated', {
     id: invoice.invoiceId,
     reference: quoteReference(quote.quote_number),
+    revision: await nextInvoiceRevision(em, invoice.invoiceId),
     sourceType: invoice.source?.type ?? 'quote',
     sourceId: invoice.source?.id ?? quote.id,
     quoteId: quote.id,
@@ -135,6 +136,7 @@ export async function recordServiceInvoiceGenerated(
   return recordEvent(em, organizationId, 'invoice.generated', {
     id: invoice.invoiceId,
     reference: jobReference(invoice.jobId),
+    revision: await nextInvoiceRevision(em, invoice.invoiceId),
     sourceType: 'job',
     sourceId: invoice.jobId,
     quoteId: null,
@@ -190,11 +192,12 @@ async function erpSyncOf(em: EntityManager, invoice: { quoteId: string | null; q
 export async function correctInvoiceErpSync(em: EntityManager, organizationId: string, quoteId: string): Promise<EventEnvelope[]> {
   const erpSync = await erpSyncOf(em, { quoteId, quotesOwnInvoice: true });
   if (erpSync.status === 'pending') return [];
-  // The latest revision of each invoice's event: the one a receiver holds as current.
+  // The latest revision of each invoice's event: the one a receiver holds as current. By its
+  // `revision` (events recorded before it existed have none: then by the order recorded).
   const latest = await em.execute<{ data: EventData<'invoice.generated'> }[]>(
     `select distinct on (envelope->'data'->>'id') envelope->'data' as data
        from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = ?
-      order by envelope->'data'->>'id', created_at desc, id desc`,
+      order by envelope->'data'->>'id', (envelope->'data'->>'revision')::int desc nulls last, sequence desc`,
     [quoteId],
   );
   const recorded: EventEnvelope[] = [];
@@ -202,9 +205,27 @@ export async function correctInvoiceErpSync(em: EntityManager, organizationId: s
     // An invoice accounting never receives has no leg to settle: its event stays as it is.
     if (data.erpSync.status === erpSync.status || data.erpSync.status === ERP_SYNC_NOT_APPLICABLE) continue;
     const { previousAttributes: _corrected, ...object } = data;
-    recorded.push(await recordEvent(em, organizationId, 'invoice.generated', { ...object, erpSync, previousAttributes: { erpSync: data.erpSync } }));
+    recorded.push(
+      await recordEvent(em, organizationId, 'invoice.generated', { ...object, revision: await nextInvoiceRevision(em, data.id), erpSync, previousAttributes: { erpSync: data.erpSync } }),
+    );
   }
   return recorded;
+}
+
+/**
+ * The `revision` of the next `invoice.generated` of one invoice: 1 for its first, then one more
+ * than the highest recorded (an event recorded before revisions existed counts as one), so a
+ * receiver that gets them out of order keeps the highest (docs/webhooks.md). Every caller holds
+ * the quote's lock (lockQuoteForInvoiceEvents) or records the invoice's only event (a job without
+ * a quote), so two events of one invoice never draw the same revision.
+ */
+async function nextInvoiceRevision(em: EntityManager, invoiceId: string): Promise<number> {
+  const [row] = await em.execute<{ next: number }[]>(
+    `select greatest(coalesce(max((envelope->'data'->>'revision')::int), 0), count(*))::int + 1 as next
+       from outbox_events where event = 'invoice.generated' and envelope->'data'->>'id' = ?`,
+    [invoiceId],
+  );
+  return Number(row!.next);
 }
 
 /** Tax lines as the document 001 interfaces answer them: rates as numbers, amounts in dollars. */

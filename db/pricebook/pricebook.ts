@@ -125,6 +125,21 @@ export async function lockPricebook(em: EntityManager, organizationId: string): 
 }
 
 /**
+ * The instant a publication made now takes effect: the stamp insertRevision would give it (the
+ * clock to the millisecond, after the newest revision). Read after lockPricebook, never now():
+ * now() is the transaction's start, so a publication that waited on the lock behind another
+ * would see that one's revision as becoming current after its own "now" and refuse an
+ * effective_from its caller never sent.
+ */
+export async function publicationInstant(em: EntityManager): Promise<Date> {
+  const [row] = await em.execute<{ at: Date }[]>(
+    `select greatest(date_trunc('milliseconds', clock_timestamp()),
+                     date_trunc('milliseconds', (select max(revision) from rate_card_revisions)) + interval '1 millisecond') as at`,
+  );
+  return new Date(row!.at);
+}
+
+/**
  * Inserts a revision whole (one statement per table, so a 5,000-SKU file is four statements) and
  * answers its head. Its stamp is the publication instant to the millisecond, after the newest.
  */

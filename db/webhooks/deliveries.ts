@@ -25,8 +25,9 @@ const RETURNING = `id, event_id, endpoint_id, series, (select format from webhoo
  * One delivery per (event, endpoint) for every endpoint of the event's tenant subscribed to it:
  * `pending` for an enabled endpoint, `missed` for a disabled one (replayed when it is re-enabled).
  * Only endpoints of a format whose catalogue carries the event are subscribed to it (D13): a
- * `core` endpoint's "*" means every core event, never `quote.created`. Returns the pending ones,
- * whose workflows are to be started.
+ * `core` endpoint's "*" means every core event, never `quote.created`. Only endpoints created
+ * no later than the event are (Stripe's rule: docs/webhooks.md). Returns the pending ones, whose
+ * workflows are to be started.
  */
 export async function createDeliveriesForEvent(em: EntityManager, envelope: EventEnvelope): Promise<DeliveryRow[]> {
   return createDeliveriesForEvents(em, envelope.organization_id, [envelope]);
@@ -38,15 +39,20 @@ export async function createDeliveriesForEvent(em: EntityManager, envelope: Even
  */
 export async function createDeliveriesForEvents(em: EntityManager, organizationId: string, envelopes: readonly EventEnvelope[]): Promise<DeliveryRow[]> {
   if (envelopes.length === 0) return [];
-  const events = JSON.stringify(envelopes.map((e) => ({ event_id: e.id, event: e.event, formats: formatsCarrying(e.event) })));
+  const events = JSON.stringify(envelopes.map((e) => ({ event_id: e.id, event: e.event, formats: formatsCarrying(e.event), created_at: e.created_at })));
   return inTenant(em, organizationId, async (tx) => {
+    // An endpoint gets only the events created at or after its own creation (Stripe's rule): an
+    // event fanned out late (the relay behind, a coalesced dispatch) never reaches an endpoint
+    // registered after the event's `created_at`, which the receiver would see predate it. To the
+    // millisecond, as `created_at` is written.
     await tx.execute(
       `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
        select app_current_organization(), e.id, r.event_id, r.event, 0, case when e.status = 'enabled' then 'pending' else 'missed' end
-         from jsonb_to_recordset(?::jsonb) as r(event_id uuid, event text, formats jsonb)
+         from jsonb_to_recordset(?::jsonb) as r(event_id uuid, event text, formats jsonb, created_at timestamptz)
          join webhook_endpoints e
            on (e.events @> array[r.event]::text[] or e.events @> array['*']::text[])
           and e.format in (select jsonb_array_elements_text(r.formats))
+          and date_trunc('milliseconds', e.created_at) <= r.created_at
        on conflict (event_id, endpoint_id, series) do nothing`,
       [events],
     );

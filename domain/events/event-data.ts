@@ -154,6 +154,11 @@ const ErpSync = z.strictObject({
 const InvoiceGeneratedData = z.strictObject({
   id: z.string().meta({ description: 'The payments provider’s invoice id' }),
   reference: z.string().meta({ description: 'The quote’s proposal reference `Q-<quote number>`, or `J-<job id>` for a job without a quote' }),
+  revision: z
+    .number()
+    .int()
+    .min(1)
+    .meta({ description: 'The revision of this invoice’s event: 1 for the first, one more for each later one (an erpSync correction, a completed job announcing it again), so a receiver keeps the highest it has seen per invoice `id` and drops an older one' }),
   sourceType: z.enum(['quote', 'change_order', 'job']).meta({ description: 'What produced the invoice: the quote’s approval, a change order, or a completed job (its quote’s invoice reconciled, the draws beyond it, or a job without a quote billed for time and materials)' }),
   sourceId: z.uuid(),
   quoteId: z.uuid().nullable().meta({ description: 'Null for a job without a quote' }),

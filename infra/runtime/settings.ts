@@ -36,6 +36,14 @@ const settingsSchema = z.object({
   DATABASE_APP_PASSWORD: z.preprocess(blankAsUndefined, z.string().min(8).default(LOCAL_PASSWORDS.api)),
   DATABASE_WORKER_PASSWORD: z.preprocess(blankAsUndefined, z.string().min(8).default(LOCAL_PASSWORDS.worker)),
   DATABASE_POOL_MAX: z.preprocess(blankAsUndefined, z.coerce.number().int().min(1).max(200).default(10)),
+  // How long a process waits on PostgreSQL (db/database-timeouts.ts, docs/operations.md): for a
+  // pooled connection (a free slot or a new one), and for a statement. The API's bound a request
+  // (past them it answers 503 with Retry-After; a frozen server no longer holds it); the worker's
+  // are longer: up to 100 activities share its pool, and Temporal retries one that fails.
+  DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(600_000).default(5_000)),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(3_600_000).default(10_000)),
+  WORKER_DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(600_000).default(30_000)),
+  WORKER_DATABASE_STATEMENT_TIMEOUT_MS: z.preprocess(blankAsUndefined, z.coerce.number().int().min(100).max(3_600_000).default(60_000)),
   TEMPORAL_ADDRESS: z.preprocess(blankAsUndefined, z.string().min(1).default('127.0.0.1:7233')),
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUndefined, z.string().min(1).default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUndefined, z.string().min(1).default('shade-office')),
@@ -154,4 +162,11 @@ export function databasePassword(settings: Settings, role: 'api' | 'worker'): st
   const password = settings[name];
   if (settings.NODE_ENV === 'production' && password === LOCAL_PASSWORDS[role]) throw new SettingsError(`invalid settings: ${name} must be set in production`);
   return password;
+}
+
+/** The bounds of one process's database pools (db/database-timeouts.ts): the API's or the worker's. */
+export function databaseTimeouts(settings: Settings, role: 'api' | 'worker'): { connectMs: number; statementMs: number } {
+  return role === 'api'
+    ? { connectMs: settings.DATABASE_CONNECT_TIMEOUT_MS, statementMs: settings.DATABASE_STATEMENT_TIMEOUT_MS }
+    : { connectMs: settings.WORKER_DATABASE_CONNECT_TIMEOUT_MS, statementMs: settings.WORKER_DATABASE_STATEMENT_TIMEOUT_MS };
 }

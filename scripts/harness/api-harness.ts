@@ -1,12 +1,12 @@
-import pg from 'pg';
 import { randomInt } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApp, type AppDependencies } from '../../api/app';
 import type { Server } from 'node:http';
 import { serve } from '../../api/http/server';
 import { createLogger } from '../../infra/runtime/logger';
-import { loadSettings, type Settings } from '../../infra/runtime/settings';
+import { databaseTimeouts, loadSettings, type Settings } from '../../infra/runtime/settings';
 import { createOrm } from '../../db/orm';
+import { boundedPool } from '../../db/database-timeouts';
 import { appDatabaseUrl } from '../../db/database-urls';
 import { TokenService } from '../../api/auth/tokens';
 import type { Role } from '../../db/entities/user';
@@ -31,10 +31,15 @@ export type HarnessOptions = Partial<Omit<AppDependencies, 'settings' | 'em' | '
 export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness> {
   // As if behind one reverse proxy on loopback, so each harness can speak for its own client
   // address; tests of the proxy setting itself override TRUST_PROXY_HOPS.
-  const settings = loadSettings({ ...process.env, PORT: '0', TRUST_PROXY_HOPS: '1', ...options.env });
+  // Database waits bounded as in production, but at 30 s unless a test names its own (the
+  // outage test does): the suite's machine is shared and busy, and a burst of 100 requests on
+  // this pool of 5 may queue for longer than production's 5 s without anything being wrong.
+  const settings = loadSettings({ DATABASE_CONNECT_TIMEOUT_MS: '30000', DATABASE_STATEMENT_TIMEOUT_MS: '30000', ...process.env, PORT: '0', TRUST_PROXY_HOPS: '1', ...options.env });
   const appUrl = appDatabaseUrl(settings.DATABASE_URL, settings.DATABASE_APP_PASSWORD);
-  const orm = await createOrm({ url: appUrl, poolMax: 5 });
-  const limiterPool = new pg.Pool({ connectionString: appUrl, max: 3 });
+  // Bounded as api/process.ts bounds them (DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS).
+  const timeouts = databaseTimeouts(settings, 'api');
+  const orm = await createOrm({ url: appUrl, poolMax: 5, timeouts });
+  const limiterPool = boundedPool(appUrl, 3, timeouts);
   limiterPool.on('error', () => undefined);
   const app = createApp({ logger: createLogger('silent'), ...options, settings, em: orm.em, limiterPool });
   // The same server as api/main.ts: envelopes for unparseable requests, and the draining stop.

@@ -22,6 +22,8 @@ export interface RunningPostgres {
   /** Superuser URL (owner of the schema; migrations run as this). */
   url: string;
   port: number;
+  /** Its data folder (where `postmaster.pid` names its server process). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   return {
     url: `postgres://${SUPERUSER}:${SUPERUSER_PASSWORD}@127.0.0.1:${options.port}/postgres`,
     port: options.port,
+    dataDir,
     stop: async () => {
       await pg.stop();
       if (!options.persistent) rmSync(dataDir, { recursive: true, force: true });

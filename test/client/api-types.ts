@@ -2691,6 +2691,8 @@ export interface components {
             id: string;
             /** @description The quote’s proposal reference `Q-<quote number>`, or `J-<job id>` for a job without a quote */
             reference: string;
+            /** @description The revision of this invoice’s event: 1 for the first, one more for each later one (an erpSync correction, a completed job announcing it again), so a receiver keeps the highest it has seen per invoice `id` and drops an older one */
+            revision: number;
             /**
              * @description What produced the invoice: the quote’s approval, a change order, or a completed job (its quote’s invoice reconciled, the draws beyond it, or a job without a quote billed for time and materials)
              * @enum {string}
@@ -22738,6 +22740,7 @@ export interface operations {
                  *       "data": {
                  *         "id": "in_1QexampleInvoice0042",
                  *         "reference": "Q-1042",
+                 *         "revision": 1,
                  *         "sourceType": "quote",
                  *         "sourceId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
                  *         "quoteId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
@@ -22954,6 +22957,7 @@ export interface operations {
                  *         "object": {
                  *           "id": "in_1QexampleInvoice0042",
                  *           "reference": "Q-1042",
+                 *           "revision": 1,
                  *           "sourceType": "quote",
                  *           "sourceId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
                  *           "quoteId": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",

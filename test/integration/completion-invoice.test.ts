@@ -163,6 +163,12 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(reconciled.erpSync).toEqual(await quoteErpSync(quote.quote_id));
     expect(reconciled.erpSync).not.toEqual(NOT_APPLICABLE);
     expect(beyond.erpSync).toEqual(NOT_APPLICABLE);
+    // Announced again, the quote's own invoice is a later revision of its event than every one
+    // before it (its approval's, an erpSync correction); the one beyond it is its invoice's first.
+    const earlier = (await stack.owner.query(`select (envelope->'data'->>'revision')::int as revision from outbox_events where event = 'invoice.generated' and envelope->'data'->>'id' = $1 and envelope->'data'->>'sourceType' = 'quote'`, [quoteInvoice.id])).rows.map((r) => r.revision as number);
+    expect(earlier.length).toBeGreaterThan(0);
+    expect(reconciled.revision).toBe(Math.max(...earlier) + 1);
+    expect(beyond.revision).toBe(1);
     // The workflow carries the quote's number, as change-order invoices do.
     const described = await stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
     expect(described.searchAttributes['QuoteNumber']).toEqual([quote.quote_number]);
@@ -213,6 +219,7 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(event).toEqual({
       id: invoice.id,
       reference: `J-${jobId}`,
+      revision: 1,
       sourceType: 'job',
       sourceId: jobId,
       quoteId: null,

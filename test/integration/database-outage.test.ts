@@ -11,6 +11,7 @@ import { withDatabaseName } from '../../db/database-urls';
 import { migrate } from '../../db/migrate';
 import { seedSandbox } from '../../db/seed';
 import { waitUntil } from '../../scripts/harness/wait-until';
+import { freezePostgres, type Frozen } from '../support/frozen-postgres';
 
 /**
  * While PostgreSQL is unreachable, requests answer 503 with Retry-After in their interface's
@@ -21,6 +22,9 @@ let server: RunningPostgres;
 let port: number;
 let api: ApiHarness;
 let token: string;
+let url: string;
+/** A freeze not yet thawed (a failed test): thawed before the server is stopped. */
+let frozen: Frozen | undefined;
 const folder = join(dataDir, `outage-postgres-${process.pid}`);
 const passwords = { api: randomBytes(12).toString('hex'), worker: randomBytes(12).toString('hex') };
 
@@ -29,7 +33,7 @@ const startServer = () => startEmbeddedPostgres({ dataDir: folder, port, persist
 beforeAll(async () => {
   port = await freePort();
   server = await startServer();
-  const url = withDatabaseName(server.url, 'shade_outage');
+  url = withDatabaseName(server.url, 'shade_outage');
   await migrate(url, passwords);
   await seedSandbox(url);
   api = await startApi({ env: { DATABASE_URL: url, DATABASE_APP_PASSWORD: passwords.api, DATABASE_WORKER_PASSWORD: passwords.worker } });
@@ -40,6 +44,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  frozen?.thaw();
   await api?.close();
   await server?.stop();
   rmSync(folder, { recursive: true, force: true });
@@ -129,4 +134,70 @@ describe('a database outage', () => {
     expect(outcome).toBe('closed');
     api = undefined as unknown as ApiHarness;
   }, 150_000);
+});
+
+describe('a frozen database (SIGSTOP of the server: a stalled disk or a network partition)', () => {
+  // Bounds tighter than the defaults (5 s and 10 s), so that a 20-second freeze outlasts them twice over.
+  const CONNECT_MS = 1_000;
+  const STATEMENT_MS = 1_500;
+  /**
+   * The longest one wait may last: a connection, then a statement whose connection is cut a
+   * second after its timeout. A request of /api/ waits twice at most: its rate-limit counter
+   * (which then counts in memory) and its own data.
+   */
+  const WAIT_MS = CONNECT_MS + STATEMENT_MS + 1_000;
+  const BOUND_MS = 2 * WAIT_MS + 2_000;
+  /** Long enough for both rounds of requests below to be answered while it lasts. */
+  const FREEZE_MS = 20_000;
+
+  it('answers 503 with Retry-After within the connection and statement bounds while it lasts, and recovers by itself when it thaws', async () => {
+    const bounded = await startApi({
+      env: { DATABASE_URL: url, DATABASE_APP_PASSWORD: passwords.api, DATABASE_WORKER_PASSWORD: passwords.worker, DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_MS), DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS) },
+    });
+    let closed = false;
+    const timed = async (read: (typeof reads)[number] | 'login') => {
+      const started = Date.now();
+      const res =
+        read === 'login'
+          ? await bounded.request('/api/v1/auth/login', { method: 'POST', json: { subdomain: 'sandbox', email: 'admin@sandbox.test', password: 'x'.repeat(12) } })
+          : await bounded.request(read.path, { token, ...(read.shape === 'graphql' ? { method: 'POST', json: GRAPHQL_QUERY } : {}) });
+      const body = (await res.json()) as Record<string, unknown>;
+      return { path: read === 'login' ? 'login' : read.path, status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - started, body };
+    };
+    try {
+      // Connections open and idle in the pools: the first requests below take them, and wait on them.
+      for (const read of reads) expect({ path: read.path, status: (await timed(read)).status }).toEqual({ path: read.path, status: 200 });
+
+      const ice = freezePostgres(server);
+      frozen = ice;
+      // It thaws on its own clock, whatever the requests do meanwhile.
+      const thawed = new Promise<number>((resolve) => setTimeout(() => {
+        ice.thaw();
+        resolve(Date.now());
+      }, FREEZE_MS));
+      // Every read and a login at once, then again (now on connections the pools have to open).
+      const answers = [...(await Promise.all([...reads, 'login' as const].map(timed))), ...(await Promise.all([...reads, 'login' as const].map(timed)))];
+      const lastAnswerAt = Date.now();
+      const thawedAt = await thawed;
+      frozen = undefined;
+      for (const answer of answers) {
+        expect({ path: answer.path, status: answer.status, retryAfter: answer.retryAfter, withinBound: answer.ms <= BOUND_MS }).toEqual({
+          path: answer.path, status: 503, retryAfter: expect.stringMatching(/^\d+$/), withinBound: true,
+        });
+        if (answer.path === '/v1/graphql') expect(answer.body).toEqual({ errors: [{ message: expect.stringMatching(/database/i), extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: Number(answer.retryAfter) } }] });
+      }
+      // All of them while it was frozen.
+      expect(lastAnswerAt).toBeLessThan(thawedAt);
+      await waitUntil('the API to answer again', async () => (await bounded.request('/api/v1/auth/me', { token })).status === 200, { timeoutMs: 30_000 });
+      for (const read of reads) expect({ path: read.path, status: (await timed(read)).status }).toEqual({ path: read.path, status: 200 });
+      // Nothing is left checked out: the API stops promptly.
+      closed = true;
+      const outcome = await Promise.race([bounded.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still closing after 15 s'), 15_000))]);
+      expect(outcome).toBe('closed');
+    } finally {
+      frozen?.thaw();
+      frozen = undefined;
+      if (!closed) await bounded.close().catch(() => undefined);
+    }
+  }, 120_000);
 });

@@ -47,6 +47,7 @@ afterAll(async () => {
 
 interface InvoiceEvent {
   id: string;
+  revision: number;
   sourceType: string;
   erpSync: { target: string; status: string };
   previousAttributes?: { erpSync: { target: string; status: string } };
@@ -63,11 +64,18 @@ async function approve(): Promise<string> {
 
 /** Every `invoice.generated` of the quote, in the order recorded. */
 const invoiceEvents = async (quoteId: string): Promise<InvoiceEvent[]> =>
-  (await owner.query(`select envelope->'data' as data from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1 order by created_at, id`, [quoteId])).rows.map(
+  (await owner.query(`select envelope->'data' as data from outbox_events where event = 'invoice.generated' and envelope->'data'->>'quoteId' = $1 order by sequence`, [quoteId])).rows.map(
     (r) => r.data as InvoiceEvent,
   );
 const syncStatus = async (quoteId: string, provider: string) =>
   (await owner.query(`select status from sync_records where quote_id = $1 and provider = $2 and entity_type = 'invoice'`, [quoteId, provider])).rows[0]?.status as string | undefined;
+
+/** docs/webhooks.md's receiver rule: per invoice `id`, keep the highest `revision` seen, drop the rest. */
+function keptByReceiver(arrivals: InvoiceEvent[]): InvoiceEvent[] {
+  const held = new Map<string, InvoiceEvent>();
+  for (const event of arrivals) if ((held.get(event.id)?.revision ?? 0) < event.revision) held.set(event.id, event);
+  return [...held.values()];
+}
 
 describe('invoice.generated carries the accounting leg settled (issue 30, defect 4)', () => {
   it('accounting connected and slow: the event never says not_connected, and its last revision says succeeded, correcting pending', async () => {
@@ -85,7 +93,11 @@ describe('invoice.generated carries the accounting leg settled (issue 30, defect
     expect(events[0]!.erpSync.status).toBe('pending');
     expect(events[0]!.previousAttributes).toBeUndefined();
     expect(last.previousAttributes).toEqual({ erpSync: { target: 'accounting', status: 'pending' } });
-    expect({ ...last, erpSync: undefined, previousAttributes: undefined }).toEqual({ ...events[0], erpSync: undefined, previousAttributes: undefined });
+    expect({ ...last, erpSync: undefined, previousAttributes: undefined, revision: undefined }).toEqual({ ...events[0], erpSync: undefined, previousAttributes: undefined, revision: undefined });
+    // The correction is a later revision of the invoice's event, so a receiver that gets it first
+    // keeps it and drops the original arriving after it.
+    expect(events.map((e) => e.revision)).toEqual([1, 2]);
+    expect(keptByReceiver([...events].reverse())).toEqual([last]);
   }, 120_000);
 
   it('accounting fails after the invoice: a revision says failed; its repair by retryLeg is one more revision saying succeeded', async () => {
@@ -108,6 +120,9 @@ describe('invoice.generated carries the accounting leg settled (issue 30, defect
       ['succeeded', 'failed'],
     ]);
     expect(new Set(events.map((e) => e.id)).size).toBe(1);
+    expect(events.map((e) => e.revision)).toEqual([1, 2, 3]);
+    // Whatever order a receiver gets them in, it ends on the repair.
+    for (const order of [[2, 0, 1], [1, 2, 0], [2, 1, 0]]) expect(keptByReceiver(order.map((i) => events[i]!))).toEqual([events[2]]);
   }, 120_000);
 
   it('accounting settled before the payments leg commits: one event, already succeeded', async () => {
@@ -115,6 +130,6 @@ describe('invoice.generated carries the accounting leg settled (issue 30, defect
     const quoteId = await approve();
     expect((await approvalSettled(temporal.client, quoteId)).state).toBe('completed');
     const events = await invoiceEvents(quoteId);
-    expect(events.map((e) => [e.erpSync.status, e.previousAttributes ?? null])).toEqual([['succeeded', null]]);
+    expect(events.map((e) => [e.erpSync.status, e.previousAttributes ?? null, e.revision])).toEqual([['succeeded', null, 1]]);
   }, 120_000);
 });

@@ -202,6 +202,29 @@ describe('D21: publishing a change set', () => {
     expect(await stored(book)).toEqual({ revisions: before.revisions + 1, audits: before.audits + 1, events: before.events + 1 });
   });
 
+  it('five imports at the same moment, none naming a base or an effective_from: each publishes in turn on the one before, never a complaint about effective_from', async () => {
+    const book = await newBook();
+    const before = await stored(book);
+    const codes = ['FAB-RACE-1', 'FAB-RACE-2', 'FAB-RACE-3', 'FAB-RACE-4', 'FAB-RACE-5'];
+    // Each file is the whole book as exported (every row planned under the book's lock) and one SKU of its own.
+    const exported = await (await api.request(`/v1/pricebooks/${book.tenant.id}/export.csv`, { token: book.sales })).text();
+    expect(exported.endsWith('\r\n')).toBe(true);
+    const answers = await Promise.all(codes.map(async (code) => {
+      const res = await api.request(`/v1/pricebooks/${book.tenant.id}/imports?dry_run=false`, {
+        method: 'POST', token: book.admin, headers: { 'content-type': 'text/csv' }, body: `${exported}${code},fabric,Race ${code},sq_ft,100,true\r\n`,
+      });
+      return { status: res.status, body: (await res.json()) as Json };
+    }));
+    // Nobody sent effective_from, so nobody is told about it: a publication that waited on the
+    // lock publishes on top of the one before it (no base_revision was named to be stale).
+    for (const answer of answers) expect(JSON.stringify(answer.body)).not.toMatch(/effective_from.*Must not be before/);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
+    const newest = await current(book);
+    expect(newest.skus.filter((s: Json) => codes.includes(s.code)).map((s: Json) => s.code).sort()).toEqual(codes);
+    expect(new Set(answers.map((a) => a.body.revision.revision)).size).toBe(5);
+    expect(await stored(book)).toEqual({ revisions: before.revisions + 5, audits: before.audits + 5, events: before.events + 5 });
+  });
+
   it('refuses a set with any bad change, all or nothing, each complaint at its dotted path', async () => {
     const book = await newBook();
     const base = (await current(book)).revision;

@@ -397,6 +397,7 @@ describe('each format on the wire: envelope, headers and signature, byte for byt
     const object = {
       id: invoice.id,
       reference: `Q-${quote.quote_number}`,
+      revision: 1,
       sourceType: 'quote',
       sourceId: quote.quote_id,
       quoteId: quote.quote_id,

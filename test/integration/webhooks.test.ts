@@ -196,6 +196,33 @@ describe('isolation and transactions', () => {
   });
 });
 
+describe("an endpoint's first event (Stripe's rule)", () => {
+  it('an endpoint registered right after a burst of events gets none of them, even relayed after it exists; it gets the next one', async () => {
+    // A burst of committed events not yet fanned out (the relay behind, as under load).
+    const burst = await inTenant(api.orm.em, tenant.id, async (tx) => {
+      const recorded = [];
+      for (let i = 0; i < 5; i += 1) recorded.push(await recordEvent(tx, tenant.id, 'work_order.dispatched', sampleEventData('work_order.dispatched', { work_order_id: randomUUID() })));
+      return recorded;
+    });
+    const r = await receiver();
+    const endpoint = await subscribe(r.url, ['work_order.dispatched']);
+    for (const event of burst) expect(Date.parse(event.created_at)).toBeLessThan(Date.parse(endpoint.created_at));
+    // Fanned out now, after the endpoint exists, as the relay's batch would be.
+    await temporal.dispatcher.dispatchMany(burst);
+    const burstIds = burst.map((e) => e.id);
+    expect((await owner.query('select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and event_id = any($2::uuid[])', [endpoint.id, burstIds])).rows[0].n).toBe(0);
+    // An event recorded after it was created reaches it, and is all it ever gets.
+    const workOrderId = await dispatchWorkOrder();
+    const [got] = await r.waitFor(1);
+    const envelope = JSON.parse(got!.body) as { id: string; created_at: string; data: { work_order_id: string } };
+    expect(envelope.data.work_order_id).toBe(workOrderId);
+    expect(Date.parse(envelope.created_at)).toBeGreaterThanOrEqual(Date.parse(endpoint.created_at));
+    await settled(endpoint.id, envelope.id);
+    expect((await deliveryOf(endpoint.id)).map((d) => d.event_id)).toEqual([envelope.id]);
+    expect(r.received).toHaveLength(1);
+  });
+});
+
 describe('D6: disable after 72 hours of failures, re-enable replays what was missed', () => {
   it('disables an endpoint failing for 72 hours, keeps its events as missed, and delivers them on re-enable', async () => {
     const r = (await receiver()).script({ status: 500 });

@@ -5,6 +5,7 @@ import {
   insertRevision,
   lockPricebook,
   newestRevision,
+  publicationInstant,
   revisionByStamp,
   revisionContent,
   revisionPage,
@@ -200,8 +201,9 @@ export class PricebookService {
       if (baseRevision !== null && new Date(baseRevision).toISOString() !== newest.revision) {
         throw conflict(`base_revision ${baseRevision} is not the newest revision of this price book (${newest.revision}): another change was published first. Read it, and send your changes against it.`);
       }
-      const [clock] = await tx.execute<{ now: Date }[]>('select now() as now');
-      const now = new Date(clock!.now);
+      // After the lock: a publication that waited behind another is checked against the instant
+      // it publishes at, not its transaction's start (which is before the other's revision).
+      const now = await publicationInstant(tx);
       let effectiveFrom: Date | null = null;
       if (effectiveFromText !== undefined) {
         const at = new Date(effectiveFromText);
