@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { inTenant, selectTenant } from '../../db/tenant-scope';
 import { pageOf } from '../../db/cursor';
-import { isCommonPassword } from '../../db/passwords';
+import { commonPasswordRank } from '../../db/passwords';
 import { recordAuditEvent } from '../../db/audit/audit-events';
 import { recordLogin, resolveWorkspace } from '../../db/users';
 import { tenantStanding } from '../../db/organizations';
@@ -331,7 +331,7 @@ export class TeamService {
 
   /** D20's rules, as a 422 at `path`. */
   private checkPassword(password: string, email: string, path: 'password' | 'new_password'): void {
-    const complaint = passwordComplaint(password, { email, isCommon: isCommonPassword });
+    const complaint = passwordComplaint(password, { email, commonRank: commonPasswordRank });
     if (complaint) throw validationFailed({ [path]: complaint });
   }
 

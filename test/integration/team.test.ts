@@ -182,6 +182,9 @@ describe('D20: invitations', () => {
       ['x'.repeat(201), /at most 200/],
       ['qwerty123456', /common/],
       ['1q2w3e4r5t6y', /common/],
+      // Not on the list, but what a dictionary attack tries first (a common word and a number).
+      ['password123456', /common/],
+      ['iloveyou1234', /common/],
       [`my-${email.split('@')[0]!.toUpperCase()}-is-long`, /email/],
     ];
     for (const [password, complaint] of refusals) {
