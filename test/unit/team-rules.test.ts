@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { emailLocalPart, passwordComplaint, PASSWORD_COMMON, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/team/passwords';
 import { removesLastAdmin, successorForeman, tokenExpiry, userStatus, type UserStatus } from '../../domain/team/team-rules';
 import { commonPasswordRank, isCommonPassword } from '../../db/passwords';
 import { SANDBOX_PASSWORD } from '../../db/sandbox';
-import { hashLinkToken, newLinkToken, teamLink } from '../../infra/team/links';
+import { hashLinkToken, newLinkToken, teamLink, workspaceNamedBy } from '../../infra/team/links';
 
 /** D20's rules alone, at their edges (the routes that apply them: test/integration/team.test.ts). */
 const context = { email: 'dana.lee+crew@shades.test', commonRank: commonPasswordRank };
@@ -63,11 +63,17 @@ describe('D20 tokens and links', () => {
     expect(tokenExpiry('password_reset', at).toISOString()).toBe('2026-11-26T11:00:00.000Z');
   });
 
-  it('stores only the SHA-256 of a 256-bit random token, and links to it on the public base URL', () => {
-    const a = newLinkToken();
-    const b = newLinkToken();
+  it('stores only the SHA-256 of a 256-bit random token after its workspace, and links to it on the public base URL', () => {
+    const workspace = randomUUID();
+    const a = newLinkToken(workspace);
+    const b = newLinkToken(workspace);
     expect(a.token).not.toBe(b.token);
-    expect(Buffer.from(a.token, 'base64url')).toHaveLength(32);
+    expect(a.token.slice(0, 32)).toBe(workspace.replaceAll('-', ''));
+    expect(Buffer.from(a.token.slice(32), 'base64url')).toHaveLength(32);
+    // The workspace whose failed redemptions a redemption counts against; none for another form.
+    expect(workspaceNamedBy(a.token)).toBe(workspace);
+    expect(workspaceNamedBy(a.token.slice(32))).toBeUndefined();
+    expect(workspaceNamedBy(`${a.token}x`)).toBeUndefined();
     expect(a.hash).toBe(hashLinkToken(a.token));
     expect(a.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(a.hash).not.toContain(a.token);
