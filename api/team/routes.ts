@@ -5,7 +5,7 @@ import { errorExample } from '../http/error-examples';
 import { linkNext, PageHeaders } from '../http/pagination';
 import { auditContext } from '../http/audit-actor';
 import type { Response } from 'express';
-import type { Limiter } from '../http/rate-limit';
+import { LINK_REDEMPTION_LIMIT, type Limiter } from '../http/rate-limit';
 import { DomainError } from '../../domain/errors/errors';
 import { LoginService } from '../auth/login-service';
 import { LoginResult } from '../auth/schemas';
@@ -77,6 +77,13 @@ async function redeemLink<T>(deps: { team: TeamService; limiters: TeamLimiters }
     throw error;
   }
 }
+
+/** D20: the answer past either limit of a link's redemption (its own tries, its workspace's failures). */
+const REDEMPTIONS_LIMITED = {
+  description: `Ten tries of one token, or ${LINK_REDEMPTION_LIMIT.points} failed redemptions of the workspace's links in ${LINK_REDEMPTION_LIMIT.windowSeconds / 60} minutes, from any address (Retry-After says when to try again)`,
+  schema: ErrorEnvelopeSchema,
+  example: errorExample(429, 'Too many requests; retry after 840 seconds.'),
+};
 
 /** The team (D20): users, invitations, passwords. */
 export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: TeamService; limiters: TeamLimiters }): void {
@@ -188,6 +195,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
       200: { description: 'Active and logged in', schema: LoginResult, example: LOGIN_RESULT_EXAMPLE },
       400: error('The token cannot be used (the same for every reason)', UNUSABLE_TOKEN_MESSAGE, 400),
       422: error('The password breaks a password rule (length, a common password, your email’s name), at `password`'),
+      429: REDEMPTIONS_LIMITED,
     },
     handler: async ({ req, res, body }) => {
       await deps.limiters.passwordChecks.consume(`link:${hashLinkToken(body.token)}`, res);
@@ -231,6 +239,7 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
       200: { description: 'The new password is set; logged in', schema: LoginResult, example: LOGIN_RESULT_EXAMPLE },
       400: error('The token cannot be used (the same for every reason)', UNUSABLE_TOKEN_MESSAGE, 400),
       422: error('The password breaks a password rule (length, a common password, your email’s name), at `password`'),
+      429: REDEMPTIONS_LIMITED,
     },
     handler: async ({ req, res, body }) => {
       await deps.limiters.passwordChecks.consume(`link:${hashLinkToken(body.token)}`, res);

@@ -6283,7 +6283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited; back off by Retry-After. */
+            /** @description Ten tries of one token, or 50 failed redemptions of the workspace's links in 15 minutes, from any address (Retry-After says when to try again) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6293,7 +6293,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rate_limited",
-                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "message": "Too many requests; retry after 840 seconds.",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -6508,7 +6508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited; back off by Retry-After. */
+            /** @description Ten tries of one token, or 50 failed redemptions of the workspace's links in 15 minutes, from any address (Retry-After says when to try again) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6518,7 +6518,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rate_limited",
-                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "message": "Too many requests; retry after 840 seconds.",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
