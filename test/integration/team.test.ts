@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { startMailCatcher, type MailCatcher, type CaughtMail } from '../../scripts/infra/mail-catcher';
@@ -250,6 +250,10 @@ describe('D20: invitations', () => {
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     }
+    // A guess naming a workspace that does not exist counts in the shared allowance: a plain 400.
+    const madeUp = await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: `${randomUUID().replaceAll('-', '')}${randomBytes(32).toString('base64url')}`, password: strong() } });
+    expect(madeUp.status).toBe(400);
+    expect((await errorOf(madeUp)).message).toBe(UNUSABLE_TOKEN_MESSAGE);
     // Past the limit the workspace's own links wait too (that is the price of the limit)...
     expect((await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: real.link, password: strong() } })).status).toBe(429);
     // ...and another workspace's links are untouched.
