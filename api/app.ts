@@ -12,7 +12,7 @@ import { securityHeaders } from './http/security-headers';
 import { crossOrigin } from './http/cors';
 import { readCsvBody, readJsonBody, readRawBody } from './http/body-reader';
 import { refuseUndecodablePaths } from './http/path-decoder';
-import { BROAD_LIMIT, INVITATION_LIMIT, INVITATION_RESEND_LIMIT, LOGIN_LIMIT, Limiter, PASSWORD_CHECK_LIMIT, PASSWORD_RESET_LIMIT, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
+import { BROAD_LIMIT, INVITATION_LIMIT, INVITATION_RESEND_LIMIT, LINK_REDEMPTION_LIMIT, LOGIN_LIMIT, Limiter, PASSWORD_CHECK_LIMIT, PASSWORD_RESET_LIMIT, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
 import { meterUnrouted, PlanMeter } from './http/plan-meter';
 import { IdempotencyKeys } from './http/idempotency';
@@ -183,6 +183,7 @@ export function createApp(deps: AppDependencies): Express {
       invitationResends: new Limiter(deps.limiterPool, INVITATION_RESEND_LIMIT),
       passwordResets: new Limiter(deps.limiterPool, PASSWORD_RESET_LIMIT),
       passwordChecks: new Limiter(deps.limiterPool, PASSWORD_CHECK_LIMIT),
+      linkRedemptions: new Limiter(deps.limiterPool, LINK_REDEMPTION_LIMIT),
     },
   });
   const quotes = new QuoteService(deps.em, rateCards, deps.events, mail);

@@ -17,16 +17,27 @@ export function verifyPassword(passwordHash: string, password: string): Promise<
 /**
  * D20's list of common passwords: zxcvbn-ts's `passwords-common` dictionary (about 49,000
  * passwords seen in breaches, ranked by frequency), from a maintained package rather than a list
- * typed here. Compared lower-cased, as zxcvbn does. Loaded when a password is first chosen, not at
- * start: the package's dictionaries and the set weigh about 4.5 MB of heap, which a replica that
- * only serves quotes and jobs never needs.
+ * typed here. Compared lower-cased, as zxcvbn does; domain/team/passwords.ts also tries the
+ * manglings a guesser applies to its most common words. Loaded when a password is first chosen,
+ * not at start: the package's dictionaries and the map weigh a few MB of heap, which a replica
+ * that only serves quotes and jobs never needs.
  */
-let commonPasswords: ReadonlySet<string> | undefined;
+let commonPasswords: ReadonlyMap<string, number> | undefined;
 
-export function isCommonPassword(password: string): boolean {
+/** Where a lower-case string stands on the list (0: the most common), or undefined when it is not on it. */
+export function commonPasswordRank(lowerCase: string): number | undefined {
   if (!commonPasswords) {
     const { dictionary } = createRequire(import.meta.url)('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
-    commonPasswords = new Set(dictionary['passwords-common'].map((common) => common.toLowerCase()));
+    const ranks = new Map<string, number>();
+    dictionary['passwords-common'].forEach((common, rank) => {
+      const key = common.toLowerCase();
+      if (!ranks.has(key)) ranks.set(key, rank);
+    });
+    commonPasswords = ranks;
   }
-  return commonPasswords.has(password.toLowerCase());
+  return commonPasswords.get(lowerCase);
+}
+
+export function isCommonPassword(password: string): boolean {
+  return commonPasswordRank(password.toLowerCase()) !== undefined;
 }

@@ -78,6 +78,8 @@ try {
           redirectUri: (provider) => redirectUri(base, provider),
           basePort: Number(env.PROVIDER_SANDBOX_PORT ?? 4010),
           paymentsWebhookUrl: `http://127.0.0.1:${base.PORT}/api/v1/integrations/payments/webhook`,
+          // The operator's secret (a value or PAYMENTS_WEBHOOK_SECRET_FILE) wins over the sandbox's own.
+          paymentsWebhookSecret: base.PAYMENTS_WEBHOOK_SECRET,
         }),
       (s) => s.endpoints.map((e) => `${e.slug} ${e.url}`).join(', '),
     );

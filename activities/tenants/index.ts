@@ -39,7 +39,7 @@ export function createTenantActivities(deps: TenantActivityDependencies) {
         const outcome = await inviteFirstAdmin(tx, { organizationId: input.organizationId, email: input.email, actor: OPERATOR });
         const mailer = deps.invitations?.mailer;
         if (outcome !== 'created' || !mailer) return outcome;
-        const link = newLinkToken();
+        const link = newLinkToken(input.organizationId);
         const expiresAt = tokenExpiry('invitation', new Date());
         const invited = await issueFirstAdminInvitation(tx, { email: input.email, tokenHash: link.hash, expiresAt });
         if (invited) {

@@ -23,6 +23,13 @@ export const PASSWORD_RESET_LIMIT: LimitPolicy = { ...LOGIN_LIMIT, name: 'passwo
 /** D20: uses of an emailed link (per token) and current-password checks (per user), like login. */
 export const PASSWORD_CHECK_LIMIT: LimitPolicy = { ...LOGIN_LIMIT, name: 'password-check' };
 
+/**
+ * D20, defence in depth: failed redemptions of emailed links (an unknown, used, voided or expired
+ * token) per workspace, whatever the token or the client address. Tokens carry 256 random bits, so
+ * guessing one is hopeless anyway; this only bounds how fast a crowd of addresses can try.
+ */
+export const LINK_REDEMPTION_LIMIT: LimitPolicy = { name: 'link-redemption', points: 50, windowSeconds: 15 * 60 };
+
 /** How often one process at most deletes the expired counters of the shared table. */
 export const SWEEP_INTERVAL_MS = 60_000;
 
@@ -68,6 +75,15 @@ export class Limiter {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       this.setHeaders(res, rejection);
       throw new RateLimitedError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+    }
+  }
+
+  /** Gives back one attempt counted for `key` (one that turned out not to count). Best effort. */
+  async refund(key: string): Promise<void> {
+    try {
+      await this.limiter.reward(key, 1);
+    } catch {
+      return;
     }
   }
 

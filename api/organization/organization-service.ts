@@ -40,8 +40,17 @@ export class OrganizationService {
   }
 }
 
-/** What an ADMIN changes, flat, as the audit log records it: the contact as set (null for the default). */
+/**
+ * What an ADMIN changes, flat, as the audit log records it (D22). An entry's `before` is what
+ * the API showed before the change: the contact's email as `GET /api/v1/organization` answers it
+ * (the first ADMIN's while none is set), and whether that was the default, so that setting the
+ * default's own address, or clearing back to it, is recorded too.
+ */
 async function auditView(tx: EntityManager): Promise<Record<string, unknown>> {
   const contact = await technicalContact(tx);
-  return { technical_contact_email: contact?.is_default ? null : (contact?.email ?? null), ...auditableSettings(await organizationSettings(tx)) };
+  return {
+    technical_contact_email: contact?.email ?? null,
+    technical_contact_is_default: contact?.is_default ?? true,
+    ...auditableSettings(await organizationSettings(tx)),
+  };
 }

@@ -4,7 +4,9 @@ import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
 import { errorExample } from '../http/error-examples';
 import { linkNext, PageHeaders } from '../http/pagination';
 import { auditContext } from '../http/audit-actor';
-import type { Limiter } from '../http/rate-limit';
+import type { Response } from 'express';
+import { LINK_REDEMPTION_LIMIT, type Limiter } from '../http/rate-limit';
+import { DomainError } from '../../domain/errors/errors';
 import { LoginService } from '../auth/login-service';
 import { LoginResult } from '../auth/schemas';
 import { LOGIN_RESULT_EXAMPLE } from '../auth/examples';
@@ -54,7 +56,34 @@ export interface TeamLimiters {
   passwordResets: Limiter;
   /** D20: uses of a reset link and checks of a current password, per token or user. */
   passwordChecks: Limiter;
+  /** D20: failed redemptions of emailed links, per workspace (defence in depth). */
+  linkRedemptions: Limiter;
 }
+
+/**
+ * Redeems an emailed link under the per-workspace limit of failed redemptions: one attempt is
+ * counted before the token is looked up (so a guess past the limit is not even tried) and given
+ * back unless the token turned out unusable, so only failures use up the workspace's allowance.
+ */
+async function redeemLink<T>(deps: { team: TeamService; limiters: TeamLimiters }, token: string, res: Response, redeem: () => Promise<T>): Promise<T> {
+  const key = `workspace:${(await deps.team.redemptionWorkspace(token)) ?? 'none'}`;
+  await deps.limiters.linkRedemptions.consume(key, res);
+  try {
+    const result = await redeem();
+    await deps.limiters.linkRedemptions.refund(key);
+    return result;
+  } catch (error) {
+    if (!(error instanceof DomainError && error.kind === 'bad_request' && error.message === UNUSABLE_TOKEN_MESSAGE)) await deps.limiters.linkRedemptions.refund(key);
+    throw error;
+  }
+}
+
+/** D20: the answer past either limit of a link's redemption (its own tries, its workspace's failures). */
+const REDEMPTIONS_LIMITED = {
+  description: `Ten tries of one token, or ${LINK_REDEMPTION_LIMIT.points} failed redemptions of the workspace's links in ${LINK_REDEMPTION_LIMIT.windowSeconds / 60} minutes, from any address (Retry-After says when to try again)`,
+  schema: ErrorEnvelopeSchema,
+  example: errorExample(429, 'Too many requests; retry after 840 seconds.'),
+};
 
 /** The team (D20): users, invitations, passwords. */
 export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: TeamService; limiters: TeamLimiters }): void {
@@ -166,10 +195,11 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
       200: { description: 'Active and logged in', schema: LoginResult, example: LOGIN_RESULT_EXAMPLE },
       400: error('The token cannot be used (the same for every reason)', UNUSABLE_TOKEN_MESSAGE, 400),
       422: error('The password breaks a password rule (length, a common password, your email’s name), at `password`'),
+      429: REDEMPTIONS_LIMITED,
     },
     handler: async ({ req, res, body }) => {
       await deps.limiters.passwordChecks.consume(`link:${hashLinkToken(body.token)}`, res);
-      res.json(await deps.team.acceptInvitation(body, req.requestId));
+      res.json(await redeemLink(deps, body.token, res, () => deps.team.acceptInvitation(body, req.requestId)));
     },
   });
 
@@ -209,10 +239,11 @@ export function teamRoutes(host: RouteHost, deps: { em: EntityManager; team: Tea
       200: { description: 'The new password is set; logged in', schema: LoginResult, example: LOGIN_RESULT_EXAMPLE },
       400: error('The token cannot be used (the same for every reason)', UNUSABLE_TOKEN_MESSAGE, 400),
       422: error('The password breaks a password rule (length, a common password, your email’s name), at `password`'),
+      429: REDEMPTIONS_LIMITED,
     },
     handler: async ({ req, res, body }) => {
       await deps.limiters.passwordChecks.consume(`link:${hashLinkToken(body.token)}`, res);
-      res.json(await deps.team.confirmPasswordReset(body, req.requestId));
+      res.json(await redeemLink(deps, body.token, res, () => deps.team.confirmPasswordReset(body, req.requestId)));
     },
   });
 

@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { inTenant, selectTenant } from '../../db/tenant-scope';
 import { pageOf } from '../../db/cursor';
-import { isCommonPassword } from '../../db/passwords';
+import { commonPasswordRank } from '../../db/passwords';
 import { recordAuditEvent } from '../../db/audit/audit-events';
 import { recordLogin, resolveWorkspace } from '../../db/users';
-import { tenantStanding } from '../../db/organizations';
+import { currentOrganization, tenantStanding } from '../../db/organizations';
 import { isSuspended, refuseIfSuspended } from '../../domain/organizations/suspension';
 import { lockJobClock } from '../../db/fsm/jobs';
 import { crewsOfMember, leaveCrew, openJobsOfCrews } from '../../db/fsm/crews';
@@ -40,7 +40,7 @@ import {
 } from '../../domain/team/team-rules';
 import { iso } from '../../domain/timestamps';
 import type { Mailer } from '../../infra/email/mailer';
-import { hashLinkToken, mailInvitation, newLinkToken, teamLink } from '../../infra/team/links';
+import { hashLinkToken, mailInvitation, newLinkToken, teamLink, workspaceNamedBy } from '../../infra/team/links';
 import type { Caller } from '../http/request-context';
 import { cursorPosition } from '../http/pagination';
 import type { PasswordHasher } from '../auth/login-service';
@@ -106,7 +106,7 @@ export class TeamService {
 
   /** D20: a new invited user and their 72-hour link, mailed; an email already in the tenant is 409. */
   async invite(caller: Caller, body: InvitationBody, audit: AuditContext): Promise<Invitation> {
-    const link = newLinkToken();
+    const link = newLinkToken(caller.organizationId);
     const issued = await inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const id = await insertInvitedUser(tx, { email: body.email, fullName: body.full_name, role: body.role });
       if (!id) throw conflict('A user with this email is already in the workspace.');
@@ -128,7 +128,7 @@ export class TeamService {
 
   /** D20: a new link for an invited user; the old one stops working. */
   async resendInvitation(caller: Caller, userId: string, audit: AuditContext): Promise<Invitation> {
-    const link = newLinkToken();
+    const link = newLinkToken(caller.organizationId);
     const issued = await inTenant(this.deps.em, caller.organizationId, async (tx) => {
       const user = await teamUserById(tx, userId, true);
       if (!user) throw notFound('No such user in this workspace.');
@@ -172,10 +172,10 @@ export class TeamService {
 
   /** The work behind a reset request; answers whether a link was mailed (for tests of the rule). */
   async issuePasswordReset(body: PasswordResetBody, requestId: string): Promise<boolean> {
-    const link = newLinkToken();
     const outcome = await this.deps.em.fork().transactional(async (tx) => {
       const organizationId = await resolveWorkspace(tx, body.subdomain);
       if (!organizationId) return undefined;
+      const link = newLinkToken(organizationId);
       await selectTenant(tx, organizationId);
       const found = await teamUserByEmail(tx, body.email);
       if (!found || userStatus(found) !== 'active') return undefined;
@@ -191,9 +191,10 @@ export class TeamService {
         entityId: found.id,
         changes: [],
       });
-      return { user: found, expiresAt, workspace: await workspaceName(tx) };
+      return { user: found, expiresAt, workspace: await workspaceName(tx), link };
     });
     if (!outcome) return false;
+    const { link } = outcome;
     const mail = passwordResetMail({ workspaceName: outcome.workspace, link: teamLink(this.deps.publicBaseUrl, 'reset-password', link.token), expiresAt: outcome.expiresAt });
     await this.send(outcome.user.email, mail, `password-reset-${link.hash.slice(0, 24)}`);
     return true;
@@ -287,6 +288,18 @@ export class TeamService {
    * by one conditional UPDATE in the transaction of the change (of two at once, one wins).
    * Every unusable token, whatever the reason, is the same 400.
    */
+  /**
+   * The workspace whose failed link redemptions a redemption of `token` counts against: the one
+   * the token names when it exists, else undefined (tokens naming none, or one that does not
+   * exist, share one count), so a guesser cannot spread its guesses over made-up workspaces.
+   */
+  async redemptionWorkspace(token: string): Promise<string | undefined> {
+    const named = workspaceNamedBy(token);
+    if (!named) return undefined;
+    const found = await inTenant(this.deps.em, named, (tx) => currentOrganization(tx));
+    return found ? named : undefined;
+  }
+
   private async useLink(
     purpose: TokenPurpose,
     token: string,
@@ -331,7 +344,7 @@ export class TeamService {
 
   /** D20's rules, as a 422 at `path`. */
   private checkPassword(password: string, email: string, path: 'password' | 'new_password'): void {
-    const complaint = passwordComplaint(password, { email, isCommon: isCommonPassword });
+    const complaint = passwordComplaint(password, { email, commonRank: commonPasswordRank });
     if (complaint) throw validationFailed({ [path]: complaint });
   }
 

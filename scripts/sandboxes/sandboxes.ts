@@ -50,6 +50,11 @@ export interface SandboxOptions {
   basePort: number;
   /** Our payments webhook, where the payments sandbox delivers its signed events (D24). */
   paymentsWebhookUrl: string;
+  /**
+   * The operator's PAYMENTS_WEBHOOK_SECRET, when set: the sandbox signs with it, and hands out no
+   * secret of its own (a setting the operator gives always wins). Unset: a secret of this run.
+   */
+  paymentsWebhookSecret?: string | undefined;
 }
 
 /** The events a paying customer causes, delivered by the payments sandbox as the provider does (D24). */
@@ -74,15 +79,17 @@ export async function startSandboxes(options: SandboxOptions): Promise<RunningSa
   try {
     if (options.slugs.includes('payments')) {
       // D24: its own hosted invoice and Checkout pages on loopback, where a test card pays; the
-      // payment is then delivered, signed with a secret of this run, to our payments webhook.
+      // payment is then delivered, signed, to our payments webhook: with the operator's secret
+      // when one is set (left in place, whether given as a value or a file), else one of this run.
       const stripe = new StripeFake({ apiKeys: [SANDBOX_PAYMENTS_KEY], hostedPages: true });
       const started = await listen((port) => stripe.start(port), portOf('payments'), 'payments');
       running.push(started);
-      const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+      const operatorSecret = options.paymentsWebhookSecret || undefined;
+      const webhookSecret = operatorSecret ?? `whsec_${randomBytes(24).toString('base64url')}`;
       stripe.addWebhookEndpoint({ url: options.paymentsWebhookUrl, secret: webhookSecret, enabledEvents: SANDBOX_WEBHOOK_EVENTS });
       env.PAYMENTS_SECRET_KEY = SANDBOX_PAYMENTS_KEY;
       env.PAYMENTS_API_BASE_URL = started.url;
-      env.PAYMENTS_WEBHOOK_SECRET = webhookSecret;
+      if (!operatorSecret) env.PAYMENTS_WEBHOOK_SECRET = webhookSecret;
       endpoints.push({ slug: 'payments', url: started.url, label: 'Stripe API sandbox (customers, invoices, Checkout; hosted pages a test card pays)' });
     }
     if (options.slugs.includes('accounting')) {

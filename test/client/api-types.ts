@@ -6285,7 +6285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited; back off by Retry-After. */
+            /** @description Ten tries of one token, or 50 failed redemptions of the workspace's links in 15 minutes, from any address (Retry-After says when to try again) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6295,7 +6295,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rate_limited",
-                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "message": "Too many requests; retry after 840 seconds.",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -6510,7 +6510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limited; back off by Retry-After. */
+            /** @description Ten tries of one token, or 50 failed redemptions of the workspace's links in 15 minutes, from any address (Retry-After says when to try again) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6520,7 +6520,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rate_limited",
-                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "message": "Too many requests; retry after 840 seconds.",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }

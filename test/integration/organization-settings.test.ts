@@ -143,6 +143,34 @@ describe('PATCH /api/v1/organization: the settings (D11, D3, D23), each validate
   });
 });
 
+describe('PATCH /api/v1/organization: the technical contact\'s audit (D22, D13)', () => {
+  const changesOf = async (organizationId: string) =>
+    (await pool.query<{ changes: { field: string; before: unknown; after: unknown }[] }>(`select changes from audit_events where organization_id = $1 and action = 'organization.updated' order by occurred_at, id`, [organizationId])).rows.map((row) => row.changes);
+
+  it('records as `before` what GET showed: the first ADMIN\'s email on a fresh workspace, not null', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN' });
+    const admin = await api.tokenFor(own.users.admin!);
+    const shown = (await (await api.request('/api/v1/organization', { token: admin })).json()) as { technical_contact_email: string; technical_contact_is_default: boolean };
+    expect(shown).toMatchObject({ technical_contact_email: own.users.admin!.email, technical_contact_is_default: true });
+
+    expect((await api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { technical_contact_email: 'ops@contractor.example' } })).status).toBe(200);
+    // Naming the default's own address makes it explicit: a change, though the email stays.
+    expect((await api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { technical_contact_email: null } })).status).toBe(200);
+    expect((await api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { technical_contact_email: own.users.admin!.email } })).status).toBe(200);
+    expect(await changesOf(own.id)).toEqual([
+      [
+        { field: 'technical_contact_email', before: shown.technical_contact_email, after: 'ops@contractor.example' },
+        { field: 'technical_contact_is_default', before: true, after: false },
+      ],
+      [
+        { field: 'technical_contact_email', before: 'ops@contractor.example', after: own.users.admin!.email },
+        { field: 'technical_contact_is_default', before: false, after: true },
+      ],
+      [{ field: 'technical_contact_is_default', before: true, after: false }],
+    ]);
+  });
+});
+
 describe('the settings take effect (D11, D3)', () => {
   it('D11: a job\'s scheduled start is its date at the tenant\'s working-day start in its time zone, on /v1/fsm and GraphQL', async () => {
     const own = await createTenant(pool, { admin: 'ADMIN', tech: 'TECHNICIAN' });

@@ -2,6 +2,7 @@
 // that the real client libraries work against them as configured by the settings they hand out.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
@@ -137,6 +138,48 @@ describe('startSandboxes', () => {
     expect((paidEvent.data.object as { metadata: Record<string, string> }).metadata.quote_id).toBe('q-1');
     const sessionEvent = events.find((e) => e.type === 'checkout.session.completed')!;
     expect(sessionEvent.data.object).toMatchObject({ payment_status: 'paid', metadata: { quote_id: 'q-2' } });
+  });
+
+  // A setting the operator gives always wins: with PAYMENTS_WEBHOOK_SECRET set, the sandbox signs
+  // its deliveries with it and hands out no secret of its own that would replace it.
+  it("signs its deliveries with the operator's PAYMENTS_WEBHOOK_SECRET when one is set, and leaves that setting alone", async () => {
+    const operatorSecret = `whsec_operator_${randomBytes(12).toString('hex')}`;
+    const deliveries: { body: Buffer; signature: string }[] = [];
+    const own = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        deliveries.push({ body: Buffer.concat(chunks), signature: String(req.headers['stripe-signature'] ?? '') });
+        res.writeHead(200).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(own.address() as AddressInfo).port}/api/v1/integrations/payments/webhook`;
+      const sandboxes = await startSandboxes({ slugs: ['payments'], redirectUri, basePort: 0, paymentsWebhookUrl: url, paymentsWebhookSecret: operatorSecret });
+      running.push(sandboxes);
+      expect(sandboxes.env).not.toHaveProperty('PAYMENTS_WEBHOOK_SECRET');
+      // npm start merges the sandboxes' settings over the operator's environment.
+      const merged = { PAYMENTS_WEBHOOK_SECRET: operatorSecret, ...sandboxes.env };
+      expect(merged.PAYMENTS_WEBHOOK_SECRET).toBe(operatorSecret);
+
+      const stripe = createStripeClient({ secretKey: sandboxes.env.PAYMENTS_SECRET_KEY!, baseUrl: sandboxes.env.PAYMENTS_API_BASE_URL });
+      const customer = await stripe.customers.create({ name: 'Operator secret payer' });
+      const draft = await stripe.invoices.create({ customer: customer.id, collection_method: 'send_invoice', days_until_due: 14, metadata: { quote_id: 'q-operator' } });
+      await stripe.invoiceItems.create({ customer: customer.id, invoice: draft.id, amount: 1_000, currency: 'cad', description: 'Roller shade' });
+      const invoice = await stripe.invoices.finalizeInvoice(draft.id!);
+      const paid = await fetch(invoice.hosted_invoice_url!, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ card_number: '4242 4242 4242 4242', expiry: '12 / 34', cvc: '123' }),
+      });
+      expect(paid.status).toBe(200);
+      await waitUntil('the invoice.paid delivery', () => deliveries.length >= 1, { timeoutMs: 10_000, intervalMs: 50 });
+      const event = Stripe.webhooks.constructEvent(deliveries[0]!.body, deliveries[0]!.signature, operatorSecret, 300);
+      expect(event.type).toBe('invoice.paid');
+      expect((event.data.object as { metadata: Record<string, string> }).metadata.quote_id).toBe('q-operator');
+    } finally {
+      await new Promise((resolve) => own.close(resolve));
+    }
   });
 
   it('starts only the sandboxes asked for', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { startMailCatcher, type MailCatcher, type CaughtMail } from '../../scripts/infra/mail-catcher';
@@ -10,6 +10,7 @@ import { TeamUserList, Invitation, UpdatedTeamUser } from '../../api/team/schema
 import { LoginResult, Profile } from '../../api/auth/schemas';
 import { UNUSABLE_TOKEN_MESSAGE, INVITATION_RESENDS_PER_HOUR, INVITATIONS_PER_HOUR } from '../../domain/team/team-rules';
 import { hashLinkToken } from '../../infra/team/links';
+import { LINK_REDEMPTION_LIMIT } from '../../api/http/rate-limit';
 
 /**
  * D20, the team, through the API against PostgreSQL and a real SMTP server (the mail catcher
@@ -182,6 +183,9 @@ describe('D20: invitations', () => {
       ['x'.repeat(201), /at most 200/],
       ['qwerty123456', /common/],
       ['1q2w3e4r5t6y', /common/],
+      // Not on the list, but what a dictionary attack tries first (a common word and a number).
+      ['password123456', /common/],
+      ['iloveyou1234', /common/],
       [`my-${email.split('@')[0]!.toUpperCase()}-is-long`, /email/],
     ];
     for (const [password, complaint] of refusals) {
@@ -222,6 +226,49 @@ describe('D20: invitations', () => {
     expect(new Set(messages)).toEqual(new Set([UNUSABLE_TOKEN_MESSAGE]));
     // The newer link of the voided one still works.
     expect((await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: newer, password: strong() } })).status).toBe(200);
+  });
+
+  // Defence in depth (tokens are 256-bit): the per-token and per-address limits let a crowd of
+  // addresses guess without end, each guess a new token. Failed redemptions are also counted per
+  // workspace, whatever the token or address, and a guess past the limit is not even tried.
+  it(`limits failed link redemptions per workspace to ${LINK_REDEMPTION_LIMIT.points} in ${LINK_REDEMPTION_LIMIT.windowSeconds / 60} minutes, from any number of addresses`, async () => {
+    const guessed = await createTenant(owner, { admin: 'ADMIN' });
+    const guessedAdmin = await api.tokenFor(guessed.users.admin!);
+    const real = await invite(guessedAdmin, { email: `real-${randomBytes(4).toString('hex')}@${guessed.subdomain}.test`, full_name: 'Real', role: 'SALES' });
+    // A guess names the workspace as a real link does (its first 32 characters); 256 bits follow.
+    const prefix = real.link.slice(0, 32);
+    expect(prefix).toBe(guessed.id.replaceAll('-', ''));
+    const addresses = Array.from({ length: 8 }, () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0]! % 250)}`);
+    const guess = (i: number, path: string) =>
+      api.request(path, { method: 'POST', headers: { 'x-forwarded-for': addresses[i % addresses.length]! }, json: { token: `${prefix}${randomBytes(32).toString('base64url')}`, password: strong() } });
+    const paths = ['/api/v1/auth/invitations/accept', '/api/v1/auth/password-resets/confirm'];
+    const statuses: number[] = [];
+    for (let i = 0; i < LINK_REDEMPTION_LIMIT.points; i++) statuses.push((await guess(i, paths[i % 2]!)).status);
+    expect(new Set(statuses)).toEqual(new Set([400]));
+    for (const path of paths) {
+      const refused = await guess(LINK_REDEMPTION_LIMIT.points, path);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // A guess naming a workspace that does not exist counts in the shared allowance: a plain 400.
+    const madeUp = await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: `${randomUUID().replaceAll('-', '')}${randomBytes(32).toString('base64url')}`, password: strong() } });
+    expect(madeUp.status).toBe(400);
+    expect((await errorOf(madeUp)).message).toBe(UNUSABLE_TOKEN_MESSAGE);
+    // Past the limit the workspace's own links wait too (that is the price of the limit)...
+    expect((await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: real.link, password: strong() } })).status).toBe(429);
+    // ...and another workspace's links are untouched.
+    const elsewhere = await invite(otherAdmin, { email: `elsewhere-${randomBytes(4).toString('hex')}@${other.subdomain}.test`, full_name: 'Elsewhere', role: 'SALES' });
+    expect((await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: elsewhere.link, password: strong() } })).status).toBe(200);
+    // Successful redemptions and refused passwords do not count against a workspace.
+    const fresh = await createTenant(owner, { admin: 'ADMIN' });
+    const freshAdmin = await api.tokenFor(fresh.users.admin!);
+    const first = await invite(freshAdmin, { email: `first-${randomBytes(4).toString('hex')}@${fresh.subdomain}.test`, full_name: 'First', role: 'SALES' });
+    const weak = await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: first.link, password: 'password123456' } });
+    expect(weak.status).toBe(422);
+    expect(weak.headers.get('ratelimit')).toMatch(new RegExp(`^limit=${LINK_REDEMPTION_LIMIT.points}, remaining=${LINK_REDEMPTION_LIMIT.points - 1}, `));
+    const accepted = await api.request('/api/v1/auth/invitations/accept', { method: 'POST', json: { token: first.link, password: strong() } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.headers.get('ratelimit')).toMatch(new RegExp(`^limit=${LINK_REDEMPTION_LIMIT.points}, remaining=${LINK_REDEMPTION_LIMIT.points - 1}, `));
   });
 
   it('lets exactly one of two concurrent accepts of one token through', async () => {

@@ -21,6 +21,7 @@ interface Service {
   environment?: Record<string, string>;
   healthcheck?: { test: unknown };
   depends_on?: Record<string, { condition: string }>;
+  mem_limit?: string;
 }
 
 // Docker cannot run on our machines; this reads the file the way compose would (anchors merged).
@@ -117,13 +118,14 @@ describe('docker-compose.yml', () => {
     const required: Record<string, string[]> = {
       api: ['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'DATABASE_APP_PASSWORD'],
       worker: ['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'DATABASE_WORKER_PASSWORD'],
-      migrate: ['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'DATABASE_APP_PASSWORD', 'DATABASE_WORKER_PASSWORD'],
+      migrate: ['AUTH_TOKEN_SECRET', 'CREDENTIAL_ENCRYPTION_KEY', 'DATABASE_APP_PASSWORD', 'DATABASE_WORKER_PASSWORD', 'TEMPORAL_DATABASE_PASSWORD'],
     };
     for (const [name, settings] of Object.entries(required)) {
       const env = services[name]!.environment ?? {};
       for (const setting of settings) expect({ service: name, setting, required: requiredIn(env[setting]) }).toEqual({ service: name, setting, required: [setting] });
-      expect({ service: name, owner: requiredIn(env.DATABASE_URL) }).toEqual({ service: name, owner: ['POSTGRES_PASSWORD'] });
     }
+    // Only the migration step connects as the owner.
+    expect(requiredIn(services.migrate!.environment?.DATABASE_URL)).toEqual(['POSTGRES_PASSWORD']);
     // Every variable compose requires is in the doc's table of required settings.
     const raw = readConfig('docker-compose.yml');
     const everyRequired = new Set([...raw.matchAll(/\$\{([A-Z_]+):\?/g)].map((m) => m[1]!));
@@ -179,6 +181,37 @@ describe('docker-compose.yml', () => {
     for (const metric of used) expect({ metric, exported: exported.has(metric) }).toEqual({ metric, exported: true });
     // Every metric of ours is on the dashboard.
     for (const metric of [...exported].filter((m) => m.startsWith('shade_') && m !== 'shade_operations_read_errors_total')) expect({ metric, onDashboard: used.has(metric) }).toEqual({ metric, onDashboard: true });
+  });
+
+  // Least privilege: each process holds only its own role's credentials; the migration step alone
+  // holds the owner's (and PostgreSQL itself, whose owner it is). Temporal has a role of its own.
+  it("gives no service but the migration step the owner's password, and Temporal a database role of its own", () => {
+    const seesOwnerPassword = Object.entries(services)
+      .filter(([, service]) => /\$\{POSTGRES_PASSWORD[:}]|shade_owner:/.test(JSON.stringify([service.environment, service.command, service.entrypoint, service.healthcheck])))
+      .map(([name]) => name)
+      .sort();
+    expect(seesOwnerPassword).toEqual(['migrate', 'postgres']);
+    // The API and the worker are told where the database is, and log in as their own role.
+    expect(new URL(services.api!.environment!.DATABASE_URL!)).toMatchObject({ username: 'shade_app', password: '', hostname: 'postgres' });
+    expect(new URL(services.worker!.environment!.DATABASE_URL!)).toMatchObject({ username: 'shade_worker', password: '', hostname: 'postgres' });
+    // Temporal's server and schema tools log in as shade_temporal, which the migration step makes.
+    expect(services.temporal!.environment).toMatchObject({ POSTGRES_USER: 'shade_temporal', POSTGRES_PWD: '${TEMPORAL_DATABASE_PASSWORD:?set TEMPORAL_DATABASE_PASSWORD}' });
+    expect(services['temporal-schema']!.environment).toEqual({ SQL_PASSWORD: '${TEMPORAL_DATABASE_PASSWORD:?set TEMPORAL_DATABASE_PASSWORD}' });
+    const schemaScript = JSON.stringify(services['temporal-schema']!.command);
+    expect(schemaScript.match(/-u (\w+)/g)).toEqual(['-u shade_temporal', '-u shade_temporal']);
+    expect(services['temporal-schema']!.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(services.migrate!.environment?.TEMPORAL_DATABASE_PASSWORD).toBe('${TEMPORAL_DATABASE_PASSWORD:?set TEMPORAL_DATABASE_PASSWORD}');
+    const operations = readConfig('docs/operations.md');
+    expect(operations).toMatch(/\| `TEMPORAL_DATABASE_PASSWORD` \| [^|]*shade_temporal[^|]* \| `migrate`, Temporal \|/);
+  });
+
+  // docs/operations.md, "Memory per replica", names the containers' memory; compose sets it.
+  it('limits the API and the worker containers to the memory docs/operations.md gives them', () => {
+    const operations = readConfig('docs/operations.md');
+    const given = /Give the containers (\d+) MB\s+\(API\) and (\d+) MB \(worker\), as `docker-compose.yml` does/.exec(operations);
+    expect(given).not.toBeNull();
+    expect(services.api!.mem_limit).toBe(`${given![1]}m`);
+    expect(services.worker!.mem_limit).toBe(`${given![2]}m`);
   });
 
   it('migrates before the API and the worker start', () => {
