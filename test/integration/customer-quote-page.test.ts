@@ -397,6 +397,7 @@ describe('D24: what each line says, and the quote the customer keeps', () => {
       json: {
         customerId: rows[0]!.id,
         currency: 'CAD',
+        taxRegion: 'CA-ON',
         pricebookId: stack.tenant.id,
         lines: [
           { sku: 'ROLLER-SCREEN-CASSETTE', quantity: 2, configuration: { finishedWidthIn: 72.5, finishedHeightIn: 60, controlSide: 'left', motorised: true, motorSku: 'MTR-BATTERY' } },
