@@ -134,7 +134,10 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     security: [],
     request: { params },
     responses: {
-      200: { description: 'The logo', content: { 'image/png': { schema: z.string().meta({ format: 'binary' }) }, 'image/jpeg': { schema: z.string().meta({ format: 'binary' }) } } },
+      200: {
+        description: 'The logo, with the type it was uploaded as',
+        content: { 'image/png': { schema: z.string().meta({ format: 'binary' }), example: '<the PNG bytes>' }, 'image/jpeg': { schema: z.string().meta({ format: 'binary' }), example: '<the JPEG bytes>' } },
+      },
       403: unavailable,
       ...common,
     },

@@ -170,7 +170,7 @@ export const SettingsPatch = z.strictObject({
   business_phone: z
     .string()
     .trim()
-    .regex(/^\+?[0-9][0-9 ().-]{5,30}[0-9](?: ?(?:x|ext\.?) ?[0-9]{1,6})?$/i, { message: 'Must be a phone number, such as +1 604 555 0142 or (604) 555-0142 ext. 12' })
+    .regex(/^\+?[0-9(][0-9 ().-]{5,30}[0-9](?: ?(?:[xX]|[eE][xX][tT]\.?) ?[0-9]{1,6})?$/, { message: 'Must be a phone number, such as +1 604 555 0142 or (604) 555-0142 ext. 12' })
     .max(CONTRACTOR_DETAIL_LIMITS.business_phone)
     .nullable()
     .optional()

@@ -8232,13 +8232,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The logo */
+            /** @description The logo, with the type it was uploaded as */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <the PNG bytes> */
                     "image/png": string;
+                    /** @example <the JPEG bytes> */
                     "image/jpeg": string;
                 };
             };

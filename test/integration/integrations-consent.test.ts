@@ -340,9 +340,14 @@ describe('the callback page looks like the app’s other pages and links back to
     const browser = await launchBrowser();
     try {
       const page = await browser.newPage({ viewport: { width: 375, height: 667 } });
-      const problems: string[] = [];
+      // Anything the page's CSP refused, and every subresource it loaded (the page itself answers 400).
+      const refused: string[] = [];
+      const loaded: { url: string; status: number }[] = [];
       page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
+        if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text())) refused.push(message.text());
+      });
+      page.on('response', (response) => {
+        if (response.request().resourceType() !== 'document') loaded.push({ url: new URL(response.url()).pathname, status: response.status() });
       });
       const res = await page.goto(`${api.url}/api/v1/integrations/accounting/callback`);
       expect(res!.status()).toBe(400);
@@ -352,8 +357,10 @@ describe('the callback page looks like the app’s other pages and links back to
       const back = page.locator('#back');
       expect(await back.isVisible()).toBe(true);
       expect(await back.getAttribute('href')).toBe('/docs/#/integrations');
-      // The stylesheet loaded under the page's CSP: nothing refused.
-      expect(problems).toEqual([]);
+      // The stylesheet (and icon) loaded from this app under the page's CSP: nothing refused.
+      expect(loaded).toEqual(expect.arrayContaining([{ url: '/q/assets/quote-page.css', status: 200 }]));
+      expect(loaded.every((r) => r.status === 200)).toBe(true);
+      expect(refused).toEqual([]);
     } finally {
       await browser.close();
     }
