@@ -10,7 +10,7 @@ import type { RequestMetrics } from './http/metrics';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { securityHeaders } from './http/security-headers';
 import { crossOrigin } from './http/cors';
-import { readCsvBody, readJsonBody, readRawBody } from './http/body-reader';
+import { readCsvBody, readImageBody, readJsonBody, readRawBody } from './http/body-reader';
 import { refuseUndecodablePaths } from './http/path-decoder';
 import { BROAD_LIMIT, INVITATION_LIMIT, INVITATION_RESEND_LIMIT, LINK_REDEMPTION_LIMIT, LOGIN_LIMIT, Limiter, PASSWORD_CHECK_LIMIT, PASSWORD_RESET_LIMIT, broadRateLimit, limitUntilAuthenticated } from './http/rate-limit';
 import { authenticate } from './http/authenticate';
@@ -148,6 +148,7 @@ export function createApp(deps: AppDependencies): Express {
   // The payments webhook is verified over the exact bytes received, so it gets them unparsed.
   app.use('/api/v1/integrations/payments/webhook', readRawBody());
   app.use('/v1/pricebooks', readCsvBody());
+  app.use('/api/v1/organization/logo', readImageBody());
   app.use(readJsonBody());
   // D16: every answer under /api/v1 and /v1 says its version, and is shaped for it.
   app.use(['/api/v1', '/v1'], announceVersion);

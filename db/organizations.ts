@@ -80,7 +80,8 @@ export async function subdomainAndCompletionInvoice(
 }
 
 const SETTINGS_COLUMNS = `name, display_name, time_zone, working_day_start, quote_validity_days, depot_lat, depot_lon,
-  road_factor::float8 as road_factor, average_speed_kmh, overtime_cap_minutes, eta_drift_threshold_minutes, dispatch_coalesce_seconds`;
+  road_factor::float8 as road_factor, average_speed_kmh, overtime_cap_minutes, eta_drift_threshold_minutes, dispatch_coalesce_seconds,
+  business_address, business_phone, quote_terms`;
 
 /**
  * The tenant's settings (D11, D3, D22, D23) with every default applied: the one read of them for
@@ -100,7 +101,10 @@ export async function updateOrganizationSettings(em: EntityManager, patch: Setti
     sets.push(`${column} = ?`);
     values.push(value);
   };
-  const scalar = ['display_name', 'time_zone', 'working_day_start', 'quote_validity_days', 'road_factor', 'average_speed_kmh', 'overtime_cap_minutes', 'eta_drift_threshold_minutes', 'dispatch_coalesce_seconds'] as const;
+  const scalar = [
+    'display_name', 'time_zone', 'working_day_start', 'quote_validity_days', 'road_factor', 'average_speed_kmh', 'overtime_cap_minutes', 'eta_drift_threshold_minutes', 'dispatch_coalesce_seconds',
+    'business_address', 'business_phone', 'quote_terms',
+  ] as const;
   for (const key of scalar) if (patch[key] !== undefined) set(key, patch[key]);
   if (patch.depot !== undefined) {
     set('depot_lat', patch.depot?.lat ?? null);
@@ -108,4 +112,40 @@ export async function updateOrganizationSettings(em: EntityManager, patch: Setti
   }
   if (sets.length === 0) return;
   await em.execute(`update organizations set ${sets.join(', ')} where id = app_current_organization()`, values);
+}
+
+/** D24: the workspace's logo as its settings name it (not its bytes). */
+export interface LogoFacts {
+  content_type: 'image/png' | 'image/jpeg';
+  size_bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  updated_at: Date;
+}
+
+export async function organizationLogoFacts(em: EntityManager): Promise<LogoFacts | undefined> {
+  const [row] = await em.execute<LogoFacts[]>(
+    'select content_type, octet_length(bytes)::int as size_bytes, sha256, width, height, updated_at from organization_logos where organization_id = app_current_organization()',
+  );
+  return row;
+}
+
+/** The logo's bytes, for the quote page and its PDF (D24). */
+export async function organizationLogo(em: EntityManager): Promise<{ content_type: LogoFacts['content_type']; bytes: Buffer } | undefined> {
+  const [row] = await em.execute<{ content_type: LogoFacts['content_type']; bytes: Buffer }[]>('select content_type, bytes from organization_logos where organization_id = app_current_organization()');
+  return row;
+}
+
+export async function putOrganizationLogo(em: EntityManager, logo: { contentType: LogoFacts['content_type']; bytes: Buffer; sha256: string; width: number; height: number }): Promise<void> {
+  await em.execute(
+    `insert into organization_logos (organization_id, content_type, bytes, sha256, width, height) values (app_current_organization(), ?, ?, ?, ?, ?)
+     on conflict (organization_id) do update set content_type = excluded.content_type, bytes = excluded.bytes, sha256 = excluded.sha256,
+       width = excluded.width, height = excluded.height, updated_at = now()`,
+    [logo.contentType, logo.bytes, logo.sha256, logo.width, logo.height],
+  );
+}
+
+export async function deleteOrganizationLogo(em: EntityManager): Promise<void> {
+  await em.execute('delete from organization_logos where organization_id = app_current_organization()');
 }

@@ -33,7 +33,8 @@ export async function frozenQuoteIn(tx: EntityManager, quoteId: string): Promise
     quoteNumber: row.quote_number,
     status: row.status,
     customer: row.customer_id ? { id: row.customer_id, name: row.name!, email: row.email, paymentsCustomerId: row.payments_customer_id } : null,
-    lines,
+    // The invoice's lines are what they always were: the description and the amount.
+    lines: lines.map(({ description, amountCents }) => ({ description, amountCents })),
     subtotalCents,
     tax,
     approvedAt: new Date(row.approved_at).toISOString(),

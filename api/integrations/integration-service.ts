@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { inTenant } from '../../db/tenant-scope';
 import { userForAuthentication } from '../../db/users';
 import type { Settings } from '../../infra/runtime/settings';
-import { badRequest } from '../../domain/errors/errors';
+import { badRequest, validationFailed } from '../../domain/errors/errors';
 import type { Caller } from '../http/request-context';
 import { cursorPosition } from '../http/pagination';
 import { pageOf } from '../../db/cursor';
@@ -100,12 +100,31 @@ export class IntegrationService {
     };
   }
 
-  /** The consent URL with a signed, single-use state valid ten minutes (5.9, 8). */
-  async connect(caller: Caller, slug: ProviderSlug): Promise<{ provider: OAuthProviderName; authorize_url: string; expires_in_seconds: number }> {
+  /**
+   * The consent URL with a signed, single-use state valid ten minutes (5.9, 8). The state also
+   * carries where the consent began, so the callback page links back there: `return_url` when
+   * given, else the calling page's origin (`Origin`), each only on this deployment or an origin of
+   * CORS_ORIGINS (never an open redirect); with neither, the page links to the API reference.
+   */
+  async connect(caller: Caller, slug: ProviderSlug, from: { returnUrl?: string | undefined; origin?: string | undefined } = {}): Promise<{ provider: OAuthProviderName; authorize_url: string; expires_in_seconds: number }> {
     const provider = this.oauthProvider(slug);
+    const returnTo = this.returnTo(from);
     const nonce = await this.nonces.issue({ organizationId: caller.organizationId, provider: provider.name, userId: caller.userId });
-    const state = await this.states.sign({ organizationId: caller.organizationId, provider: provider.name, userId: caller.userId, nonce });
+    const state = await this.states.sign({ organizationId: caller.organizationId, provider: provider.name, userId: caller.userId, nonce, returnTo });
     return { provider: provider.name, authorize_url: provider.authorizeUrl(state), expires_in_seconds: STATE_TTL_SECONDS };
+  }
+
+  /** The origins a consent may return to: this deployment's and CORS_ORIGINS (the office apps that call the API). */
+  private returnTo(from: { returnUrl?: string | undefined; origin?: string | undefined }): string | undefined {
+    const { settings } = this.deps;
+    const allowed = new Set([new URL(settings.PUBLIC_BASE_URL ?? `http://localhost:${settings.PORT}`).origin, ...settings.CORS_ORIGINS]);
+    if (from.returnUrl !== undefined) {
+      if (!allowed.has(new URL(from.returnUrl).origin)) {
+        throw validationFailed({ 'query.return_url': 'Must be on this deployment or on an origin of CORS_ORIGINS' });
+      }
+      return from.returnUrl;
+    }
+    return from.origin !== undefined && allowed.has(from.origin) ? `${from.origin}/` : undefined;
   }
 
   /**
@@ -114,6 +133,15 @@ export class IntegrationService {
    * The nonce is spent before the exchange, so a replay racing the first use is refused too.
    */
   async callback(slug: string, query: CallbackQuery, log: Logger, requestId: string | null = null): Promise<CallbackOutcome> {
+    let back: string | undefined;
+    const outcome = await this.completeConsent(slug, query, log, requestId, (returnTo) => {
+      back = returnTo;
+    });
+    // Once the state is trusted, the page links back to where the consent began.
+    return back ? { ...outcome, back } : outcome;
+  }
+
+  private async completeConsent(slug: string, query: CallbackQuery, log: Logger, requestId: string | null, trusted: (returnTo: string | undefined) => void): Promise<CallbackOutcome> {
     const name = slug === 'accounting' || slug === 'crm' ? providerOfSlug(slug) as OAuthProviderName : undefined;
     if (!name) return { kind: 'bad_request', reason: 'There is no consent to complete for this provider.' };
     const display = displayName(slug as ProviderSlug);
@@ -122,6 +150,7 @@ export class IntegrationService {
     if (!check.ok) {
       return { kind: 'bad_request', reason: check.problem === 'expired' ? 'The link has expired (it is valid ten minutes).' : 'The link is not valid: its state was altered or belongs elsewhere.' };
     }
+    trusted(check.claims.returnTo);
     if (!(await this.nonces.consume(check.claims))) return { kind: 'bad_request', reason: 'The link has already been used.' };
     // Section 5.3: who started the consent must still be an active ADMIN when it completes.
     const starter = await inTenant(this.deps.em, check.claims.organizationId, (tx) => userForAuthentication(tx, check.claims.userId));

@@ -18,6 +18,8 @@ export interface StateClaims {
   userId: string;
   /** Single-use: a row of integration_oauth_states, consumed by the first callback. */
   nonce: string;
+  /** Where the consent began (checked against the allowed origins when signed): the callback page links back to it. */
+  returnTo?: string | undefined;
 }
 
 export type StateCheck = { ok: true; claims: StateClaims } | { ok: false; problem: 'expired' | 'invalid' };
@@ -36,7 +38,7 @@ export class OAuthStates {
 
   async sign(claims: StateClaims): Promise<string> {
     const issuedAt = Math.floor(this.now() / 1000);
-    return new SignJWT({ org: claims.organizationId, prv: claims.provider })
+    return new SignJWT({ org: claims.organizationId, prv: claims.provider, ...(claims.returnTo ? { ret: claims.returnTo } : {}) })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
@@ -51,11 +53,11 @@ export class OAuthStates {
   async verify(state: string, provider: OAuthProviderName): Promise<StateCheck> {
     try {
       const { payload } = await jwtVerify(state, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'], currentDate: new Date(this.now()) });
-      const { org, prv, sub, jti } = payload;
+      const { org, prv, sub, jti, ret } = payload;
       if (typeof org !== 'string' || typeof sub !== 'string' || typeof jti !== 'string') return { ok: false, problem: 'invalid' };
       // A state made for one provider, presented at another's callback, is refused as tampered.
       if (prv !== provider || !(OAUTH_PROVIDERS as readonly unknown[]).includes(prv)) return { ok: false, problem: 'invalid' };
-      return { ok: true, claims: { organizationId: org, provider, userId: sub, nonce: jti } };
+      return { ok: true, claims: { organizationId: org, provider, userId: sub, nonce: jti, returnTo: typeof ret === 'string' ? ret : undefined } };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) return { ok: false, problem: 'expired' };
       if (error instanceof joseErrors.JOSEError) return { ok: false, problem: 'invalid' };

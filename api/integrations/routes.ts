@@ -9,7 +9,7 @@ import { ADMIN_ONLY } from '../http/roles';
 import { unstorableText } from '../http/validate';
 import { sendCallbackPage } from './callback-page';
 import type { IntegrationService } from './integration-service';
-import { CallbackQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList, SyncRunList, SyncRunListQuery } from './schemas';
+import { CallbackQuery, ConnectQuery, ConnectResult, DisconnectResult, IntegrationList, ProviderParams, SyncListQuery, SyncRecordList, SyncRunList, SyncRunListQuery } from './schemas';
 import { CALLBACK_PAGE_EXAMPLES, CONNECT_RESULT_EXAMPLE, DISCONNECT_RESULT_EXAMPLE, INTEGRATION_LIST_EXAMPLE, SYNC_RECORD_LIST_EXAMPLE, SYNC_RUN_LIST_EXAMPLE } from './examples';
 import { errorExample } from '../http/error-examples';
 import { linkNext, PageHeaders } from '../http/pagination';
@@ -87,17 +87,20 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     summary: "The provider's consent URL, with a signed single-use state valid ten minutes (not a redirect)",
     description:
       'Open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. ' +
+      'The callback\'s page links back to where the consent began: `return_url` when given, else the calling page\'s origin (`Origin`), each only on this ' +
+      'deployment or an origin of `CORS_ORIGINS` (another is 422); with neither, to this API\'s reference. ' +
       '`payments` is the platform’s own account and cannot be connected (400).',
     tags: ['integrations'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
     params: ProviderParams,
+    query: ConnectQuery,
     responses: {
       200: { description: 'Open authorize_url in a browser to give consent', schema: ConnectResult, example: CONNECT_RESULT_EXAMPLE },
       400: error('payments (the platform’s own account), or the provider’s client credentials or the credential-encryption key are not configured'),
     },
-    handler: async ({ res, caller, params }) => {
-      res.json(await deps.integrations.connect(caller, params.provider));
+    handler: async ({ req, res, caller, params, query }) => {
+      res.json(await deps.integrations.connect(caller, params.provider, { returnUrl: query.return_url, origin: req.get('origin') }));
     },
   });
 

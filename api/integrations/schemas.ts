@@ -101,6 +101,15 @@ export const ConnectResult = z
   })
   .meta({ id: 'IntegrationConnect' });
 
+/** Where the person who asks for consent came from: the callback page links back to it. */
+export const ConnectQuery = z.strictObject({
+  return_url: z
+    .url({ protocol: /^https?$/, message: 'Must be an http(s) URL on this deployment or on an origin of CORS_ORIGINS' })
+    .max(2000)
+    .optional()
+    .meta({ description: 'The page the consent began on (on this deployment or an origin of CORS_ORIGINS): the callback page links back to it' }),
+});
+
 export const DisconnectResult = z.strictObject({ provider: ProviderName, status: z.literal('DISCONNECTED') }).meta({ id: 'IntegrationDisconnect' });
 
 /**

@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import { DepotSchema, SettingsPatch } from '../../domain/organizations/settings';
 
+/** D24: the workspace's logo as its settings describe it (its bytes are served only under the quote page). */
+export const OrganizationLogo = z
+  .strictObject({
+    content_type: z.enum(['image/png', 'image/jpeg']),
+    size_bytes: z.int().meta({ description: 'At most 262,144 (256 KB)' }),
+    width: z.int().meta({ description: 'In pixels' }),
+    height: z.int().meta({ description: 'In pixels' }),
+    sha256: z.string().meta({ description: 'The SHA-256 of its bytes, hex (what the audit log records of it)' }),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'OrganizationLogo' });
+
 /** D13, D22, D11, D3, D23: the workspace, its technical contact and its settings (defaults applied). */
 export const Organization = z
   .strictObject({
@@ -20,6 +32,10 @@ export const Organization = z
     overtime_cap_minutes: z.int().meta({ description: 'The daily overtime a route may hold (default 60)' }),
     eta_drift_threshold_minutes: z.int().meta({ description: 'An ETA moving by more than this fires `dispatch.updated` (default 15)' }),
     dispatch_coalesce_seconds: z.int().meta({ description: 'How long dispatch changes are gathered before `dispatch.updated` fires (default 5)' }),
+    business_address: z.string().nullable().meta({ description: 'The postal address quotes show under the workspace’s name (lines separated by newlines); null until set' }),
+    business_phone: z.string().nullable().meta({ description: 'The phone number quotes show; null until set' }),
+    quote_terms: z.string().meta({ description: 'The terms a quote’s page and PDF carry (a default until set)' }),
+    logo: OrganizationLogo.nullable().meta({ description: 'The logo quotes show (`PUT /api/v1/organization/logo`); null until one is uploaded' }),
   })
   .meta({ id: 'Organization' });
 export type Organization = z.infer<typeof Organization>;

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { inTenant } from '../../db/tenant-scope';
-import { tenantStanding } from '../../db/organizations';
+import { organizationLogo, tenantStanding } from '../../db/organizations';
+import { DEFAULT_QUOTE_TERMS } from '../../domain/organizations/settings';
 import { isSuspended } from '../../domain/organizations/suspension';
 import { acceptanceAssignments, declineAssignments, officeRecipients, pageLinkByHash, pageLinkTenant, type PageLinkRow } from '../../db/quotes/page-links';
 import { transitionQuote } from '../../db/quotes/quotes';
@@ -23,10 +24,18 @@ import { csrfMatches, csrfToken, isPageTokenShape, pageTokenHash } from './token
 /** The quote as its page shows it: no cost, no margin, nothing the office alone reads. */
 export interface OpenQuote {
   contractor: string;
+  /** D24: the contractor's details from its workspace settings; null where none is set. */
+  contractorAddress: string | null;
+  contractorPhone: string | null;
+  /** Whether the workspace has a logo (served at `/q/<token>/logo`, embedded in the PDF). */
+  logo: boolean;
   quoteNumber: number;
   customerName: string | null;
   figures: CustomerFigures;
+  /** When the quote was sent to the customer (its creation, for a quote never sent). */
+  issuedAt: Date;
   validUntil: Date;
+  terms: string;
 }
 
 export interface FormProblem {
@@ -39,8 +48,10 @@ export interface FormProblem {
 /** What a request to the page comes to; api/quote-page/page.ts renders each. */
 export type PageView =
   | { kind: 'open'; status: 200 | 422; quote: OpenQuote; csrf: string; problem?: FormProblem }
-  | { kind: 'decided'; status: 200 | 409; contractor: string; quoteNumber: number; decision: Decision; justNow: boolean }
-  | { kind: 'gone'; status: 404 | 410 }
+  /** `quote`: on a GET of a quote the customer decided, the quote itself, read-only, with its PDF. */
+  | { kind: 'decided'; status: 200 | 409; contractor: string; quoteNumber: number; decision: Decision; justNow: boolean; quote?: OpenQuote }
+  /** One neutral status for every link that opens nothing (docs/security.md). */
+  | { kind: 'gone'; status: 404 }
   | { kind: 'refused'; status: 403 }
   /** D22: the contractor's workspace is suspended; the link opens again when it is resumed. */
   | { kind: 'unavailable'; status: 403 };
@@ -64,6 +75,16 @@ const decisionFrom = (row: PageLinkRow) =>
     acceptance: row.acceptance_name && row.acceptance_at ? { name: row.acceptance_name, at: new Date(row.acceptance_at) } : null,
     declinedByCustomerAt: row.customer_declined_at ? new Date(row.customer_declined_at) : null,
   });
+
+/** A post on a quote already decided: the short page saying so (409), not the quote again. */
+const alreadyDecided = (view: Extract<PageView, { kind: 'decided' }>): PageView => ({
+  kind: 'decided',
+  status: 409,
+  contractor: view.contractor,
+  quoteNumber: view.quoteNumber,
+  decision: view.decision,
+  justNow: false,
+});
 
 /**
  * D24: the customer's page of a quote. A link is found by its hash through the one door that names
@@ -100,10 +121,15 @@ export class QuotePageService {
   private openQuote(row: PageLinkRow): OpenQuote {
     return {
       contractor: row.contractor_name,
+      contractorAddress: row.business_address,
+      contractorPhone: row.business_phone,
+      logo: row.has_logo,
       quoteNumber: row.quote_number,
       customerName: row.customer_name,
-      figures: customerFigures(row.calculation.line_items, row.tax_region),
+      figures: customerFigures(row.calculation.line_items, row.tax_region, row.control_sides ?? []),
+      issuedAt: new Date(row.sent_at ?? row.created_at),
       validUntil: new Date(row.expires_at),
+      terms: row.quote_terms ?? DEFAULT_QUOTE_TERMS,
     };
   }
 
@@ -116,19 +142,39 @@ export class QuotePageService {
     const state = linkState({ expiresAt: new Date(row.expires_at), voidedAt: row.voided_at }, { status: row.status, decidedByCustomer: decidedByCustomer(row) }, now);
     if (state === 'open') return { kind: 'open', status: 200, quote: this.openQuote(row), csrf: csrfToken(this.deps.formSecret, found.tokenHash) };
     const decision = state === 'decided' ? decisionFrom(row) : null;
-    if (!decision) return { kind: 'gone', status: 410 };
-    return { kind: 'decided', status: 200, contractor: row.contractor_name, quoteNumber: row.quote_number, decision, justNow: false };
+    // Unknown, voided, expired, decided by the office, or past its keeping: one neutral answer.
+    if (!decision) return { kind: 'gone', status: 404 };
+    return { kind: 'decided', status: 200, contractor: row.contractor_name, quoteNumber: row.quote_number, decision, justNow: false, quote: this.openQuote(row) };
   }
 
   async view(token: string): Promise<PageView> {
     return this.viewOf(await this.locate(token), this.now());
   }
 
-  /** The open quote for its PDF, or the refusal the page would show. */
-  async pdfQuote(token: string): Promise<{ quote: OpenQuote } | { view: PageView }> {
+  /**
+   * The quote for its PDF, with the customer's decision once they made it (the copy they keep until
+   * the quote's validity plus 90 days), or the refusal the page would show.
+   */
+  async pdfQuote(token: string): Promise<{ quote: OpenQuote; decision: Decision | null; organizationId: string } | { view: PageView }> {
     const found = await this.locate(token);
     const view = this.viewOf(found, this.now());
-    return view.kind === 'open' ? { quote: view.quote } : { view: view.kind === 'decided' ? { kind: 'gone', status: 410 } : view };
+    if (view.kind === 'open') return { quote: view.quote, decision: null, organizationId: found!.organizationId };
+    if (view.kind === 'decided' && view.quote) return { quote: view.quote, decision: view.decision, organizationId: found!.organizationId };
+    return { view };
+  }
+
+  /** D24: the contractor's logo, for a link that shows its quote (open or decided); the neutral page otherwise. */
+  async logo(token: string): Promise<{ contentType: string; bytes: Buffer } | { view: PageView }> {
+    const found = await this.locate(token);
+    const view = this.viewOf(found, this.now());
+    if (view.kind !== 'open' && !(view.kind === 'decided' && view.quote)) return { view };
+    const logo = await inTenant(this.em, found!.organizationId, (tx) => organizationLogo(tx));
+    return logo ? { contentType: logo.content_type, bytes: logo.bytes } : { view: { kind: 'gone', status: 404 } };
+  }
+
+  /** The logo's bytes for the PDF of a quote of this tenant. */
+  async logoBytes(organizationId: string): Promise<Buffer | undefined> {
+    return (await inTenant(this.em, organizationId, (tx) => organizationLogo(tx)))?.bytes;
   }
 
   async accept(token: string, fields: unknown, client: ClientFacts): Promise<PageView> {
@@ -148,7 +194,7 @@ export class QuotePageService {
     if (!csrfMatches(this.deps.formSecret, found.tokenHash, csrf)) return { kind: 'refused', status: 403 };
     const before = this.viewOf(found, now);
     // A second decision, or one after the office decided, changes nothing and says what happened.
-    if (before.kind === 'decided') return { ...before, status: 409 };
+    if (before.kind === 'decided') return alreadyDecided(before);
     if (before.kind !== 'open') return this.afterTheOffice(found.row, now) ?? before;
 
     const parsed = action === 'accept' ? AcceptForm.safeParse(fields) : DeclineForm.safeParse(fields);
@@ -187,7 +233,7 @@ export class QuotePageService {
       // Another request decided first (a concurrent accept, the office, a re-send): say what is now so.
       const again = await this.locate(token);
       const after = this.viewOf(again, now);
-      if (after.kind === 'decided') return { ...after, status: 409 };
+      if (after.kind === 'decided') return alreadyDecided(after);
       return (again && this.afterTheOffice(again.row, now)) ?? after;
     }
     if (outcome.event) await this.deps.events?.tryDispatch(outcome.event);

@@ -1,6 +1,6 @@
 import { createElement as h, Fragment, type ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { formatCad, type Decision } from '../../domain/quotes/customer-page';
+import { formatCad, type Decision, type LineChoices } from '../../domain/quotes/customer-page';
 import { taxLineLabel } from '../../domain/tax/quote-tax';
 import type { OpenQuote, PageView } from './page-service';
 
@@ -15,6 +15,11 @@ export const QUOTE_PAGE_STYLESHEET = '/q/assets/quote-page.css';
 export const QUOTE_PAGE_ICON = '/q/assets/favicon.svg';
 
 const day = (date: Date) => date.toLocaleDateString('en-CA', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+/** An instant as the acceptance record states it: the day, and the minute in UTC. */
+export const instant = (date: Date) => `${day(date)} at ${date.toISOString().slice(11, 16)} UTC`;
+
+/** The contractor's logo under the page's own origin (CSP `img-src 'self'`). */
+export const logoPath = (action: string) => `${action}/logo`;
 
 function layout(title: string, body: ReactNode): string {
   const html = h(
@@ -85,6 +90,20 @@ function declineForm(view: Extract<PageView, { kind: 'open' }>, action: string):
   );
 }
 
+/** What was chosen for a line, each choice on its own line under the line's description. */
+function choicesList(choices: LineChoices): ReactNode {
+  const item = (label: string, value: string) => h('li', { key: label }, h('span', { className: 'choice' }, `${label}: `), value);
+  return h(
+    'ul',
+    { className: 'choices' },
+    item('Fabric', choices.fabric ?? 'not recorded'),
+    item('Hardware', choices.hardware ?? 'not recorded'),
+    item('Motor', choices.motor ?? 'none (manual)'),
+    item('Control side', choices.controlSide ?? 'not specified'),
+    item('Cassette', choices.cassette ?? 'none'),
+  );
+}
+
 function linesTable(quote: OpenQuote): ReactNode {
   const { figures } = quote;
   return h(
@@ -95,7 +114,9 @@ function linesTable(quote: OpenQuote): ReactNode {
     h(
       'tbody',
       null,
-      ...figures.lines.map((line, index) => h('tr', { key: `line-${index}` }, h('td', null, line.description), h('td', { className: 'amount' }, formatCad(line.amountCents)))),
+      ...figures.lines.map((line, index) =>
+        h('tr', { key: `line-${index}` }, h('td', null, h('span', { className: 'line' }, line.description), choicesList(line.choices)), h('td', { className: 'amount' }, formatCad(line.amountCents))),
+      ),
     ),
     h(
       'tfoot',
@@ -107,6 +128,36 @@ function linesTable(quote: OpenQuote): ReactNode {
   );
 }
 
+function header(quote: { contractor: string; quoteNumber: number; logo?: boolean }, action: string): ReactNode {
+  return h(
+    'header',
+    null,
+    quote.logo ? h('img', { className: 'logo', src: logoPath(action), alt: `${quote.contractor} logo` }) : null,
+    h('p', { className: 'contractor' }, quote.contractor),
+    h('h1', null, `Quote ${quote.quoteNumber}`),
+  );
+}
+
+/** Who sent the quote and on what terms: the contractor's address and phone, the issue date, the validity, the terms. */
+function aboutQuote(quote: OpenQuote): ReactNode {
+  const address = quote.contractorAddress?.split(/\r?\n/).filter((part) => part.trim() !== '') ?? [];
+  return h(
+    'footer',
+    { className: 'about card' },
+    h('h2', null, `About this quote`),
+    h(
+      'dl',
+      { className: 'facts' },
+      h('div', null, h('dt', null, 'From'), h('dd', { id: 'contractor' }, quote.contractor, ...address.map((part, i) => h(Fragment, { key: `address-${i}` }, h('br'), part)))),
+      quote.contractorPhone ? h('div', null, h('dt', null, 'Phone'), h('dd', { id: 'contractor-phone' }, h('a', { href: `tel:${quote.contractorPhone.replace(/[^0-9+]/g, '')}` }, quote.contractorPhone))) : null,
+      h('div', null, h('dt', null, 'Issued'), h('dd', { id: 'issued' }, h('time', { dateTime: quote.issuedAt.toISOString() }, day(quote.issuedAt)))),
+      h('div', null, h('dt', null, 'Valid until'), h('dd', null, h('time', { dateTime: quote.validUntil.toISOString() }, day(quote.validUntil)))),
+    ),
+    h('h3', null, 'Terms'),
+    h('p', { className: 'terms', id: 'terms' }, quote.terms),
+  );
+}
+
 function openPage(view: Extract<PageView, { kind: 'open' }>, action: string): string {
   const { quote } = view;
   return layout(
@@ -114,7 +165,7 @@ function openPage(view: Extract<PageView, { kind: 'open' }>, action: string): st
     h(
       Fragment,
       null,
-      h('header', null, h('p', { className: 'contractor' }, quote.contractor), h('h1', null, `Quote ${quote.quoteNumber}`)),
+      header(quote, action),
       h(
         'dl',
         { className: 'summary' },
@@ -125,18 +176,21 @@ function openPage(view: Extract<PageView, { kind: 'open' }>, action: string): st
       linesTable(quote),
       h('p', { className: 'pdf' }, h('a', { href: `${action}/quote.pdf`, download: `quote-${quote.quoteNumber}.pdf` }, 'Download this quote as a PDF')),
       declineForm(view, action),
+      aboutQuote(quote),
     ),
   );
 }
 
-function decisionText(decision: Decision, contractor: string, justNow: boolean): { heading: string; detail: string } {
+function decisionText(decision: Decision, contractor: string, justNow: boolean, kept: boolean): { heading: string; detail: string } {
   switch (decision.kind) {
     case 'accepted_by_customer':
+      if (kept) return { heading: 'You accepted this quote', detail: `Accepted by ${decision.name} on ${instant(decision.at)}. This is the quote as you accepted it.` };
       return {
         heading: justNow ? 'Thank you: you accepted this quote' : 'This quote was already accepted',
         detail: `Accepted by ${decision.name} on ${day(decision.at)}. ${contractor} has been told; your invoice will come by email.${justNow ? '' : ' Nothing was changed.'}`,
       };
     case 'declined_by_customer':
+      if (kept) return { heading: 'You declined this quote', detail: `Declined on ${instant(decision.at)}. This is the quote as you declined it.` };
       return {
         heading: justNow ? 'You declined this quote' : 'This quote was already declined',
         detail: `Declined on ${day(decision.at)}. ${contractor} has been told.${justNow ? '' : ' Nothing was changed.'}`,
@@ -146,11 +200,22 @@ function decisionText(decision: Decision, contractor: string, justNow: boolean):
   }
 }
 
-function decidedPage(view: Extract<PageView, { kind: 'decided' }>): string {
-  const { heading, detail } = decisionText(view.decision, view.contractor, view.justNow);
+function decidedPage(view: Extract<PageView, { kind: 'decided' }>, action: string): string {
+  const { quote } = view;
+  const { heading, detail } = decisionText(view.decision, view.contractor, view.justNow, quote !== undefined);
+  // The customer's own decision: its PDF is theirs to keep (until the quote's validity plus 90 days).
+  const own = view.decision.kind !== 'decided_by_office';
+  const pdf = own ? h('p', { className: 'pdf' }, h('a', { href: `${action}/quote.pdf`, download: `quote-${view.quoteNumber}.pdf` }, 'Download this quote as a PDF')) : null;
   return layout(
     `Quote ${view.quoteNumber} from ${view.contractor}`,
-    h(Fragment, null, h('header', null, h('p', { className: 'contractor' }, view.contractor), h('h1', null, `Quote ${view.quoteNumber}`)), h('section', { className: 'card', role: 'status' }, h('h2', null, heading), h('p', null, detail))),
+    h(
+      Fragment,
+      null,
+      header({ contractor: view.contractor, quoteNumber: view.quoteNumber, logo: quote?.logo ?? false }, action),
+      h('section', { className: 'card', role: 'status' }, h('h2', null, heading), h('p', { id: 'decision' }, detail), pdf),
+      quote ? linesTable(quote) : null,
+      quote ? aboutQuote(quote) : null,
+    ),
   );
 }
 
@@ -187,7 +252,7 @@ export function renderPage(view: PageView, action: string): string {
     case 'open':
       return openPage(view, action);
     case 'decided':
-      return decidedPage(view);
+      return decidedPage(view, action);
     case 'gone':
       return GONE;
     case 'refused':

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Pool } from 'pg';
 import { z } from 'zod';
 import { openApiPath, type RouteHost } from '../http/route';
 import { asDomainError } from '../http/error-handler';
 import { Limiter, type LimitPolicy } from '../http/rate-limit';
 import { clientAddressKey } from '../http/client-address';
+import { readFormBody } from '../http/body-reader';
 import { RateLimitedError } from '../../domain/errors/errors';
 import { ERROR_RENDERINGS } from '../../domain/errors/error-kinds';
 import { QUOTE_PAGE_ICON, QUOTE_PAGE_STYLESHEET, renderPage, TOO_MANY } from './page';
@@ -20,8 +21,8 @@ const PAGE_PATH = '/q/:token';
 const STYLESHEET = readFileSync(new URL('./assets/quote-page.css', import.meta.url), 'utf8');
 const ICON = readFileSync(new URL('./assets/favicon.svg', import.meta.url), 'utf8');
 
-/** The form posts: URL-encoded, small, flat. */
-const readForm = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
+/** The form posts: URL-encoded, small, flat, read by the service's one body reader. */
+const readForm = readFormBody();
 
 /**
  * A cross-site post is refused before anything is read (D24): a browser says where a request
@@ -51,8 +52,11 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
   const page = (description: string, example: string) => ({ description, content: { 'text/html': { schema: z.string(), example } } });
   const params = z.object({ token: z.string().meta({ description: 'The token of the link the customer was sent', example: QUOTE_PAGE_EXAMPLES.token }) });
   const common = {
-    404: page('No link has this token (the neutral page, revealing nothing)', QUOTE_PAGE_EXAMPLES.gone),
-    410: page('The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page)', QUOTE_PAGE_EXAMPLES.gone),
+    404: page(
+      'The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the ' +
+        "customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing",
+      QUOTE_PAGE_EXAMPLES.gone,
+    ),
     429: page('Too many requests from this address; back off by Retry-After', QUOTE_PAGE_EXAMPLES.tooMany),
   };
   const unavailable = page("The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed", QUOTE_PAGE_EXAMPLES.unavailable);
@@ -81,12 +85,14 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     summary: "The customer's page of a sent quote (HTML, no login)",
     description:
       'The link emailed by `POST /api/v1/quotes/{id}/send`. While the quote is SENT and the link valid: the contractor, the quote number, each line with ' +
-      'its price, the tax lines of the quote\'s region, the total, until when it is valid, a PDF link, and the accept and decline forms. After the ' +
-      "customer's own decision, what they decided. Any other link: one neutral page. Rate-limited per address.",
+      'what was chosen (fabric, hardware, motor, control side, cassette) and its price, the tax lines of the quote\'s region, the total, the issue date, until when it ' +
+      "is valid, the contractor's address, phone and logo, the terms, a PDF link, and the accept and decline forms. After the customer's own decision, the same " +
+      'quote read-only with the decision (for an acceptance, the typed name and the time) and its PDF, until the quote\'s validity plus 90 days. Any other link: ' +
+      'one neutral page (404). Rate-limited per address.',
     tags: ['customer page'],
     security: [],
     request: { params },
-    responses: { 200: page('The quote (or the decision the customer made on it)', QUOTE_PAGE_EXAMPLES.open), 403: unavailable, ...common },
+    responses: { 200: page('The quote (or, read-only, the quote the customer decided, with their decision)', QUOTE_PAGE_EXAMPLES.open), 403: unavailable, ...common },
   });
   host.app.get(PAGE_PATH, async (req, res) => {
     await limited(req, res);
@@ -98,7 +104,10 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     path: openApiPath(`${PAGE_PATH}/quote.pdf`),
     operationId: 'getQuotePagePdf',
     summary: 'The PDF of the quote the page shows',
-    description: 'The same figures as the page, as a PDF (PDFKit). Only while the link opens the quote; otherwise the neutral page.',
+    description:
+      "The same quote as the page, as a PDF (PDFKit): the contractor's logo, address and phone, the issue date, the validity, each line with what was chosen, " +
+      "the figures, the terms and, once the customer decided, their decision (the acceptance's typed name and time). While the link opens the quote, and after the " +
+      "customer's decision until the quote's validity plus 90 days; otherwise the neutral page.",
     tags: ['customer page'],
     security: [],
     request: { params },
@@ -108,8 +117,36 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     await limited(req, res);
     const found = await deps.pages.pdfQuote(String(req.params.token));
     if ('view' in found) return send(res, found.view, pathOf(req));
-    const pdf = await quotePdf(found.quote);
+    const logo = found.quote.logo ? await deps.pages.logoBytes(found.organizationId) : undefined;
+    const pdf = await quotePdf(found.quote, { logo, decision: found.decision });
     res.status(200).type('application/pdf').set('Content-Disposition', `inline; filename="quote-${found.quote.quoteNumber}.pdf"`).set('Cache-Control', 'no-store').send(pdf);
+  });
+
+  host.registry.registerPath({
+    method: 'get',
+    path: openApiPath(`${PAGE_PATH}/logo`),
+    operationId: 'getQuotePageLogo',
+    summary: "The contractor's logo, as the page shows it",
+    description:
+      "The workspace's logo (`PUT /api/v1/organization/logo`), served under the page's own origin so that its Content-Security-Policy (`img-src 'self'`) holds. " +
+      'Only while the link shows its quote; otherwise, or when the workspace has no logo, the neutral page.',
+    tags: ['customer page'],
+    security: [],
+    request: { params },
+    responses: {
+      200: {
+        description: 'The logo, with the type it was uploaded as',
+        content: { 'image/png': { schema: z.string().meta({ format: 'binary' }), example: '<the PNG bytes>' }, 'image/jpeg': { schema: z.string().meta({ format: 'binary' }), example: '<the JPEG bytes>' } },
+      },
+      403: unavailable,
+      ...common,
+    },
+  });
+  host.app.get(`${PAGE_PATH}/logo`, async (req, res) => {
+    await limited(req, res);
+    const found = await deps.pages.logo(String(req.params.token));
+    if ('view' in found) return send(res, found.view, pathOf(req));
+    res.status(200).type(found.contentType).set('Cache-Control', 'no-store').send(found.bytes);
   });
 
   for (const action of ['accept', 'decline'] as const) {
@@ -140,6 +177,9 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
         403: page("A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now)", QUOTE_PAGE_EXAMPLES.refused),
         409: page('Already decided (by the customer or the office): nothing changed, the page says what happened', QUOTE_PAGE_EXAMPLES.decided),
         422: page('The typed name or the reason is not acceptable: the page again with the complaint beside its field', QUOTE_PAGE_EXAMPLES.open),
+        400: page('The form could not be read: its body does not decode as its Content-Encoding says (nothing changed)', QUOTE_PAGE_EXAMPLES.refused),
+        413: page('The form is over 16 KB (decoded), or has more than 10 fields (nothing changed)', QUOTE_PAGE_EXAMPLES.refused),
+        415: page('A Content-Encoding other than gzip, deflate or br, or a charset other than UTF-8 (nothing changed)', QUOTE_PAGE_EXAMPLES.refused),
         ...common,
       },
     });

@@ -60,19 +60,33 @@ export interface PageLinkRow {
   calculation: { line_items: PricedLine[] };
   sent_by_user_id: string | null;
   created_by_user_id: string | null;
+  /** The name the workspace shows (its display name, else its registered name). */
   contractor_name: string;
   customer_name: string | null;
   customer_email: string | null;
   acceptance_name: string | null;
   acceptance_at: Date | null;
   customer_declined_at: Date | null;
+  /** D24: the contractor as its quotes show it (workspace settings). */
+  business_address: string | null;
+  business_phone: string | null;
+  /** Null: the default terms (domain/organizations/settings.ts). */
+  quote_terms: string | null;
+  has_logo: boolean;
+  sent_at: Date | null;
+  /** By line, the control side a `/v1/` quote recorded; null for a quote priced through `/api/`. */
+  control_sides: ('left' | 'right' | null)[] | null;
 }
 
 export async function pageLinkByHash(tx: EntityManager, tokenHash: Buffer, options: { lock?: boolean } = {}): Promise<PageLinkRow | undefined> {
   const [row] = await tx.execute<PageLinkRow[]>(
     `select t.id as link_id, t.quote_id, t.expires_at, t.voided_at, q.status, q.quote_number, q.created_at, q.tax_region, q.calculation,
-            q.sent_by_user_id, q.created_by_user_id, o.name as contractor_name, c.name as customer_name, c.email as customer_email,
-            q.acceptance_name, q.acceptance_at, q.customer_declined_at
+            q.sent_by_user_id, q.created_by_user_id, coalesce(o.display_name, o.name) as contractor_name, c.name as customer_name, c.email as customer_email,
+            q.acceptance_name, q.acceptance_at, q.customer_declined_at, o.business_address, o.business_phone, o.quote_terms, q.sent_at,
+            exists (select 1 from organization_logos l where l.organization_id = q.organization_id) as has_logo,
+            (select jsonb_agg(line->'configuration'->'controlSide' order by n)
+               from quote_revisions r, jsonb_array_elements(r.quote->'lines') with ordinality as x(line, n)
+              where r.quote_id = q.id and r.revision = q.revision) as control_sides
        from quote_page_tokens t
        join quotes q on q.id = t.quote_id
        join organizations o on o.id = q.organization_id

@@ -27,6 +27,14 @@ export const SETTING_DEFAULTS = {
   dispatch_coalesce_seconds: 5,
 } as const;
 
+/** D24: the terms a quote's page and PDF carry until the workspace sets its own. */
+export const DEFAULT_QUOTE_TERMS =
+  'Prices are in Canadian dollars; the taxes shown are those of the quote’s province. The quote may be accepted until its validity ends. ' +
+  'Accepting it authorizes the work described; the invoice follows by email and is due on receipt. Measurements are confirmed on site before fabrication.';
+
+/** D24: the limits of the contractor's details on quotes. */
+export const CONTRACTOR_DETAIL_LIMITS = { business_address: 500, business_phone: 40, quote_terms: 4000 } as const;
+
 export interface Depot {
   lat: number;
   lon: number;
@@ -53,6 +61,12 @@ export interface OrganizationSettings {
   eta_drift_threshold_minutes: number;
   /** How long dispatch changes are gathered before one `dispatch.updated` per route. */
   dispatch_coalesce_seconds: number;
+  /** D24: the postal address a quote's page and PDF show under the contractor's name; null until set. */
+  business_address: string | null;
+  /** D24: the phone number a quote's page and PDF show; null until set. */
+  business_phone: string | null;
+  /** D24: the terms a quote's page and PDF carry (DEFAULT_QUOTE_TERMS until set). */
+  quote_terms: string;
 }
 
 /** The stored values, null where the tenant has set nothing. */
@@ -69,6 +83,9 @@ export interface StoredSettings {
   overtime_cap_minutes: number | null;
   eta_drift_threshold_minutes: number | null;
   dispatch_coalesce_seconds: number | null;
+  business_address: string | null;
+  business_phone: string | null;
+  quote_terms: string | null;
 }
 
 const num = (value: number | string | null) => (value === null ? null : Number(value));
@@ -87,6 +104,9 @@ export function withDefaults(stored: StoredSettings): OrganizationSettings {
     overtime_cap_minutes: num(stored.overtime_cap_minutes) ?? SETTING_DEFAULTS.overtime_cap_minutes,
     eta_drift_threshold_minutes: num(stored.eta_drift_threshold_minutes) ?? SETTING_DEFAULTS.eta_drift_threshold_minutes,
     dispatch_coalesce_seconds: num(stored.dispatch_coalesce_seconds) ?? SETTING_DEFAULTS.dispatch_coalesce_seconds,
+    business_address: stored.business_address,
+    business_phone: stored.business_phone,
+    quote_terms: stored.quote_terms ?? DEFAULT_QUOTE_TERMS,
   };
 }
 
@@ -139,6 +159,30 @@ export const SettingsPatch = z.strictObject({
   overtime_cap_minutes: bounded('overtime_cap_minutes', true).optional().meta({ description: 'The daily overtime a route may hold' }),
   eta_drift_threshold_minutes: bounded('eta_drift_threshold_minutes', true).optional().meta({ description: 'An ETA that moves by more than this fires `dispatch.updated`' }),
   dispatch_coalesce_seconds: bounded('dispatch_coalesce_seconds', true).optional().meta({ description: 'How long dispatch changes are gathered before `dispatch.updated` fires' }),
+  business_address: z
+    .string()
+    .trim()
+    .min(1, { message: 'Must not be empty; null clears it' })
+    .max(CONTRACTOR_DETAIL_LIMITS.business_address, { message: `At most ${CONTRACTOR_DETAIL_LIMITS.business_address} characters` })
+    .nullable()
+    .optional()
+    .meta({ description: 'The postal address quotes show under the workspace’s name (lines separated by newlines); null clears it' }),
+  business_phone: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9(][0-9 ().-]{5,30}[0-9](?: ?(?:[xX]|[eE][xX][tT]\.?) ?[0-9]{1,6})?$/, { message: 'Must be a phone number, such as +1 604 555 0142 or (604) 555-0142 ext. 12' })
+    .max(CONTRACTOR_DETAIL_LIMITS.business_phone)
+    .nullable()
+    .optional()
+    .meta({ description: 'The phone number quotes show; null clears it' }),
+  quote_terms: z
+    .string()
+    .trim()
+    .min(1, { message: 'Must not be empty; null returns to the default terms' })
+    .max(CONTRACTOR_DETAIL_LIMITS.quote_terms, { message: `At most ${CONTRACTOR_DETAIL_LIMITS.quote_terms} characters` })
+    .nullable()
+    .optional()
+    .meta({ description: 'The terms a quote’s page and PDF carry; null returns to the default' }),
 });
 export type SettingsPatch = z.output<typeof SettingsPatch>;
 

@@ -17,11 +17,25 @@ export interface PricedLine {
   width_inches: number;
   drop_inches: number;
   price_cents: number;
+  /** The line's components as priced (fabric, hardware, motor, trim, labour), each with its rate card description. */
+  components?: readonly { component: string; sku_code: string | null; description: string }[];
+}
+
+/** What was chosen for a line, as the customer reads it: null where nothing was (no motor, no cassette) or nothing was recorded. */
+export interface LineChoices {
+  fabric: string | null;
+  hardware: string | null;
+  motor: string | null;
+  /** Recorded by a `/v1/` quote only; null on a quote priced through `/api/` calculate. */
+  controlSide: 'left' | 'right' | null;
+  /** The trim: a cassette (or a fascia) covering the roll, if any. */
+  cassette: string | null;
 }
 
 export interface CustomerLine {
   description: string;
   amountCents: number;
+  choices: LineChoices;
 }
 
 export interface CustomerFigures {
@@ -36,8 +50,32 @@ export interface CustomerFigures {
 export const customerLineDescription = (line: PricedLine, index: number): string =>
   `${line.reference ?? `Line ${index + 1}`}: ${line.quantity} × ${line.width_inches}" × ${line.drop_inches}" roller shade`;
 
-export function customerFigures(lineItems: readonly PricedLine[], taxRegion: string | null): CustomerFigures {
-  const lines = lineItems.map((line, index) => ({ description: customerLineDescription(line, index), amountCents: line.price_cents }));
+/** A line's choices from its priced components (the rate card's own descriptions) and, when recorded, its control side. */
+export function lineChoices(line: PricedLine, controlSide: 'left' | 'right' | null = null): LineChoices {
+  const of = (kind: string) => {
+    const component = line.components?.find((c) => c.component === kind);
+    return component ? component.description || component.sku_code : null;
+  };
+  return { fabric: of('fabric'), hardware: of('hardware'), motor: of('motor'), controlSide, cassette: of('trim') };
+}
+
+/** The choices as one sentence per line, the same on the page and the PDF. */
+export function lineChoicesText(choices: LineChoices): string {
+  return [
+    `Fabric: ${choices.fabric ?? 'not recorded'}`,
+    `Hardware: ${choices.hardware ?? 'not recorded'}`,
+    `Motor: ${choices.motor ?? 'none (manual)'}`,
+    `Control side: ${choices.controlSide ?? 'not specified'}`,
+    `Cassette: ${choices.cassette ?? 'none'}`,
+  ].join('; ');
+}
+
+/**
+ * The figures the customer sees. `controlSides`, by line index, where the quote recorded them
+ * (a `/v1/` quote's configuration); absent ones are null.
+ */
+export function customerFigures(lineItems: readonly PricedLine[], taxRegion: string | null, controlSides: readonly ('left' | 'right' | null)[] = []): CustomerFigures {
+  const lines = lineItems.map((line, index) => ({ description: customerLineDescription(line, index), amountCents: line.price_cents, choices: lineChoices(line, controlSides[index] ?? null) }));
   const subtotalCents = lines.reduce((sum, line) => sum + line.amountCents, 0);
   const tax = quoteTax(taxRegion, subtotalCents);
   return { lines, subtotalCents, tax, totalCents: subtotalCents + tax.total_cents };
@@ -68,11 +106,19 @@ export interface PageLink {
  * refusal is one neutral answer that reveals nothing of the quote.
  */
 export type LinkState = 'open' | 'decided' | 'gone';
+
+/** How long past its validity a quote the customer decided stays readable on its link (read-only, with its PDF). */
+export const DECIDED_QUOTE_KEPT_DAYS = 90;
+
+/** Until when the link of a quote the customer decided shows it: the quote's validity plus DECIDED_QUOTE_KEPT_DAYS. */
+export const decidedQuoteKeptUntil = (link: PageLink): Date => new Date(link.expiresAt.getTime() + DECIDED_QUOTE_KEPT_DAYS * 24 * 60 * 60 * 1000);
+
 export function linkState(link: PageLink, quote: { status: QuoteStatus; decidedByCustomer: boolean }, now: Date): LinkState {
   if (link.voidedAt !== null) return 'gone';
   if (quote.status === 'SENT') return now.getTime() < link.expiresAt.getTime() ? 'open' : 'gone';
-  // The customer's own decision stays readable on the link they used; anything else is gone.
-  return quote.decidedByCustomer ? 'decided' : 'gone';
+  // The customer's own decision (and the quote they decided on) stays readable on the link they
+  // used until the quote's validity plus 90 days; anything else is gone.
+  return quote.decidedByCustomer && now.getTime() < decidedQuoteKeptUntil(link).getTime() ? 'decided' : 'gone';
 }
 
 /** What a page says when nothing more can be decided (a second accept, or the office decided first). */

@@ -454,7 +454,7 @@ export interface paths {
         };
         /**
          * The customer's page of a sent quote (HTML, no login)
-         * @description The link emailed by `POST /api/v1/quotes/{id}/send`. While the quote is SENT and the link valid: the contractor, the quote number, each line with its price, the tax lines of the quote's region, the total, until when it is valid, a PDF link, and the accept and decline forms. After the customer's own decision, what they decided. Any other link: one neutral page. Rate-limited per address.
+         * @description The link emailed by `POST /api/v1/quotes/{id}/send`. While the quote is SENT and the link valid: the contractor, the quote number, each line with what was chosen (fabric, hardware, motor, control side, cassette) and its price, the tax lines of the quote's region, the total, the issue date, until when it is valid, the contractor's address, phone and logo, the terms, a PDF link, and the accept and decline forms. After the customer's own decision, the same quote read-only with the decision (for an acceptance, the typed name and the time) and its PDF, until the quote's validity plus 90 days. Any other link: one neutral page (404). Rate-limited per address.
          */
         get: operations["getQuotePage"];
         put?: never;
@@ -474,9 +474,29 @@ export interface paths {
         };
         /**
          * The PDF of the quote the page shows
-         * @description The same figures as the page, as a PDF (PDFKit). Only while the link opens the quote; otherwise the neutral page.
+         * @description The same quote as the page, as a PDF (PDFKit): the contractor's logo, address and phone, the issue date, the validity, each line with what was chosen, the figures, the terms and, once the customer decided, their decision (the acceptance's typed name and time). While the link opens the quote, and after the customer's decision until the quote's validity plus 90 days; otherwise the neutral page.
          */
         get: operations["getQuotePagePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/q/{token}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The contractor's logo, as the page shows it
+         * @description The workspace's logo (`PUT /api/v1/organization/logo`), served under the page's own origin so that its Content-Security-Policy (`img-src 'self'`) holds. Only while the link shows its quote; otherwise, or when the workspace has no logo, the neutral page.
+         */
+        get: operations["getQuotePageLogo"];
         put?: never;
         post?: never;
         delete?: never;
@@ -980,7 +1000,7 @@ export interface paths {
         put?: never;
         /**
          * The provider's consent URL, with a signed single-use state valid ten minutes (not a redirect)
-         * @description Open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. `payments` is the platform’s own account and cannot be connected (400).
+         * @description Open `authorize_url` in a browser and approve at the provider; it sends the browser back to the callback, which connects the workspace. The callback's page links back to where the consent began: `return_url` when given, else the calling page's origin (`Origin`), each only on this deployment or an origin of `CORS_ORIGINS` (another is 422); with neither, to this API's reference. `payments` is the platform’s own account and cannot be connected (400).
          */
         post: operations["connectIntegration"];
         delete?: never;
@@ -1196,9 +1216,33 @@ export interface paths {
         head?: never;
         /**
          * Change the workspace's settings and technical contact
-         * @description Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). `technical_contact_email` must be an email address; null clears it, so the first ADMIN's email is used. `time_zone` is an IANA name and `working_day_start` `HH:mm`; `quote_validity_days` 1-365; `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300. Every change is audited with each field's before and after.
+         * @description Only the fields named change; each is validated (422 with the dotted path of the first complaint, nothing stored). `technical_contact_email` must be an email address; null clears it, so the first ADMIN's email is used. `time_zone` is an IANA name and `working_day_start` `HH:mm`; `quote_validity_days` 1-365; `depot` WGS84 (`lat` -90..90, `lon` -180..180; null clears it), `road_factor` 1-3 (two decimals), `average_speed_kmh` 5-130, `overtime_cap_minutes` 0-480, `eta_drift_threshold_minutes` 1-240, `dispatch_coalesce_seconds` 0-300; `business_address` up to 500 characters and `business_phone` a phone number (null clears either; quotes show them), `quote_terms` up to 4,000 characters (null returns to the default). Every change is audited with each field's before and after.
          */
         patch: operations["updateOrganization"];
+        trace?: never;
+    };
+    "/api/v1/organization/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the logo the workspace’s quotes show
+         * @description The body is the image itself, `image/png` or `image/jpeg` as its Content-Type says and its own bytes confirm, at most 256 KB and 2,000 pixels a side. It replaces any earlier logo. The customer’s quote page shows it from this app’s own origin (`/q/{token}/logo`) and the quote’s PDF embeds it. The change is audited by the image’s type, size and SHA-256 (never its bytes).
+         */
+        put: operations["putOrganizationLogo"];
+        post?: never;
+        /**
+         * Remove the logo; quotes then show none
+         * @description Idempotent: without a logo it answers the same. Audited when a logo was removed.
+         */
+        delete: operations["deleteOrganizationLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/audit-events": {
@@ -4137,6 +4181,27 @@ export interface components {
             eta_drift_threshold_minutes: number;
             /** @description How long dispatch changes are gathered before `dispatch.updated` fires (default 5) */
             dispatch_coalesce_seconds: number;
+            /** @description The postal address quotes show under the workspace’s name (lines separated by newlines); null until set */
+            business_address: string | null;
+            /** @description The phone number quotes show; null until set */
+            business_phone: string | null;
+            /** @description The terms a quote’s page and PDF carry (a default until set) */
+            quote_terms: string;
+            /** @description The logo quotes show (`PUT /api/v1/organization/logo`); null until one is uploaded */
+            logo: {
+                /** @enum {string} */
+                content_type: "image/png" | "image/jpeg";
+                /** @description At most 262,144 (256 KB) */
+                size_bytes: number;
+                /** @description In pixels */
+                width: number;
+                /** @description In pixels */
+                height: number;
+                /** @description The SHA-256 of its bytes, hex (what the audit log records of it) */
+                sha256: string;
+                /** Format: date-time */
+                updated_at: string;
+            } | null;
         };
         AuditEventList: {
             data: components["schemas"]["AuditEvent"][];
@@ -8061,13 +8126,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The quote (or the decision the customer made on it) */
+            /** @description The quote (or, read-only, the quote the customer decided, with their decision) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td>Living room: 2 × 36&quot; × 60&quot; roller shade</td><td class="amount">$642.00</td></tr><tr><td>Bedroom: 1 × 48&quot; × 72&quot; roller shade</td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td><span class="line">Living room: 2 × 36&quot; × 60&quot; roller shade</span><ul class="choices"><li><span class="choice">Fabric: </span>Solar screen 3% openness</li><li><span class="choice">Hardware: </span>Standard roller hardware</li><li><span class="choice">Motor: </span>Battery motor</li><li><span class="choice">Control side: </span>left</li><li><span class="choice">Cassette: </span>Aluminium cassette valance</li></ul></td><td class="amount">$642.00</td></tr><tr><td><span class="line">Bedroom: 1 × 48&quot; × 72&quot; roller shade</span><ul class="choices"><li><span class="choice">Fabric: </span>Blackout fabric</li><li><span class="choice">Hardware: </span>Heavy-duty roller hardware</li><li><span class="choice">Motor: </span>none (manual)</li><li><span class="choice">Control side: </span>right</li><li><span class="choice">Cassette: </span>none</li></ul></td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form><footer class="about card"><h2>About this quote</h2><dl class="facts"><div><dt>From</dt><dd id="contractor">Northern Shades Ltd.<br/>120 King Street West<br/>Toronto, ON M5H 1J9</dd></div><div><dt>Phone</dt><dd id="contractor-phone"><a href="tel:+14165550142">+1 416 555 0142</a></dd></div><div><dt>Issued</dt><dd id="issued"><time dateTime="2026-11-20T15:00:00.000Z">November 20, 2026</time></dd></div><div><dt>Valid until</dt><dd><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><h3>Terms</h3><p class="terms" id="terms">Prices are in Canadian dollars; the taxes shown are those of the quote’s province. The quote may be accepted until its validity ends. Accepting it authorizes the work described; the invoice follows by email and is due on receipt. Measurements are confirmed on site before fabrication.</p></footer></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -8081,18 +8146,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No link has this token (the neutral page, revealing nothing) */
+            /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
-                    "text/html": string;
-                };
-            };
-            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
-            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8145,7 +8200,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No link has this token (the neutral page, revealing nothing) */
+            /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8155,8 +8210,54 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
-            410: {
+            /** @description Too many requests from this address; back off by Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Too many requests</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>Too many requests</h1><p>Nothing was changed. Wait a minute, then open the link from your email again.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getQuotePageLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the link the customer was sent */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo, with the type it was uploaded as */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <the PNG bytes> */
+                    "image/png": string;
+                    /** @example <the JPEG bytes> */
+                    "image/jpeg": string;
+                };
+            };
+            /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This quote is not available right now</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This quote is not available right now</h1><p>Nothing was changed. Try the link again later, or ask the business that sent it.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8208,7 +8309,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p id="decision">Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p></section></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The form could not be read: its body does not decode as its Content-Encoding says (nothing changed) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -8222,7 +8333,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No link has this token (the neutral page, revealing nothing) */
+            /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8238,17 +8349,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p id="decision">Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p></section></main></body></html> */
                     "text/html": string;
                 };
             };
-            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
-            410: {
+            /** @description The form is over 16 KB (decoded), or has more than 10 fields (nothing changed) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description A Content-Encoding other than gzip, deflate or br, or a charset other than UTF-8 (nothing changed) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -8258,7 +8379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td>Living room: 2 × 36&quot; × 60&quot; roller shade</td><td class="amount">$642.00</td></tr><tr><td>Bedroom: 1 × 48&quot; × 72&quot; roller shade</td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td><span class="line">Living room: 2 × 36&quot; × 60&quot; roller shade</span><ul class="choices"><li><span class="choice">Fabric: </span>Solar screen 3% openness</li><li><span class="choice">Hardware: </span>Standard roller hardware</li><li><span class="choice">Motor: </span>Battery motor</li><li><span class="choice">Control side: </span>left</li><li><span class="choice">Cassette: </span>Aluminium cassette valance</li></ul></td><td class="amount">$642.00</td></tr><tr><td><span class="line">Bedroom: 1 × 48&quot; × 72&quot; roller shade</span><ul class="choices"><li><span class="choice">Fabric: </span>Blackout fabric</li><li><span class="choice">Hardware: </span>Heavy-duty roller hardware</li><li><span class="choice">Motor: </span>none (manual)</li><li><span class="choice">Control side: </span>right</li><li><span class="choice">Cassette: </span>none</li></ul></td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form><footer class="about card"><h2>About this quote</h2><dl class="facts"><div><dt>From</dt><dd id="contractor">Northern Shades Ltd.<br/>120 King Street West<br/>Toronto, ON M5H 1J9</dd></div><div><dt>Phone</dt><dd id="contractor-phone"><a href="tel:+14165550142">+1 416 555 0142</a></dd></div><div><dt>Issued</dt><dd id="issued"><time dateTime="2026-11-20T15:00:00.000Z">November 20, 2026</time></dd></div><div><dt>Valid until</dt><dd><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><h3>Terms</h3><p class="terms" id="terms">Prices are in Canadian dollars; the taxes shown are those of the quote’s province. The quote may be accepted until its validity ends. Accepting it authorizes the work described; the invoice follows by email and is due on receipt. Measurements are confirmed on site before fabrication.</p></footer></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -8305,7 +8426,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p id="decision">Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p></section></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description The form could not be read: its body does not decode as its Content-Encoding says (nothing changed) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -8319,7 +8450,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No link has this token (the neutral page, revealing nothing) */
+            /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8335,17 +8466,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p>Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p></section></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><section class="card" role="status"><h2>Thank you: you accepted this quote</h2><p id="decision">Accepted by Morgan Lee on November 21, 2026. Northern Shades Ltd. has been told; your invoice will come by email.</p><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p></section></main></body></html> */
                     "text/html": string;
                 };
             };
-            /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
-            410: {
+            /** @description The form is over 16 KB (decoded), or has more than 10 fields (nothing changed) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>This link does not open a quote</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>This link does not open a quote</h1><p>It may have expired, or been replaced by a newer link. Ask the business that sent it for a new one.</p></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description A Content-Encoding other than gzip, deflate or br, or a charset other than UTF-8 (nothing changed) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>The form could not be accepted</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><h1>The form could not be accepted</h1><p>Nothing was changed. Open the link from your email again and answer from that page.</p></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -8355,7 +8496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td>Living room: 2 × 36&quot; × 60&quot; roller shade</td><td class="amount">$642.00</td></tr><tr><td>Bedroom: 1 × 48&quot; × 72&quot; roller shade</td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form></main></body></html> */
+                    /** @example <!doctype html><html lang="en"><head><meta charSet="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><meta name="robots" content="noindex, nofollow"/><title>Quote 1042 from Northern Shades Ltd.</title><link rel="stylesheet" href="/q/assets/quote-page.css"/><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"/></head><body><main class="page"><header><p class="contractor">Northern Shades Ltd.</p><h1>Quote 1042</h1></header><dl class="summary"><div><dt>Total, tax included</dt><dd id="quote-total">$1,198.37</dd></div><div><dt>Valid until</dt><dd id="valid-until"><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/accept" class="card accept" aria-labelledby="accept-heading"><h2 id="accept-heading">Accept this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="accept-name">Type your full name to accept</label><input id="accept-name" name="name" type="text" required="" maxLength="200" autoComplete="name" aria-describedby="accept-help" value=""/><p id="accept-help" class="help">Typing your name and pressing Accept is your signature.</p><button type="submit" class="primary" id="accept-button">Accept quote 1042</button></form><table class="lines"><caption>What the quote includes</caption><thead><tr><th scope="col">Description</th><th scope="col" class="amount">Price</th></tr></thead><tbody><tr><td><span class="line">Living room: 2 × 36&quot; × 60&quot; roller shade</span><ul class="choices"><li><span class="choice">Fabric: </span>Solar screen 3% openness</li><li><span class="choice">Hardware: </span>Standard roller hardware</li><li><span class="choice">Motor: </span>Battery motor</li><li><span class="choice">Control side: </span>left</li><li><span class="choice">Cassette: </span>Aluminium cassette valance</li></ul></td><td class="amount">$642.00</td></tr><tr><td><span class="line">Bedroom: 1 × 48&quot; × 72&quot; roller shade</span><ul class="choices"><li><span class="choice">Fabric: </span>Blackout fabric</li><li><span class="choice">Hardware: </span>Heavy-duty roller hardware</li><li><span class="choice">Motor: </span>none (manual)</li><li><span class="choice">Control side: </span>right</li><li><span class="choice">Cassette: </span>none</li></ul></td><td class="amount">$418.50</td></tr></tbody><tfoot><tr><th scope="row">Subtotal</th><td class="amount">$1,060.50</td></tr><tr><th scope="row">HST (13%)</th><td class="amount">$137.87</td></tr><tr class="total"><th scope="row">Total</th><td class="amount" data-total-cents="119837">$1,198.37</td></tr></tfoot></table><p class="pdf"><a href="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/quote.pdf" download="quote-1042.pdf">Download this quote as a PDF</a></p><form method="post" action="/q/7mQx2Vb9KpLr4TnY8wZc1HdF6sJa3GeU0oBiNkPqRvS/decline" class="card decline" aria-labelledby="decline-heading"><h2 id="decline-heading">Decline this quote</h2><input type="hidden" name="csrf" value="dGhlLWZvcm0tdG9rZW4tb2YtdGhpcy1saW5rLWV4YW1wbGU"/><label for="decline-reason">Reason (optional)</label><textarea id="decline-reason" name="reason" rows="3" maxLength="2000"></textarea><button type="submit" class="secondary">Decline</button></form><footer class="about card"><h2>About this quote</h2><dl class="facts"><div><dt>From</dt><dd id="contractor">Northern Shades Ltd.<br/>120 King Street West<br/>Toronto, ON M5H 1J9</dd></div><div><dt>Phone</dt><dd id="contractor-phone"><a href="tel:+14165550142">+1 416 555 0142</a></dd></div><div><dt>Issued</dt><dd id="issued"><time dateTime="2026-11-20T15:00:00.000Z">November 20, 2026</time></dd></div><div><dt>Valid until</dt><dd><time dateTime="2026-12-20T00:00:00.000Z">December 20, 2026</time></dd></div></dl><h3>Terms</h3><p class="terms" id="terms">Prices are in Canadian dollars; the taxes shown are those of the quote’s province. The quote may be accepted until its validity ends. Accepting it authorizes the work described; the invoice follows by email and is due on receipt. Measurements are confirmed on site before fabrication.</p></footer></main></body></html> */
                     "text/html": string;
                 };
             };
@@ -14138,7 +14279,10 @@ export interface operations {
     };
     connectIntegration: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page the consent began on (on this deployment or an origin of CORS_ORIGINS): the callback page links back to it */
+                return_url?: string;
+            };
             header?: never;
             path: {
                 /** @description payments, accounting or crm */
@@ -14234,7 +14378,7 @@ export interface operations {
                      *         "message": "The request did not pass validation.",
                      *         "details": {
                      *           "fields": {
-                     *             "provider": "Invalid option: expected one of \"payments\"|\"accounting\"|\"crm\""
+                     *             "unexpectedKey": "Unrecognized key"
                      *           }
                      *         },
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
@@ -14458,11 +14602,13 @@ export interface operations {
                     /**
                      * @example <!doctype html>
                      *     <html lang="en">
-                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Accounting connected</title></head>
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow"><title>Accounting connected</title>
+                     *     <link rel="stylesheet" href="/q/assets/quote-page.css"><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"></head>
                      *     <body>
-                     *     <main data-outcome="connected">
-                     *     <h1>Accounting connected</h1>
-                     *     <p>Consent completed: Accounting account 9341452879364510 is now connected to your workspace. You can close this window.</p>
+                     *     <main class="page" data-outcome="connected">
+                     *     <header><p class="contractor">Shade Office integrations</p><h1>Accounting connected</h1></header>
+                     *     <section class="card" role="status"><p>Consent completed: Accounting account 9341452879364510 is now connected to your workspace.</p>
+                     *     <p><a id="back" href="/docs/#/integrations">Back to the integrations reference</a></p></section>
                      *     </main>
                      *     </body>
                      *     </html>
@@ -14479,11 +14625,13 @@ export interface operations {
                     /**
                      * @example <!doctype html>
                      *     <html lang="en">
-                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>This link cannot be used</title></head>
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow"><title>This link cannot be used</title>
+                     *     <link rel="stylesheet" href="/q/assets/quote-page.css"><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"></head>
                      *     <body>
-                     *     <main data-outcome="bad_request">
-                     *     <h1>This link cannot be used</h1>
-                     *     <p>This consent link has expired. Start the connection again from the integrations settings.</p>
+                     *     <main class="page" data-outcome="bad_request">
+                     *     <header><p class="contractor">Shade Office integrations</p><h1>This link cannot be used</h1></header>
+                     *     <section class="card" role="status"><p>This consent link has expired. Start the connection again from the integrations settings.</p>
+                     *     <p><a id="back" href="/docs/#/integrations">Back to the integrations reference</a></p></section>
                      *     </main>
                      *     </body>
                      *     </html>
@@ -14500,11 +14648,13 @@ export interface operations {
                     /**
                      * @example <!doctype html>
                      *     <html lang="en">
-                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many requests</title></head>
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow"><title>Too many requests</title>
+                     *     <link rel="stylesheet" href="/q/assets/quote-page.css"><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"></head>
                      *     <body>
-                     *     <main data-outcome="rate_limited">
-                     *     <h1>Too many requests</h1>
-                     *     <p>Please wait 42 seconds, then start the connection again from the integrations settings.</p>
+                     *     <main class="page" data-outcome="rate_limited">
+                     *     <header><p class="contractor">Shade Office integrations</p><h1>Too many requests</h1></header>
+                     *     <section class="card" role="status"><p>Please wait 42 seconds, then start the connection again from the integrations settings.</p>
+                     *     <p><a id="back" href="/docs/#/integrations">Back to the integrations reference</a></p></section>
                      *     </main>
                      *     </body>
                      *     </html>
@@ -14521,11 +14671,13 @@ export interface operations {
                     /**
                      * @example <!doctype html>
                      *     <html lang="en">
-                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Something went wrong</title></head>
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow"><title>Something went wrong</title>
+                     *     <link rel="stylesheet" href="/q/assets/quote-page.css"><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"></head>
                      *     <body>
-                     *     <main data-outcome="failed">
-                     *     <h1>Something went wrong</h1>
-                     *     <p>The connection could not be completed. Quote reference 4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f if you contact support.</p>
+                     *     <main class="page" data-outcome="failed">
+                     *     <header><p class="contractor">Shade Office integrations</p><h1>Something went wrong</h1></header>
+                     *     <section class="card" role="status"><p>The connection could not be completed. Quote reference 4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f if you contact support.</p>
+                     *     <p><a id="back" href="/docs/#/integrations">Back to the integrations reference</a></p></section>
                      *     </main>
                      *     </body>
                      *     </html>
@@ -14542,11 +14694,13 @@ export interface operations {
                     /**
                      * @example <!doctype html>
                      *     <html lang="en">
-                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Accounting refused the connection</title></head>
+                     *     <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow"><title>Accounting refused the connection</title>
+                     *     <link rel="stylesheet" href="/q/assets/quote-page.css"><link rel="icon" type="image/svg+xml" href="/q/assets/favicon.svg"></head>
                      *     <body>
-                     *     <main data-outcome="provider_refused">
-                     *     <h1>Accounting refused the connection</h1>
-                     *     <p>The provider did not accept the authorisation code. Nothing was connected; try again from the integrations settings.</p>
+                     *     <main class="page" data-outcome="provider_refused">
+                     *     <header><p class="contractor">Shade Office integrations</p><h1>Accounting refused the connection</h1></header>
+                     *     <section class="card" role="status"><p>The provider did not accept the authorisation code. Nothing was connected; try again from the integrations settings.</p>
+                     *     <p><a id="back" href="/docs/#/integrations">Back to the integrations reference</a></p></section>
                      *     </main>
                      *     </body>
                      *     </html>
@@ -16171,7 +16325,18 @@ export interface operations {
                      *       "average_speed_kmh": 40,
                      *       "overtime_cap_minutes": 60,
                      *       "eta_drift_threshold_minutes": 15,
-                     *       "dispatch_coalesce_seconds": 5
+                     *       "dispatch_coalesce_seconds": 5,
+                     *       "business_address": "1200 West Pender Street\nVancouver, BC V6E 2S9",
+                     *       "business_phone": "+1 604 555 0142",
+                     *       "quote_terms": "Prices are in Canadian dollars; the taxes shown are those of the quote’s province. A 30% deposit is due on acceptance.",
+                     *       "logo": {
+                     *         "content_type": "image/png",
+                     *         "size_bytes": 18432,
+                     *         "width": 480,
+                     *         "height": 160,
+                     *         "sha256": "9f2c5e0d8b1a4c7e6f3d2b1a0c9e8d7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d",
+                     *         "updated_at": "2026-11-20T15:04:05.000Z"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Organization"];
@@ -16273,7 +16438,9 @@ export interface operations {
                  *       "depot": {
                  *         "lat": 49.2606,
                  *         "lon": -123.114
-                 *       }
+                 *       },
+                 *       "business_address": "1200 West Pender Street\nVancouver, BC V6E 2S9",
+                 *       "business_phone": "+1 604 555 0142"
                  *     }
                  */
                 "application/json": {
@@ -16302,6 +16469,12 @@ export interface operations {
                     eta_drift_threshold_minutes?: number;
                     /** @description How long dispatch changes are gathered before `dispatch.updated` fires */
                     dispatch_coalesce_seconds?: number;
+                    /** @description The postal address quotes show under the workspace’s name (lines separated by newlines); null clears it */
+                    business_address?: string | null;
+                    /** @description The phone number quotes show; null clears it */
+                    business_phone?: string | null;
+                    /** @description The terms a quote’s page and PDF carry; null returns to the default */
+                    quote_terms?: string | null;
                     /**
                      * Format: email
                      * @description An email address; null returns to the default (the first ADMIN's email)
@@ -16337,7 +16510,18 @@ export interface operations {
                      *       "average_speed_kmh": 40,
                      *       "overtime_cap_minutes": 60,
                      *       "eta_drift_threshold_minutes": 15,
-                     *       "dispatch_coalesce_seconds": 5
+                     *       "dispatch_coalesce_seconds": 5,
+                     *       "business_address": "1200 West Pender Street\nVancouver, BC V6E 2S9",
+                     *       "business_phone": "+1 604 555 0142",
+                     *       "quote_terms": "Prices are in Canadian dollars; the taxes shown are those of the quote’s province. A 30% deposit is due on acceptance.",
+                     *       "logo": {
+                     *         "content_type": "image/png",
+                     *         "size_bytes": 18432,
+                     *         "width": 480,
+                     *         "height": 160,
+                     *         "sha256": "9f2c5e0d8b1a4c7e6f3d2b1a0c9e8d7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d",
+                     *         "updated_at": "2026-11-20T15:04:05.000Z"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Organization"];
@@ -16392,6 +16576,341 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_failed",
                      *         "message": "A setting out of its bounds, or not an email address",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putOrganizationLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The PNG or JPEG image (`image/png` or `image/jpeg`) */
+        requestBody: {
+            content: {
+                /** @example <the PNG bytes> */
+                "image/png": string;
+            };
+        };
+        responses: {
+            /** @description The workspace with its new logo */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c",
+                     *       "name": "Brightline Shades",
+                     *       "subdomain": "brightline",
+                     *       "plan": "growth",
+                     *       "technical_contact_email": "it@brightline.example",
+                     *       "technical_contact_is_default": false,
+                     *       "display_name": "Brightline Shades & Blinds",
+                     *       "time_zone": "America/Vancouver",
+                     *       "working_day_start": "07:30",
+                     *       "quote_validity_days": 45,
+                     *       "depot": {
+                     *         "lat": 49.2606,
+                     *         "lon": -123.114
+                     *       },
+                     *       "road_factor": 1.3,
+                     *       "average_speed_kmh": 40,
+                     *       "overtime_cap_minutes": 60,
+                     *       "eta_drift_threshold_minutes": 15,
+                     *       "dispatch_coalesce_seconds": 5,
+                     *       "business_address": "1200 West Pender Street\nVancouver, BC V6E 2S9",
+                     *       "business_phone": "+1 604 555 0142",
+                     *       "quote_terms": "Prices are in Canadian dollars; the taxes shown are those of the quote’s province. A 30% deposit is due on acceptance.",
+                     *       "logo": {
+                     *         "content_type": "image/png",
+                     *         "size_bytes": 18432,
+                     *         "width": 480,
+                     *         "height": 160,
+                     *         "sha256": "9f2c5e0d8b1a4c7e6f3d2b1a0c9e8d7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d",
+                     *         "updated_at": "2026-11-20T15:04:05.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description The body does not decode as its Content-Encoding says */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "The body does not decode as its Content-Encoding says",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The image is larger than 256 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "The image is larger than 256 KB",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Content-Type is not image/png or image/jpeg */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "The Content-Type is not image/png or image/jpeg",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bytes are not the image the Content-Type names, or are damaged, or the image is larger than 2,000 pixels a side */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "The bytes are not the image the Content-Type names, or are damaged, or the image is larger than 2,000 pixels a side",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrganizationLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace without a logo */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b7e4c1a-2d3f-4e5a-9b6c-7d8e9f0a1b2c",
+                     *       "name": "Brightline Shades",
+                     *       "subdomain": "brightline",
+                     *       "plan": "growth",
+                     *       "technical_contact_email": "it@brightline.example",
+                     *       "technical_contact_is_default": false,
+                     *       "display_name": "Brightline Shades & Blinds",
+                     *       "time_zone": "America/Vancouver",
+                     *       "working_day_start": "07:30",
+                     *       "quote_validity_days": 45,
+                     *       "depot": {
+                     *         "lat": 49.2606,
+                     *         "lon": -123.114
+                     *       },
+                     *       "road_factor": 1.3,
+                     *       "average_speed_kmh": 40,
+                     *       "overtime_cap_minutes": 60,
+                     *       "eta_drift_threshold_minutes": 15,
+                     *       "dispatch_coalesce_seconds": 5,
+                     *       "business_address": "1200 West Pender Street\nVancouver, BC V6E 2S9",
+                     *       "business_phone": "+1 604 555 0142",
+                     *       "quote_terms": "Prices are in Canadian dollars; the taxes shown are those of the quote’s province. A 30% deposit is due on acceptance.",
+                     *       "logo": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }

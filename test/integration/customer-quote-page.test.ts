@@ -15,11 +15,12 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
+import { gzipSync, inflateSync } from 'node:zlib';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
 import { dataDir } from '../../scripts/infra/paths';
+import { solidPng } from '../support/png';
 
 /** Screenshots of the page (docs/customer-journey.md describes them). */
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(dataDir, 'screenshots', 'customer-page');
@@ -145,6 +146,27 @@ function pngSize(file: string): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
+/** The sandbox products in the stack's tenant, for quotes made through `/v1/quotes` (which name products). */
+async function withProducts() {
+  const orgId = stack.tenant.id;
+  const { rows: present } = await owner.query(`select 1 from catalogue_products where organization_id = $1 limit 1`, [orgId]);
+  if (present.length > 0) return;
+  for (const p of SANDBOX_PRODUCTS) {
+    await owner.query('insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code) values ($1, $2, $3, $4, $5, $6) on conflict do nothing', [
+      orgId, p.sku, p.name, p.fabricSkuCode, p.hardwareSkuCode, p.trimSkuCode ?? null,
+    ]);
+  }
+}
+
+/** The descriptions of the SKUs of the rate card a quote was priced on, by code (what the customer is told was chosen). */
+async function skuDescriptions(quoteId: string): Promise<Map<string, string>> {
+  const { rows } = await owner.query<{ code: string; description: string }>(
+    'select s.code, s.description from rate_card_skus s join quotes q on q.rate_card_revision_id = s.revision_id where q.id = $1',
+    [quoteId],
+  );
+  return new Map(rows.map((r) => [r.code, r.description]));
+}
+
 const invoicesAtFake = (id: string) => stack.fake.inspect.invoices(KEY).filter((i) => (i.metadata as Record<string, string>).quote_id === id);
 
 describe('D24: POST /api/v1/quotes/{id}/send', () => {
@@ -165,7 +187,7 @@ describe('D24: POST /api/v1/quotes/{id}/send', () => {
     const again = SentQuote.parse(await (await stack.api.request(`/api/v1/quotes/${quote.quote_id}/send`, { method: 'POST', token: admin })).json());
     expect(again.status).toBe('SENT');
     expect(again.page_url).not.toBe(sent.page_url);
-    expect((await client.get(path)).status).toBe(410);
+    expect((await client.get(path)).status).toBe(404);
     expect((await client.get(pathOf(again.page_url))).status).toBe(200);
     await waitUntil('the second link mailed', async () => (await mailTo(customer.email)).filter((m) => m.text.includes(again.page_url)).length === 1 || undefined, { timeoutMs: 30_000, intervalMs: 200 });
   });
@@ -239,7 +261,7 @@ describe("D24: the quote's page", () => {
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
   });
 
-  it('one neutral page for unknown, voided, expired and office-decided links: 404 or 410, the same words, nothing of the quote', async () => {
+  it('one neutral page and one status for unknown, voided, expired and office-decided links: 404, the same words, nothing of the quote', async () => {
     const client = pageClient();
     const unknown = await client.get(`/q/${randomBytes(32).toString('base64url')}`);
     expect(unknown.status).toBe(404);
@@ -254,11 +276,13 @@ describe("D24: the quote's page", () => {
     await stack.api.request(`/api/v1/quotes/${voided.quote.quote_id}/send`, { method: 'POST', token: admin });
     for (const gone of [expired, rejected, voided]) {
       const res = await client.get(gone.path);
-      expect(res.status).toBe(410);
+      expect(res.status).toBe(404);
       const html = await res.text();
       expect(html).toBe(neutral);
       expect(html).not.toContain(String(gone.quote.quote_number));
-      expect((await client.get(`${gone.path}/quote.pdf`)).status).toBe(410);
+      const pdf = await client.get(`${gone.path}/quote.pdf`);
+      expect(pdf.status).toBe(404);
+      expect(await pdf.text()).toBe(neutral);
     }
   });
 });
@@ -362,6 +386,112 @@ describe('D24: declining on the page', () => {
   });
 });
 
+describe('D24: what each line says, and the quote the customer keeps', () => {
+  /** A `/v1/` quote (which records each line's control side) for a new customer, sent by the ADMIN. */
+  async function sentV1Quote() {
+    await withProducts();
+    const { rows } = await owner.query<{ id: string }>(`insert into customers (organization_id, name, email) values ($1, 'Morgan Lee', $2) returning id`, [stack.tenant.id, `morgan-${randomUUID()}@example.test`]);
+    const created = await stack.api.request('/v1/quotes', {
+      method: 'POST',
+      token: stack.sales,
+      json: {
+        customerId: rows[0]!.id,
+        currency: 'CAD',
+        taxRegion: 'CA-ON',
+        pricebookId: stack.tenant.id,
+        lines: [
+          { sku: 'ROLLER-SCREEN-CASSETTE', quantity: 2, configuration: { finishedWidthIn: 72.5, finishedHeightIn: 60, controlSide: 'left', motorised: true, motorSku: 'MTR-BATTERY' } },
+          { sku: 'ROLLER-BLACKOUT', quantity: 1, configuration: { finishedWidthIn: 35.25, finishedHeightIn: 48, controlSide: 'right', motorised: false } },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { id: string }).id;
+    const sent = SentQuote.parse(await (await stack.api.request(`/api/v1/quotes/${id}/send`, { method: 'POST', token: admin })).json());
+    const sku = await skuDescriptions(id);
+    const product = (code: string) => SANDBOX_PRODUCTS.find((p) => p.sku === code)!;
+    const [screen, blackout] = [product('ROLLER-SCREEN-CASSETTE'), product('ROLLER-BLACKOUT')];
+    // What the customer should read of each line: the rate card's words for the product's parts.
+    const chosen = [
+      [`Fabric: ${sku.get(screen.fabricSkuCode)}`, `Hardware: ${sku.get(screen.hardwareSkuCode)}`, `Motor: ${sku.get('MTR-BATTERY')}`, 'Control side: left', `Cassette: ${sku.get(screen.trimSkuCode!)}`],
+      [`Fabric: ${sku.get(blackout.fabricSkuCode)}`, `Hardware: ${sku.get(blackout.hardwareSkuCode)}`, 'Motor: none (manual)', 'Control side: right', 'Cassette: none'],
+    ];
+    for (const line of chosen) for (const choice of line) expect(choice).not.toContain('undefined');
+    return { id, path: pathOf(sent.page_url), chosen };
+  }
+
+  const htmlChoice = (choice: string) => {
+    const [label, value] = [choice.slice(0, choice.indexOf(': ')), choice.slice(choice.indexOf(': ') + 2)];
+    return `<span class="choice">${label}: </span>${value.replaceAll('&', '&amp;')}`;
+  };
+
+  it('each line shows its fabric, hardware, motor, control side and cassette on the page and in the PDF; after accepting, the link keeps the quote read-only with the acceptance and its PDF', async () => {
+    const { id, path, chosen } = await sentV1Quote();
+    const client = pageClient();
+    const open = await client.get(path);
+    expect(open.status).toBe(200);
+    const openHtml = await open.text();
+    for (const choice of chosen.flat()) expect(openHtml).toContain(htmlChoice(choice));
+    const openPdf = pdfTexts(Buffer.from(await (await client.get(`${path}/quote.pdf`)).arrayBuffer()));
+    for (const choice of chosen.flat()) expect(openPdf).toContain(choice);
+    const { rows } = await owner.query<{ issued: string; until: string }>(
+      `select to_char(q.sent_at at time zone 'UTC', 'YYYY-MM-DD') as issued, to_char(t.expires_at at time zone 'UTC', 'YYYY-MM-DD') as until
+         from quotes q join quote_page_tokens t on t.quote_id = q.id where q.id = $1`,
+      [id],
+    );
+    expect(openPdf).toContain(`Issued ${rows[0]!.issued}`);
+    expect(openPdf).toContain(`Valid until ${rows[0]!.until}`);
+    expect(openPdf).toContain('Terms');
+    expect(openPdf.some((text) => text.startsWith('Accepted'))).toBe(false);
+
+    const csrf = csrfOf(openHtml);
+    expect((await client.post(`${path}/accept`, { csrf, name: 'Morgan Lee' })).status).toBe(200);
+    const acceptedAt = (await detail(id)).acceptance!.accepted_at;
+
+    // The link now shows the quote as accepted: read-only, with the acceptance and its PDF.
+    const kept = await client.get(path);
+    expect(kept.status).toBe(200);
+    const html = await kept.text();
+    expect(html).toContain('You accepted this quote');
+    expect(html).toContain(`Accepted by Morgan Lee on `);
+    expect(html).toContain(`at ${acceptedAt.slice(11, 16)} UTC`);
+    for (const choice of chosen.flat()) expect(html).toContain(htmlChoice(choice));
+    expect(html).not.toMatch(/<form/);
+    expect(html).toContain(`href="${path}/quote.pdf"`);
+
+    const pdf = await client.get(`${path}/quote.pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const shown = pdfTexts(Buffer.from(await pdf.arrayBuffer()));
+    for (const choice of chosen.flat()) expect(shown).toContain(choice);
+    expect(shown).toContain('Acceptance');
+    expect(shown).toContain('Accepted by Morgan Lee');
+    expect(shown).toContain(`Accepted on ${acceptedAt.slice(0, 10)} ${acceptedAt.slice(11, 16)} UTC`);
+    expect(shown).toContain(`Issued ${rows[0]!.issued}`);
+  }, 90_000);
+
+  it("keeps a decided quote until the quote's validity plus 90 days, then the neutral page like any other", async () => {
+    const { quote, path } = await sentQuote();
+    const client = pageClient();
+    const neutral = await (await client.get(`/q/${randomBytes(32).toString('base64url')}`)).text();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    expect((await client.post(`${path}/decline`, { csrf, reason: 'Not this year.' })).status).toBe(200);
+    // Past its validity, within the 90 days: still shown, with its PDF.
+    await owner.query(`update quote_page_tokens set expires_at = now() - interval '89 days' where quote_id = $1`, [quote.quote_id]);
+    const within = await client.get(path);
+    expect(within.status).toBe(200);
+    expect(await within.text()).toContain('You declined this quote');
+    expect((await client.get(`${path}/quote.pdf`)).status).toBe(200);
+    // Past the 90 days: the neutral page, the same status and words as an unknown link.
+    await owner.query(`update quote_page_tokens set expires_at = now() - interval '90 days 1 second' where quote_id = $1`, [quote.quote_id]);
+    for (const target of [path, `${path}/quote.pdf`, `${path}/logo`]) {
+      const res = await client.get(target);
+      expect({ target, status: res.status }).toEqual({ target, status: 404 });
+      expect(await res.text()).toBe(neutral);
+    }
+  });
+});
+
 describe('D24: the office email when the quote’s creator is gone', () => {
   it('goes to every active ADMIN when the creator was deactivated, and neither to the creator nor to an inactive ADMIN', async () => {
     const orgId = stack.tenant.id;
@@ -401,14 +531,7 @@ describe('D24: the office email when the quote’s creator is gone', () => {
 describe('D24 with D25: a quote in Quebec', () => {
   it('shows its GST and QST lines on the page, each with the quote’s own amount, and the quote’s grand total', async () => {
     const orgId = stack.tenant.id;
-    const { rows: present } = await owner.query(`select 1 from catalogue_products where organization_id = $1 limit 1`, [orgId]);
-    if (present.length === 0) {
-      for (const p of SANDBOX_PRODUCTS) {
-        await owner.query('insert into catalogue_products (organization_id, sku, name, fabric_sku_code, hardware_sku_code, trim_sku_code) values ($1, $2, $3, $4, $5, $6)', [
-          orgId, p.sku, p.name, p.fabricSkuCode, p.hardwareSkuCode, p.trimSkuCode ?? null,
-        ]);
-      }
-    }
+    await withProducts();
     const { rows } = await owner.query<{ id: string }>(`insert into customers (organization_id, name, email) values ($1, 'Camille Roy', $2) returning id`, [orgId, `camille-${randomUUID()}@example.test`]);
     const created = await stack.api.request('/v1/quotes', {
       method: 'POST',
@@ -484,6 +607,43 @@ describe('D24: bad input and abuse', () => {
     expect((await detail(quote.quote_id)).status).toBe('SENT');
     // The page's own origin may post.
     expect((await client.post(`${path}/accept`, { csrf, name: 'Morgan Lee' }, { origin: stack.api.url, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+  });
+
+  it('a form the one body reader cannot read is 400, 413 or 415 with the refusal page, never a 500, for any link; nothing changes', async () => {
+    const { quote, path } = await sentQuote();
+    const client = pageClient();
+    const csrf = csrfOf(await (await client.get(path)).text());
+    const form = new URLSearchParams({ csrf, name: 'Morgan Lee' }).toString();
+    // Each run of cases from an address of its own: the page's limit is per address.
+    const raw = (target: string, body: string | Uint8Array, headers: Record<string, string>, address = client.address) =>
+      fetch(`${stack.api.url}${target}`, { method: 'POST', headers: { 'x-forwarded-for': address, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024, 'a'));
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    const cases: [string, string | Uint8Array, Record<string, string>, number][] = [
+      ['gzip that is not gzip', form, { 'content-encoding': 'gzip' }, 400],
+      ['compress', form, { 'content-encoding': 'compress' }, 415],
+      ['bad deflate', Buffer.from('x\u009c not deflate at all', 'latin1'), { 'content-encoding': 'deflate' }, 400],
+      ['bad br', form, { 'content-encoding': 'br' }, 400],
+      ['a gzip bomb', bomb, { 'content-encoding': 'gzip' }, 413],
+      ['charset=utf-16', Buffer.from(form, 'utf16le'), { 'content-type': 'application/x-www-form-urlencoded; charset=utf-16' }, 415],
+      ['charset=latin1', form, { 'content-type': 'application/x-www-form-urlencoded; charset=latin1' }, 415],
+      ['a form over 16 KB', `${form}&reason=${'x'.repeat(17 * 1024)}`, {}, 413],
+    ];
+    const unknown = `/q/${randomBytes(32).toString('base64url')}`;
+    for (const target of [path, unknown]) {
+      for (const action of ['accept', 'decline']) {
+        const address = pageClient().address;
+        for (const [what, body, headers, status] of cases) {
+          const res = await raw(`${target}/${action}`, body, headers, address);
+          const html = await res.text();
+          expect({ what, action, status: res.status, type: res.headers.get('content-type') }).toEqual({ what, action, status, type: expect.stringMatching(/^text\/html/) });
+          expect(html).toContain('The form could not be accepted');
+        }
+      }
+    }
+    expect((await detail(quote.quote_id)).status).toBe('SENT');
+    // A real gzipped form is read as any other.
+    expect((await raw(`${path}/accept`, gzipSync(form), { 'content-encoding': 'gzip' })).status).toBe(200);
   });
 
   it('limits each address: past the limit, 429 with Retry-After, and other addresses are unaffected', async () => {
@@ -619,4 +779,46 @@ describe('D24: the page in Chromium, at a phone\'s width and at a desktop\'s', (
     // Not the invoice: it is still open at the sandbox, so the checkout alone paid the quote.
     expect(invoicesAtFake(quote.quote_id).map((i) => i.status)).toEqual(['open']);
   }, 90_000);
+});
+
+describe("D24: the contractor on the page and the PDF (the workspace's address, phone, terms and logo)", () => {
+  const png = solidPng(120, 40, [0x11, 0x63, 0x29]);
+  afterAll(async () => {
+    // The stack's tenant is shared by the tests above: it is left as it was.
+    await stack.api.request('/api/v1/organization/logo', { method: 'DELETE', token: admin });
+    await stack.api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: { business_address: null, business_phone: null, quote_terms: null } });
+  });
+
+  it("shows the address, phone, terms and logo (from this app's origin, under the page's CSP) on the page, and embeds them in the PDF", async () => {
+    const settings = { business_address: '120 King Street West\nToronto, ON M5H 1J9', business_phone: '+1 416 555 0142', quote_terms: 'A 30% deposit is due on acceptance; the balance on installation.' };
+    expect((await stack.api.request('/api/v1/organization', { method: 'PATCH', token: admin, json: settings })).status).toBe(200);
+    expect((await stack.api.request('/api/v1/organization/logo', { method: 'PUT', token: admin, headers: { 'content-type': 'image/png' }, body: png })).status).toBe(200);
+    const { path } = await sentQuote();
+    const client = pageClient();
+    const page = await client.get(path);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("img-src 'self'");
+    const html = await page.text();
+    expect(html).toContain(`<img class="logo" src="${path}/logo" alt="Test ${stack.tenant.subdomain} logo"/>`);
+    expect(html).toContain('120 King Street West<br/>Toronto, ON M5H 1J9');
+    expect(html).toContain('+1 416 555 0142');
+    expect(html).toContain(settings.quote_terms);
+
+    const logo = await client.get(`${path}/logo`);
+    expect(logo.status).toBe(200);
+    expect(logo.headers.get('content-type')).toBe('image/png');
+    expect(logo.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await logo.arrayBuffer()).equals(png)).toBe(true);
+    expect((await client.get(`/q/${randomBytes(32).toString('base64url')}/logo`)).status).toBe(404);
+
+    const bytes = Buffer.from(await (await client.get(`${path}/quote.pdf`)).arrayBuffer());
+    const shown = pdfTexts(bytes);
+    expect(shown).toEqual(expect.arrayContaining([`Test ${stack.tenant.subdomain}`, '120 King Street West', 'Toronto, ON M5H 1J9', 'Phone: +1 416 555 0142', 'Terms']));
+    expect(shown.join(' ')).toContain(settings.quote_terms);
+    // The logo is in the PDF: one image of its size.
+    const images = [...bytes.toString('latin1').matchAll(/\/Subtype \/Image[\s\S]*?>>/g)].map(([dictionary]) => dictionary);
+    expect(images).toHaveLength(1);
+    expect(images[0]).toMatch(/\/Width 120\b/);
+    expect(images[0]).toMatch(/\/Height 40\b/);
+  });
 });

@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { startApi, type ApiHarness } from '../../scripts/harness/api-harness';
 import { createTenant, ownerPool, type Tenant } from '../../scripts/harness/owner-db';
 import { startTemporalHarness, TEST_TIMING, type TemporalHarness } from '../../scripts/harness/temporal-harness';
-import { consent, connectUrl, followCallback, startIntegrationFakes, visitConsent, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { consent, connectUrl, followCallback, PUBLIC_BASE_URL, startIntegrationFakes, visitConsent, workerIntegrations, type IntegrationFakes } from '../../scripts/harness/integration-fakes';
+import { launchBrowser } from '../support/browser';
 import { DEFAULT_REALM_ID } from '../../scripts/sandboxes/quickbooks-fake';
 import { IntegrationWorkflows } from '../../infra/temporal/integration-workflows';
 import { integrationRefreshWorkflowId } from '../../infra/temporal/contracts';
@@ -305,4 +306,63 @@ describe('DELETE /api/v1/integrations/{provider}', () => {
     expect(events[0]!.changes).toEqual([{ field: 'status', before: 'CONNECTED', after: 'DISCONNECTED' }]);
     expect(JSON.stringify(events)).not.toContain(refresh);
   });
+});
+
+describe('the callback page looks like the app’s other pages and links back to where the consent began', () => {
+  it('return_url on this deployment is where the page links after consent; its stylesheet is the app’s own, allowed by its CSP', async () => {
+    const { token } = await newAdmin();
+    const start = `${PUBLIC_BASE_URL}/office/settings/integrations?tab=accounting`;
+    const res = await api.request(`/api/v1/integrations/accounting/connect?return_url=${encodeURIComponent(start)}`, { method: 'POST', token });
+    expect(res.status).toBe(200);
+    const page = await followCallback(api, await visitConsent(ConnectResult.parse(await res.json()).authorize_url));
+    expect(page.headers.get('content-security-policy')).toContain("style-src 'self'");
+    const html = await expectPage(page, 200, /connected/);
+    expect(html).toContain(`<a id="back" href="${start.replaceAll('&', '&amp;')}">Back to where you started</a>`);
+    const stylesheet = /<link rel="stylesheet" href="([^"]+)">/.exec(html)?.[1];
+    expect(stylesheet).toMatch(/^\//);
+    const css = await api.request(stylesheet!);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+  });
+
+  it('without return_url, the calling page’s origin when it is this deployment’s; another origin is never linked', async () => {
+    const { token } = await newAdmin();
+    const fromOrigin = await api.request('/api/v1/integrations/crm/connect', { method: 'POST', token, headers: { origin: PUBLIC_BASE_URL } });
+    const html = await expectPage(await followCallback(api, await visitConsent(ConnectResult.parse(await fromOrigin.json()).authorize_url)), 200, /connected/);
+    expect(html).toContain(`<a id="back" href="${PUBLIC_BASE_URL}/">`);
+    const foreign = await api.request(`/api/v1/integrations/crm/connect?return_url=${encodeURIComponent('https://attacker.example/phish')}`, { method: 'POST', token });
+    expect(foreign.status).toBe(422);
+    expect(((await foreign.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields).toHaveProperty(['query.return_url']);
+    expect((await api.request(`/api/v1/integrations/crm/connect?return_url=${encodeURIComponent('javascript:alert(1)')}`, { method: 'POST', token })).status).toBe(422);
+  });
+
+  it('in Chromium: not the default serif, and a visible link back (here, with no trusted state, to the API reference)', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage({ viewport: { width: 375, height: 667 } });
+      // Anything the page's CSP refused, and every subresource it loaded (the page itself answers 400).
+      const refused: string[] = [];
+      const loaded: { url: string; status: number }[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text())) refused.push(message.text());
+      });
+      page.on('response', (response) => {
+        if (response.request().resourceType() !== 'document') loaded.push({ url: new URL(response.url()).pathname, status: response.status() });
+      });
+      const res = await page.goto(`${api.url}/api/v1/integrations/accounting/callback`);
+      expect(res!.status()).toBe(400);
+      const font = await page.evaluate<string>('getComputedStyle(document.body).fontFamily');
+      expect(font).toContain('system-ui');
+      expect(font).not.toMatch(/^"?Times/);
+      const back = page.locator('#back');
+      expect(await back.isVisible()).toBe(true);
+      expect(await back.getAttribute('href')).toBe('/docs/#/integrations');
+      // The stylesheet (and icon) loaded from this app under the page's CSP: nothing refused.
+      expect(loaded).toEqual(expect.arrayContaining([{ url: '/q/assets/quote-page.css', status: 200 }]));
+      expect(loaded.every((r) => r.status === 200)).toBe(true);
+      expect(refused).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });

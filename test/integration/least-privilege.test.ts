@@ -92,6 +92,8 @@ const TABLES: Record<string, { api: string[]; worker: string[] }> = {
   running_releases: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'] },
   // D24: the links of the customer's quote page, issued and voided by the API.
   quote_page_tokens: { api: ['INSERT', 'SELECT', 'UPDATE'], worker: [] },
+  // D24: the workspace's logo, uploaded, replaced and removed by its ADMIN through the API.
+  organization_logos: { api: ['DELETE', 'INSERT', 'SELECT', 'UPDATE'], worker: [] },
   // Issue 30: what completing a job decided to invoice, written by the completing request, invoiced by the worker.
   job_completion_invoices: { api: ['INSERT', 'SELECT'], worker: ['SELECT'] },
 };
@@ -163,7 +165,11 @@ describe('separate database roles for the API and the worker', () => {
     );
     // D16: the API pins the tenant's version at its first request. D22: an ADMIN changes the
     // workspace's settings; never its name, subdomain, plan or suspension (the operator's).
-    const settings = ['average_speed_kmh', 'depot_lat', 'depot_lon', 'dispatch_coalesce_seconds', 'display_name', 'eta_drift_threshold_minutes', 'overtime_cap_minutes', 'quote_validity_days', 'road_factor', 'time_zone', 'working_day_start'];
+    // D24: and the contractor's details its quotes show.
+    const settings = [
+      'average_speed_kmh', 'business_address', 'business_phone', 'depot_lat', 'depot_lon', 'dispatch_coalesce_seconds', 'display_name', 'eta_drift_threshold_minutes', 'overtime_cap_minutes',
+      'quote_terms', 'quote_validity_days', 'road_factor', 'time_zone', 'working_day_start',
+    ];
     expect(columns.rows).toEqual(['api_version', ...settings, 'technical_contact_email'].sort().map((column_name) => ({ grantee: APP_ROLE, column_name })));
     expect(await refusal(api, `update organizations set name = 'renamed'`)).toBe('permission denied');
     expect(await refusal(api, `update organizations set plan = 'enterprise'`)).toBe('permission denied');

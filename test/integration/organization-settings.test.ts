@@ -8,6 +8,8 @@ import { expireStaleQuotesOfTenant } from '../../db/quotes/quotes';
 import { giveRateCard } from '../../scripts/harness/owner-db';
 import { twoWindows } from '../../scripts/harness/quote-requests';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
+import { createHash } from 'node:crypto';
+import { solidPng } from '../support/png';
 
 let api: ApiHarness;
 let pool: pg.Pool;
@@ -38,6 +40,9 @@ describe('organizationSettings (D11, D3, D23): every setting with its default ap
       overtime_cap_minutes: 60,
       eta_drift_threshold_minutes: 15,
       dispatch_coalesce_seconds: 5,
+      business_address: null,
+      business_phone: null,
+      quote_terms: expect.stringContaining('Prices are in Canadian dollars'),
     });
   });
 
@@ -85,6 +90,12 @@ describe('PATCH /api/v1/organization: the settings (D11, D3, D23), each validate
     [{ display_name: '   ' }, 'display_name'],
     [{ display_name: 'x'.repeat(201) }, 'display_name'],
     [{ colour: 'blue' }, 'colour'],
+    [{ business_phone: 'call me' }, 'business_phone'],
+    [{ business_phone: '555' }, 'business_phone'],
+    [{ business_address: 'x'.repeat(501) }, 'business_address'],
+    [{ business_address: '  ' }, 'business_address'],
+    [{ quote_terms: '' }, 'quote_terms'],
+    [{ quote_terms: 't'.repeat(4001) }, 'quote_terms'],
   ])('%j is 422 naming %s, and nothing is stored', async (body, path) => {
     const admin = await api.tokenFor(tenant.users.admin!);
     const before = await (await api.request('/api/v1/organization', { token: admin })).json();
@@ -228,5 +239,87 @@ describe('the settings take effect (D11, D3)', () => {
     );
     // To the millisecond (the stored creation time carries microseconds).
     expect(Number(rows[0]!.days)).toBeCloseTo(45, 6);
+  });
+});
+
+describe('D24: the contractor on its quotes: address, phone, terms and logo', () => {
+  it('PATCH stores the address, phone and terms; null clears them (the terms return to the default); each audited', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN' });
+    const admin = await api.tokenFor(own.users.admin!);
+    const patch = (json: unknown) => api.request('/api/v1/organization', { method: 'PATCH', token: admin, json });
+    const set = await patch({ business_address: ' 1200 West Pender Street\nVancouver, BC V6E 2S9 ', business_phone: '+1 (604) 555-0142 ext. 12', quote_terms: 'A 30% deposit on acceptance.' });
+    expect(set.status).toBe(200);
+    expect(await set.json()).toMatchObject({ business_address: '1200 West Pender Street\nVancouver, BC V6E 2S9', business_phone: '+1 (604) 555-0142 ext. 12', quote_terms: 'A 30% deposit on acceptance.', logo: null });
+    const cleared = await patch({ business_address: null, business_phone: null, quote_terms: null });
+    expect(await cleared.json()).toMatchObject({ business_address: null, business_phone: null, quote_terms: expect.stringContaining('Prices are in Canadian dollars') });
+    const { rows } = await pool.query<{ changes: { field: string; before: unknown; after: unknown }[] }>(`select changes from audit_events where organization_id = $1 order by occurred_at, id`, [own.id]);
+    expect(rows[0]!.changes).toEqual(
+      expect.arrayContaining([
+        { field: 'business_address', before: null, after: '1200 West Pender Street\nVancouver, BC V6E 2S9' },
+        { field: 'business_phone', before: null, after: '+1 (604) 555-0142 ext. 12' },
+      ]),
+    );
+    expect(rows[1]!.changes).toEqual(expect.arrayContaining([{ field: 'business_phone', before: '+1 (604) 555-0142 ext. 12', after: null }]));
+  });
+
+  it('PUT /organization/logo keeps a PNG (ADMIN only), answers what it is, audits its type, size and SHA-256 (never its bytes); DELETE removes it', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN', sales: 'SALES' });
+    const admin = await api.tokenFor(own.users.admin!);
+    const png = solidPng(120, 40, [0x11, 0x63, 0x29]);
+    const put = (body: Uint8Array | string, type: string, token = admin) => api.request('/api/v1/organization/logo', { method: 'PUT', token, headers: { 'content-type': type }, body });
+    expect((await put(png, 'image/png', await api.tokenFor(own.users.sales!))).status).toBe(403);
+    const stored = await put(png, 'image/png');
+    expect(stored.status).toBe(200);
+    const sha256 = createHash('sha256').update(png).digest('hex');
+    expect(((await stored.json()) as { logo: unknown }).logo).toEqual({ content_type: 'image/png', size_bytes: png.length, width: 120, height: 40, sha256, updated_at: expect.any(String) });
+    const organization = (await (await api.request('/api/v1/organization', { token: admin })).json()) as { logo: { sha256: string } };
+    expect(organization.logo.sha256).toBe(sha256);
+    const { rows } = await pool.query<{ action: string; changes: unknown }>(`select action, changes from audit_events where organization_id = $1 order by occurred_at, id`, [own.id]);
+    expect(rows).toEqual([
+      {
+        action: 'organization.updated',
+        changes: [
+          { field: 'logo.content_type', before: null, after: 'image/png' },
+          { field: 'logo.size_bytes', before: null, after: png.length },
+          { field: 'logo.sha256', before: null, after: sha256 },
+        ],
+      },
+    ]);
+    const removed = await api.request('/api/v1/organization/logo', { method: 'DELETE', token: admin });
+    expect(removed.status).toBe(200);
+    expect(((await removed.json()) as { logo: unknown }).logo).toBeNull();
+    // Again: the same answer, nothing more audited.
+    expect((await api.request('/api/v1/organization/logo', { method: 'DELETE', token: admin })).status).toBe(200);
+    expect((await pool.query(`select 1 from audit_events where organization_id = $1`, [own.id])).rows).toHaveLength(2);
+  });
+
+  it('refuses what is not a PNG or JPEG as it says, too large, or damaged, in the envelope, keeping the logo it had', async () => {
+    const own = await createTenant(pool, { admin: 'ADMIN' });
+    const admin = await api.tokenFor(own.users.admin!);
+    const put = (body: Uint8Array | string, type: string) => api.request('/api/v1/organization/logo', { method: 'PUT', token: admin, headers: { 'content-type': type }, body });
+    const kept = solidPng(10, 10, [0, 0, 0]);
+    expect((await put(kept, 'image/png')).status).toBe(200);
+    const png = solidPng(4, 4, [255, 0, 0]);
+    const damaged = Buffer.from(png);
+    // The pixel data (after the signature, IHDR and the IDAT header) overwritten: not deflate any more.
+    damaged.fill(0x55, 8 + 25 + 8, 8 + 25 + 8 + 6);
+    const cases: [string, Uint8Array | string, string, number][] = [
+      ['text as a PNG', 'not an image', 'image/png', 422],
+      ['a PNG sent as a JPEG', png, 'image/jpeg', 422],
+      ['a JPEG signature sent as a PNG', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0]), 'image/png', 422],
+      ['a PNG with damaged pixels', damaged, 'image/png', 422],
+      ['an image 2,001 pixels wide', solidPng(2001, 1, [0, 0, 0]), 'image/png', 422],
+      ['an SVG', '<svg xmlns="http://www.w3.org/2000/svg"/>', 'image/svg+xml', 415],
+      ['a GIF', Buffer.from('GIF89a'), 'image/gif', 415],
+      ['over 256 KB', Buffer.concat([png, Buffer.alloc(257 * 1024)]), 'image/png', 413],
+    ];
+    for (const [what, body, type, status] of cases) {
+      const res = await put(body, type);
+      const envelope = (await res.json()) as { error?: { code: string; details: { fields?: Record<string, string> } | null } };
+      expect({ what, status: res.status, code: envelope.error?.code }).toEqual({ what, status, code: status === 422 ? 'validation_failed' : 'bad_request' });
+      if (status === 422) expect(Object.keys(envelope.error!.details!.fields!)).toEqual(['logo']);
+    }
+    const organization = (await (await api.request('/api/v1/organization', { token: admin })).json()) as { logo: { sha256: string } };
+    expect(organization.logo.sha256).toBe(createHash('sha256').update(kept).digest('hex'));
   });
 });

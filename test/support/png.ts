@@ -1,4 +1,4 @@
-import { inflateSync } from 'node:zlib';
+import { crc32, deflateSync, inflateSync } from 'node:zlib';
 
 /** A decoded screenshot: RGBA pixels, row after row. */
 export interface Pixels {
@@ -86,4 +86,23 @@ export function inkShare(pixels: Pixels, region: { x: number; y: number; width: 
   if (total <= 0) return 0;
   const background = Math.max(...counts.values());
   return (total - background) / total;
+}
+
+/** A PNG of one colour (8-bit RGB, not interlaced), made here so a test can upload a real image. */
+export function solidPng(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
+  const chunk = (type: string, body: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(body.length, 0);
+    head.write(type, 4, 'latin1');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])), 0);
+    return Buffer.concat([head, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3).map((_, i) => rgb[i % 3]!)]);
+  const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AcceptForm, customerFigures, decisionOf, DeclineForm, formatCad, linkState, sendMove, validUntil } from '../../domain/quotes/customer-page';
+import { AcceptForm, customerFigures, decisionOf, DeclineForm, formatCad, lineChoicesText, linkState, sendMove, validUntil } from '../../domain/quotes/customer-page';
 import { quoteTax } from '../../domain/tax/quote-tax';
 import { QUOTE_STATUSES } from '../../domain/quotes/quote-status';
 
@@ -32,6 +32,14 @@ describe('D24: linkState', () => {
     }
     expect(linkState(live, { status: 'EXPIRED', decidedByCustomer: false }, now)).toBe('gone');
     expect(linkState(live, { status: 'DRAFT', decidedByCustomer: false }, now)).toBe('gone');
+  });
+  it("keeps the customer's decided quote readable past its validity, until the validity plus 90 days, then the neutral page", () => {
+    const day = 86_400_000;
+    for (const status of ['APPROVED', 'REJECTED'] as const) {
+      expect(linkState(live, { status, decidedByCustomer: true }, new Date(live.expiresAt.getTime() + day))).toBe('decided');
+      expect(linkState(live, { status, decidedByCustomer: true }, new Date(live.expiresAt.getTime() + 90 * day - 1))).toBe('decided');
+      expect(linkState(live, { status, decidedByCustomer: true }, new Date(live.expiresAt.getTime() + 90 * day))).toBe('gone');
+    }
   });
   it('expires with the tenant validity from the quote creation', () => {
     expect(validUntil(new Date('2026-11-01T10:00:00.000Z'), 30).toISOString()).toBe('2026-12-01T10:00:00.000Z');
@@ -75,7 +83,7 @@ describe('D24 with D25: the figures the customer sees', () => {
     ];
     for (const region of [null, 'CA-QC', 'CA-BC', 'CA-AB']) {
       const figures = customerFigures(lines, region);
-      expect(figures.lines).toEqual([
+      expect(figures.lines.map(({ description, amountCents }) => ({ description, amountCents }))).toEqual([
         { description: 'Kitchen: 1 × 30" × 40" roller shade', amountCents: 10_001 },
         { description: 'Line 2: 2 × 24.5" × 36" roller shade', amountCents: 20_050 },
       ]);
@@ -83,6 +91,20 @@ describe('D24 with D25: the figures the customer sees', () => {
       expect(figures.tax).toEqual(quoteTax(region, 30_051));
       expect(figures.totalCents).toBe(30_051 + figures.tax.total_cents);
     }
+  });
+  it("name each line's fabric, hardware, motor, control side and cassette from its priced components", () => {
+    const component = (kind: string, sku: string, description: string) => ({ component: kind, sku_code: sku, description });
+    const motorised = {
+      reference: 'Den', quantity: 1, width_inches: 30, drop_inches: 40, price_cents: 10_001,
+      components: [component('fabric', 'FAB-SCREEN-3', 'Solar screen 3%'), component('hardware', 'HW-ROLLER-STD', 'Standard roller'), component('motor', 'MTR-BATTERY', 'Battery motor'), component('trim', 'TRIM-CASSETTE', 'Aluminium cassette valance'), component('labour', 'STANDARD', 'Installation')],
+    };
+    const manual = { ...motorised, components: motorised.components.filter((c) => c.component !== 'motor' && c.component !== 'trim') };
+    const figures = customerFigures([motorised, manual], null, ['left']);
+    expect(figures.lines.map((line) => line.choices)).toEqual([
+      { fabric: 'Solar screen 3%', hardware: 'Standard roller', motor: 'Battery motor', controlSide: 'left', cassette: 'Aluminium cassette valance' },
+      { fabric: 'Solar screen 3%', hardware: 'Standard roller', motor: null, controlSide: null, cassette: null },
+    ]);
+    expect(lineChoicesText(figures.lines[1]!.choices)).toBe('Fabric: Solar screen 3%; Hardware: Standard roller; Motor: none (manual); Control side: not specified; Cassette: none');
   });
   it('formats Canadian dollars by integers', () => {
     expect([0, 5, 99, 100, 123_456_789, -1_050].map(formatCad)).toEqual(['$0.00', '$0.05', '$0.99', '$1.00', '$1,234,567.89', '-$10.50']);

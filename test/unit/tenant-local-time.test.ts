@@ -45,10 +45,12 @@ describe('D3: the quote validity follows the tenant setting', () => {
 
 describe('settings defaults and the PATCH schema (D11, D3, D23)', () => {
   it('applies every default to a tenant that has set nothing', () => {
-    const none = { display_name: null, time_zone: null, working_day_start: null, quote_validity_days: null, depot_lat: null, depot_lon: null, road_factor: null, average_speed_kmh: null, overtime_cap_minutes: null, eta_drift_threshold_minutes: null, dispatch_coalesce_seconds: null };
+    const none = { display_name: null, time_zone: null, working_day_start: null, quote_validity_days: null, depot_lat: null, depot_lon: null, road_factor: null, average_speed_kmh: null, overtime_cap_minutes: null, eta_drift_threshold_minutes: null, dispatch_coalesce_seconds: null, business_address: null, business_phone: null, quote_terms: null };
     expect(withDefaults({ name: 'Acme', ...none })).toEqual({
       display_name: 'Acme', time_zone: 'America/Toronto', working_day_start: '08:00', quote_validity_days: 30, depot: null,
       road_factor: 1.3, average_speed_kmh: 40, overtime_cap_minutes: 60, eta_drift_threshold_minutes: 15, dispatch_coalesce_seconds: 5,
+      // D24: no address or phone until set; the default terms.
+      business_address: null, business_phone: null, quote_terms: expect.stringContaining('Prices are in Canadian dollars'),
     });
   });
 
