@@ -15,9 +15,9 @@ import { example, exampleInvoice, pricingSection, statedCents, table } from '../
 /**
  * Issue 30, the completion invoice of document 001 sections 6.1-6.2, through the API, real
  * Temporal and the payments sandbox: the two worked examples of docs/pricing.md section 13 (a job
- * with the section 9 quote drawing beyond it; a service job billed for time and materials), the
- * 422 of a service job without a customer, and the D19 repair of a refused completion invoice
- * with `npm run ops`.
+ * with the section 9 quote drawing beyond it; a service job billed for time and materials), D11's
+ * service job completed without a customer (its invoice waiting, then issued once the office sets
+ * one), and the D19 repair of a refused completion invoice with `npm run ops`.
  */
 const KEY = 'sk_test_completionInvoice00001';
 
