@@ -137,7 +137,7 @@ export const CompletionInvoice = z
     customer_id: z.uuid().nullable().meta({ description: 'Who a job without a quote is billed to; null while waiting for a customer, and for a quoted job (its quote’s customer)' }),
     lines: z.array(z.strictObject({ description: z.string(), sku: z.string().nullable().meta({ description: 'null for labour' }), quantity: z.string().meta({ description: 'Exact decimal: the SKU’s quantity, or the hours' }), amount: Dollars })),
     subtotal: Dollars,
-    tax_lines: z.array(z.strictObject({ code: z.enum(['GST', 'HST', 'PST', 'QST']), rate: z.number().meta({ description: 'A fraction: 0.13 is 13 %' }), amount: Dollars })).meta({ description: 'D25: the quote’s region, or without a quote the job site’s' }),
+    tax_lines: z.array(z.strictObject({ code: z.enum(['GST', 'HST', 'PST', 'QST']), rate: z.number().meta({ description: 'A fraction: 0.13 is 13 %' }), amount: Dollars })).meta({ description: 'The tax of the quote’s region, or without a quote of the job site’s' }),
     tax_total: Dollars,
     total: Dollars,
     currency: z.literal('CAD'),

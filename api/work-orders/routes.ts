@@ -86,7 +86,7 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
       '(it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. ' +
       'A work order moved to another day, or unscheduled, leaves its crew\'s route of the old day (that route fires `dispatch.updated`, reason `reassignment`) and is on no route of the new day until the day is planned or sequenced. ' +
       'A COMPLETED or CANCELLED work order is final: 409. ' +
-      '`customerId` (D11) is the customer a work order without a quote is invoiced to at completion: a customer of the workspace (404 otherwise), or null to clear it before completion. ' +
+      '`customerId` is the customer a work order without a quote is invoiced to at completion: a customer of the workspace (404 otherwise), or null to clear it before completion. ' +
       'It may also be set on a COMPLETED work order whose time-and-materials invoice waits for a customer, which issues that invoice; 409 for a work order with a quote (invoiced to its quote’s customer), a CANCELLED one, or a COMPLETED one already billed. ' +
       'A change records `job.customer_changed`, a history entry and an audit event (`work_order.customer_changed`).',
     tags: ['work orders'],

@@ -32,7 +32,7 @@ export const EditWorkOrderBody = z
   .strictObject({
     customerId: z.uuid().nullable().optional().meta({
       description:
-        'The customer a work order without a quote is invoiced to at completion (D11); null clears it before completion. Also on a COMPLETED work order whose invoice waits for a customer: setting it issues that invoice. 404 for a customer not of the workspace; 409 for a work order with a quote, a CANCELLED one, or a COMPLETED one already billed.',
+        'The customer a work order without a quote is invoiced to at completion; null clears it before completion. Also on a COMPLETED work order whose invoice waits for a customer: setting it issues that invoice. 404 for a customer not of the workspace; 409 for a work order with a quote, a CANCELLED one, or a COMPLETED one already billed.',
     }),
     scheduledDate: CalendarDate.nullable().optional().meta({ description: 'The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.' }),
     siteAddress: z.string().trim().min(1).max(400).nullable().optional().meta({ description: 'The site’s address; null clears it' }),
@@ -57,7 +57,7 @@ export const WorkOrder = z
     notes: z.string().nullable(),
     assigned_technician_id: z.uuid().nullable(),
     quote_id: z.uuid().nullable(),
-    customer_id: z.uuid().nullable().meta({ description: 'The customer a work order without a quote is invoiced to at completion (D11); null when it has none' }),
+    customer_id: z.uuid().nullable().meta({ description: 'The customer a work order without a quote is invoiced to at completion; null when it has none' }),
     dispatched_at: Timestamp.nullable(),
     completed_at: Timestamp.nullable(),
   })

@@ -800,7 +800,7 @@ export interface paths {
         head?: never;
         /**
          * Change a work order’s day, site, notes or customer (ADMIN)
-         * @description Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING (it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. A work order moved to another day, or unscheduled, leaves its crew's route of the old day (that route fires `dispatch.updated`, reason `reassignment`) and is on no route of the new day until the day is planned or sequenced. A COMPLETED or CANCELLED work order is final: 409. `customerId` (D11) is the customer a work order without a quote is invoiced to at completion: a customer of the workspace (404 otherwise), or null to clear it before completion. It may also be set on a COMPLETED work order whose time-and-materials invoice waits for a customer, which issues that invoice; 409 for a work order with a quote (invoiced to its quote’s customer), a CANCELLED one, or a COMPLETED one already billed. A change records `job.customer_changed`, a history entry and an audit event (`work_order.customer_changed`).
+         * @description Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING (it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. A work order moved to another day, or unscheduled, leaves its crew's route of the old day (that route fires `dispatch.updated`, reason `reassignment`) and is on no route of the new day until the day is planned or sequenced. A COMPLETED or CANCELLED work order is final: 409. `customerId` is the customer a work order without a quote is invoiced to at completion: a customer of the workspace (404 otherwise), or null to clear it before completion. It may also be set on a COMPLETED work order whose time-and-materials invoice waits for a customer, which issues that invoice; 409 for a work order with a quote (invoiced to its quote’s customer), a CANCELLED one, or a COMPLETED one already billed. A change records `job.customer_changed`, a history entry and an audit event (`work_order.customer_changed`).
          */
         patch: operations["editWorkOrder"];
         trace?: never;
@@ -3759,7 +3759,7 @@ export interface components {
             quote_id: string | null;
             /**
              * Format: uuid
-             * @description The customer a work order without a quote is invoiced to at completion (D11); null when it has none
+             * @description The customer a work order without a quote is invoiced to at completion; null when it has none
              */
             customer_id: string | null;
             /**
@@ -4363,7 +4363,7 @@ export interface components {
             }[];
             /** @description Dollars, at most two decimals, computed from integer cents */
             subtotal: number;
-            /** @description D25: the quote’s region, or without a quote the job site’s */
+            /** @description The tax of the quote’s region, or without a quote of the job site’s */
             tax_lines: {
                 /** @enum {string} */
                 code: "GST" | "HST" | "PST" | "QST";
@@ -12303,7 +12303,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description The customer a work order without a quote is invoiced to at completion (D11); null clears it before completion. Also on a COMPLETED work order whose invoice waits for a customer: setting it issues that invoice. 404 for a customer not of the workspace; 409 for a work order with a quote, a CANCELLED one, or a COMPLETED one already billed.
+                     * @description The customer a work order without a quote is invoiced to at completion; null clears it before completion. Also on a COMPLETED work order whose invoice waits for a customer: setting it issues that invoice. 404 for a customer not of the workspace; 409 for a work order with a quote, a CANCELLED one, or a COMPLETED one already billed.
                      */
                     customerId?: string | null;
                     /**
