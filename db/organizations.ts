@@ -64,14 +64,15 @@ export async function subdomainAndQuoteNumber(em: EntityManager, quoteId: string
 
 /**
  * Issue 30: the tenant's subdomain, and whether a completed job has an invoice to reconcile (with
- * its quote's id and number), in one read: a job's `job.completed` names only the job.
+ * its quote's id and number), in one read: a job's `job.completed` names only the job. An invoice
+ * waiting for a customer is not yet to be invoiced (D11): `job.customer_changed` asks again once one is set.
  */
 export async function subdomainAndCompletionInvoice(
   em: EntityManager,
   jobId: string,
 ): Promise<{ subdomain: string; invoiced: boolean; quote_id: string | null; quote_number: number | null } | undefined> {
   const [row] = await em.execute<{ subdomain: string; invoiced: boolean; quote_id: string | null; quote_number: number | null }[]>(
-    `select o.subdomain, c.work_order_id is not null as invoiced, c.quote_id, q.quote_number
+    `select o.subdomain, c.work_order_id is not null and (c.quote_id is not null or c.customer_id is not null) as invoiced, c.quote_id, q.quote_number
        from organizations o left join job_completion_invoices c on c.work_order_id = ? left join quotes q on q.id = c.quote_id
       where o.id = app_current_organization()`,
     [jobId],

@@ -71,6 +71,7 @@ export interface Tables {
     site_id: string | null;
     actual_start: Timestamp | null;
     job_updated_at: Timestamp;
+    customer_id: string | null;
   };
   work_order_history: {
     id: Id;

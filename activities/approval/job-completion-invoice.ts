@@ -38,6 +38,8 @@ export function createJobCompletionInvoiceActivities(deps: { em: EntityManager; 
     async writeJobCompletionInvoice(input: JobRef): Promise<WrittenJobInvoice> {
       const stored = await inTenant(deps.em, input.organizationId, (tx) => storedCompletionInvoice(tx, input.jobId));
       if (!stored) throw refused(`job ${input.jobId} has no completion invoice`);
+      // D11: an invoice waiting for a customer is never billed to nobody (its workflow starts once one is set).
+      if (!stored.quoteId && !stored.customerId) throw refused(`the completion invoice of job ${input.jobId} waits for a customer`);
       const stripe = deps.payments;
       if (!stripe) throw ApplicationFailure.create({ message: 'payments provider not configured', type: FAILURE_TYPES.providerNotConfigured, nonRetryable: true });
       const quote = stored.quoteId ? await loadFrozenQuote(deps.em, input.organizationId, stored.quoteId) : undefined;

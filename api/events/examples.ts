@@ -95,6 +95,7 @@ const FIELD_DATA_EXAMPLES: { [N in Exclude<FieldEventName, 'dispatch.updated'>]:
   'job.dispatched': { job_id: EXAMPLE_WORK_ORDER_ID, crew_id: CREW_EXAMPLE.crew_id, assigned_technician_id: SANDBOX_TECHNICIAN_ID, dispatched_at: '2026-12-02T17:10:00.000Z' },
   'job.status_changed': { job_id: EXAMPLE_WORK_ORDER_ID, from: 'dispatched', to: 'in_progress', changed_by_user_id: SANDBOX_TECHNICIAN_ID, changed_at: '2026-12-03T13:12:40.000Z' },
   'job.completed': { job_id: EXAMPLE_WORK_ORDER_ID, hours_logged: 6.5, hours_estimated: 7.42, completed_at: '2026-12-03T19:58:00.000Z' },
+  'job.customer_changed': { job_id: EXAMPLE_WORK_ORDER_ID, customer_id: CUSTOMER_ID, previous_customer_id: null, invoice_released: true, changed_by_user_id: SANDBOX_ADMIN_ID, changed_at: '2026-12-04T14:30:00.000Z' },
   'change_order.submitted': { ...changeOrder, raised_by_user_id: SANDBOX_TECHNICIAN_ID },
   'change_order.approved': {
     ...changeOrder,
@@ -168,6 +169,7 @@ const FIELD_EVENT_TIMES: { [N in FieldEventName | EventsEventName]: { id: string
   'change_order.approved': { id: 'b6c8d0e2-4f6a-4b8c-9d0e-2f4a6b8c0d2e', at: '2026-12-03T15:20:45.000Z' },
   'change_order.rejected': { id: 'c7d9e1f3-5a7b-4c9d-8e1f-3a5b7c9d1e3f', at: '2026-12-03T15:21:30.000Z' },
   'job.completed': { id: 'd8e0f2a4-6b8c-4d0e-9f2a-4b6c8d0e2f4a', at: '2026-12-03T19:58:00.000Z' },
+  'job.customer_changed': { id: 'e9f1a3b5-7c9d-4e1f-8a3b-5c7d9e1f3a5b', at: '2026-12-04T14:30:00.000Z' },
 };
 
 /**

@@ -85,6 +85,12 @@ const FIELD_WHEN: Record<FieldEventName | EventsEventName, { summary: string; de
     description: 'Sent on every status change of a job, through /v1/fsm or /api/, with `from` and `to`; a PATCH that changes nothing sends nothing.',
   },
   'job.completed': { summary: 'A job was completed', description: 'Sent at the final sign-off (status complete), with the hours logged against the hours estimated.' },
+  'job.customer_changed': {
+    summary: 'A job was given its customer',
+    description:
+      'Sent when an ADMIN sets, changes or clears a job’s customer (PATCH /v1/fsm/jobs/{job_id} `customer_id`, PATCH /api/v1/work-orders/{id} `customerId`); a PATCH naming the customer it already has sends nothing. ' +
+      '`invoice_released` is true when the job was complete and its time-and-materials invoice waited for a customer: that invoice is issued next (`invoice.generated`).',
+  },
   'change_order.submitted': { summary: 'A change order was raised', description: 'Sent when POST /v1/fsm/jobs/{job_id}/change-orders raises a change order, before its approval.' },
   'change_order.approved': {
     summary: 'A change order was approved',

@@ -52,6 +52,9 @@ export const CHANGE_ORDER_EXAMPLE: z.input<typeof ChangeOrder> = {
 
 export const JOB_DETAIL_EXAMPLE: z.input<typeof JobDetail> = {
   ...JOB_EXAMPLE,
+  // A job with a quote is invoiced to its quote's customer; it completes later (completion_invoice then).
+  customer_id: null,
+  completion_invoice: null,
   change_orders: [CHANGE_ORDER_EXAMPLE],
   time_entries: [
     {

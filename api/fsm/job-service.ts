@@ -13,7 +13,7 @@ import { assignJobCrew, crewById, deactivatedMembers } from '../../db/fsm/crews'
 import { userRoleAndActive } from '../../db/users';
 import { JOB_HISTORY_KEYSET, jobHistoryPage } from '../../db/fsm/job-history';
 import { insertMaterialDraw, insertTimeEntry, changeOrdersOfJobs, materialDrawsOfJobs, timeEntriesOfJobs, activeSku, TimeEntryOverlapError } from '../../db/fsm/field-writes';
-import type { Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, PatchJobBody, TimeEntryBody } from './schemas';
+import type { CompletionInvoice, Job, JobDetail, JobHistoryEntry, JobHistoryQuery, JobListQuery, MaterialDrawBody, MoveJobBody, PatchJobBody, TimeEntryBody } from './schemas';
 import { toChangeOrder } from './change-order-view';
 import { iso } from '../../domain/timestamps';
 import { jobScheduleRows } from '../../db/fsm/routing-data';
@@ -21,6 +21,12 @@ import { organizationSettings } from '../../db/organizations';
 import { jobSchedule } from '../../domain/routing/job-schedule';
 import { GREAT_CIRCLE_TRAVEL, recomputeEtasWithEvents, rerouteAssignedJob, type TravelConfig } from '../../infra/routing/routing-day';
 import { TravelTimesUnavailable } from '../../domain/routing/travel/source';
+import { completionInvoiceOfJob } from '../../db/fsm/completion-invoices';
+import { setJobCustomer } from '../../db/fsm/job-customer';
+import { customersByIds } from '../../db/quotes/customer-directory';
+import { quoteTax } from '../../domain/tax/quote-tax';
+import { dollars } from '../../domain/money';
+import type { AuditActor } from '../../domain/audit/audit-entry';
 
 /** D11: clock skew allowed on a device's sign-off time. */
 export const SIGN_OFF_SKEW_MS = 60_000;
@@ -58,7 +64,7 @@ export const visibilityOf = (caller: Caller): JobVisibility => (caller.role === 
  * judged, and the job, its histories and its events written. Returns the events, to dispatch after
  * the commit (none for a repeated status).
  */
-export async function moveJobWithin(tx: EntityManager, caller: Caller, id: string, body: PatchJobBody, travel: TravelConfig = GREAT_CIRCLE_TRAVEL): Promise<EventEnvelope[]> {
+export async function moveJobWithin(tx: EntityManager, caller: Caller, id: string, body: MoveJobBody, travel: TravelConfig = GREAT_CIRCLE_TRAVEL): Promise<EventEnvelope[]> {
   await lockJobClock(tx);
   const row = await lockJob(tx, id, visibilityOf(caller));
   if (!row) throw jobNotFound();
@@ -72,9 +78,42 @@ export async function moveJobWithin(tx: EntityManager, caller: Caller, id: strin
     if (signedOffAt.getTime() > Date.now() + SIGN_OFF_SKEW_MS) throw validationFailed({ completed_at: 'Must not be in the future (60 seconds of clock skew are allowed).' });
     if (row.actual_start && signedOffAt < new Date(row.actual_start)) throw validationFailed({ completed_at: `Must not be before actual_start (${iso(row.actual_start)}).` });
   }
-  const events = await moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt, via: 'v1' });
+  const events = await moveJob(tx, caller.organizationId, { job: row, to: body.status, userId: caller.userId, notes: null, signedOffAt });
   // D23: the status moves the ETAs of the stops after it on the job's route.
   return [...events, ...(await recomputeEtasWithEvents(tx, { jobId: id, travel }))];
+}
+
+/**
+ * D11: an ADMIN gives a job its customer, in the caller's tenant transaction `tx` (PATCH
+ * /v1/fsm/jobs/{id} `customer_id`): the clock, then the row; a customer not of the tenant is 422
+ * at `customer_id`; db/fsm/job-customer.ts judges, writes and audits. Returns the events.
+ */
+export async function setJobCustomerWithin(tx: EntityManager, caller: Caller, id: string, customerId: string | null, audit: { actor: AuditActor; requestId: string | null }): Promise<EventEnvelope[]> {
+  if (caller.role !== 'ADMIN') throw forbidden('Only an ADMIN sets a job\'s customer.');
+  await lockJobClock(tx);
+  const row = await lockJob(tx, id, visibilityOf(caller));
+  if (!row) throw jobNotFound();
+  if (customerId !== null && (await customersByIds(tx, [customerId])).length === 0) throw validationFailed({ customer_id: 'No such customer in this workspace.' });
+  return setJobCustomer(tx, caller.organizationId, { job: row, customerId, userId: caller.userId, audit });
+}
+
+/** D11: the job's money once complete: its completion invoice, in dollars (null when none was kept). */
+async function completionInvoiceView(tx: EntityManager, jobId: string): Promise<CompletionInvoice | null> {
+  const invoice = await completionInvoiceOfJob(tx, jobId);
+  if (!invoice) return null;
+  const tax = quoteTax(invoice.taxRegion, invoice.subtotalCents);
+  return {
+    status: invoice.status,
+    kind: invoice.kind,
+    customer_id: invoice.customerId,
+    lines: invoice.lines.map((line) => ({ description: line.description, sku: line.sku, quantity: line.quantity, amount: dollars(line.amountCents) })),
+    subtotal: dollars(invoice.subtotalCents),
+    tax_lines: tax.lines.map((line) => ({ code: line.code, rate: Number(line.rate), amount: dollars(line.amount_cents) })),
+    tax_total: dollars(tax.total_cents),
+    total: dollars(invoice.subtotalCents + tax.total_cents),
+    currency: 'CAD',
+    invoice_id: invoice.invoiceId,
+  };
 }
 
 /** D10-D11: the job interface. */
@@ -138,6 +177,8 @@ export class JobService {
     const [stored] = await jobScheduleRows(tx, [id]);
     return {
       ...toJob(row),
+      customer_id: row.customer_id,
+      completion_invoice: await completionInvoiceView(tx, id),
       change_orders: changeOrders.map((co) => toChangeOrder(co, row.quote_number)),
       time_entries: timeEntries.map((t) => ({
         id: t.id,
@@ -163,10 +204,19 @@ export class JobService {
     };
   }
 
-  /** D11's table; a repeated status is 200 with nothing changed and no event. */
-  async patch(caller: Caller, id: string, body: PatchJobBody): Promise<JobDetail> {
+  /**
+   * D11's table; a repeated status is 200 with nothing changed and no event. `customer_id`
+   * (ADMIN) is set first, in the same transaction, so a job given its customer as it completes
+   * is invoiced to it at once.
+   */
+  async patch(caller: Caller, id: string, body: PatchJobBody, audit: { actor: AuditActor; requestId: string | null }): Promise<JobDetail> {
+    if (body.status === undefined && body.completed_at !== undefined) throw validationFailed({ completed_at: 'Only with status complete.' });
     const { job, events } = await inTenant(this.em, caller.organizationId, async (tx) => {
-      const events = await moveJobWithin(tx, caller, id, body, this.travel);
+      const events: EventEnvelope[] = [];
+      if (body.customer_id !== undefined) events.push(...(await setJobCustomerWithin(tx, caller, id, body.customer_id, audit)));
+      if (body.status !== undefined) {
+        events.push(...(await moveJobWithin(tx, caller, id, { status: body.status, ...(body.completed_at === undefined ? {} : { completed_at: body.completed_at }) }, this.travel)));
+      }
       return { job: await this.detail(tx, caller, id), events };
     });
     await this.dispatch(events);

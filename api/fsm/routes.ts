@@ -1,4 +1,5 @@
 import { route, type RouteHost } from '../http/route';
+import { auditContext } from '../http/audit-actor';
 import { ADMIN_ONLY, FIELD } from '../http/roles';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemExample } from '../v1/problem';
 import type { JobService } from './job-service';
@@ -85,13 +86,16 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     method: 'patch',
     path: '/v1/fsm/jobs/:job_id',
     operationId: 'updateJob',
-    summary: 'Move a job to another status (the job status table)',
+    summary: 'Move a job to another status (the job status table), or give it its customer (ADMIN)',
     description:
       'scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; ' +
       'on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. ' +
       'Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order\'s status changes with it. ' +
       '`completed_at` (only with complete) is the device\'s sign-off time: not in the future (60 s skew), not before actual_start. ' +
-      'A job without a quote is invoiced to its customer when it completes: without a customer, complete is 422 `validation-failed` at `customer_id`. ADMIN, or a TECHNICIAN of the job\'s crew.',
+      'Completing is never refused for the job\'s money: a job without a quote is invoiced its time and materials to its customer when it completes, and without one that invoice waits for a customer (`completion_invoice.status` `awaiting_customer`, with what it would bill) until an ADMIN sets `customer_id`, which issues it. ' +
+      '`customer_id` (ADMIN only, 403 otherwise): a customer of the tenant (422 `validation-failed` at `customer_id` otherwise), or null to clear it before completion; sent with a status, it is set first. ' +
+      '409 `conflict` for a job with a quote (invoiced to its quote\'s customer), a cancelled job, or a complete job whose invoice is already billed. Records `job.customer_changed` and an audit event (`work_order.customer_changed`). ' +
+      'ADMIN, or a TECHNICIAN of the job\'s crew.',
     tags: TAGS,
     auth: 'bearer',
     metering: 'request',
@@ -101,11 +105,13 @@ export function fsmRoutes(host: RouteHost, deps: { jobs: JobService; crews: Crew
     bodyExample: { status: 'complete', completed_at: '2026-12-03T17:02:00Z' },
     responses: {
       200: { description: 'Moved, or unchanged for a repeated status', schema: JobDetail, example: JOB_DETAIL_EXAMPLE },
+      403: problem(403, 'customer_id sent by someone other than an ADMIN', 'forbidden'),
       404: JOB_NOT_FOUND,
       409: problem(409, 'The table does not allow the move', 'invalid-transition'),
+      422: problem(422, 'customer_id names no customer of the tenant', 'validation-failed'),
     },
-    handler: async ({ res, caller, params, body }) => {
-      res.json(await deps.jobs.patch(caller, params.job_id, body));
+    handler: async ({ req, res, caller, params, body }) => {
+      res.json(await deps.jobs.patch(caller, params.job_id, body, auditContext(req)));
     },
   });
 

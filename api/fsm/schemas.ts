@@ -120,7 +120,35 @@ export const ChangeOrder = z
   .meta({ id: 'ChangeOrder' });
 export type ChangeOrder = z.infer<typeof ChangeOrder>;
 
+const Dollars = z.number().meta({ description: 'Dollars, at most two decimals, computed from integer cents' });
+
+/**
+ * D11: the money of a completed job, its completion invoice: what it bills (or, waiting for a
+ * customer, would bill) and where its payments call stands. Null until the job completes, and for
+ * a job whose completion bills nothing (its quote not approved).
+ */
+export const CompletionInvoice = z
+  .strictObject({
+    status: z.enum(['awaiting_customer', 'pending', 'failed', 'issued']).meta({
+      description:
+        '`awaiting_customer`: a job without a quote completed without a customer; the invoice is issued once an ADMIN sets `customer_id`. `pending`: its workflow has not settled the payments call; `failed`: the call FAILED and waits for its repair (`npm run ops -- retry --job`); `issued`: written.',
+    }),
+    kind: z.enum(['beyond_quote', 'time_and_materials']).nullable().meta({ description: 'Time and materials (no quote), the draws beyond the quote, or null when a quoted job drew nothing beyond it (its quote’s invoice is only reconciled)' }),
+    customer_id: z.uuid().nullable().meta({ description: 'Who a job without a quote is billed to; null while waiting for a customer, and for a quoted job (its quote’s customer)' }),
+    lines: z.array(z.strictObject({ description: z.string(), sku: z.string().nullable().meta({ description: 'null for labour' }), quantity: z.string().meta({ description: 'Exact decimal: the SKU’s quantity, or the hours' }), amount: Dollars })),
+    subtotal: Dollars,
+    tax_lines: z.array(z.strictObject({ code: z.enum(['GST', 'HST', 'PST', 'QST']), rate: z.number().meta({ description: 'A fraction: 0.13 is 13 %' }), amount: Dollars })).meta({ description: 'The tax of the quote’s region, or without a quote of the job site’s' }),
+    tax_total: Dollars,
+    total: Dollars,
+    currency: z.literal('CAD'),
+    invoice_id: z.string().nullable().meta({ description: 'The payments provider’s invoice once issued (a quoted job that billed nothing more: the quote’s invoice it reconciled)' }),
+  })
+  .meta({ id: 'CompletionInvoice' });
+export type CompletionInvoice = z.infer<typeof CompletionInvoice>;
+
 export const JobDetail = Job.extend({
+  customer_id: z.uuid().nullable().meta({ description: 'The job\'s own customer, set by an ADMIN: a job without a quote is invoiced to it at completion (a job with a quote is invoiced to its quote\'s customer and has none)' }),
+  completion_invoice: CompletionInvoice.nullable(),
   change_orders: z.array(ChangeOrder),
   time_entries: z.array(TimeEntry),
   material_draws: z.array(MaterialDraw),
@@ -128,11 +156,23 @@ export const JobDetail = Job.extend({
 }).meta({ id: 'JobDetail' });
 export type JobDetail = z.infer<typeof JobDetail>;
 
+/** D11's move of a job (the REST PATCH's status, GraphQL's moveJob). */
+export const MoveJobBody = z.strictObject({
+  status: JobStatus,
+  completed_at: Rfc3339.optional().meta({ description: 'The device\'s sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.' }),
+});
+export type MoveJobBody = z.output<typeof MoveJobBody>;
+
+/** PATCH /v1/fsm/jobs/{id}: a move, the job's customer (ADMIN), or both (the customer first). */
 export const PatchJobBody = z
   .strictObject({
-    status: JobStatus,
-    completed_at: Rfc3339.optional().meta({ description: 'The device\'s sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.' }),
+    status: JobStatus.optional(),
+    completed_at: MoveJobBody.shape.completed_at,
+    customer_id: z.uuid().nullable().optional().meta({
+      description: 'ADMIN only: the customer a job without a quote is invoiced to (null clears it before completion). Sent with `complete`, it is set first. On a complete job whose invoice waits for a customer, it releases that invoice.',
+    }),
   })
+  .refine((body) => body.status !== undefined || body.customer_id !== undefined, { message: 'Send status, customer_id or both.', path: ['status'] })
   .meta({ id: 'PatchJobRequest' });
 export type PatchJobBody = z.output<typeof PatchJobBody>;
 

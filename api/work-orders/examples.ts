@@ -30,6 +30,7 @@ export const WORK_ORDER_EXAMPLE: z.input<typeof WorkOrder> = {
   notes: CREATE_WORK_ORDER_EXAMPLE.notes!,
   assigned_technician_id: SANDBOX_TECHNICIAN_ID,
   quote_id: EXAMPLE_QUOTE_ID,
+  customer_id: null,
   dispatched_at: '2026-12-02T17:10:00.000Z',
   completed_at: null,
 };

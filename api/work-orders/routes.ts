@@ -1,3 +1,4 @@
+import { auditContext } from '../http/audit-actor';
 import { route, type RouteHost } from '../http/route';
 import { ADMIN_ONLY, FIELD } from '../http/roles';
 import { ErrorEnvelopeSchema, IdParams } from '../http/common-schemas';
@@ -79,12 +80,15 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     method: 'patch',
     path: '/api/v1/work-orders/:id',
     operationId: 'editWorkOrder',
-    summary: 'Change a work order’s day, site or notes (ADMIN)',
+    summary: 'Change a work order’s day, site, notes or customer (ADMIN)',
     description:
       'Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING ' +
       '(it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. ' +
       'A work order moved to another day, or unscheduled, leaves its crew\'s route of the old day (that route fires `dispatch.updated`, reason `reassignment`) and is on no route of the new day until the day is planned or sequenced. ' +
-      'A COMPLETED or CANCELLED work order is final: 409.',
+      'A COMPLETED or CANCELLED work order is final: 409. ' +
+      '`customerId` is the customer a work order without a quote is invoiced to at completion: a customer of the workspace (404 otherwise), or null to clear it before completion. ' +
+      'It may also be set on a COMPLETED work order whose time-and-materials invoice waits for a customer, which issues that invoice; 409 for a work order with a quote (invoiced to its quote’s customer), a CANCELLED one, or a COMPLETED one already billed. ' +
+      'A change records `job.customer_changed`, a history entry and an audit event (`work_order.customer_changed`).',
     tags: ['work orders'],
     auth: 'bearer',
     roles: ADMIN_ONLY,
@@ -93,11 +97,11 @@ export function workOrderRoutes(host: RouteHost, deps: { workOrders: WorkOrderSe
     bodyExample: { scheduledDate: '2026-12-10', notes: 'Customer asked for the afternoon' },
     responses: {
       200: { description: 'The work order after the change', schema: WorkOrder, example: WORK_ORDER_EXAMPLE },
-      404: error('No such work order in the tenant'),
-      409: error('The work order is COMPLETED or CANCELLED'),
+      404: error('No such work order, or customerId names no customer, in the tenant'),
+      409: error('The work order is COMPLETED or CANCELLED, or (customerId) has a quote or an invoice already billed'),
     },
-    handler: async ({ res, caller, params, body }) => {
-      res.json(await deps.workOrders.edit(caller, params.id, body));
+    handler: async ({ req, res, caller, params, body }) => {
+      res.json(await deps.workOrders.edit(caller, params.id, body, auditContext(req)));
     },
   });
 

@@ -27,14 +27,18 @@ export const CreateWorkOrderBody = z
   .meta({ id: 'CreateWorkOrderRequest' });
 export type CreateWorkOrderBody = z.output<typeof CreateWorkOrderBody>;
 
-/** PATCH /api/v1/work-orders/{id}: any of the day, the site and the notes; null clears one. */
+/** PATCH /api/v1/work-orders/{id}: any of the day, the site, the notes and the customer; null clears one. */
 export const EditWorkOrderBody = z
   .strictObject({
+    customerId: z.uuid().nullable().optional().meta({
+      description:
+        'The customer a work order without a quote is invoiced to at completion; null clears it before completion. Also on a COMPLETED work order whose invoice waits for a customer: setting it issues that invoice. 404 for a customer not of the workspace; 409 for a work order with a quote, a CANCELLED one, or a COMPLETED one already billed.',
+    }),
     scheduledDate: CalendarDate.nullable().optional().meta({ description: 'The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.' }),
     siteAddress: z.string().trim().min(1).max(400).nullable().optional().meta({ description: 'The site’s address; null clears it' }),
     notes: z.string().max(2000).nullable().optional().meta({ description: 'Replaces the notes; null clears them' }),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: 'Send at least one of scheduledDate, siteAddress, notes' })
+  .refine((body) => Object.keys(body).length > 0, { message: 'Send at least one of scheduledDate, siteAddress, notes, customerId' })
   .meta({ id: 'EditWorkOrderRequest' });
 export type EditWorkOrderBody = z.output<typeof EditWorkOrderBody>;
 
@@ -53,6 +57,7 @@ export const WorkOrder = z
     notes: z.string().nullable(),
     assigned_technician_id: z.uuid().nullable(),
     quote_id: z.uuid().nullable(),
+    customer_id: z.uuid().nullable().meta({ description: 'The customer a work order without a quote is invoiced to at completion; null when it has none' }),
     dispatched_at: Timestamp.nullable(),
     completed_at: Timestamp.nullable(),
   })

@@ -6,7 +6,9 @@ import type { EventEnvelope } from '../../domain/events/catalogue';
 import { cursorPosition } from '../http/pagination';
 import { pageOf } from '../../db/cursor';
 import type { CreateWorkOrderBody, EditWorkOrderBody, UpdateWorkOrderStatusBody, WorkOrder, WorkOrderHistoryEntry, WorkOrderHistoryQuery, WorkOrderListQuery } from './schemas';
-import { lockJob, lockJobClock, moveJob } from '../../db/fsm/jobs';
+import { lockJob, lockJobClock, moveJob, type LockedJob } from '../../db/fsm/jobs';
+import { setJobCustomer } from '../../db/fsm/job-customer';
+import type { AuditActor } from '../../domain/audit/audit-entry';
 import { crewLedBy, siteForAddress } from '../../db/fsm/crews';
 import { jobStatusAfterWorkOrderMove } from '../../domain/jobs/job-status-table';
 import type { EventDispatcher } from '../../infra/events/dispatcher';
@@ -30,6 +32,7 @@ function toWorkOrder(row: WorkOrderRow): WorkOrder {
     notes: row.notes,
     assigned_technician_id: row.assigned_technician_id,
     quote_id: row.quote_id,
+    customer_id: row.customer_id,
     dispatched_at: iso(row.dispatched_at),
     completed_at: iso(row.completed_at),
   };
@@ -115,8 +118,8 @@ export class WorkOrderService {
    * a dispatched one moved to another day goes back to PENDING through the same job move, history
    * and events as that status change. Locks as every job writer does: the sync clock, then the row.
    */
-  async edit(caller: Caller, id: string, body: EditWorkOrderBody): Promise<WorkOrder> {
-    const { order, events } = await inTenant(this.em, caller.organizationId, (tx) => editWorkOrderWithin(tx, caller, id, body));
+  async edit(caller: Caller, id: string, body: EditWorkOrderBody, audit: { actor: AuditActor; requestId: string | null }): Promise<WorkOrder> {
+    const { order, events } = await inTenant(this.em, caller.organizationId, (tx) => editWorkOrderWithin(tx, caller, id, body, audit));
     await this.events?.tryDispatchAll(events);
     return order;
   }
@@ -153,7 +156,7 @@ export class WorkOrderService {
         }
         return { result: { id, status: row.status, unchanged: true }, events: [] };
       }
-      const events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(body.status), userId: caller.userId, notes: body.notes ?? null, via: 'api' });
+      const events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(body.status), userId: caller.userId, notes: body.notes ?? null });
       // D23: as PATCH /v1/fsm/jobs/{id}: the status moves the ETAs of the stops after it on its route.
       events.push(...(await recomputeEtasWithEvents(tx, { jobId: id, travel: this.travel })));
       return { result: { id, status: body.status, unchanged: false }, events };
@@ -199,18 +202,41 @@ export async function createWorkOrderWithin(tx: EntityManager, caller: Caller, b
  * work order is not edited (409), and a dispatched one moved to another day goes back to PENDING
  * through the same job move, history and events as that status change; the caller dispatches the
  * events after the commit. Locks as every job writer does: the sync clock, then the row.
+ * `customerId` (D11) is judged by its own rule (db/fsm/job-customer.ts), so it may be set on a
+ * COMPLETED work order whose invoice waits for a customer; it is applied first and audited (D22).
  */
-export async function editWorkOrderWithin(tx: EntityManager, caller: Caller, id: string, body: EditWorkOrderBody): Promise<{ order: WorkOrder; events: EventEnvelope[] }> {
+export async function editWorkOrderWithin(
+  tx: EntityManager,
+  caller: Caller,
+  id: string,
+  body: EditWorkOrderBody,
+  audit?: { actor: AuditActor; requestId: string | null },
+): Promise<{ order: WorkOrder; events: EventEnvelope[] }> {
   await lockJobClock(tx);
   const row = await lockJob(tx, id, {});
   if (!row) throw notFound('No such work order in this workspace.');
+  let events: EventEnvelope[] = [];
+  const { customerId, ...details } = body;
+  if (customerId !== undefined) {
+    if (customerId !== null && (await customersByIds(tx, [customerId])).length === 0) throw notFound('customerId: no such customer in this workspace.');
+    const actor: AuditActor = audit?.actor ?? { type: 'user', id: caller.userId, email: caller.email };
+    events = await setJobCustomer(tx, caller.organizationId, { job: row, customerId, userId: caller.userId, audit: { actor, requestId: audit?.requestId ?? null } });
+  }
+  if (Object.keys(details).length > 0) events = [...events, ...(await editDetails(tx, caller, row, details))];
+  const [after] = await workOrdersByIds(tx, [id]);
+  return { order: toWorkOrder(after!), events };
+}
+
+/** The day, site and notes of a locked work order (domain/work-orders/edit.ts decides); returns the events. */
+async function editDetails(tx: EntityManager, caller: Caller, row: LockedJob, body: Omit<EditWorkOrderBody, 'customerId'>): Promise<EventEnvelope[]> {
+  const id = row.id;
   const [before] = await workOrdersByIds(tx, [id]);
   const current = { scheduledDate: before!.scheduled_date, siteAddress: before!.site_address, notes: before!.notes };
   const decision = decideEdit(row.status, current, body);
   if (decision.kind === 'refused') throw conflict(decision.reason);
   let events: EventEnvelope[] = [];
   if (decision.changed.length > 0) {
-    if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null, via: 'api' });
+    if (decision.to) events = await moveJob(tx, caller.organizationId, { job: row, to: jobStatusAfterWorkOrderMove(decision.to), userId: caller.userId, notes: null });
     const newSite = decision.changed.includes('siteAddress');
     // D23: a new day takes the job off its old day's route (that route told); it joins none on the new day.
     if (decision.changed.includes('scheduledDate')) events = [...events, ...(await redateJob(tx, { jobId: id, date: body.scheduledDate ?? null, userId: caller.userId }))];
@@ -221,6 +247,5 @@ export async function editWorkOrderWithin(tx: EntityManager, caller: Caller, id:
     });
     await recordWorkOrderNote(tx, { workOrderId: id, status: decision.to ?? row.status, changedByUserId: caller.userId, notes: describeEdit(current, body, decision.changed) });
   }
-  const [after] = await workOrdersByIds(tx, [id]);
-  return { order: toWorkOrder(after!), events };
+  return events;
 }

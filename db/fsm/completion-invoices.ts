@@ -64,8 +64,9 @@ interface QuoteForCompletion {
 /**
  * Decides and stores the completion invoice of a job being completed, when it has one: a job
  * with an approved quote (its partsConsumed, and the draws beyond the quote's bill of materials
- * if any), or a job without a quote and with a customer (time and materials). A job whose quote
- * is not approved has no invoice to reconcile. Answers whether a row was stored.
+ * if any), or a job without a quote (time and materials), billed to its customer or, without one,
+ * waiting for a customer (`customer_id` null: domain `completionBilling`) with what it would bill.
+ * A job whose quote is not approved has no invoice to reconcile. Answers whether a row was stored.
  */
 export async function storeCompletionInvoice(em: EntityManager, jobId: string): Promise<boolean> {
   const job = await completingJob(em, jobId);
@@ -95,10 +96,14 @@ export async function storeCompletionInvoice(em: EntityManager, jobId: string): 
       region,
     });
   } else {
-    if (!job.customer_id) return false;
+    // D11: with or without a customer; without one the invoice waits for it (setJobCustomer binds it).
     const current = await rateCards.current(em);
+    const tier = current?.snapshot.labourTiers.get(TIME_AND_MATERIALS_TIER);
+    // A workspace with no price book (or no STANDARD tier) has nothing to price the time at: a job
+    // without a customer still completes (D11), keeping no invoice; one billed to a customer is
+    // refused until the price book can bill it.
+    if ((!current || !tier) && !job.customer_id) return false;
     if (!current) throw conflict('The workspace has no price book to bill the job\'s time and materials from.');
-    const tier = current.snapshot.labourTiers.get(TIME_AND_MATERIALS_TIER);
     if (!tier) throw conflict(`The price book has no ${TIME_AND_MATERIALS_TIER} labour tier to bill the job's logged time at: add it first.`);
     const [logged] = await em.execute<{ seconds: string }[]>(
       `select coalesce(sum(extract(epoch from (ended_at - started_at))), 0)::text as seconds from time_entries where work_order_id = ?`,
@@ -164,6 +169,45 @@ export async function storedCompletionInvoice(em: EntityManager, jobId: string):
     subtotalCents: Number(row.subtotal_cents),
     partsConsumed: row.parts_consumed,
   };
+}
+
+/**
+ * Where a completion invoice stands, as the job's money shows it: waiting for a customer (a job
+ * without a quote completed without one), pending (its workflow has not settled the payments
+ * call), failed (the call FAILED and waits for its repair, D19) or issued.
+ */
+export type CompletionInvoiceStatus = 'awaiting_customer' | 'pending' | 'failed' | 'issued';
+
+export interface CompletionInvoiceRecord extends StoredCompletionInvoice {
+  status: CompletionInvoiceStatus;
+  /** The payments provider's invoice, once issued (for a quote's job that billed nothing more, the quote's own invoice it reconciled). */
+  invoiceId: string | null;
+}
+
+/** A job's completion invoice with its payments call's state; undefined when completing it stored none. */
+export async function completionInvoiceOfJob(em: EntityManager, jobId: string): Promise<CompletionInvoiceRecord | undefined> {
+  const stored = await storedCompletionInvoice(em, jobId);
+  if (!stored) return undefined;
+  const [sync] = await em.execute<{ status: string; external_id: string | null }[]>(
+    `select status, external_id from sync_records where provider = 'PAYMENTS' and entity_type = ? and local_id = ?`,
+    [JOB_INVOICE_ENTITY, jobId],
+  );
+  const status: CompletionInvoiceStatus =
+    stored.quoteId === null && stored.customerId === null ? 'awaiting_customer' : sync?.status === 'SUCCEEDED' ? 'issued' : sync?.status === 'FAILED' ? 'failed' : 'pending';
+  return { ...stored, status, invoiceId: status === 'issued' ? (sync?.external_id ?? null) : null };
+}
+
+/**
+ * Binds a completion invoice waiting for a customer to the customer the office set (D11): its
+ * lines stay what completing decided. Answers whether one was waiting; the caller's event
+ * (`job.customer_changed`) then starts the same invoice workflow a completion does.
+ */
+export async function bindCompletionInvoiceCustomer(em: EntityManager, jobId: string, customerId: string): Promise<boolean> {
+  const rows = await em.execute<{ work_order_id: string }[]>(
+    `update job_completion_invoices set customer_id = ? where work_order_id = ? and quote_id is null and customer_id is null returning work_order_id`,
+    [customerId, jobId],
+  );
+  return rows.length === 1;
 }
 
 /** The sync-log record of a completion invoice (section 3.4's store, keyed by the job). */

@@ -10,9 +10,7 @@ import type { JobStatus } from '../../domain/jobs/job-status-table';
 import { jobMoveEvents, planJobMove } from '../../domain/jobs/job-move';
 import { localTimeToInstant } from '../../domain/organizations/local-time';
 import { organizationSettings } from '../organizations';
-import { completingJob, storeCompletionInvoice } from './completion-invoices';
-import { completionRequirement, type CompletingInterface } from '../../domain/invoicing/completion-invoice';
-import { validationFailed } from '../../domain/errors/errors';
+import { storeCompletionInvoice } from './completion-invoices';
 
 /**
  * Jobs (D11): the field view of the work orders, listed with the typed builder (db/tables.ts) and
@@ -54,6 +52,8 @@ export interface JobRow {
   /** The quote's customer and the work order's site address: what a crew needs to find the job (no money). */
   customer_name: string | null;
   site_address: string | null;
+  /** The job's own customer (a job without a quote is invoiced to it); the quote's customer is the quote's. */
+  customer_id: string | null;
   /** Microsecond RFC 3339 (UTC): what the feed orders and filters on. */
   updated_at: string;
 }
@@ -105,6 +105,7 @@ function visibleJobs(em: EntityManager, visibility: JobVisibility) {
       sql<number>`(select count(*) from change_orders co where co.work_order_id = w.id and co.status = 'submitted')::int`.as('open_change_orders'),
       'cu.name as customer_name',
       'w.site_address',
+      'w.customer_id',
       microseconds(eb.ref('w.job_updated_at')).as('updated_at'),
     ]);
   const technicianId = visibility.technicianId;
@@ -172,6 +173,8 @@ export interface LockedJob {
   quote_id: string | null;
   assigned_technician_id: string | null;
   actual_start: Date | null;
+  /** The job's own customer (a job without a quote is invoiced to it, D11). */
+  customer_id: string | null;
 }
 
 /** The job's work order row, locked until the transaction ends; undefined when not visible (D10). */
@@ -179,14 +182,14 @@ export async function lockJob(em: EntityManager, id: string, visibility: JobVisi
   const params: unknown[] = [];
   const visible = visibleTo(visibility, params);
   const [row] = await em.execute<LockedJob[]>(
-    `select w.id, w.job_status, w.status, w.crew_id, w.quote_id, w.assigned_technician_id, w.actual_start from work_orders w where w.id = ? and ${visible} for update`,
+    `select w.id, w.job_status, w.status, w.crew_id, w.quote_id, w.assigned_technician_id, w.actual_start, w.customer_id from work_orders w where w.id = ? and ${visible} for update`,
     [id, ...params],
   );
   return row;
 }
 
 /** What a history entry records (the table's check constraint holds the same list). */
-export const JOB_HISTORY_KINDS = ['created', 'status', 'crew', 'time_entry', 'material_draw', 'change_order', 'route'] as const;
+export const JOB_HISTORY_KINDS = ['created', 'status', 'crew', 'time_entry', 'material_draw', 'change_order', 'route', 'customer'] as const;
 export type JobHistoryKind = (typeof JOB_HISTORY_KINDS)[number];
 
 /** D11: the append-only history of a job: what changed, who and when. */
@@ -220,21 +223,18 @@ export async function touchJobs(em: EntityManager, where: { jobId?: string; crew
 export async function moveJob(
   em: EntityManager,
   organizationId: string,
-  move: { job: LockedJob; to: JobStatus; userId: string; notes: string | null; signedOffAt?: Date | null; via: CompletingInterface },
+  move: { job: LockedJob; to: JobStatus; userId: string; notes: string | null; signedOffAt?: Date | null },
 ): Promise<EventEnvelope[]> {
   const { job, to } = move;
+  // D11: every interface completes a job here, and nothing about its money refuses it: a job
+  // without a quote or a customer completes, its invoice waiting for a customer (completion-invoices.ts).
   const plan = planJobMove(job.job_status, to);
-  if (plan.completes) {
-    // Every interface completes a job here, so one rule judges what completing asks of it.
-    const completing = await completingJob(em, job.id);
-    const missing = completing && completionRequirement({ quoteId: completing.quote_id, customerId: completing.customer_id }, move.via);
-    if (missing) throw validationFailed({ [missing.field]: missing.message });
-  }
   await em.execute(`update work_orders set job_status = ?, signed_off_at = coalesce(?, signed_off_at) where id = ?`, [to, move.signedOffAt ?? null, job.id]);
   const changedAt = await recordJobHistory(em, { jobId: job.id, kind: 'status', userId: move.userId, from: job.job_status, to, detail: move.notes ? { notes: move.notes } : {} });
   const hours = plan.completes ? await jobHours(em, job.id) : null;
   const workOrderChangedAt = plan.workOrder ? await recordWorkOrderMove(em, job.id, plan.workOrder, move.userId, move.notes) : null;
-  // Issue 30: completing reconciles the job's work; its `job.completed` starts the invoice workflow.
+  // Issue 30: completing reconciles the job's work; its `job.completed` starts the invoice workflow
+  // (or, for an invoice waiting for a customer, `job.customer_changed` does once one is set).
   if (plan.completes) await storeCompletionInvoice(em, job.id);
   return recordEvents(em, organizationId, jobMoveEvents(plan, { job, to, userId: move.userId, changedAt, signedOffAt: move.signedOffAt ?? null, hours, workOrderChangedAt }));
 }

@@ -34,6 +34,7 @@ import { Migration20261127060000CompletionInvoices } from './Migration2026112706
 import { Migration20261127070000TextSearch } from './Migration20261127070000TextSearch';
 import { Migration20261128030000DispatchCoalescing } from './Migration20261128030000DispatchCoalescing';
 import { Migration20261128180000ContractorOnQuotes } from './Migration20261128180000ContractorOnQuotes';
+import { Migration20261128180100JobCustomer } from './Migration20261128180100JobCustomer';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -76,4 +77,5 @@ export const migrations = [
   { name: 'Migration20261127070000TextSearch', class: Migration20261127070000TextSearch },
   { name: 'Migration20261128030000DispatchCoalescing', class: Migration20261128030000DispatchCoalescing },
   { name: 'Migration20261128180000ContractorOnQuotes', class: Migration20261128180000ContractorOnQuotes },
+  { name: 'Migration20261128180100JobCustomer', class: Migration20261128180100JobCustomer },
 ];

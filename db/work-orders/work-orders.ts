@@ -18,12 +18,13 @@ export interface WorkOrderRow {
   notes: string | null;
   assigned_technician_id: string | null;
   quote_id: string | null;
+  customer_id: string | null;
   dispatched_at: Date | null;
   completed_at: Date | null;
 }
 
 // The date column comes back as text so no time zone can shift the day.
-const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, dispatched_at, completed_at`;
+const COLUMNS = `id, status, scheduled_date::text as scheduled_date, site_address, notes, assigned_technician_id, quote_id, customer_id, dispatched_at, completed_at`;
 
 
 /** A work order as its lists show it (section 4.4 and GraphQL's), with its list positions. */
@@ -66,6 +67,7 @@ function workOrders(em: EntityManager) {
       'w.notes',
       'w.assigned_technician_id',
       'w.quote_id',
+      'w.customer_id',
       'w.created_at',
       'w.dispatched_at',
       'w.completed_at',

@@ -30,9 +30,11 @@ export const AUDIT_ACTIONS = [
   // integrations (D18)
   'integration.connected',
   'integration.disconnected',
+  // a job's customer, which its completion invoice is billed to (D11)
+  'work_order.customer_changed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_ENTITY_TYPES = ['user', 'organization', 'pricebook', 'webhook_endpoint', 'integration'] as const;
+export const AUDIT_ENTITY_TYPES = ['user', 'organization', 'pricebook', 'webhook_endpoint', 'integration', 'work_order'] as const;
 export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];

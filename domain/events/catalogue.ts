@@ -28,6 +28,8 @@ export const FIELD_EVENT_NAMES = [
   'job.dispatched',
   'job.status_changed',
   'job.completed',
+  // D11: the office set (or changed, or cleared) a job's customer.
+  'job.customer_changed',
   'change_order.submitted',
   'change_order.approved',
   'change_order.rejected',

@@ -73,6 +73,16 @@ const JobCompletedData = z.strictObject({
   completed_at: Rfc3339.meta({ description: 'The device’s sign-off time when one was sent, the server’s otherwise' }),
 });
 
+/** D11: the office gave a job its customer (PATCH /api/v1/work-orders/{id} `customerId`, PATCH /v1/fsm/jobs/{id} `customer_id`). */
+const JobCustomerChangedData = z.strictObject({
+  job_id: z.uuid(),
+  customer_id: z.uuid().nullable().meta({ description: 'The job’s customer now; null when the office cleared it' }),
+  previous_customer_id: z.uuid().nullable().meta({ description: 'The customer before; null when it had none' }),
+  invoice_released: z.boolean().meta({ description: 'Whether this change released the invoice of the completed job, which waited for a customer: it is issued next (`invoice.generated`)' }),
+  changed_by_user_id: z.uuid(),
+  changed_at: Rfc3339,
+});
+
 /** D12: the change alone, the job after it, and the margin it was priced at. */
 export const ChangeOrderDelta = z.strictObject({ labour_hours: z.number(), material_cost: Money, direct_cost: Money, sell: Money, currency: Currency });
 export const RevisedContractValue = z.strictObject({ previous: Money, current: Money, currency: Currency });
@@ -225,6 +235,7 @@ export const EVENT_DATA_SCHEMAS = {
   'job.dispatched': JobDispatchedData,
   'job.status_changed': JobStatusChangedData,
   'job.completed': JobCompletedData,
+  'job.customer_changed': JobCustomerChangedData,
   'change_order.submitted': ChangeOrderSubmittedData,
   'change_order.approved': ChangeOrderApprovedData,
   'change_order.rejected': ChangeOrderRejectedData,

@@ -143,23 +143,44 @@ export function timeAndMaterials(input: {
 export const TIME_AND_MATERIALS_TIER = 'STANDARD';
 
 /**
- * The interface a job is completed through: `/v1/` (document 001: `PATCH /v1/fsm/jobs/{id}`, and
- * GraphQL's moveJob) or `/api/` (document 000: a work order's status moved to COMPLETED).
+ * Who a completed job's invoice is billed to (D11: completing is never refused for it, through any
+ * interface): a job with a quote reconciles with its quote (billed to the quote's customer); a
+ * job without a quote is billed its time and materials to its own customer, and without one that
+ * invoice waits for a customer, recorded with what it would bill, until the office sets one
+ * (`PATCH /api/v1/work-orders/{id}` `customerId`, `PATCH /v1/fsm/jobs/{id}` `customer_id`).
  */
-export type CompletingInterface = 'v1' | 'api';
+export type CompletionBilling = 'quote' | 'customer' | 'awaiting_customer';
+
+export function completionBilling(job: { quoteId: string | null; customerId: string | null }): CompletionBilling {
+  if (job.quoteId !== null) return 'quote';
+  return job.customerId !== null ? 'customer' : 'awaiting_customer';
+}
 
 /**
- * What completing a job asks of it before it may complete, the one rule every completion is judged
- * by (db/fsm/jobs.ts `moveJob` applies it). A job without a quote is invoiced to its customer at
- * completion, so through `/v1/` it needs one (the 422 names `customer_id`). Through `/api/` it
- * completes all the same, without an invoice: document 000 section 3.2 fixes DISPATCHED to
- * COMPLETED as a 200 with no condition, its work orders have no customer, and decisions.md keeps
- * every `/api/` answer document 000 fixes. Null when it may complete.
+ * Whether the office may set (or clear) a job's customer, and what setting it does to the job's
+ * completion invoice. A job with a quote is billed to its quote's customer: it takes none of its
+ * own. Before completion the customer may change or be cleared freely. A completed job's
+ * invoice waiting for a customer is bound to the one set (and then issued); once bound it is
+ * billed, so the customer no longer changes. A cancelled job bills nothing: nothing to set.
  */
-export function completionRequirement(
-  job: { quoteId: string | null; customerId: string | null },
-  via: CompletingInterface,
-): { field: 'customer_id'; message: string } | null {
-  if (job.quoteId !== null || job.customerId !== null || via === 'api') return null;
-  return { field: 'customer_id', message: 'A job without a quote is invoiced at completion for its time and materials to its customer: it has none, so it cannot complete.' };
+export type CustomerChangeDecision =
+  | { kind: 'refused'; reason: string }
+  | { kind: 'unchanged' }
+  | { kind: 'apply'; bindsInvoice: boolean };
+
+export function decideCustomerChange(job: {
+  quoteId: string | null;
+  jobStatus: string;
+  customerId: string | null;
+  /** The completion invoice's customer, when the job has a stored completion invoice. */
+  invoice: { customerId: string | null } | null;
+}, to: string | null): CustomerChangeDecision {
+  if (job.quoteId !== null) return { kind: 'refused', reason: 'The job has a quote: it is invoiced to its quote\'s customer and takes none of its own.' };
+  if (to === job.customerId) return { kind: 'unchanged' };
+  if (job.jobStatus === 'cancelled') return { kind: 'refused', reason: 'The job is cancelled: it bills nothing, so its customer no longer changes.' };
+  if (job.jobStatus !== 'complete') return { kind: 'apply', bindsInvoice: false };
+  if (to === null) return { kind: 'refused', reason: 'The job is complete: its invoice is billed to a customer, which cannot be removed.' };
+  if (!job.invoice) return { kind: 'refused', reason: 'The job is complete with no invoice waiting for a customer: there is nothing to bill to one.' };
+  if (job.invoice.customerId !== null) return { kind: 'refused', reason: 'The job is complete and its invoice is already billed to its customer: the customer no longer changes.' };
+  return { kind: 'apply', bindsInvoice: true };
 }

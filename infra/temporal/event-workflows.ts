@@ -67,9 +67,12 @@ export class EventWorkflows {
         );
         return;
       }
-      case 'job.completed': {
+      case 'job.completed':
+      case 'job.customer_changed': {
         // Issue 30: a completed job with an approved quote, or with a customer and no quote, is
-        // reconciled and invoiced by its own workflow, keyed by the job.
+        // reconciled and invoiced by its own workflow, keyed by the job. D11: one completed
+        // without a customer keeps its invoice waiting; the customer set later starts the same
+        // workflow (a change on a job not complete finds no invoice and starts nothing).
         const data = envelope.data as { job_id: string };
         const job = await this.options.subdomains.withCompletionInvoice(envelope.organization_id, data.job_id);
         if (!job.invoiced) return;

@@ -9,6 +9,7 @@ import { CHANGE_ORDER_ENTITY } from '../../db/fsm/change-orders';
 import { createOrm } from '../../db/orm';
 import { JOB_INVOICE_ENTITY } from '../../db/fsm/completion-invoices';
 import { TENANT_USAGE, TenantUsageError, tenantCommand } from './tenant-commands';
+import { quoteTax } from '../../domain/tax/quote-tax';
 
 /** Where `ops` works and what it says: scripts/ops.ts fills it from the environment; tests run it in-process. */
 export interface OpsSettings {
@@ -88,19 +89,59 @@ async function failed(ctx: RepairContext): Promise<number> {
   const rows = await failedCalls(ctx.db);
   if (rows.length === 0) {
     ctx.out('No FAILED provider calls.');
-    return 0;
+  } else {
+    printTable(ctx, [['TENANT', 'QUOTE', 'PROVIDER', 'ATTEMPTS', 'CALL', 'LAST ERROR', 'WORKFLOW ID']].concat(
+      rows.map((r) => [r.subdomain, r.quote_number === null ? '-' : String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), describeCall(r), oneLine(r.last_error ?? ''), workflowOf(r)]),
+    ));
+    ctx.out(`${rows.length} FAILED call${rows.length === 1 ? '' : 's'}. Repair one:`);
+    ctx.out('  a quote leg:                    npm run ops -- retry <quote number> <provider> --tenant <subdomain>');
+    ctx.out('  a change order or credit note:  npm run ops -- retry --change-order CO-<job id>-<sequence>');
+    ctx.out('  a completed job\'s invoice:      npm run ops -- retry --job <job id>');
+    ctx.out('  every call of a provider:       npm run ops -- retry --all <provider> [--tenant <subdomain>]');
   }
-  const table = [['TENANT', 'QUOTE', 'PROVIDER', 'ATTEMPTS', 'CALL', 'LAST ERROR', 'WORKFLOW ID']].concat(
-    rows.map((r) => [r.subdomain, r.quote_number === null ? '-' : String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), describeCall(r), oneLine(r.last_error ?? ''), workflowOf(r)]),
-  );
+  await awaitingCustomer(ctx);
+  return 0;
+}
+
+function printTable(ctx: RepairContext, table: string[][]): void {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table) ctx.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
-  ctx.out(`${rows.length} FAILED call${rows.length === 1 ? '' : 's'}. Repair one:`);
-  ctx.out('  a quote leg:                    npm run ops -- retry <quote number> <provider> --tenant <subdomain>');
-  ctx.out('  a change order or credit note:  npm run ops -- retry --change-order CO-<job id>-<sequence>');
-  ctx.out('  a completed job\'s invoice:      npm run ops -- retry --job <job id>');
-  ctx.out('  every call of a provider:       npm run ops -- retry --all <provider> [--tenant <subdomain>]');
-  return 0;
+}
+
+/** A job's completion invoice the payments provider was never asked for: it waits for the job's customer (D11). */
+interface AwaitingInvoice {
+  subdomain: string;
+  job_id: string;
+  subtotal_cents: string;
+  tax_region: string | null;
+  created_at: Date;
+}
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+
+/**
+ * D11: the completion invoices waiting for a customer (jobs without a quote completed without
+ * one), with what each would bill: nothing failed, so nothing to retry; the office issues each by
+ * setting the job's customer.
+ */
+async function awaitingCustomer(ctx: RepairContext): Promise<void> {
+  const { rows } = await ctx.db.query<AwaitingInvoice>(
+    `select o.subdomain, c.work_order_id as job_id, c.subtotal_cents::text as subtotal_cents, c.tax_region, c.created_at
+       from job_completion_invoices c join organizations o on o.id = c.organization_id
+      where c.quote_id is null and c.customer_id is null
+      order by o.subdomain, c.created_at, c.work_order_id`,
+  );
+  if (rows.length === 0) return;
+  ctx.out('');
+  printTable(ctx, [['TENANT', 'JOB', 'WAITING FOR', 'SUBTOTAL', 'TAX', 'TOTAL', 'COMPLETED AT']].concat(
+    rows.map((r) => {
+      const subtotal = Number(r.subtotal_cents);
+      const tax = quoteTax(r.tax_region, subtotal);
+      return [r.subdomain, r.job_id, 'a customer', money(subtotal), `${money(tax.total_cents)} ${tax.lines.map((line) => line.code).join('+')}`, `${money(subtotal + tax.total_cents)} CAD`, new Date(r.created_at).toISOString()];
+    }),
+  ));
+  ctx.out(`${rows.length} completion invoice${rows.length === 1 ? '' : 's'} waiting for a customer (jobs without a quote completed without one). Nothing failed: an ADMIN issues one by setting the job's customer:`);
+  ctx.out('  PATCH /v1/fsm/jobs/<job id> {"customer_id": "<customer id>"}   or   PATCH /api/v1/work-orders/<job id> {"customerId": "<customer id>"}');
 }
 
 function oneLine(text: string): string {
@@ -201,9 +242,10 @@ async function retryChangeOrder(ctx: RepairContext, client: Client, reference: s
 
 async function retryJobInvoice(ctx: RepairContext, client: Client, jobId: string): Promise<number> {
   if (!UUID.test(jobId)) throw new UsageError(USAGE);
-  const { rows } = await ctx.db.query<{ subdomain: string; quote_number: number | null; status: string | null; attempts: number | null; external_id: string | null }>(
-    `select o.subdomain, q.quote_number, s.status, s.attempts, s.external_id
+  const { rows } = await ctx.db.query<{ subdomain: string; quote_number: number | null; status: string | null; attempts: number | null; external_id: string | null; awaiting_customer: boolean }>(
+    `select o.subdomain, q.quote_number, s.status, s.attempts, s.external_id, coalesce(c.quote_id is null and c.customer_id is null, false) as awaiting_customer
        from work_orders w join organizations o on o.id = w.organization_id left join quotes q on q.id = w.quote_id
+       left join job_completion_invoices c on c.work_order_id = w.id
        left join sync_records s on s.provider = 'PAYMENTS' and s.entity_type = $2 and s.local_id = w.id::text
       where w.id = $1::uuid`,
     [jobId, JOB_INVOICE_ENTITY],
@@ -211,6 +253,10 @@ async function retryJobInvoice(ctx: RepairContext, client: Client, jobId: string
   const job = rows[0];
   if (!job) throw new UsageError(`No job ${jobId}.`);
   const label = `completion invoice of job ${jobId} (${job.quote_number === null ? 'no quote' : `quote ${job.quote_number}`}, ${job.subdomain})`;
+  if (job.awaiting_customer) {
+    ctx.err(`Nothing retried: the ${label} waits for a customer, nothing failed. An ADMIN issues it by setting the job's customer (PATCH /v1/fsm/jobs/${jobId} {"customer_id": ...}).`);
+    return EXIT.nothingRetried;
+  }
   if (job.status === null) {
     ctx.err(`Nothing retried: the ${label} was never called (the job is not completed, has nothing to invoice, or its workflow has not run yet).`);
     return EXIT.nothingRetried;

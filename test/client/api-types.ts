@@ -819,8 +819,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a work order’s day, site or notes (ADMIN)
-         * @description Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING (it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. A work order moved to another day, or unscheduled, leaves its crew's route of the old day (that route fires `dispatch.updated`, reason `reassignment`) and is on no route of the new day until the day is planned or sequenced. A COMPLETED or CANCELLED work order is final: 409.
+         * Change a work order’s day, site, notes or customer (ADMIN)
+         * @description Only the fields sent change; null clears one. The history gains an entry naming each change. A DISPATCHED work order moved to another day goes back to PENDING (it must be dispatched again for the new day), with `work_order.pending` and `job.status_changed` as that status change records. A work order moved to another day, or unscheduled, leaves its crew's route of the old day (that route fires `dispatch.updated`, reason `reassignment`) and is on no route of the new day until the day is planned or sequenced. A COMPLETED or CANCELLED work order is final: 409. `customerId` is the customer a work order without a quote is invoiced to at completion: a customer of the workspace (404 otherwise), or null to clear it before completion. It may also be set on a COMPLETED work order whose time-and-materials invoice waits for a customer, which issues that invoice; 409 for a work order with a quote (invoiced to its quote’s customer), a CANCELLED one, or a COMPLETED one already billed. A change records `job.customer_changed`, a history entry and an audit event (`work_order.customer_changed`).
          */
         patch: operations["editWorkOrder"];
         trace?: never;
@@ -1323,8 +1323,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move a job to another status (the job status table)
-         * @description scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order's status changes with it. `completed_at` (only with complete) is the device's sign-off time: not in the future (60 s skew), not before actual_start. A job without a quote is invoiced to its customer when it completes: without a customer, complete is 422 `validation-failed` at `customer_id`. ADMIN, or a TECHNICIAN of the job's crew.
+         * Move a job to another status (the job status table), or give it its customer (ADMIN)
+         * @description scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order's status changes with it. `completed_at` (only with complete) is the device's sign-off time: not in the future (60 s skew), not before actual_start. Completing is never refused for the job's money: a job without a quote is invoiced its time and materials to its customer when it completes, and without one that invoice waits for a customer (`completion_invoice.status` `awaiting_customer`, with what it would bill) until an ADMIN sets `customer_id`, which issues it. `customer_id` (ADMIN only, 403 otherwise): a customer of the tenant (422 `validation-failed` at `customer_id` otherwise), or null to clear it before completion; sent with a status, it is set first. 409 `conflict` for a job with a quote (invoiced to its quote's customer), a cancelled job, or a complete job whose invoice is already billed. Records `job.customer_changed` and an audit event (`work_order.customer_changed`). ADMIN, or a TECHNICIAN of the job's crew.
          */
         patch: operations["updateJob"];
         trace?: never;
@@ -1963,6 +1963,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "field:job.customer_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.customer_changed (field format): A job was given its customer
+         * @description Sent when an ADMIN sets, changes or clears a job’s customer (PATCH /v1/fsm/jobs/{job_id} `customer_id`, PATCH /api/v1/work-orders/{id} `customerId`); a PATCH naming the customer it already has sends nothing. `invoice_released` is true when the job was complete and its time-and-materials invoice waited for a customer: that invoice is issued next (`invoice.generated`). Field format: POSTed to each enabled field endpoint subscribed to it, signed with the endpoint secret (`X-Service-Signature`). Answer 2xx within 10 seconds; any other answer, a timeout or a network error is retried with backoff for 24 hours, after which the endpoint is disabled. Delivery is at least once: de-duplicate on `X-Service-Event-Id`.
+         */
+        post: operations["fieldJobCustomerChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "field:change_order.submitted": {
         parameters: {
             query?: never;
@@ -2526,6 +2546,44 @@ export interface components {
              * @description The device’s sign-off time when one was sent, the server’s otherwise
              */
             completed_at: string;
+        };
+        FieldJobCustomerChangedEvent: {
+            /** @enum {string} */
+            event: "job.customer_changed";
+            /**
+             * Format: uuid
+             * @description Stable across retries and replays: de-duplicate on it (also in X-Service-Event-Id)
+             */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            occurred_at: string;
+            data: components["schemas"]["JobCustomerChangedData"];
+        };
+        JobCustomerChangedData: {
+            /** Format: uuid */
+            job_id: string;
+            /**
+             * Format: uuid
+             * @description The job’s customer now; null when the office cleared it
+             */
+            customer_id: string | null;
+            /**
+             * Format: uuid
+             * @description The customer before; null when it had none
+             */
+            previous_customer_id: string | null;
+            /** @description Whether this change released the invoice of the completed job, which waited for a customer: it is issued next (`invoice.generated`) */
+            invoice_released: boolean;
+            /** Format: uuid */
+            changed_by_user_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            changed_at: string;
         };
         FieldChangeOrderSubmittedEvent: {
             /** @enum {string} */
@@ -3746,6 +3804,11 @@ export interface components {
             /** Format: uuid */
             quote_id: string | null;
             /**
+             * Format: uuid
+             * @description The customer a work order without a quote is invoiced to at completion; null when it has none
+             */
+            customer_id: string | null;
+            /**
              * Format: date-time
              * @description ISO-8601, UTC
              */
@@ -4222,9 +4285,9 @@ export interface components {
                 email: string | null;
             };
             /** @enum {string} */
-            action: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected";
+            action: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected" | "work_order.customer_changed";
             /** @enum {string} */
-            entity_type: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration";
+            entity_type: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration" | "work_order";
             entity_id: string;
             changes: {
                 field: string;
@@ -4321,6 +4384,12 @@ export interface components {
              * @description The last change of anything the job shows, to the microsecond; strictly increasing per tenant in commit order.
              */
             updated_at: string;
+            /**
+             * Format: uuid
+             * @description The job's own customer, set by an ADMIN: a job without a quote is invoiced to it at completion (a job with a quote is invoiced to its quote's customer and has none)
+             */
+            customer_id: string | null;
+            completion_invoice: components["schemas"]["CompletionInvoice"];
             change_orders: components["schemas"]["ChangeOrder"][];
             time_entries: components["schemas"]["TimeEntry"][];
             material_draws: components["schemas"]["MaterialDraw"][];
@@ -4334,6 +4403,51 @@ export interface components {
                 defaults: ("window" | "duration_minutes")[];
             };
         };
+        CompletionInvoice: {
+            /**
+             * @description `awaiting_customer`: a job without a quote completed without a customer; the invoice is issued once an ADMIN sets `customer_id`. `pending`: its workflow has not settled the payments call; `failed`: the call FAILED and waits for its repair (`npm run ops -- retry --job`); `issued`: written.
+             * @enum {string}
+             */
+            status: "awaiting_customer" | "pending" | "failed" | "issued";
+            /**
+             * @description Time and materials (no quote), the draws beyond the quote, or null when a quoted job drew nothing beyond it (its quote’s invoice is only reconciled)
+             * @enum {string|null}
+             */
+            kind: "beyond_quote" | "time_and_materials" | null;
+            /**
+             * Format: uuid
+             * @description Who a job without a quote is billed to; null while waiting for a customer, and for a quoted job (its quote’s customer)
+             */
+            customer_id: string | null;
+            lines: {
+                description: string;
+                /** @description null for labour */
+                sku: string | null;
+                /** @description Exact decimal: the SKU’s quantity, or the hours */
+                quantity: string;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                amount: number;
+            }[];
+            /** @description Dollars, at most two decimals, computed from integer cents */
+            subtotal: number;
+            /** @description The tax of the quote’s region, or without a quote of the job site’s */
+            tax_lines: {
+                /** @enum {string} */
+                code: "GST" | "HST" | "PST" | "QST";
+                /** @description A fraction: 0.13 is 13 % */
+                rate: number;
+                /** @description Dollars, at most two decimals, computed from integer cents */
+                amount: number;
+            }[];
+            /** @description Dollars, at most two decimals, computed from integer cents */
+            tax_total: number;
+            /** @description Dollars, at most two decimals, computed from integer cents */
+            total: number;
+            /** @enum {string} */
+            currency: "CAD";
+            /** @description The payments provider’s invoice once issued (a quoted job that billed nothing more: the quote’s invoice it reconciled) */
+            invoice_id: string | null;
+        } | null;
         ChangeOrder: {
             /** Format: uuid */
             change_order_id: string;
@@ -4434,7 +4548,7 @@ export interface components {
         };
         JobHistoryEntry: {
             /** @enum {string} */
-            kind: "created" | "status" | "crew" | "time_entry" | "material_draw" | "change_order" | "route";
+            kind: "created" | "status" | "crew" | "time_entry" | "material_draw" | "change_order" | "route" | "customer";
             /** @description The status before the change: the job's for `status`, the change order's for `change_order`; null otherwise. */
             from_status: string | null;
             /** @description The status after it: the job's for `created` and `status`, the change order's for `change_order`; null otherwise. */
@@ -11840,6 +11954,7 @@ export interface operations {
                      *           "notes": "Side gate code 4512; two windows on the second floor.",
                      *           "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
                      *           "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *           "customer_id": null,
                      *           "dispatched_at": "2026-12-02T17:10:00.000Z",
                      *           "completed_at": null
                      *         },
@@ -11851,6 +11966,7 @@ export interface operations {
                      *           "notes": null,
                      *           "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
                      *           "quote_id": null,
+                     *           "customer_id": null,
                      *           "dispatched_at": null,
                      *           "completed_at": null
                      *         }
@@ -12182,6 +12298,7 @@ export interface operations {
                      *       "notes": "Side gate code 4512; two windows on the second floor.",
                      *       "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
                      *       "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "customer_id": null,
                      *       "dispatched_at": "2026-12-02T17:10:00.000Z",
                      *       "completed_at": null
                      *     }
@@ -12328,6 +12445,11 @@ export interface operations {
                  */
                 "application/json": {
                     /**
+                     * Format: uuid
+                     * @description The customer a work order without a quote is invoiced to at completion; null clears it before completion. Also on a COMPLETED work order whose invoice waits for a customer: setting it issues that invoice. 404 for a customer not of the workspace; 409 for a work order with a quote, a CANCELLED one, or a COMPLETED one already billed.
+                     */
+                    customerId?: string | null;
+                    /**
                      * Format: date
                      * @description The day; null unschedules. A DISPATCHED work order moved to another day goes back to PENDING.
                      */
@@ -12355,6 +12477,7 @@ export interface operations {
                      *       "notes": "Side gate code 4512; two windows on the second floor.",
                      *       "assigned_technician_id": "2b4d6f8a-0c1e-4a3b-9d5f-7e9a1c3b5d7f",
                      *       "quote_id": "3c9a7e51-2f4b-4d6a-8c1e-5b7d9f0a2c4e",
+                     *       "customer_id": null,
                      *       "dispatched_at": "2026-12-02T17:10:00.000Z",
                      *       "completed_at": null
                      *     }
@@ -12400,7 +12523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such work order in the tenant */
+            /** @description No such work order, or customerId names no customer, in the tenant */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12410,7 +12533,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "No such work order in the tenant",
+                     *         "message": "No such work order, or customerId names no customer, in the tenant",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -12419,7 +12542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The work order is COMPLETED or CANCELLED */
+            /** @description The work order is COMPLETED or CANCELLED, or (customerId) has a quote or an invoice already billed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12429,7 +12552,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "The work order is COMPLETED or CANCELLED",
+                     *         "message": "The work order is COMPLETED or CANCELLED, or (customerId) has a quote or an invoice already billed",
                      *         "details": null,
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *       }
@@ -12451,7 +12574,7 @@ export interface operations {
                      *         "message": "The request did not pass validation.",
                      *         "details": {
                      *           "fields": {
-                     *             "body": "Send at least one of scheduledDate, siteAddress, notes"
+                     *             "body": "Send at least one of scheduledDate, siteAddress, notes, customerId"
                      *           }
                      *         },
                      *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
@@ -14900,7 +15023,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
+                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, job.customer_changed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
                     events: string[];
                     description?: string;
                     /**
@@ -15223,7 +15346,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
-                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
+                    /** @description Event names of the endpoint's format's catalogue (core: quote.approved, work_order.dispatched, work_order.completed, work_order.pending, work_order.cancelled, pricebook.published, dispatch.updated; field: job.dispatched, job.status_changed, job.completed, job.customer_changed, change_order.submitted, change_order.approved, change_order.rejected, quote.created, invoice.generated, dispatch.updated; events: quote.created, invoice.generated, pricebook.published, dispatch.updated), or ["*"] for all of them */
                     events?: string[];
                     description?: string | null;
                     /** @enum {string} */
@@ -16962,10 +17085,10 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
-                entity_type?: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration";
+                entity_type?: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration" | "work_order";
                 entity_id?: string;
                 actor_id?: string;
-                action?: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected";
+                action?: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected" | "work_order.customer_changed";
                 /** @description Only events at or after this instant (ISO-8601 with an offset). */
                 since?: string;
                 limit?: number;
@@ -17414,6 +17537,8 @@ export interface operations {
                      *       "percent_complete": 0.56,
                      *       "open_change_orders": 1,
                      *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "customer_id": null,
+                     *       "completion_invoice": null,
                      *       "change_orders": [
                      *         {
                      *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
@@ -17597,12 +17722,17 @@ export interface operations {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    status: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
+                    status?: "scheduled" | "dispatched" | "in_progress" | "on_hold" | "complete" | "cancelled";
                     /**
                      * Format: date-time
                      * @description The device's sign-off time: only with `complete`; not in the future (60 s of skew), not before actual_start.
                      */
                     completed_at?: string;
+                    /**
+                     * Format: uuid
+                     * @description ADMIN only: the customer a job without a quote is invoiced to (null clears it before completion). Sent with `complete`, it is set first. On a complete job whose invoice waits for a customer, it releases that invoice.
+                     */
+                    customer_id?: string | null;
                 };
             };
         };
@@ -17636,6 +17766,8 @@ export interface operations {
                      *       "percent_complete": 0.56,
                      *       "open_change_orders": 1,
                      *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "customer_id": null,
+                     *       "completion_invoice": null,
                      *       "change_orders": [
                      *         {
                      *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
@@ -17723,7 +17855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Role not allowed. */
+            /** @description customer_id sent by someone other than an ADMIN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17734,7 +17866,7 @@ export interface operations {
                      *       "type": "forbidden",
                      *       "title": "Your role does not allow this.",
                      *       "status": 403,
-                     *       "detail": "Role not allowed.",
+                     *       "detail": "customer_id sent by someone other than an ADMIN",
                      *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *     }
                      */
@@ -17777,7 +17909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body, query or path failed validation. */
+            /** @description customer_id names no customer of the tenant */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17788,11 +17920,8 @@ export interface operations {
                      *       "type": "validation-failed",
                      *       "title": "The request did not pass validation.",
                      *       "status": 422,
-                     *       "detail": "The request did not pass validation.",
-                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f",
-                     *       "errors": {
-                     *         "status": "Invalid option: expected one of \"scheduled\"|\"dispatched\"|\"in_progress\"|\"on_hold\"|\"complete\"|\"cancelled\""
-                     *       }
+                     *       "detail": "customer_id names no customer of the tenant",
+                     *       "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -18071,6 +18200,8 @@ export interface operations {
                      *       "percent_complete": 0.56,
                      *       "open_change_orders": 1,
                      *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "customer_id": null,
+                     *       "completion_invoice": null,
                      *       "change_orders": [
                      *         {
                      *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
@@ -18339,6 +18470,8 @@ export interface operations {
                      *       "percent_complete": 0.56,
                      *       "open_change_orders": 1,
                      *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "customer_id": null,
+                     *       "completion_invoice": null,
                      *       "change_orders": [
                      *         {
                      *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
@@ -18595,6 +18728,8 @@ export interface operations {
                      *       "percent_complete": 0.56,
                      *       "open_change_orders": 1,
                      *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "customer_id": null,
+                     *       "completion_invoice": null,
                      *       "change_orders": [
                      *         {
                      *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
@@ -20809,6 +20944,8 @@ export interface operations {
                      *       "percent_complete": 0.56,
                      *       "open_change_orders": 1,
                      *       "updated_at": "2026-12-03T16:45:02.123456Z",
+                     *       "customer_id": null,
+                     *       "completion_invoice": null,
                      *       "change_orders": [
                      *         {
                      *           "change_order_id": "8e9f0a1b-2c3d-4e5f-9a6b-7c8d9e0f1a2b",
@@ -22968,6 +23105,55 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["FieldJobCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: retried on the format's schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    fieldJobCustomerChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the endpoint secret>; two v1 entries for 24 hours after a rotation */
+                "x-service-signature": string;
+                /** @description The envelope's event_id, the same on every retry and replay */
+                "x-service-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "job.customer_changed",
+                 *       "event_id": "e9f1a3b5-7c9d-4e1f-8a3b-5c7d9e1f3a5b",
+                 *       "occurred_at": "2026-12-04T14:30:00.000Z",
+                 *       "data": {
+                 *         "job_id": "5a1f3c7e-9b2d-4e6f-a8c0-1d3e5f7a9b2c",
+                 *         "customer_id": "6e8a0c2e-4b6d-4f8a-9c1e-3b5d7f9a1c2e",
+                 *         "previous_customer_id": null,
+                 *         "invoice_released": true,
+                 *         "changed_by_user_id": "8d2e4f6a-1b3c-4d5e-8f7a-9b0c1d2e3f4a",
+                 *         "changed_at": "2026-12-04T14:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FieldJobCustomerChangedEvent"];
             };
         };
         responses: {

@@ -133,6 +133,11 @@ describe('D22: the audit log never holds a secret', () => {
     // Settings (D22).
     await call('/api/v1/organization', { method: 'PATCH', json: { display_name: 'Walked Shades', quote_validity_days: 21 } }, 200);
 
+    // A work order's customer (D11).
+    const payer = await call('/v1/customers', { method: 'POST', json: { name: 'Walk Payer' } }, 201);
+    const order = await call('/api/v1/work-orders', { method: 'POST', json: {} }, 201);
+    await call(`/api/v1/work-orders/${String(order.id)}`, { method: 'PATCH', json: { customerId: payer.id } }, 200);
+
     // The price book (D21): one at once, one for later.
     const book = await call(`/v1/pricebooks/${tenant.id}`, {}, 200);
     const now = await call(`/v1/pricebooks/${tenant.id}/revisions`, { method: 'POST', json: { base_revision: book.revision, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '2' }] } }, 201);

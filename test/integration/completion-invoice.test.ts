@@ -8,15 +8,16 @@ import { approve, newCustomer, type KeptQuote } from '../../scripts/harness/appr
 import { approvalSettled, jobCompletionInvoiceSettled } from '../../scripts/harness/approval-progress';
 import { jobCompletionInvoiceWorkflowId } from '../../infra/temporal/contracts';
 import Decimal from 'decimal.js';
+import { randomUUID } from 'node:crypto';
 import { dollars } from '../../domain/money';
 import { example, exampleInvoice, pricingSection, statedCents, table } from '../support/pricing-doc';
 
 /**
  * Issue 30, the completion invoice of document 001 sections 6.1-6.2, through the API, real
  * Temporal and the payments sandbox: the two worked examples of docs/pricing.md section 13 (a job
- * with the section 9 quote drawing beyond it; a service job billed for time and materials), the
- * 422 of a service job without a customer, and the D19 repair of a refused completion invoice
- * with `npm run ops`.
+ * with the section 9 quote drawing beyond it; a service job billed for time and materials), D11's
+ * service job completed without a customer (its invoice waiting, then issued once the office sets
+ * one), and the D19 repair of a refused completion invoice with `npm run ops`.
  */
 const KEY = 'sk_test_completionInvoice00001';
 
@@ -187,14 +188,7 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(events.map((e) => [e.id, e.partsConsumed])).toEqual([[quoteInvoiceAt(quote.quote_id)!.id, [{ sku: 'MTR-BATTERY', quantity: '2', vanId: 'VAN-3' }]]]);
   }, 120_000);
 
-  it('example B: a service job needs a customer to complete (422 naming customer_id); with one, its time and materials are invoiced with its site region\'s GST', async () => {
-    const nobody = await newJob({});
-    await startJob(nobody);
-    const refused = await complete(nobody);
-    expect(refused.status).toBe(422);
-    expect(Object.keys(((await refused.json()) as { errors: Record<string, unknown> }).errors)).toEqual(['customer_id']);
-    expect((await stack.owner.query('select job_status from work_orders where id = $1', [nobody])).rows[0].job_status).toBe('in_progress');
-
+  it('example B: a service job with a customer: its time and materials are invoiced with its site region\'s GST', async () => {
     const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name, email) values ($1, 'Sam Ortiz', $2) returning id`, [tenant.id, `sam-${Date.now()}@example.test`])).rows[0]!.id;
     const jobId = await newJob({ customerId: customer });
     // The site is in Alberta (D25: a job without a quote takes its site's region).
@@ -239,39 +233,132 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(described.searchAttributes['OrganizationSubdomain']).toEqual([tenant.subdomain]);
   }, 120_000);
 
-  it('/api/ work orders complete through the same rule: without a quote or customer, a 200 with no invoice (document 000 section 3.2) where /v1/ refuses; with a customer, invoiced', async () => {
-    const toStatus = (jobId: string, status: string) => call('PATCH', `/api/v1/work-orders/${jobId}/status`, admin, { status });
+  it('D11: a job without a quote or a customer completes from dispatched and from in_progress; its invoice waits for a customer, shown in its money and by ops failed, and is issued once an ADMIN sets customer_id', async () => {
     const workflowOf = (jobId: string) => stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe();
-    const [viaApi, viaV1] = [await newJob({}), await newJob({})];
-    for (const jobId of [viaApi, viaV1]) await startJob(jobId);
-    await draw(viaApi, 'MTR-WIRED', '1', 'VAN-6');
-    const refused = await complete(viaV1);
-    expect(refused.status).toBe(422);
-    expect(Object.keys(((await refused.json()) as { errors: Record<string, unknown> }).errors)).toEqual(['customer_id']);
-    expect((await toStatus(viaApi, 'COMPLETED')).status).toBe(200);
-    expect((await stack.owner.query('select id, status, job_status from work_orders where id = any($1) order by status', [[viaApi, viaV1]])).rows).toEqual([
-      { id: viaApi, status: 'COMPLETED', job_status: 'complete' },
-      { id: viaV1, status: 'DISPATCHED', job_status: 'in_progress' },
+    const [fromDispatched, fromInProgress] = [await newJob({}), await newJob({})];
+    expect((await call('PATCH', `/v1/fsm/jobs/${fromDispatched}`, admin, { status: 'dispatched' })).status).toBe(200);
+    await startJob(fromInProgress);
+    // The site is in Alberta (D25: a job without a quote takes its site's region): GST alone.
+    await stack.owner.query(`update sites set region = 'CA-AB' where id = (select site_id from work_orders where id = $1)`, [fromInProgress]);
+    await draw(fromInProgress, 'MTR-WIRED', '1', 'VAN-3');
+    for (const jobId of [fromDispatched, fromInProgress]) {
+      const done = await complete(jobId);
+      expect({ jobId, status: done.status }).toEqual({ jobId, status: 200 });
+      expect(((await done.json()) as Json).status).toBe('complete');
+    }
+    expect((await stack.owner.query('select status, job_status from work_orders where id = any($1)', [[fromDispatched, fromInProgress]])).rows).toEqual([
+      { status: 'COMPLETED', job_status: 'complete' },
+      { status: 'COMPLETED', job_status: 'complete' },
     ]);
-    // Nothing to invoice it to: no completion invoice is kept (and no workflow starts, below).
-    expect((await stack.owner.query('select count(*)::int as n from job_completion_invoices where work_order_id = $1', [viaApi])).rows[0].n).toBe(0);
+
+    // What it would bill: one MTR-WIRED at the floor 0.35 (docs/pricing.md section 13, example A), Alberta's 5 % GST.
+    const gst = Math.floor((MTR_WIRED_PRICE * 5 + 50) / 100);
+    const money = ((await (await call('GET', `/v1/fsm/jobs/${fromInProgress}`, admin)).json()) as Json).completion_invoice;
+    expect(money).toEqual({
+      status: 'awaiting_customer',
+      kind: 'time_and_materials',
+      customer_id: null,
+      lines: [{ description: expect.stringContaining('MTR-WIRED'), sku: 'MTR-WIRED', quantity: '1', amount: dollars(MTR_WIRED_PRICE) }],
+      subtotal: dollars(MTR_WIRED_PRICE),
+      tax_lines: [{ code: 'GST', rate: 0.05, amount: dollars(gst) }],
+      tax_total: dollars(gst),
+      total: dollars(MTR_WIRED_PRICE + gst),
+      currency: 'CAD',
+      invoice_id: null,
+    });
+    // Nobody to bill: no workflow, no call to the payments provider, no invoice event.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await expect(workflowOf(fromInProgress)).rejects.toThrow(/not found/i);
+    expect(invoicesAt(fromInProgress)).toHaveLength(0);
+
+    const listed = await ops('failed');
+    const line = listed.out.split('\n').find((l) => l.includes(fromInProgress));
+    expect(line?.split(/\s{2,}/).slice(0, 6)).toEqual([tenant.subdomain, fromInProgress, 'a customer', (MTR_WIRED_PRICE / 100).toFixed(2), `${(gst / 100).toFixed(2)} GST`, `${((MTR_WIRED_PRICE + gst) / 100).toFixed(2)} CAD`]);
+    expect(listed.out).toMatch(/waiting for a customer/);
+    const notRetried = await ops('retry', '--job', fromInProgress);
+    expect({ code: notRetried.code, out: notRetried.out }).toMatchObject({ code: 2, out: expect.stringMatching(/waits for a customer/) });
+
+    // Only an ADMIN sets it, and only a customer of the tenant.
+    expect((await call('PATCH', `/v1/fsm/jobs/${fromInProgress}`, tech, { customer_id: randomUUID() })).status).toBe(403);
+    const unknown = await call('PATCH', `/v1/fsm/jobs/${fromInProgress}`, admin, { customer_id: randomUUID() });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(((await unknown.json()) as Json).errors)).toEqual(['customer_id']);
 
     const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Rae Lindqvist') returning id`, [tenant.id])).rows[0]!.id;
-    const jobId = await newJob({ customerId: customer });
+    const given = await call('PATCH', `/v1/fsm/jobs/${fromInProgress}`, admin, { customer_id: customer });
+    expect(given.status).toBe(200);
+    expect(((await given.json()) as Json)).toMatchObject({ status: 'complete', customer_id: customer, completion_invoice: { customer_id: customer, subtotal: dollars(MTR_WIRED_PRICE) } });
+    expect(await jobCompletionInvoiceSettled(stack.temporal.client, fromInProgress)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
+    const [invoice, ...more] = invoicesAt(fromInProgress);
+    expect(more).toHaveLength(0);
+    expect(amounts(invoice)).toEqual([['line', MTR_WIRED_PRICE], ['tax', gst]]);
+    expect((await jobEvents(fromInProgress)).map((e) => [e.id, e.customerId, e.totals.grandTotal, e.partsConsumed])).toEqual([[invoice.id, customer, dollars(MTR_WIRED_PRICE + gst), [{ sku: 'MTR-WIRED', quantity: '1', vanId: 'VAN-3' }]]]);
+    expect((await (await call('GET', `/v1/fsm/jobs/${fromInProgress}`, admin)).json() as Json).completion_invoice).toMatchObject({ status: 'issued', customer_id: customer, invoice_id: invoice.id });
+
+    // Its event, its audit event, its history entry.
+    const changed = (await stack.owner.query(`select envelope->'data' as data from outbox_events where event = 'job.customer_changed' and envelope->'data'->>'job_id' = $1`, [fromInProgress])).rows.map((r) => r.data);
+    expect(changed).toEqual([{ job_id: fromInProgress, customer_id: customer, previous_customer_id: null, invoice_released: true, changed_by_user_id: tenant.users.admin!.id, changed_at: expect.any(String) }]);
+    const audited = await call('GET', `/api/v1/audit-events?entity_type=work_order&entity_id=${fromInProgress}`, admin);
+    expect(((await audited.json()) as Json).data.map((e: Json) => [e.action, e.actor.id, e.changes])).toEqual([['work_order.customer_changed', tenant.users.admin!.id, [{ field: 'customer_id', before: null, after: customer }]]]);
+    const history = ((await (await call('GET', `/v1/fsm/jobs/${fromInProgress}/history`, admin)).json()) as Json).data;
+    expect(history.at(-1)).toMatchObject({ kind: 'customer', detail: { from: null, to: customer, invoice_released: true } });
+
+    // Billed: the customer no longer changes; naming the same one changes nothing.
+    const other = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Other Payer') returning id`, [tenant.id])).rows[0]!.id;
+    expect((await call('PATCH', `/v1/fsm/jobs/${fromInProgress}`, admin, { customer_id: other })).status).toBe(409);
+    expect((await call('PATCH', `/v1/fsm/jobs/${fromInProgress}`, admin, { customer_id: customer })).status).toBe(200);
+    expect((await stack.owner.query(`select count(*)::int as n from outbox_events where event = 'job.customer_changed' and envelope->'data'->>'job_id' = $1`, [fromInProgress])).rows[0].n).toBe(1);
+    expect((await ops('failed')).out).not.toContain(fromInProgress);
+    // The other one still waits (it logged nothing and drew nothing: a zero invoice, still the office's to issue).
+    expect((await (await call('GET', `/v1/fsm/jobs/${fromDispatched}`, admin)).json() as Json).completion_invoice).toMatchObject({ status: 'awaiting_customer', subtotal: 0, lines: [] });
+  }, 120_000);
+
+  it('D11 through /api/: a work order made without a customer completes; PATCH /api/v1/work-orders/{id} customerId (ADMIN, the workspace\'s customers) issues its waiting invoice', async () => {
+    const toStatus = (jobId: string, status: string) => call('PATCH', `/api/v1/work-orders/${jobId}/status`, admin, { status });
+    const edit = (jobId: string, json: unknown, token = admin) => call('PATCH', `/api/v1/work-orders/${jobId}`, token, json);
+    const jobId = await newJob({});
     await startJob(jobId);
     await draw(jobId, 'MTR-WIRED', '1', 'VAN-6');
     expect((await toStatus(jobId, 'COMPLETED')).status).toBe(200);
+    expect((await stack.owner.query('select customer_id, kind, subtotal_cents::int as subtotal from job_completion_invoices where work_order_id = $1', [jobId])).rows).toEqual([
+      { customer_id: null, kind: 'time_and_materials', subtotal: MTR_WIRED_PRICE },
+    ]);
+
+    const sales = await stack.api.tokenFor(tenant.users.sales!);
+    expect((await edit(jobId, { customerId: randomUUID() }, sales)).status).toBe(403);
+    const unknown = await edit(jobId, { customerId: randomUUID() });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as Json).error.message).toMatch(/customerId/);
+    // A final work order's day, site and notes stay final.
+    expect((await edit(jobId, { notes: 'late note' })).status).toBe(409);
+
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Dana Whitfield') returning id`, [tenant.id])).rows[0]!.id;
+    const edited = await edit(jobId, { customerId: customer });
+    expect(edited.status).toBe(200);
+    expect(((await edited.json()) as Json)).toMatchObject({ id: jobId, status: 'COMPLETED', customer_id: customer });
     expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
     const [invoice, ...more] = invoicesAt(jobId);
     expect(more).toHaveLength(0);
-    // The MTR-WIRED line of docs/pricing.md section 13, example A: its cost raised to the floor 0.35.
     expect(amounts(invoice)[0]).toEqual(['line', MTR_WIRED_PRICE]);
-    expect((await jobEvents(jobId)).map((e) => [e.id, e.customerId, e.partsConsumed])).toEqual([[invoice.id, customer, [{ sku: 'MTR-WIRED', quantity: '1', vanId: 'VAN-6' }]]]);
-    // By now the first job's job.completed was handled long since: it started nothing and billed nothing.
-    await expect(workflowOf(viaApi)).rejects.toThrow(/not found/i);
-    expect(invoicesAt(viaApi)).toHaveLength(0);
-    expect(await jobEvents(viaApi)).toEqual([]);
+    expect((await jobEvents(jobId)).map((e) => [e.id, e.customerId])).toEqual([[invoice.id, customer]]);
+    const notes = (await stack.owner.query('select notes from work_order_history where work_order_id = $1 order by sequence', [jobId])).rows.map((r) => r.notes);
+    expect(notes.at(-1)).toMatch(new RegExp(`^Customer: none → ${customer}`));
   }, 120_000);
+
+  it("D11: a job with a quote takes no customer of its own (it is invoiced to its quote's customer)", async () => {
+    const kept = await call('POST', '/api/v1/quotes/calculate', admin, {
+      laborTierCode: 'STANDARD',
+      persist: true,
+      customer: newCustomer('Quinn Harlow'),
+      lineItems: [{ reference: 'Den', widthInches: 30, dropInches: 48, quantity: 1, fabricSkuCode: 'FAB-BLACKOUT', hardwareSkuCode: 'HW-ROLLER-STD' }],
+    });
+    expect(kept.status).toBe(200);
+    const jobId = await newJob({ quoteId: ((await kept.json()) as KeptQuote).quote_id });
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Quoted Elsewhere') returning id`, [tenant.id])).rows[0]!.id;
+    const res = await call('PATCH', `/v1/fsm/jobs/${jobId}`, admin, { customer_id: customer });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as Json).detail).toMatch(/quote/);
+  }, 60_000);
 
   it('D19: a refused completion invoice waits; ops failed lists it with its workflow; ops retry --job bills it once; a second retry calls nothing', async () => {
     const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Kim Novak') returning id`, [tenant.id])).rows[0]!.id;

@@ -346,4 +346,39 @@ describe('PATCH /api/v1/work-orders/{id}', () => {
     expect(final.status).toBe(409);
     expect(((await final.json()) as { error: { code: string } }).error.code).toBe('conflict');
   });
+
+  it("customerId (D11): ADMIN sets a customer of the workspace (another tenant's is 404), null clears it; each change a history entry, job.customer_changed and an audit event", async () => {
+    const id = WorkOrderCreated.parse(await (await post('/api/v1/work-orders', { assignedTechnicianId: a.users.tech!.id })).json()).id;
+    const ours = await customerOf(a, 'Pat Morrow', null);
+    const theirs = await customerOf(b, 'Not Yours', null);
+    expect((await patch(id, { customerId: ours }, tokens.sales)).status).toBe(403);
+    const foreign = await patch(id, { customerId: theirs });
+    expect(foreign.status).toBe(404);
+    expect(((await foreign.json()) as { error: { message: string } }).error.message).toMatch(/^customerId/);
+    const bad = await patch(id, { customerId: 'C-1' });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(((await bad.json()) as { error: { details: { fields: Record<string, string> } } }).error.details.fields)).toEqual(['customerId']);
+    const before = await events(id);
+
+    const set = await patch(id, { customerId: ours, notes: 'Billed to Pat' });
+    expect(set.status).toBe(200);
+    expect(WorkOrder.parse(await set.json())).toMatchObject({ id, status: 'PENDING', customer_id: ours, notes: 'Billed to Pat' });
+    expect(WorkOrder.parse(await (await get(`/api/v1/work-orders/${id}`)).json()).customer_id).toBe(ours);
+    expect(((await (await get(`/v1/fsm/jobs/${id}`)).json()) as { customer_id: string | null }).customer_id).toBe(ours);
+    expect(WorkOrder.parse(await (await patch(id, { customerId: null })).json()).customer_id).toBeNull();
+    expect((await events(id)).slice(before.length)).toEqual(['job.customer_changed', 'job.customer_changed']);
+    expect((await history(id)).slice(-3).map((h) => h.notes)).toEqual([`Customer: none → ${ours}`, 'Edited: notes none → Billed to Pat', `Customer: ${ours} → none`]);
+    const audit = await owner.query(`select action, actor_id, changes from audit_events where entity_type = 'work_order' and entity_id = $1 order by occurred_at, id`, [id]);
+    expect(audit.rows.map((r) => [r.action, r.actor_id, r.changes])).toEqual([
+      ['work_order.customer_changed', a.users.admin!.id, [{ field: 'customer_id', before: null, after: ours }]],
+      ['work_order.customer_changed', a.users.admin!.id, [{ field: 'customer_id', before: ours, after: null }]],
+    ]);
+
+    // A work order with a quote is invoiced to its quote's customer; a cancelled one bills nothing.
+    const quote = (await (await post('/api/v1/quotes/calculate', twoWindows({ persist: true }), tokens.sales)).json()) as { quote_id: string };
+    const quoted = WorkOrderCreated.parse(await (await post('/api/v1/work-orders', { quoteId: quote.quote_id })).json()).id;
+    expect((await patch(quoted, { customerId: ours })).status).toBe(409);
+    expect((await api.request(`/api/v1/work-orders/${id}/status`, { method: 'PATCH', token: tokens.admin, json: { status: 'CANCELLED' } })).status).toBe(200);
+    expect((await patch(id, { customerId: ours })).status).toBe(409);
+  });
 });

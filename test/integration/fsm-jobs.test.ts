@@ -28,7 +28,7 @@ beforeAll(async () => {
   for (const [name, user] of Object.entries(a.users)) tokens[name] = await api.tokenFor(user);
   tokens.bAdmin = await api.tokenFor(b.users.admin!);
   tokens.bTech = await api.tokenFor(b.users.tech!);
-  // Issue 30: a job without a quote completes only with a customer to invoice.
+  // Issue 30: a job without a quote is invoiced to its customer (D11: one without completes all the same, its invoice waiting).
   for (const [tenant, id] of [['a', a.id], ['b', b.id]] as const) {
     customers[tenant] = (await owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Field Customer') returning id`, [id])).rows[0]!.id;
   }
@@ -98,7 +98,8 @@ describe('PATCH /v1/fsm/jobs/{id}: every pair of D11 from every role', () => {
   it('covers 36 pairs x 4 roles', () => expect(cases).toHaveLength(144));
 
   it.each(cases)('%s -> %s as %s', async (from, to, who) => {
-    const id = await newJob();
+    // A job without a quote or a customer, as document 000 section 4.4 makes one: D11's table holds for it whole.
+    const id = await newJob('admin', { customerId: undefined });
     await setJobStatus(id, from);
     expect(await stateOf(id)).toEqual({ job_status: from, status: PROJECTION[from] });
     const before = (await eventsOf(id)).length;
@@ -185,6 +186,56 @@ describe('PATCH /v1/fsm/jobs/{id}: every pair of D11 from every role', () => {
     await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' });
     const res = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'complete', completed_at: new Date(Date.now() + 30_000).toISOString() });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('PATCH /v1/fsm/jobs/{id} customer_id: the office gives a job its customer (D11)', () => {
+  const customerOf = async (id: string) => (await owner.query<{ customer_id: string | null }>('select customer_id from work_orders where id = $1', [id])).rows[0]!.customer_id;
+  const changes = async (id: string) => (await eventsOf(id)).filter((e) => e.event === 'job.customer_changed').map((e) => e.data);
+
+  it('ADMIN only, a customer of the tenant; set, cleared, and set with complete first; each change one event and one audit event', async () => {
+    const id = await newJob('admin', { customerId: undefined });
+    for (const who of ['tech', 'sales']) {
+      const res = await call('PATCH', `/v1/fsm/jobs/${id}`, who, { customer_id: customers.a });
+      expect({ who, status: res.status, type: (await problemOf(res)).type }).toEqual({ who, status: 403, type: 'forbidden' });
+    }
+    // Tenant b's customer does not exist in tenant a.
+    const foreign = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { customer_id: customers.b });
+    expect(foreign.status).toBe(422);
+    expect(Object.keys((await problemOf(foreign)).errors!)).toEqual(['customer_id']);
+    for (const body of [{}, { completed_at: new Date().toISOString() }, { customer_id: 'C-1' }]) {
+      const res = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', body);
+      expect({ body, status: res.status, type: (await problemOf(res)).type }).toEqual({ body, status: 422, type: 'validation-failed' });
+    }
+    expect(await customerOf(id)).toBeNull();
+    expect(await changes(id)).toEqual([]);
+
+    const set = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { customer_id: customers.a });
+    expect(set.status).toBe(200);
+    expect(JobDetail.parse(await set.json())).toMatchObject({ status: 'scheduled', customer_id: customers.a, completion_invoice: null });
+    expect((await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { customer_id: customers.a })).status).toBe(200);
+    expect((await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { customer_id: null })).status).toBe(200);
+    expect(await customerOf(id)).toBeNull();
+    expect((await changes(id)).map((d) => [d.previous_customer_id, d.customer_id, d.invoice_released])).toEqual([
+      [null, customers.a, false],
+      [customers.a, null, false],
+    ]);
+
+    // Given with the completion itself: set first, so the invoice is billed to it at once.
+    await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'dispatched' });
+    const done = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { status: 'complete', customer_id: customers.a });
+    expect(done.status).toBe(200);
+    expect(JobDetail.parse(await done.json())).toMatchObject({ status: 'complete', customer_id: customers.a, completion_invoice: { status: 'pending', customer_id: customers.a, kind: 'time_and_materials' } });
+    const audit = await owner.query(`select action, actor_id, changes from audit_events where entity_type = 'work_order' and entity_id = $1 order by occurred_at, id`, [id]);
+    expect(audit.rows.map((r) => [r.action, r.actor_id, r.changes[0].after])).toEqual([
+      ['work_order.customer_changed', a.users.admin!.id, customers.a],
+      ['work_order.customer_changed', a.users.admin!.id, null],
+      ['work_order.customer_changed', a.users.admin!.id, customers.a],
+    ]);
+    // Billed: no other customer now.
+    const { rows: [other] } = await owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Late Payer') returning id`, [a.id]);
+    const refused = await call('PATCH', `/v1/fsm/jobs/${id}`, 'admin', { customer_id: other!.id });
+    expect({ status: refused.status, type: (await problemOf(refused)).type }).toEqual({ status: 409, type: 'conflict' });
   });
 });
 

@@ -175,6 +175,13 @@ describe('separate database roles for the API and the worker', () => {
     expect(await refusal(api, `update organizations set plan = 'enterprise'`)).toBe('permission denied');
     expect(await refusal(api, `update organizations set suspended_at = null`)).toBe('permission denied');
     expect(await refusal(worker, `update organizations set technical_contact_email = 'x@y.example'`)).toBe('permission denied');
+    // D11: the API binds a completion invoice waiting for a customer to the one set, and changes nothing else of one.
+    const invoiceColumns = await owner.query<{ grantee: string; column_name: string }>(
+      `select grantee, column_name from information_schema.column_privileges where table_name = 'job_completion_invoices' and privilege_type = 'UPDATE' and grantee in ($1, $2) order by column_name`,
+      [APP_ROLE, WORKER_ROLE],
+    );
+    expect(invoiceColumns.rows).toEqual([{ grantee: APP_ROLE, column_name: 'customer_id' }]);
+    expect(await refusal(api, `update job_completion_invoices set subtotal_cents = 0`)).toBe('permission denied');
     // The old cross-tenant "mark dispatched" door is gone: marking is scoped to the tenant selected.
     const gone = await owner.query(`select count(*)::int as n from pg_proc where proname = 'outbox_mark_dispatched'`);
     expect(gone.rows[0].n).toBe(0);

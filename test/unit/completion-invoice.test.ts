@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { completionRequirement, drawsBeyondQuote, partsConsumed, timeAndMaterials, TIME_AND_MATERIALS_TIER, UnpricedSkuError } from '../../domain/invoicing/completion-invoice';
+import { completionBilling, decideCustomerChange, drawsBeyondQuote, partsConsumed, timeAndMaterials, TIME_AND_MATERIALS_TIER, UnpricedSkuError } from '../../domain/invoicing/completion-invoice';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { priceQuote } from '../../domain/pricing/engine';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
@@ -111,12 +111,26 @@ describe('completion invoices (issue 30, docs/pricing.md section 13)', () => {
     expect(() => timeAndMaterials({ loggedSeconds: '0', labourTier: rateCard.labourTiers.get('STANDARD')!, draws: [{ sku: 'GONE-1', quantity: '1', vanId: null }], skus, marginFloor: '0.35', region: null })).toThrow(UnpricedSkuError);
   });
 
-  it('a job without a quote needs a customer to complete through /v1/; through /api/ (document 000) it completes without one; one with a quote needs none', () => {
-    expect(completionRequirement({ quoteId: null, customerId: null }, 'v1')).toMatchObject({ field: 'customer_id' });
-    expect(completionRequirement({ quoteId: null, customerId: null }, 'api')).toBeNull();
-    for (const via of ['v1', 'api'] as const) {
-      expect(completionRequirement({ quoteId: null, customerId: 'c' }, via)).toBeNull();
-      expect(completionRequirement({ quoteId: 'q', customerId: null }, via)).toBeNull();
+  it('D11: completing asks nothing of a job; its invoice goes to its quote, to its customer, or waits for a customer', () => {
+    expect(completionBilling({ quoteId: 'q', customerId: null })).toBe('quote');
+    expect(completionBilling({ quoteId: null, customerId: 'c' })).toBe('customer');
+    expect(completionBilling({ quoteId: null, customerId: null })).toBe('awaiting_customer');
+  });
+
+  it("D11: the office sets a job's customer before completion freely, after it only to release an invoice waiting for one", () => {
+    const job = (jobStatus: string, customerId: string | null, invoice: { customerId: string | null } | null = null, quoteId: string | null = null) => ({ quoteId, jobStatus, customerId, invoice });
+    for (const status of ['scheduled', 'dispatched', 'in_progress', 'on_hold']) {
+      expect(decideCustomerChange(job(status, null), 'c')).toEqual({ kind: 'apply', bindsInvoice: false });
+      expect(decideCustomerChange(job(status, 'c'), 'd')).toEqual({ kind: 'apply', bindsInvoice: false });
+      expect(decideCustomerChange(job(status, 'c'), null)).toEqual({ kind: 'apply', bindsInvoice: false });
     }
+    expect(decideCustomerChange(job('in_progress', 'c'), 'c')).toEqual({ kind: 'unchanged' });
+    expect(decideCustomerChange(job('complete', null, { customerId: null }), 'c')).toEqual({ kind: 'apply', bindsInvoice: true });
+    expect(decideCustomerChange(job('complete', 'c', { customerId: 'c' }), 'd')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/already billed/) });
+    expect(decideCustomerChange(job('complete', null, { customerId: null }), null)).toEqual({ kind: 'unchanged' });
+    expect(decideCustomerChange(job('complete', 'c', { customerId: 'c' }), null)).toMatchObject({ kind: 'refused' });
+    expect(decideCustomerChange(job('complete', null, null), 'c')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/nothing to bill/) });
+    expect(decideCustomerChange(job('cancelled', null), 'c')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/cancelled/) });
+    expect(decideCustomerChange(job('scheduled', null, null, 'q'), 'c')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/quote/) });
   });
 });

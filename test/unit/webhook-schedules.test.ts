@@ -119,7 +119,7 @@ describe("each format's rules (D13)", () => {
 
 describe("each format's catalogue (D13), and which formats carry each event", () => {
   it('field and events are the names D13 lists; core is document 000 section 6.2', () => {
-    expect([...FIELD_EVENT_NAMES]).toEqual(['job.dispatched', 'job.status_changed', 'job.completed', 'change_order.submitted', 'change_order.approved', 'change_order.rejected', 'quote.created', 'invoice.generated', 'dispatch.updated']);
+    expect([...FIELD_EVENT_NAMES]).toEqual(['job.dispatched', 'job.status_changed', 'job.completed', 'job.customer_changed', 'change_order.submitted', 'change_order.approved', 'change_order.rejected', 'quote.created', 'invoice.generated', 'dispatch.updated']);
     expect([...EVENTS_EVENT_NAMES]).toEqual(['quote.created', 'invoice.generated', 'pricebook.published', 'dispatch.updated']);
     expect(FORMAT_CATALOGUES).toEqual({ core: EVENT_NAMES, field: FIELD_EVENT_NAMES, events: EVENTS_EVENT_NAMES });
   });

@@ -5,7 +5,7 @@ import type { ChangeOrderRow, MaterialDrawRow, TimeEntryRow } from '../../../db/
 import { pageOf } from '../../../db/cursor';
 import { forbidden, jobNotFound } from '../../../domain/errors/errors';
 import { assignCrewWithin, moveJobWithin, toJob, visibilityOf } from '../../fsm/job-service';
-import { AssignCrewBody, PatchJobBody } from '../../fsm/schemas';
+import { AssignCrewBody, MoveJobBody } from '../../fsm/schemas';
 import { z } from 'zod';
 import { calendarDate } from '../../http/date-schemas';
 import { FIELD } from '../../http/roles';
@@ -190,7 +190,7 @@ export const jobMutations: GraphQLFieldConfigMap<unknown, Context> = {
     resolve: async (_root, args: { id: string; status: JobStatus; completedAt?: string | null }, ctx) => {
       if (!(FIELD as readonly string[]).includes(ctx.caller.role)) throw forbidden('Jobs are moved by ADMIN and TECHNICIAN.');
       if (!isUuid(args.id)) throw jobNotFound();
-      const body = parseOrThrow(PatchJobBody, { status: args.status, ...(args.completedAt != null ? { completed_at: args.completedAt } : {}) }, 'args');
+      const body = parseOrThrow(MoveJobBody, { status: args.status, ...(args.completedAt != null ? { completed_at: args.completedAt } : {}) }, 'args');
       ctx.events.push(...(await moveJobWithin(ctx.tx, ctx.caller, args.id, body, ctx.travel)));
       return (await jobById(ctx.tx, args.id, visibilityOf(ctx.caller)))!;
     },
