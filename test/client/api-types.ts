@@ -1137,6 +1137,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send every event the endpoint failed since a given time, in order, with the same envelope ids
+         * @description Every event recorded at or after `since` whose latest delivery to this endpoint failed (its attempts used up, or refused) is delivered again, once each: a new delivery one `series` higher, with the same envelope id and bytes, so a receiver that de-duplicates on the id sees each at most once. They are sent one after another in the order the events happened. An event still pending or since delivered is left alone, so asking twice re-sends nothing twice. Recorded in the audit log (`webhook_endpoint.recovered`). 409 when the endpoint is disabled (enabling it delivers what it missed), 422 for a `since` in the future.
+         */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -4039,6 +4059,19 @@ export interface components {
             /** @enum {string} */
             status: "pending";
         };
+        WebhookRecovery: {
+            /** Format: uuid */
+            endpoint_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            since: string;
+            /** @description How many failed events are being re-sent (each a new delivery, one series higher, status pending) */
+            recovered: number;
+            /** @enum {string} */
+            status: "pending";
+        };
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
         };
@@ -4155,7 +4188,7 @@ export interface components {
                 email: string | null;
             };
             /** @enum {string} */
-            action: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected";
+            action: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.recovered" | "integration.connected" | "integration.disconnected";
             /** @enum {string} */
             entity_type: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration";
             entity_id: string;
@@ -15817,6 +15850,184 @@ export interface operations {
             };
         };
     };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-20T06:00:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Re-send the failed events recorded at or after this instant (ISO-8601, UTC); not in the future
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The failed events are being re-sent */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *       "since": "2026-11-20T06:00:00.000Z",
+                     *       "recovered": 14,
+                     *       "status": "pending"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The endpoint is disabled",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `since` is missing, not an instant, or in the future */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "`since` is missing, not an instant, or in the future",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -16444,7 +16655,7 @@ export interface operations {
                 entity_type?: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration";
                 entity_id?: string;
                 actor_id?: string;
-                action?: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected";
+                action?: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.recovered" | "integration.connected" | "integration.disconnected";
                 /** @description Only events at or after this instant (ISO-8601 with an offset). */
                 since?: string;
                 limit?: number;
