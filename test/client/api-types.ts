@@ -4671,6 +4671,8 @@ export interface operations {
             /** @description Database reachable */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4693,6 +4695,8 @@ export interface operations {
             /** @description A request body was sent with a JSON content type and is not valid JSON */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4712,6 +4716,8 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4731,6 +4737,10 @@ export interface operations {
             /** @description Database unreachable (the Health object, not an error envelope) */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4763,6 +4773,12 @@ export interface operations {
             /** @description The versions, newest first */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4834,6 +4850,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4853,6 +4877,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4883,6 +4913,12 @@ export interface operations {
             /** @description Route table */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4915,6 +4951,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4934,6 +4978,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4964,6 +5014,12 @@ export interface operations {
             /** @description OpenAPI document */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4989,6 +5045,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5008,6 +5072,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5038,6 +5108,12 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5063,6 +5139,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5082,6 +5166,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5112,6 +5202,12 @@ export interface operations {
             /** @description Connector readiness */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +5245,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5168,6 +5272,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5214,6 +5324,14 @@ export interface operations {
             /** @description Logged in */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5236,6 +5354,14 @@ export interface operations {
             /** @description Credentials rejected (identical for every cause) */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5255,6 +5381,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5280,6 +5414,16 @@ export interface operations {
             /** @description Ten failed attempts per fifteen minutes for one workspace and email (a success clears them) */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5299,6 +5443,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5329,6 +5481,14 @@ export interface operations {
             /** @description Profile */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5352,6 +5512,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5371,6 +5539,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5390,6 +5568,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5431,6 +5617,14 @@ export interface operations {
             /** @description Profile */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5454,6 +5648,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5473,6 +5675,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5496,6 +5706,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5515,6 +5735,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5549,6 +5777,14 @@ export interface operations {
             /** @description A page of users */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -5584,6 +5820,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5603,6 +5847,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5622,6 +5874,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5641,6 +5901,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,6 +5932,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5683,6 +5961,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5730,6 +6016,14 @@ export interface operations {
             /** @description Invited */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5749,6 +6043,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5768,6 +6070,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5787,6 +6097,14 @@ export interface operations {
             /** @description The email is already in the workspace */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5806,6 +6124,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5831,6 +6157,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5850,6 +6186,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5882,6 +6226,14 @@ export interface operations {
             /** @description A new link was sent */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5901,6 +6253,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5920,6 +6280,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5939,6 +6307,14 @@ export interface operations {
             /** @description No such user in the workspace */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,6 +6334,14 @@ export interface operations {
             /** @description The user already accepted */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5977,6 +6361,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6000,6 +6392,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6019,6 +6421,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6066,6 +6476,14 @@ export interface operations {
             /** @description The user */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +6512,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6113,6 +6539,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6132,6 +6566,14 @@ export interface operations {
             /** @description No such user in the workspace */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6151,6 +6593,14 @@ export interface operations {
             /** @description The last active ADMIN, or an invited user made active */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +6620,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6193,6 +6651,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6212,6 +6680,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6259,6 +6735,14 @@ export interface operations {
             /** @description Active and logged in */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6281,6 +6765,14 @@ export interface operations {
             /** @description The token cannot be used (the same for every reason) */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6300,6 +6792,14 @@ export interface operations {
             /** @description The password breaks a password rule (length, a common password, your email’s name), at `password` */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6319,6 +6819,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,6 +6848,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6382,6 +6900,14 @@ export interface operations {
             /** @description Accepted (whatever exists) */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6396,6 +6922,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6420,6 +6954,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6439,6 +6983,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6484,6 +7036,14 @@ export interface operations {
             /** @description The new password is set; logged in */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6506,6 +7066,14 @@ export interface operations {
             /** @description The token cannot be used (the same for every reason) */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +7093,14 @@ export interface operations {
             /** @description The password breaks a password rule (length, a common password, your email’s name), at `password` */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6544,6 +7120,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,6 +7149,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6607,6 +7201,14 @@ export interface operations {
             /** @description Changed */
             204: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6614,6 +7216,14 @@ export interface operations {
             /** @description `current_password` is not the caller's password */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6633,6 +7243,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6652,6 +7270,14 @@ export interface operations {
             /** @description `new_password` breaks a password rule (length, a common password, your email’s name) */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6671,6 +7297,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6690,6 +7326,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6728,6 +7372,14 @@ export interface operations {
             /** @description A page of quotes */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -6774,6 +7426,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6793,6 +7453,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6812,6 +7480,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6835,6 +7511,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6854,6 +7540,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6886,6 +7580,14 @@ export interface operations {
             /** @description The quote */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7096,6 +7798,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7115,6 +7825,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7134,6 +7852,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7153,6 +7879,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7176,6 +7910,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7195,6 +7939,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7290,6 +8042,14 @@ export interface operations {
             /** @description Priced (and persisted when persist is true) */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7444,6 +8204,14 @@ export interface operations {
             /** @description Unknown SKU or labour tier, SKU of the wrong component, or a margin below the floor without an override */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7463,6 +8231,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7482,6 +8258,14 @@ export interface operations {
             /** @description TECHNICIAN, or a margin override by a non-ADMIN */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7501,6 +8285,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7525,6 +8317,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7544,6 +8346,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7576,6 +8386,14 @@ export interface operations {
             /** @description Approved */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7593,6 +8411,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7612,6 +8438,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7631,6 +8465,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7650,6 +8492,14 @@ export interface operations {
             /** @description Not approvable (already approved, rejected or expired) */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7669,6 +8519,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7692,6 +8550,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7711,6 +8579,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7743,6 +8619,14 @@ export interface operations {
             /** @description The quote after the send, with its page link */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7769,6 +8653,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7788,6 +8680,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7807,6 +8707,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7826,6 +8734,14 @@ export interface operations {
             /** @description The quote is approved, rejected or expired */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7845,6 +8761,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7868,6 +8792,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7887,6 +8821,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7919,6 +8861,14 @@ export interface operations {
             /** @description The quote after the move */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7944,6 +8894,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7963,6 +8921,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7982,6 +8948,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8001,6 +8975,14 @@ export interface operations {
             /** @description The quote is not in a state this action moves from */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8020,6 +9002,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8043,6 +9033,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,6 +9062,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8095,6 +9103,12 @@ export interface operations {
             /** @description The quote (or the decision the customer made on it) */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8105,6 +9119,12 @@ export interface operations {
             /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8115,6 +9135,12 @@ export interface operations {
             /** @description No link has this token (the neutral page, revealing nothing) */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8125,6 +9151,12 @@ export interface operations {
             /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
             410: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8135,6 +9167,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8159,6 +9199,12 @@ export interface operations {
             /** @description The PDF */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8169,6 +9215,12 @@ export interface operations {
             /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8179,6 +9231,12 @@ export interface operations {
             /** @description No link has this token (the neutral page, revealing nothing) */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8189,6 +9247,12 @@ export interface operations {
             /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
             410: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8199,6 +9263,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8236,6 +9308,12 @@ export interface operations {
             /** @description Decided: the page says what the customer did */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8246,6 +9324,12 @@ export interface operations {
             /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,6 +9340,12 @@ export interface operations {
             /** @description No link has this token (the neutral page, revealing nothing) */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8266,6 +9356,12 @@ export interface operations {
             /** @description Already decided (by the customer or the office): nothing changed, the page says what happened */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8276,6 +9372,12 @@ export interface operations {
             /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
             410: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8286,6 +9388,12 @@ export interface operations {
             /** @description The typed name or the reason is not acceptable: the page again with the complaint beside its field */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8296,6 +9404,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8333,6 +9449,12 @@ export interface operations {
             /** @description Decided: the page says what the customer did */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8343,6 +9465,12 @@ export interface operations {
             /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8353,6 +9481,12 @@ export interface operations {
             /** @description No link has this token (the neutral page, revealing nothing) */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8363,6 +9497,12 @@ export interface operations {
             /** @description Already decided (by the customer or the office): nothing changed, the page says what happened */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8373,6 +9513,12 @@ export interface operations {
             /** @description The link was replaced by a newer send, expired with the quote, or the quote was decided by the office (the same neutral page) */
             410: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8383,6 +9529,12 @@ export interface operations {
             /** @description The typed name or the reason is not acceptable: the page again with the complaint beside its field */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8393,6 +9545,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8423,6 +9583,16 @@ export interface operations {
             /** @description A page of quotes */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8508,6 +9678,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8526,6 +9706,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8544,6 +9732,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8562,6 +9760,16 @@ export interface operations {
             /** @description A malformed reference or limit */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8580,6 +9788,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8598,6 +9822,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8704,16 +9938,20 @@ export interface operations {
             /** @description The quote, revision 1 */
             201: {
                 headers: {
-                    /** @description This request’s id (also in any problem) */
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Tokens left in the tenant’s bucket */
-                    "X-RateLimit-Remaining": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     /** @description The pricing engine’s own time for this quote, milliseconds */
                     "X-Engine-Latency-Ms": string;
-                    /** @description `true` when this is the first answer to the same Idempotency-Key, answered again */
-                    "Idempotent-Replayed"?: string;
-                    /** @description The version this answer is shaped for */
-                    "Service-Version": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8793,6 +10031,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8811,6 +10057,18 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8829,6 +10087,18 @@ export interface operations {
             /** @description idempotency-key-in-use: the first request with this key is still running */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8847,6 +10117,18 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8872,6 +10154,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8890,6 +10188,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8921,6 +10229,16 @@ export interface operations {
             /** @description The quote */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9000,6 +10318,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9018,6 +10344,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9036,6 +10372,16 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9054,6 +10400,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9075,6 +10431,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9093,6 +10465,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9201,16 +10583,20 @@ export interface operations {
             /** @description The quote at its new revision */
             201: {
                 headers: {
-                    /** @description This request’s id (also in any problem) */
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Tokens left in the tenant’s bucket */
-                    "X-RateLimit-Remaining": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     /** @description The pricing engine’s own time for this quote, milliseconds */
                     "X-Engine-Latency-Ms": string;
-                    /** @description `true` when this is the first answer to the same Idempotency-Key, answered again */
-                    "Idempotent-Replayed"?: string;
-                    /** @description The version this answer is shaped for */
-                    "Service-Version": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9290,6 +10676,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9308,6 +10702,18 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9326,6 +10732,18 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9344,6 +10762,18 @@ export interface operations {
             /** @description Not revisable (approved, rejected or expired), or idempotency-key-in-use */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9362,6 +10792,18 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9387,6 +10829,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9405,6 +10863,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9438,6 +10906,16 @@ export interface operations {
             /** @description A page of products */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9475,6 +10953,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9493,6 +10979,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9511,6 +11007,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9532,6 +11038,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9550,6 +11072,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9585,6 +11117,16 @@ export interface operations {
             /** @description A page of customers */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9608,6 +11150,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9626,6 +11176,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9644,6 +11204,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9665,6 +11235,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9683,6 +11269,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9731,6 +11327,18 @@ export interface operations {
             /** @description The tenant’s customer of that email */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9748,6 +11356,18 @@ export interface operations {
             /** @description Added */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9765,6 +11385,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9783,6 +11411,18 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9801,6 +11441,18 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9822,6 +11474,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9840,6 +11508,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9869,6 +11547,16 @@ export interface operations {
             /** @description The price books */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9889,6 +11577,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9907,6 +11603,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9925,6 +11631,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9943,6 +11665,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9974,6 +11706,16 @@ export interface operations {
             /** @description The current revision */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10116,6 +11858,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10134,6 +11884,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10152,6 +11912,16 @@ export interface operations {
             /** @description Not this workspace’s price book */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10170,6 +11940,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10191,6 +11971,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10209,6 +12005,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10243,6 +12049,16 @@ export interface operations {
             /** @description A page of revisions */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10272,6 +12088,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10290,6 +12114,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10308,6 +12142,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10329,6 +12173,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10347,6 +12207,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10468,6 +12338,16 @@ export interface operations {
             /** @description Dry run: the revision that would be published (`revision` null); nothing written */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10626,6 +12506,16 @@ export interface operations {
             /** @description The new revision, with its changes */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10784,6 +12674,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10802,6 +12700,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10820,6 +12728,16 @@ export interface operations {
             /** @description `base_revision` is not the newest revision */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10838,6 +12756,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10860,6 +12788,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10878,6 +12822,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10914,6 +12868,16 @@ export interface operations {
             /** @description The revision */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11072,6 +13036,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11090,6 +13062,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11108,6 +13090,16 @@ export interface operations {
             /** @description No such revision */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11126,6 +13118,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11147,6 +13149,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11165,6 +13183,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11199,6 +13227,16 @@ export interface operations {
             /** @description The CSV file */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11219,6 +13257,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11237,6 +13283,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11255,6 +13311,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11276,6 +13342,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11294,6 +13376,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11343,6 +13435,16 @@ export interface operations {
             /** @description Dry run (or a file that changes nothing): a result per row */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11382,6 +13484,16 @@ export interface operations {
             /** @description Published: one revision for the whole file */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11567,6 +13679,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11585,6 +13705,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11603,6 +13733,16 @@ export interface operations {
             /** @description `base_revision` is not the newest revision */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11621,6 +13761,16 @@ export interface operations {
             /** @description The body is not text/csv */
             415: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11639,6 +13789,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11660,6 +13820,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11678,6 +13854,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11714,6 +13900,14 @@ export interface operations {
             /** @description A page of work orders */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -11753,6 +13947,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11772,6 +13974,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11791,6 +14001,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11814,6 +14032,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11833,6 +14061,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11893,6 +14129,14 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11910,6 +14154,14 @@ export interface operations {
             /** @description The assignee is not a TECHNICIAN or is deactivated */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11929,6 +14181,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11948,6 +14208,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11967,6 +14235,14 @@ export interface operations {
             /** @description quoteId or assignedTechnicianId is not in the tenant (the message names which) */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11986,6 +14262,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12009,6 +14293,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12028,6 +14322,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12060,6 +14362,14 @@ export interface operations {
             /** @description The work order */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12082,6 +14392,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12101,6 +14419,14 @@ export interface operations {
             /** @description A technician who is not the one assigned */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12120,6 +14446,14 @@ export interface operations {
             /** @description No such work order in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12139,6 +14473,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12162,6 +14504,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12181,6 +14533,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12233,6 +14593,14 @@ export interface operations {
             /** @description The work order after the change */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12255,6 +14623,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12274,6 +14650,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12293,6 +14677,14 @@ export interface operations {
             /** @description No such work order in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12312,6 +14704,14 @@ export interface operations {
             /** @description The work order is COMPLETED or CANCELLED */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12331,6 +14731,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12354,6 +14762,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12373,6 +14791,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12409,6 +14835,14 @@ export interface operations {
             /** @description A page of history entries */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -12470,6 +14904,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12489,6 +14931,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12508,6 +14958,14 @@ export interface operations {
             /** @description A technician who is not the one assigned */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12527,6 +14985,14 @@ export interface operations {
             /** @description No such work order in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12546,6 +15012,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12569,6 +15043,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12588,6 +15072,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12634,6 +15126,14 @@ export interface operations {
             /** @description Moved, or unchanged for a repeated status */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12650,6 +15150,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12669,6 +15177,14 @@ export interface operations {
             /** @description A technician who is not the one assigned, or SALES */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12688,6 +15204,14 @@ export interface operations {
             /** @description No such work order in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12707,6 +15231,14 @@ export interface operations {
             /** @description A move the work order status table does not permit */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12726,6 +15258,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12749,6 +15289,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12768,6 +15318,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12800,6 +15358,14 @@ export interface operations {
             /** @description The invoice */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12844,6 +15410,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12863,6 +15437,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12882,6 +15464,14 @@ export interface operations {
             /** @description No such quote in the tenant, or no invoice recorded */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12901,6 +15491,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12924,6 +15522,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12943,6 +15551,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12962,6 +15578,16 @@ export interface operations {
             /** @description The payments secret key is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12994,6 +15620,14 @@ export interface operations {
             /** @description Already invoiced: the invoice, unchanged (created: false) */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13038,6 +15672,14 @@ export interface operations {
             /** @description Invoice written and finalised (created: true) */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13082,6 +15724,14 @@ export interface operations {
             /** @description The quote is not approved */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13101,6 +15751,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13120,6 +15778,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13139,6 +15805,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13158,6 +15832,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13181,6 +15863,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13200,6 +15892,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13219,6 +15919,14 @@ export interface operations {
             /** @description The provider refused; the attempt is recorded and the call can be repeated */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13238,6 +15946,16 @@ export interface operations {
             /** @description The payments secret key is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13285,6 +16003,14 @@ export interface operations {
             /** @description The open session, reused */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13307,6 +16033,14 @@ export interface operations {
             /** @description A new session */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13329,6 +16063,14 @@ export interface operations {
             /** @description Not approved, or return_url not on the allowlist */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13348,6 +16090,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13367,6 +16117,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13386,6 +16144,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13405,6 +16171,14 @@ export interface operations {
             /** @description Already paid */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13424,6 +16198,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13447,6 +16229,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13466,6 +16258,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13485,6 +16285,16 @@ export interface operations {
             /** @description The payments secret key is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13565,6 +16375,14 @@ export interface operations {
             /** @description Received; handled says whether it was acted on */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13580,6 +16398,14 @@ export interface operations {
             /** @description Signature verification failed or the body is not JSON */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13599,6 +16425,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13618,6 +16454,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13637,6 +16481,16 @@ export interface operations {
             /** @description The payments webhook secret is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13667,6 +16521,14 @@ export interface operations {
             /** @description One entry per provider, in registry order */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13730,6 +16592,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13749,6 +16619,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13768,6 +16646,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13787,6 +16675,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13822,6 +16718,14 @@ export interface operations {
             /** @description A page of sync records */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -13875,6 +16779,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13894,6 +16806,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13913,6 +16833,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13932,6 +16860,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13955,6 +16891,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13974,6 +16920,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14009,6 +16963,14 @@ export interface operations {
             /** @description A page of sync runs */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -14050,6 +17012,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14069,6 +17039,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14088,6 +17066,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14107,6 +17093,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14130,6 +17124,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14149,6 +17153,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14182,6 +17194,14 @@ export interface operations {
             /** @description Open authorize_url in a browser to give consent */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14198,6 +17218,14 @@ export interface operations {
             /** @description payments (the platform’s own account), or the provider’s client credentials or the credential-encryption key are not configured */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14217,6 +17245,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14236,6 +17272,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14255,6 +17299,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14278,6 +17330,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14297,6 +17359,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14330,6 +17400,14 @@ export interface operations {
             /** @description Disconnected */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14345,6 +17423,14 @@ export interface operations {
             /** @description payments */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14364,6 +17450,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14383,6 +17477,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14402,6 +17504,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14425,6 +17535,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14444,6 +17564,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14483,6 +17611,14 @@ export interface operations {
             /** @description Consent completed (connected) or declined; the page says which */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14504,6 +17640,14 @@ export interface operations {
             /** @description State missing, expired, tampered with or replayed; or a parameter beyond the size limits */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14525,6 +17669,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14546,6 +17700,14 @@ export interface operations {
             /** @description Unhandled error (a page quoting the request id) */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14567,6 +17729,14 @@ export interface operations {
             /** @description The provider rejected the code exchange */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14603,6 +17773,14 @@ export interface operations {
             /** @description A page of endpoints */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -14638,6 +17816,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14657,6 +17843,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14676,6 +17870,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14695,6 +17897,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14718,6 +17928,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14737,6 +17957,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14793,6 +18021,14 @@ export interface operations {
             /** @description Registered */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14822,6 +18058,14 @@ export interface operations {
             /** @description Not https, or resolves to a non-public address, or no encryption key */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14841,6 +18085,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14860,6 +18112,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14879,6 +18139,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14903,6 +18171,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14922,6 +18200,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14954,6 +18240,14 @@ export interface operations {
             /** @description Removed */
             204: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14961,6 +18255,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14980,6 +18282,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14999,6 +18309,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15018,6 +18336,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15041,6 +18367,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15060,6 +18396,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15112,6 +18456,14 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15139,6 +18491,14 @@ export interface operations {
             /** @description Refused URL */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15158,6 +18518,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15177,6 +18545,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15196,6 +18572,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15215,6 +18599,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15238,6 +18630,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15257,6 +18659,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15289,6 +18699,14 @@ export interface operations {
             /** @description Rotated */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15318,6 +18736,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15337,6 +18763,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15356,6 +18790,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15375,6 +18817,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15398,6 +18848,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15417,6 +18877,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15455,6 +18923,14 @@ export interface operations {
             /** @description A page of attempts */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -15539,6 +19015,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15558,6 +19042,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15577,6 +19069,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15596,6 +19096,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15615,6 +19123,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15638,6 +19154,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15657,6 +19183,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15701,6 +19235,14 @@ export interface operations {
             /** @description The test delivery is under way */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15718,6 +19260,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15737,6 +19287,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15756,6 +19314,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15775,6 +19341,14 @@ export interface operations {
             /** @description The endpoint is disabled */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15794,6 +19368,14 @@ export interface operations {
             /** @description An event the endpoint does not receive */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15813,6 +19395,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15832,6 +19424,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15879,6 +19479,14 @@ export interface operations {
             /** @description The failed events are being re-sent */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15896,6 +19504,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15915,6 +19531,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15934,6 +19558,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15953,6 +19585,14 @@ export interface operations {
             /** @description The endpoint is disabled */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15972,6 +19612,14 @@ export interface operations {
             /** @description `since` is missing, not an instant, or in the future */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15991,6 +19639,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16010,6 +19668,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16048,6 +19714,14 @@ export interface operations {
             /** @description A page of deliveries */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -16080,6 +19754,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16099,6 +19781,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16118,6 +19808,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16137,6 +19835,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16160,6 +19866,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16179,6 +19895,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16211,6 +19935,14 @@ export interface operations {
             /** @description Started */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16228,6 +19960,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16247,6 +19987,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16266,6 +20014,14 @@ export interface operations {
             /** @description No such delivery */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16285,6 +20041,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16308,6 +20072,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16327,6 +20101,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16357,6 +20139,14 @@ export interface operations {
             /** @description The workspace */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16389,6 +20179,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16408,6 +20206,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16427,6 +20233,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16446,6 +20262,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16523,6 +20347,14 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16555,6 +20387,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16574,6 +20414,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16593,6 +20441,14 @@ export interface operations {
             /** @description A setting out of its bounds, or not an email address */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16612,6 +20468,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16631,6 +20497,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16671,6 +20545,14 @@ export interface operations {
             /** @description A page of audit events */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -16728,6 +20610,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16747,6 +20637,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16766,6 +20664,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16785,6 +20691,14 @@ export interface operations {
             /** @description A filter out of its bounds, at its parameter */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16804,6 +20718,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16823,6 +20747,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16853,6 +20785,12 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16871,6 +20809,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16890,6 +20836,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16932,6 +20884,16 @@ export interface operations {
             /** @description A page of jobs */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16972,6 +20934,16 @@ export interface operations {
             /** @description A cursor this feed did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16990,6 +20962,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17008,6 +20988,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17029,6 +21019,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17047,6 +21053,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17078,6 +21094,16 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17176,6 +21202,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17194,6 +21228,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17212,6 +21256,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17233,6 +21287,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17251,6 +21321,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17300,6 +21380,16 @@ export interface operations {
             /** @description Moved, or unchanged for a repeated status */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17398,6 +21488,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17416,6 +21514,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17434,6 +21542,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17452,6 +21570,16 @@ export interface operations {
             /** @description The table does not allow the move */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17470,6 +21598,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17491,6 +21629,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17509,6 +21663,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17544,6 +21708,16 @@ export interface operations {
             /** @description A page of history entries */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17599,6 +21773,16 @@ export interface operations {
             /** @description A cursor this history did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17617,6 +21801,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17635,6 +21827,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17653,6 +21855,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17674,6 +21886,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17692,6 +21920,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17735,6 +21973,16 @@ export interface operations {
             /** @description The job with its crew */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17833,6 +22081,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17851,6 +22107,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17869,6 +22135,16 @@ export interface operations {
             /** @description No such job or crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17887,6 +22163,16 @@ export interface operations {
             /** @description Finished job, or a crew with a deactivated technician */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17905,6 +22191,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17926,6 +22222,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17944,6 +22256,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18003,6 +22325,16 @@ export interface operations {
             /** @description The job with the entry */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18101,6 +22433,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18119,6 +22459,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18137,6 +22487,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18155,6 +22515,16 @@ export interface operations {
             /** @description Overlaps another entry, or the job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18173,6 +22543,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18195,6 +22575,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18213,6 +22609,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18259,6 +22665,16 @@ export interface operations {
             /** @description The job with the draw */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18357,6 +22773,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18375,6 +22799,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18393,6 +22827,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18411,6 +22855,16 @@ export interface operations {
             /** @description The job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18429,6 +22883,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18451,6 +22915,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18469,6 +22949,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18502,6 +22992,16 @@ export interface operations {
             /** @description A page of crews */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18532,6 +23032,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18550,6 +23060,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18568,6 +23086,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18589,6 +23117,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18607,6 +23151,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18658,6 +23212,16 @@ export interface operations {
             /** @description The crew */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18682,6 +23246,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18700,6 +23272,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18718,6 +23300,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18740,6 +23332,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18758,6 +23366,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18803,6 +23421,16 @@ export interface operations {
             /** @description The crew */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18827,6 +23455,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18845,6 +23481,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18863,6 +23509,16 @@ export interface operations {
             /** @description No such crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18881,6 +23537,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18902,6 +23568,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18920,6 +23602,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18989,6 +23681,16 @@ export interface operations {
             /** @description The change order, submitted */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19029,6 +23731,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19047,6 +23757,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19065,6 +23785,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19083,6 +23813,16 @@ export interface operations {
             /** @description The job is finished or has no quote */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19101,6 +23841,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19122,6 +23872,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19140,6 +23906,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19191,6 +23967,16 @@ export interface operations {
             /** @description The change order, approved */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19231,6 +24017,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19249,6 +24043,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19267,6 +24071,16 @@ export interface operations {
             /** @description No such change order */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19285,6 +24099,16 @@ export interface operations {
             /** @description Already decided, or the job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19303,6 +24127,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19324,6 +24158,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19342,6 +24192,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19384,6 +24244,16 @@ export interface operations {
             /** @description The change order, rejected */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19424,6 +24294,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19442,6 +24320,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19460,6 +24348,16 @@ export interface operations {
             /** @description No such change order */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19478,6 +24376,16 @@ export interface operations {
             /** @description Already decided, or the job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19496,6 +24404,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19517,6 +24435,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19535,6 +24469,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19568,6 +24512,16 @@ export interface operations {
             /** @description A page of technicians */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19622,6 +24576,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19640,6 +24604,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19658,6 +24630,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19676,6 +24658,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19697,6 +24689,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19715,6 +24723,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19760,6 +24778,16 @@ export interface operations {
             /** @description The technician */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19808,6 +24836,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19826,6 +24862,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19844,6 +24890,16 @@ export interface operations {
             /** @description No such technician */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19862,6 +24918,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19883,6 +24949,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19901,6 +24983,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19970,6 +25062,16 @@ export interface operations {
             /** @description The technician */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20018,6 +25120,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20036,6 +25146,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20054,6 +25174,16 @@ export interface operations {
             /** @description No such technician */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20072,6 +25202,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20093,6 +25233,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20111,6 +25267,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20144,6 +25310,16 @@ export interface operations {
             /** @description A page of sites */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20169,6 +25345,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20187,6 +25373,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20205,6 +25399,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20223,6 +25427,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20244,6 +25458,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20262,6 +25492,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20309,6 +25549,16 @@ export interface operations {
             /** @description The site */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20328,6 +25578,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20346,6 +25604,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20364,6 +25632,16 @@ export interface operations {
             /** @description No such site */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20382,6 +25660,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20403,6 +25691,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20421,6 +25725,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20473,6 +25787,16 @@ export interface operations {
             /** @description The job with its schedule */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20571,6 +25895,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20589,6 +25921,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20607,6 +25949,16 @@ export interface operations {
             /** @description No such job */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20625,6 +25977,16 @@ export interface operations {
             /** @description The job is complete or cancelled */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20643,6 +26005,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20664,6 +26036,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20682,6 +26070,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20714,6 +26112,16 @@ export interface operations {
             /** @description The day */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20791,6 +26199,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20809,6 +26225,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20831,6 +26257,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20849,6 +26291,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20882,6 +26334,16 @@ export interface operations {
             /** @description The route */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20930,6 +26392,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20948,6 +26418,16 @@ export interface operations {
             /** @description No route of that crew on that date */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20966,6 +26446,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20988,6 +26478,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21006,6 +26512,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21053,6 +26569,16 @@ export interface operations {
             /** @description The route, stored */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21107,6 +26633,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21125,6 +26659,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21143,6 +26687,16 @@ export interface operations {
             /** @description No such crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21161,6 +26715,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21182,6 +26746,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21200,6 +26780,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21218,6 +26808,16 @@ export interface operations {
             /** @description Travel times from osrm failed: http://127.0.0.1:5000 no answer within 10000 ms. Nothing was applied. */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21271,6 +26871,16 @@ export interface operations {
             /** @description The plan */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21368,6 +26978,16 @@ export interface operations {
             /** @description A plan of this date is running: its stage */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21384,6 +27004,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21402,6 +27030,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21420,6 +27058,16 @@ export interface operations {
             /** @description The workspace has no depot */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21438,6 +27086,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21459,6 +27117,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21477,6 +27151,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21495,6 +27179,16 @@ export interface operations {
             /** @description Travel times from osrm failed: http://127.0.0.1:5000 answered NoTable. Nothing was applied. */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21544,6 +27238,16 @@ export interface operations {
             /** @description The route with the status on its stop */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21592,6 +27296,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21610,6 +27322,16 @@ export interface operations {
             /** @description Only the crew's own technicians or an ADMIN set a crew's status. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21628,6 +27350,16 @@ export interface operations {
             /** @description No such crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21646,6 +27378,16 @@ export interface operations {
             /** @description The crew has no route on 2026-12-03 (the workspace's today): plan or set its stops first. */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21664,6 +27406,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21685,6 +27437,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21703,6 +27471,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21732,6 +27510,14 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21750,6 +27536,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21768,6 +27564,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21815,6 +27619,16 @@ export interface operations {
             /** @description The result, with extensions.cost; errors carry extensions.code */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21853,6 +27667,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21871,6 +27693,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21889,6 +27727,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21918,6 +27766,16 @@ export interface operations {
             /** @description SDL */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21937,6 +27795,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21955,6 +27821,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21973,6 +27855,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
