@@ -196,7 +196,8 @@ async function claimDue(tx: EntityManager, input: BatchInput, options: { markIdl
   // D22: a suspended workspace's deliveries stay pending as they are, and go out after resume.
   if (isSuspended({ suspendedAt: found.suspended_at })) return { endpoint: found, claimed: [], missed: 0, dueInMs: null, held: true };
   if (input.claim <= 0) return { endpoint: found, claimed: [], missed: 0, dueInMs: await nextDueInMs(tx, input.endpointId) };
-  const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, leaseSeconds: leaseSeconds(found.format, input) };
+  // Replays go out one after another, at most one round's worth per claim (the lease counts rounds).
+  const claim = { endpointId: input.endpointId, token: input.token, limit: input.claim, replayLimit: Math.ceil(input.claim / Math.max(1, input.concurrency)), leaseSeconds: leaseSeconds(found.format, input) };
   let rows = await claimDueDeliveries(tx, claim);
   if (rows.length > 0 || !options.markIdle) return { endpoint: found, claimed: rows, missed: 0, dueInMs: null };
   // Idle first, then one more look (a new statement: it sees every row committed before it). A
@@ -308,7 +309,10 @@ interface Sent {
 }
 
 /**
- * POSTs the claimed deliveries, at most `concurrency` at once, in completion order. After
+ * POSTs the claimed deliveries, at most `concurrency` at once, in completion order. Replays
+ * (series above 0: a replay, what a disabled endpoint missed, a recovery) are sent by one lane,
+ * one after another in the order claimed (oldest due first), so a recovery reaches the receiver
+ * in the order its events happened; the other lanes send first deliveries. After
  * `stopAfterFailures` retryable failures in a row (nothing delivered in between) no more are
  * started: a dead receiver costs one round of its window, not the whole batch's.
  */
@@ -321,33 +325,44 @@ async function sendConcurrently(deps: BatchDeps, endpoint: EndpointForBatch, cla
   const timeoutMs = deps.timeoutMs ?? Math.max(1, Math.round(rules.responseWindowMs * (deps.responseWindowScale ?? 1)));
   const sent: Sent[] = [];
   let failuresInARow = 0;
-  let next = 0;
+  const replays = claimed.filter((delivery) => delivery.series > 0);
+  const firsts = claimed.filter((delivery) => delivery.series === 0);
+  let nextReplay = 0;
+  let nextFirst = 0;
   const beat = deps.heartbeat ? setInterval(deps.heartbeat, 1000) : undefined;
   try {
-    const lane = async () => {
-      while (next < claimed.length && failuresInARow < input.stopAfterFailures) {
-        const delivery = claimed[next++]!;
-        // D16 (the endpoint's pinned version) and D13 (its format): the same bytes on every attempt.
-        const body = renderBody(endpoint.format, eventPayloadFor(endpoint.api_version, delivery.payload), context);
-        const signature = signPayload({ secrets, body, timestamp: Math.floor(now().getTime() / 1000) });
-        const result = await deliverOnce({
-          url: endpoint.url,
-          body,
-          headers: formatHeaders(endpoint.format, { id: delivery.event_id, event: delivery.event }, signature),
-          allowPrivateNetworks: deps.allowPrivateNetworks,
-          allowLoopback: deps.allowLoopback ?? false,
-          ...(deps.lookup ? { lookup: deps.lookup } : {}),
-          timeoutMs,
-        });
-        // Field and events retry any answer but a 2xx (and a 410, which disables the endpoint).
-        const retryAnswer = rules.retriesEveryFailure && result.outcome === 'permanent_failure' && result.status !== null && result.status !== 410;
-        const final: DeliveryAttemptResult = retryAnswer ? { ...result, outcome: 'retryable_failure' } : result;
-        if (final.outcome === 'delivered') failuresInARow = 0;
-        else if (final.outcome === 'retryable_failure') failuresInARow += 1;
-        sent.push({ delivery, result: final, body });
-      }
+    const send = async (delivery: ClaimedDelivery) => {
+      // D16 (the endpoint's pinned version) and D13 (its format): the same bytes on every attempt.
+      const body = renderBody(endpoint.format, eventPayloadFor(endpoint.api_version, delivery.payload), context);
+      const signature = signPayload({ secrets, body, timestamp: Math.floor(now().getTime() / 1000) });
+      const result = await deliverOnce({
+        url: endpoint.url,
+        body,
+        headers: formatHeaders(endpoint.format, { id: delivery.event_id, event: delivery.event, test: delivery.is_test }, signature),
+        allowPrivateNetworks: deps.allowPrivateNetworks,
+        allowLoopback: deps.allowLoopback ?? false,
+        ...(deps.lookup ? { lookup: deps.lookup } : {}),
+        timeoutMs,
+      });
+      // Field and events retry any answer but a 2xx (and a 410, which disables the endpoint).
+      const retryAnswer = rules.retriesEveryFailure && result.outcome === 'permanent_failure' && result.status !== null && result.status !== 410;
+      const final: DeliveryAttemptResult = retryAnswer ? { ...result, outcome: 'retryable_failure' } : result;
+      if (final.outcome === 'delivered') failuresInARow = 0;
+      else if (final.outcome === 'retryable_failure') failuresInARow += 1;
+      sent.push({ delivery, result: final, body });
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, lane));
+    const firstsLane = async () => {
+      while (nextFirst < firsts.length && failuresInARow < input.stopAfterFailures) await send(firsts[nextFirst++]!);
+    };
+    // The replays' one lane joins the others once its replays are sent.
+    const replayLane = async () => {
+      while (nextReplay < replays.length && failuresInARow < input.stopAfterFailures) await send(replays[nextReplay++]!);
+      await firstsLane();
+    };
+    const lanes = replays.length > 0
+      ? [replayLane, ...Array.from({ length: Math.min(input.concurrency - 1, firsts.length) }, () => firstsLane)]
+      : Array.from({ length: Math.max(1, Math.min(input.concurrency, firsts.length)) }, () => firstsLane);
+    await Promise.all(lanes.map((lane) => lane()));
   } finally {
     if (beat) clearInterval(beat);
   }

@@ -118,6 +118,9 @@ export async function onceWithin(tx: EntityManager, keyed: KeyedRequest, work: (
   return { answer, replayed: false };
 }
 
+/** D14: said on a kept answer repeated for a repeated key. */
+export const IDEMPOTENCY_REPLAYED_HEADER = 'Idempotent-Replayed';
+
 /** Through res.json, so an answer (and a replay) is shaped for the caller's D16 version. */
 export function sendAnswer(res: Response, answer: Answer): void {
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
@@ -142,6 +145,6 @@ export async function answerOnce({ req, res, key, keys }: KeyedHttpRequest, work
   const complaint = keyComplaint(key);
   if (complaint) throw validationFailed({ [`headers.${IDEMPOTENCY_HEADER}`]: complaint });
   const outcome = await keys.once(req.caller!.organizationId, { key, request: { operation: `${req.method} ${req.baseUrl}${req.path}`, payload: req.body } }, work);
-  if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  if (outcome.replayed) res.setHeader(IDEMPOTENCY_REPLAYED_HEADER, 'true');
   sendAnswer(res, outcome.answer);
 }

@@ -12,6 +12,7 @@ import type { PublicRoutes } from './public-routes';
 import type { Acceptor } from './compiled-acceptor';
 import type { Caller } from './request-context';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, isProblemPath, problemExample } from '../v1/problem';
+import { standardResponseHeaders } from './response-headers';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type AnyObject = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
@@ -217,9 +218,14 @@ function describe(spec: AnySpec): RouteConfig {
     if (response.schema === errorSchema && example === undefined) {
       example = exampleOf(Number(status), Number(status) === 500 ? 'Internal server error.' : response.description);
     }
+    // Every header the answer carries: the middleware's (api/http/response-headers.ts) and the route's own (Link, ...).
+    const headers = z.object({
+      ...standardResponseHeaders({ path: spec.path, auth: spec.auth, metered: spec.metering !== undefined, idempotent: spec.idempotency !== undefined }, Number(status)),
+      ...response.headers?.shape,
+    });
     responses[status] = {
       description: response.description,
-      ...(response.headers ? { headers: response.headers } : {}),
+      headers,
       ...(response.schema
         ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema, example: checkedExample(spec, `response ${status}`, response.schema, example) } } }
         : {}),

@@ -13,6 +13,7 @@ import { CallbackQuery, ConnectQuery, ConnectResult, DisconnectResult, Integrati
 import { CALLBACK_PAGE_EXAMPLES, CONNECT_RESULT_EXAMPLE, DISCONNECT_RESULT_EXAMPLE, INTEGRATION_LIST_EXAMPLE, SYNC_RECORD_LIST_EXAMPLE, SYNC_RUN_LIST_EXAMPLE } from './examples';
 import { errorExample } from '../http/error-examples';
 import { linkNext, PageHeaders } from '../http/pagination';
+import { withStandardHeaders } from '../http/response-headers';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
 const CALLBACK_PATH = '/api/v1/integrations/:provider/callback';
@@ -138,13 +139,13 @@ export function integrationRoutes(host: RouteHost, deps: { integrations: Integra
     tags: ['integrations'],
     security: [],
     request: { params: z.object({ provider: z.string().meta({ description: 'accounting or crm', example: 'accounting' }) }), query: CallbackQuery },
-    responses: {
+    responses: withStandardHeaders({ path: CALLBACK_PATH, auth: 'none', metered: false, idempotent: false }, {
       200: page('Consent completed (connected) or declined; the page says which', CALLBACK_PAGE_EXAMPLES.connected),
       400: page('State missing, expired, tampered with or replayed; or a parameter beyond the size limits', CALLBACK_PAGE_EXAMPLES.badRequest),
       429: page('Rate limited; back off by Retry-After.', CALLBACK_PAGE_EXAMPLES.rateLimited),
       500: page('Unhandled error (a page quoting the request id)', CALLBACK_PAGE_EXAMPLES.failed),
       502: page('The provider rejected the code exchange', CALLBACK_PAGE_EXAMPLES.providerRefused),
-    },
+    }),
   });
   host.publicRoutes.add('get', CALLBACK_PATH);
   host.app.get(CALLBACK_PATH, async (req: Request, res: Response) => {

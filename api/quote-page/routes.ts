@@ -13,6 +13,10 @@ import { QUOTE_PAGE_ICON, QUOTE_PAGE_STYLESHEET, renderPage, TOO_MANY } from './
 import { quotePdf } from './pdf';
 import type { PageView, QuotePageService } from './page-service';
 import { QUOTE_PAGE_EXAMPLES } from './examples';
+import { withStandardHeaders } from '../http/response-headers';
+
+/** A page of the customer's: public, unmetered, limited per address like every path. */
+const pageRoute = (path: string) => ({ path, auth: 'none' as const, metered: false, idempotent: false });
 
 /** D24: the page's requests counted per client address (a link is guessed by no one, but tried by many). */
 export const QUOTE_PAGE_LIMIT: LimitPolicy = { name: 'quote-page', points: 30, windowSeconds: 60 };
@@ -92,7 +96,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     tags: ['customer page'],
     security: [],
     request: { params },
-    responses: { 200: page('The quote (or, read-only, the quote the customer decided, with their decision)', QUOTE_PAGE_EXAMPLES.open), 403: unavailable, ...common },
+    responses: withStandardHeaders(pageRoute(PAGE_PATH), { 200: page('The quote (or, read-only, the quote the customer decided, with their decision)', QUOTE_PAGE_EXAMPLES.open), 403: unavailable, ...common }),
   });
   host.app.get(PAGE_PATH, async (req, res) => {
     await limited(req, res);
@@ -111,7 +115,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     tags: ['customer page'],
     security: [],
     request: { params },
-    responses: { 200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }), example: '%PDF-1.3 …' } } }, 403: unavailable, ...common },
+    responses: withStandardHeaders(pageRoute(`${PAGE_PATH}/quote.pdf`), { 200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }), example: '%PDF-1.3 …' } } }, 403: unavailable, ...common }),
   });
   host.app.get(`${PAGE_PATH}/quote.pdf`, async (req, res) => {
     await limited(req, res);
@@ -133,14 +137,14 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
     tags: ['customer page'],
     security: [],
     request: { params },
-    responses: {
+    responses: withStandardHeaders(pageRoute(`${PAGE_PATH}/logo`), {
       200: {
         description: 'The logo, with the type it was uploaded as',
         content: { 'image/png': { schema: z.string().meta({ format: 'binary' }), example: '<the PNG bytes>' }, 'image/jpeg': { schema: z.string().meta({ format: 'binary' }), example: '<the JPEG bytes>' } },
       },
       403: unavailable,
       ...common,
-    },
+    }),
   });
   host.app.get(`${PAGE_PATH}/logo`, async (req, res) => {
     await limited(req, res);
@@ -172,7 +176,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
             ? form(z.object({ csrf: z.string(), name: z.string().min(1).max(200) }), { csrf: QUOTE_PAGE_EXAMPLES.csrf, name: 'Morgan Lee' })
             : form(z.object({ csrf: z.string(), reason: z.string().max(2000).optional() }), { csrf: QUOTE_PAGE_EXAMPLES.csrf, reason: 'We went with a smaller window treatment.' }),
       },
-      responses: {
+      responses: withStandardHeaders(pageRoute(path), {
         200: page('Decided: the page says what the customer did', QUOTE_PAGE_EXAMPLES.decided),
         403: page("A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now)", QUOTE_PAGE_EXAMPLES.refused),
         409: page('Already decided (by the customer or the office): nothing changed, the page says what happened', QUOTE_PAGE_EXAMPLES.decided),
@@ -181,7 +185,7 @@ export function quotePageRoutes(host: RouteHost, deps: { pages: QuotePageService
         413: page('The form is over 16 KB (decoded), or has more than 10 fields (nothing changed)', QUOTE_PAGE_EXAMPLES.refused),
         415: page('A Content-Encoding other than gzip, deflate or br, or a charset other than UTF-8 (nothing changed)', QUOTE_PAGE_EXAMPLES.refused),
         ...common,
-      },
+      }),
     });
     host.app.post(path, async (req, res) => {
       await limited(req, res);

@@ -12,7 +12,7 @@ import { checkUrlForRegistration, type Resolver } from '../../infra/webhooks/add
 import { generateEndpointSecret } from '../../infra/webhooks/signature';
 import { secretContext } from '../../db/webhooks/endpoint-secrets';
 import { deleteEndpoint, ENDPOINT_KEYSET, endpointExists, insertEndpoint, listEndpoints, lockEndpoint, rotateEndpointSecret, updateEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
-import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type DeliveryAttempt, type DeliveryListQuery, type EndpointListQuery, type TestEventBody, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
+import { catalogueComplaint, type CreateEndpointBody, type DeliveriesQuery, type RecoverBody, type DeliveryAttempt, type DeliveryListQuery, type EndpointListQuery, type TestEventBody, type UpdateEndpointBody, type WebhookDelivery, type WebhookEndpoint } from './schemas';
 import { cursorPosition } from '../http/pagination';
 import { pageOf } from '../../db/cursor';
 import { ATTEMPT_KEYSET, attemptOutcomesOfLastDay, attemptPage, type AttemptRow } from '../../db/webhooks/attempts';
@@ -215,6 +215,32 @@ export class WebhookEndpointService {
       const { rows: page, next } = pageOf(rows, query.limit, DELIVERY_KEYSET);
       return { data: page.map(toDelivery), next };
     });
+  }
+
+  /** Svix-style recovery of what the endpoint failed since `since` (docs/webhooks.md), audited. */
+  async recover(caller: Caller, id: string, body: RecoverBody, audit: AuditContext): Promise<{ endpoint_id: string; since: string; recovered: number; status: 'pending' }> {
+    if (Date.parse(body.since) > Date.now()) throw validationFailed({ since: 'Must not be in the future.' });
+    if (!this.deps.deliveries) throw providerUnavailable('The workflow service is not available to re-send failed events.');
+    const since = new Date(body.since).toISOString();
+    const recovered = await this.deps.deliveries.recover(caller.organizationId, id, since, {
+      check: (endpoint) => {
+        if (endpoint.status !== 'enabled') throw conflict('The endpoint is disabled: enable it, which delivers what it missed, then recover.');
+      },
+      // D22: who asked, since when, and how many were re-sent.
+      record: (tx, rows) =>
+        recordAuditEvent(tx, caller.organizationId, {
+          ...audit,
+          action: 'webhook_endpoint.recovered',
+          entityType: 'webhook_endpoint',
+          entityId: id,
+          changes: [
+            { field: 'since', before: null, after: since },
+            { field: 'recovered', before: null, after: rows.length },
+          ],
+        }),
+    });
+    if (!recovered) throw notFound('No such webhook endpoint in this workspace.');
+    return { endpoint_id: id, since, recovered: recovered.length, status: 'pending' };
   }
 
   async replay(caller: Caller, deliveryId: string) {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreateEndpointBody, DeliveryAttemptList, ReplayResult, TestEventBody, TestEventResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import type { CreateEndpointBody, DeliveryAttemptList, RecoverBody, RecoverResult, ReplayResult, TestEventBody, TestEventResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 
 /** Examples for the OpenAPI document: an ERP receiving quote approvals and completed jobs. */
 export const EXAMPLE_ENDPOINT_ID = 'b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a';
@@ -121,3 +121,7 @@ export const TEST_EVENT_RESULT_EXAMPLE: z.input<typeof TestEventResult> = {
   event: 'quote.approved',
   status: 'pending',
 };
+
+export const RECOVER_EXAMPLE: z.input<typeof RecoverBody> = { since: '2026-11-20T06:00:00.000Z' };
+
+export const RECOVER_RESULT_EXAMPLE: z.input<typeof RecoverResult> = { endpoint_id: EXAMPLE_ENDPOINT_ID, since: RECOVER_EXAMPLE.since, recovered: 14, status: 'pending' };

@@ -7,9 +7,9 @@ import { linkNext, pageHeaders, PageHeaders } from '../http/pagination';
 import { encodeCursor } from '../../db/cursor';
 import { auditContext } from '../http/audit-actor';
 import { WEBHOOK_ENDPOINTS_PER_TENANT } from '../../db/limits';
-import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, EndpointListQuery, ReplayResult, TestEventBody, TestEventResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
+import { CreateEndpointBody, DeliveriesQuery, DeliveryAttemptList, DeliveryListQuery, EndpointListQuery, RecoverBody, RecoverResult, ReplayResult, TestEventBody, TestEventResult, UpdateEndpointBody, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas';
 import {
-  ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, DELIVERY_LIST_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, REPLAY_RESULT_EXAMPLE, TEST_EVENT_EXAMPLE, TEST_EVENT_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
+  ATTEMPT_LIST_EXAMPLE, CREATE_ENDPOINT_EXAMPLE, DELIVERY_LIST_EXAMPLE, ENDPOINT_EXAMPLE, ENDPOINT_LIST_EXAMPLE, ENDPOINT_WITH_SECRET_EXAMPLE, RECOVER_EXAMPLE, RECOVER_RESULT_EXAMPLE, REPLAY_RESULT_EXAMPLE, TEST_EVENT_EXAMPLE, TEST_EVENT_RESULT_EXAMPLE, UPDATE_ENDPOINT_EXAMPLE,
 } from './examples';
 
 const error = (description: string) => ({ description, schema: ErrorEnvelopeSchema });
@@ -164,6 +164,33 @@ export function webhookRoutes(host: RouteHost, deps: { endpoints: WebhookEndpoin
     },
     handler: async ({ res, caller, params, body }) => {
       res.status(202).json(await deps.endpoints.sendTestEvent(caller, params.id, body));
+    },
+  });
+
+  route(host, {
+    method: 'post',
+    path: '/api/v1/webhook-endpoints/:id/recover',
+    operationId: 'recoverWebhookEndpoint',
+    summary: 'Re-send every event the endpoint failed since a given time, in order, with the same envelope ids',
+    description:
+      'Every event recorded at or after `since` whose latest delivery to this endpoint failed (its attempts used up, or refused) is delivered again, ' +
+      'once each: a new delivery one `series` higher, with the same envelope id and bytes, so a receiver that de-duplicates on the id sees each at most once. ' +
+      'They are sent one after another in the order the events happened. An event still pending or since delivered is left alone, so asking twice re-sends nothing twice. ' +
+      'Recorded in the audit log (`webhook_endpoint.recovered`). 409 when the endpoint is disabled (enabling it delivers what it missed), 422 for a `since` in the future.',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    roles: ADMIN_ONLY,
+    params: IdParams,
+    body: RecoverBody,
+    bodyExample: RECOVER_EXAMPLE,
+    responses: {
+      202: { description: 'The failed events are being re-sent', schema: RecoverResult, example: RECOVER_RESULT_EXAMPLE },
+      404: error('No such endpoint'),
+      409: error('The endpoint is disabled'),
+      422: error('`since` is missing, not an instant, or in the future'),
+    },
+    handler: async ({ req, res, caller, params, body }) => {
+      res.status(202).json(await deps.endpoints.recover(caller, params.id, body, auditContext(req)));
     },
   });
 

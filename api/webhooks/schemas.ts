@@ -123,6 +123,22 @@ export const ReplayResult = z
   .strictObject({ delivery_id: z.uuid(), event_id: z.uuid(), endpoint_id: z.uuid(), status: z.literal('pending') })
   .meta({ id: 'WebhookReplay' });
 
+export const RecoverBody = z
+  .strictObject({
+    since: Timestamp.meta({ description: 'Re-send the failed events recorded at or after this instant (ISO-8601, UTC); not in the future' }),
+  })
+  .meta({ id: 'RecoverWebhookEndpointRequest' });
+export type RecoverBody = z.output<typeof RecoverBody>;
+
+export const RecoverResult = z
+  .strictObject({
+    endpoint_id: z.uuid(),
+    since: Timestamp,
+    recovered: z.number().int().min(0).meta({ description: 'How many failed events are being re-sent (each a new delivery, one series higher, status pending)' }),
+    status: z.literal('pending'),
+  })
+  .meta({ id: 'WebhookRecovery' });
+
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'missed'] as const;
 
 export const WebhookDelivery = z

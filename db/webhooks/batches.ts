@@ -40,6 +40,10 @@ export interface ClaimedDelivery {
   event: string;
   /** The attempt about to be made (attempts so far + 1). */
   attempt: number;
+  /** 0 for the event's first delivery to the endpoint; more for a replay (sent in order, below). */
+  series: number;
+  /** A test event from the deliveries page (the receiver is told so by a header). */
+  is_test: boolean;
   payload: string;
 }
 
@@ -48,27 +52,32 @@ export interface ClaimedDelivery {
  * leased for `leaseSeconds`. Rows held by another live batch are skipped (`skip locked` for the
  * moment of the claim, the lease after it); rows already held by this same token are taken back
  * (the same batch activity retried after its worker died), so a crash redelivers at once.
+ * Of replays (series above 0: one replay, what a disabled endpoint missed, a recovery) at most
+ * `replayLimit` are taken: the batch sends them one after another in this order (their lane's
+ * time fits the lease, which counts `limit / concurrency` rounds). Returned oldest due first.
  * Marks the endpoint's workflow as seen in the same transaction.
  */
-export async function claimDueDeliveries(em: EntityManager, input: { endpointId: string; token: string; limit: number; leaseSeconds: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(em: EntityManager, input: { endpointId: string; token: string; limit: number; replayLimit?: number; leaseSeconds: number }): Promise<ClaimedDelivery[]> {
   if (input.limit <= 0) return [];
   await em.execute('update webhook_endpoints set delivery_seen_at = clock_timestamp() where id = ?', [input.endpointId]);
-  return em.execute<ClaimedDelivery[]>(
-    `with due as (
-       select id from webhook_deliveries
-        where endpoint_id = ? and status = 'pending' and next_attempt_at <= clock_timestamp()
+  const due = (series: string) => `select id, next_attempt_at from webhook_deliveries
+        where endpoint_id = ? and status = 'pending' and ${series} and next_attempt_at <= clock_timestamp()
           and (claimed_until is null or claimed_until < clock_timestamp() or claimed_by = ?)
         order by next_attempt_at, id
-        limit ? for update skip locked
+        limit ? for update skip locked`;
+  return em.execute<ClaimedDelivery[]>(
+    `with first_series as (${due('series = 0')}), replays as (${due('series > 0')}),
+     due as (
+       select id from (select * from first_series union all select * from replays) u order by next_attempt_at, id limit ?
      ), claimed as (
        update webhook_deliveries d set claimed_by = ?, claimed_until = clock_timestamp() + make_interval(secs => ?)
          from due where d.id = due.id
-       returning d.id, d.event_id, d.event, d.attempts + 1 as attempt
+       returning d.id, d.event_id, d.event, d.attempts + 1 as attempt, d.series, d.is_test, d.next_attempt_at
      )
-     select c.id, c.event_id, c.event, c.attempt, coalesce(o.payload, o.envelope::text) as payload
+     select c.id, c.event_id, c.event, c.attempt, c.series, c.is_test, coalesce(o.payload, o.envelope::text) as payload
        from claimed c join outbox_events o on o.id = c.event_id
-      order by c.id`,
-    [input.endpointId, input.token, input.limit, input.token, input.leaseSeconds],
+      order by c.next_attempt_at, c.id`,
+    [input.endpointId, input.token, input.limit, input.endpointId, input.token, Math.min(input.limit, input.replayLimit ?? input.limit), input.limit, input.token, input.leaseSeconds],
   );
 }
 

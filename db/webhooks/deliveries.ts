@@ -63,16 +63,51 @@ export async function createDeliveriesForEvents(em: EntityManager, organizationI
 /** D6 replay: the next series of the same event (same envelope id) to the same endpoint. */
 export async function createReplayDelivery(em: EntityManager, organizationId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
   return inTenant(em, organizationId, async (tx) => {
-    const [source] = await tx.execute<{ event_id: string; endpoint_id: string; event: string }[]>('select event_id, endpoint_id, event from webhook_deliveries where id = ?', [deliveryId]);
+    const [source] = await tx.execute<{ event_id: string; endpoint_id: string; event: string; is_test: boolean }[]>('select event_id, endpoint_id, event, is_test from webhook_deliveries where id = ?', [deliveryId]);
     if (!source) return undefined;
+    // A test event's replay is a test event too (the page and the receiver's header say so).
     const [created] = await tx.execute<DeliveryRow[]>(
-      `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status)
-       values (app_current_organization(), ?, ?, ?, (select coalesce(max(series), -1) + 1 from webhook_deliveries where event_id = ? and endpoint_id = ?), 'pending')
+      `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status, is_test)
+       values (app_current_organization(), ?, ?, ?, (select coalesce(max(series), -1) + 1 from webhook_deliveries where event_id = ? and endpoint_id = ?), 'pending', ?)
        returning ${RETURNING}`,
-      [source.endpoint_id, source.event_id, source.event, source.event_id, source.endpoint_id],
+      [source.endpoint_id, source.event_id, source.event, source.event_id, source.endpoint_id, source.is_test],
     );
     return created;
   });
+}
+
+/**
+ * Svix-style recovery: the next series of every event whose latest delivery to the endpoint
+ * failed, of the events recorded at or after `since`, each once, due one microsecond apart in
+ * the order the events were recorded (outbox sequence), so that the endpoint's workflow claims
+ * them in that order and sends them one after another (db/webhooks/batches.ts: replays go out
+ * in order). An event still pending or already delivered in a later series is left alone, so a
+ * second recovery re-sends nothing the first one did. Runs in the caller's tenant transaction;
+ * returns the new deliveries, oldest event first.
+ */
+export async function createRecoveryDeliveries(tx: EntityManager, endpointId: string, since: string): Promise<DeliveryRow[]> {
+  const rows = await tx.execute<(DeliveryRow & { sequence: string })[]>(
+    `with latest as (
+       select distinct on (d.event_id) d.event_id, d.event, d.series, d.status, d.is_test
+         from webhook_deliveries d where d.endpoint_id = ?
+        order by d.event_id, d.series desc
+     ), chosen as (
+       select l.event_id, l.event, l.series, l.is_test, o.sequence,
+              row_number() over (order by o.sequence) as position, count(*) over () as total
+         from latest l join outbox_events o on o.id = l.event_id
+        where l.status = 'failed' and o.created_at >= ?::timestamptz
+     ), inserted as (
+       insert into webhook_deliveries (organization_id, endpoint_id, event_id, event, series, status, is_test, next_attempt_at)
+       select app_current_organization(), ?, c.event_id, c.event, c.series + 1, 'pending', c.is_test,
+              now() - make_interval(secs => (c.total - c.position + 1) / 1000000.0)
+         from chosen c
+       on conflict (event_id, endpoint_id, series) do nothing
+       returning ${RETURNING}
+     )
+     select i.*, c.sequence from inserted i join chosen c on c.event_id = i.event_id order by c.sequence`,
+    [endpointId, since, endpointId],
+  );
+  return rows.map(({ sequence: _sequence, ...row }) => row);
 }
 
 /**

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.recovered',
   // integrations (D18)
   'integration.connected',
   'integration.disconnected',

@@ -65,14 +65,21 @@ export function renderBody(format: WebhookFormat, stored: string, context: Rende
   });
 }
 
+/**
+ * A test event from the deliveries page carries example data (a sample quote, a sample work
+ * order): this header, in every format, tells the receiver not to act on it.
+ */
+export const TEST_EVENT_HEADER = { core: 'X-Service-Test', field: 'X-Service-Test', events: 'Service-Test' } as const satisfies { [F in WebhookFormat]: string };
+
 /** The format's headers of one attempt, given its signature value (`t=<t>,v1=<hex>`). */
-export function formatHeaders(format: WebhookFormat, event: { id: string; event: string }, signature: string): Record<string, string> {
+export function formatHeaders(format: WebhookFormat, event: { id: string; event: string; test?: boolean }, signature: string): Record<string, string> {
+  const test = event.test ? { [TEST_EVENT_HEADER[format]]: 'true' } : {};
   switch (format) {
     case 'core':
-      return { [WEBHOOK_HEADERS.event]: event.event, [WEBHOOK_HEADERS.delivery]: event.id, [WEBHOOK_HEADERS.signature]: signature };
+      return { [WEBHOOK_HEADERS.event]: event.event, [WEBHOOK_HEADERS.delivery]: event.id, [WEBHOOK_HEADERS.signature]: signature, ...test };
     case 'field':
-      return { [FIELD_HEADERS.signature]: signature, [FIELD_HEADERS.eventId]: event.id };
+      return { [FIELD_HEADERS.signature]: signature, [FIELD_HEADERS.eventId]: event.id, ...test };
     case 'events':
-      return { [EVENTS_HEADERS.signature]: signature };
+      return { [EVENTS_HEADERS.signature]: signature, ...test };
   }
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventEnvelope, OutboxEventName } from '../../domain/events/catalogue';
 import { inTenant } from '../../db/tenant-scope';
 import { endpointsToWake, markDeliveryIdle } from '../../db/webhooks/batches';
-import { closeMissedDelivery, createDeliveriesForEvents, createReplayDelivery, createTestDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
+import { closeMissedDelivery, createDeliveriesForEvents, createRecoveryDeliveries, createReplayDelivery, createTestDelivery, missedDeliveries, type DeliveryRow } from '../../db/webhooks/deliveries';
 import { lockEndpoint, type EndpointRow } from '../../db/webhooks/endpoints';
 import { recordDispatchedEvent } from '../../db/events/outbox';
 import type { EventData } from '../../domain/events/event-data';
@@ -51,6 +51,31 @@ export class WebhookDeliveries {
     });
     if (delivery) await this.wake(organizationId, [delivery]);
     return delivery;
+  }
+
+  /**
+   * Recovery (Svix's "recover failed messages"): every event the endpoint failed that was
+   * recorded at or after `since`, re-sent once each, in the order the events happened, with
+   * their envelope ids. `check` sees the endpoint (locked) and may refuse; `record` runs in the
+   * same transaction with what was recovered (the audit entry). Undefined when there is no such
+   * endpoint.
+   */
+  async recover(
+    organizationId: string,
+    endpointId: string,
+    since: string,
+    hooks: { check: (endpoint: EndpointRow) => void; record: (tx: EntityManager, recovered: readonly DeliveryRow[]) => Promise<void> },
+  ): Promise<DeliveryRow[] | undefined> {
+    const recovered = await inTenant(this.em, organizationId, async (tx) => {
+      const endpoint = await lockEndpoint(tx, endpointId);
+      if (!endpoint) return undefined;
+      hooks.check(endpoint);
+      const rows = await createRecoveryDeliveries(tx, endpointId, since);
+      await hooks.record(tx, rows);
+      return rows;
+    });
+    if (recovered) await this.wake(organizationId, recovered);
+    return recovered;
   }
 
   /** D6: re-enabling an endpoint replays what it missed while disabled. */

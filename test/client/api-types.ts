@@ -1157,6 +1157,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send every event the endpoint failed since a given time, in order, with the same envelope ids
+         * @description Every event recorded at or after `since` whose latest delivery to this endpoint failed (its attempts used up, or refused) is delivered again, once each: a new delivery one `series` higher, with the same envelope id and bytes, so a receiver that de-duplicates on the id sees each at most once. They are sent one after another in the order the events happened. An event still pending or since delivered is left alone, so asking twice re-sends nothing twice. Recorded in the audit log (`webhook_endpoint.recovered`). 409 when the endpoint is disabled (enabling it delivers what it missed), 422 for a `since` in the future.
+         */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -4148,6 +4168,19 @@ export interface components {
             /** @enum {string} */
             status: "pending";
         };
+        WebhookRecovery: {
+            /** Format: uuid */
+            endpoint_id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601, UTC
+             */
+            since: string;
+            /** @description How many failed events are being re-sent (each a new delivery, one series higher, status pending) */
+            recovered: number;
+            /** @enum {string} */
+            status: "pending";
+        };
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
         };
@@ -4285,7 +4318,7 @@ export interface components {
                 email: string | null;
             };
             /** @enum {string} */
-            action: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected" | "work_order.customer_changed";
+            action: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.recovered" | "integration.connected" | "integration.disconnected" | "work_order.customer_changed";
             /** @enum {string} */
             entity_type: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration" | "work_order";
             entity_id: string;
@@ -4819,6 +4852,8 @@ export interface operations {
             /** @description Database reachable */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4841,6 +4876,8 @@ export interface operations {
             /** @description A request body was sent with a JSON content type and is not valid JSON */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +4897,8 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4879,6 +4918,10 @@ export interface operations {
             /** @description Database unreachable (the Health object, not an error envelope) */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4911,6 +4954,12 @@ export interface operations {
             /** @description The versions, newest first */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4982,6 +5031,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5001,6 +5058,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5031,6 +5094,12 @@ export interface operations {
             /** @description Route table */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5063,6 +5132,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5082,6 +5159,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5112,6 +5195,12 @@ export interface operations {
             /** @description OpenAPI document */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5137,6 +5226,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5156,6 +5253,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5186,6 +5289,12 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,6 +5320,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5230,6 +5347,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5260,6 +5383,12 @@ export interface operations {
             /** @description Connector readiness */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5297,6 +5426,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5316,6 +5453,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5362,6 +5505,14 @@ export interface operations {
             /** @description Logged in */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5384,6 +5535,14 @@ export interface operations {
             /** @description Credentials rejected (identical for every cause) */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5403,6 +5562,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5428,6 +5595,16 @@ export interface operations {
             /** @description Ten failed attempts per fifteen minutes for one workspace and email (a success clears them) */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5447,6 +5624,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5477,6 +5662,14 @@ export interface operations {
             /** @description Profile */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5500,6 +5693,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5519,6 +5720,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5538,6 +5749,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5579,6 +5798,14 @@ export interface operations {
             /** @description Profile */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5602,6 +5829,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5621,6 +5856,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,6 +5887,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5663,6 +5916,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5697,6 +5958,14 @@ export interface operations {
             /** @description A page of users */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -5732,6 +6001,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5751,6 +6028,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5770,6 +6055,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5789,6 +6082,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5812,6 +6113,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5831,6 +6142,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5878,6 +6197,14 @@ export interface operations {
             /** @description Invited */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,6 +6224,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5916,6 +6251,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5935,6 +6278,14 @@ export interface operations {
             /** @description The email is already in the workspace */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5954,6 +6305,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5979,6 +6338,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5998,6 +6367,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6030,6 +6407,14 @@ export interface operations {
             /** @description A new link was sent */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6049,6 +6434,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6068,6 +6461,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6087,6 +6488,14 @@ export interface operations {
             /** @description No such user in the workspace */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6106,6 +6515,14 @@ export interface operations {
             /** @description The user already accepted */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6125,6 +6542,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6148,6 +6573,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6167,6 +6602,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6214,6 +6657,14 @@ export interface operations {
             /** @description The user */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6242,6 +6693,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6261,6 +6720,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6280,6 +6747,14 @@ export interface operations {
             /** @description No such user in the workspace */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,6 +6774,14 @@ export interface operations {
             /** @description The last active ADMIN, or an invited user made active */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6318,6 +6801,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6341,6 +6832,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6360,6 +6861,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6407,6 +6916,14 @@ export interface operations {
             /** @description Active and logged in */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6429,6 +6946,14 @@ export interface operations {
             /** @description The token cannot be used (the same for every reason) */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6448,6 +6973,14 @@ export interface operations {
             /** @description The password breaks a password rule (length, a common password, your email’s name), at `password` */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6467,6 +7000,16 @@ export interface operations {
             /** @description Ten tries of one token, or 50 failed redemptions of the workspace's links in 15 minutes, from any address (Retry-After says when to try again) */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6486,6 +7029,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6530,6 +7081,14 @@ export interface operations {
             /** @description Accepted (whatever exists) */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6544,6 +7103,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6568,6 +7135,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6587,6 +7164,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6632,6 +7217,14 @@ export interface operations {
             /** @description The new password is set; logged in */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6654,6 +7247,14 @@ export interface operations {
             /** @description The token cannot be used (the same for every reason) */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6673,6 +7274,14 @@ export interface operations {
             /** @description The password breaks a password rule (length, a common password, your email’s name), at `password` */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6692,6 +7301,16 @@ export interface operations {
             /** @description Ten tries of one token, or 50 failed redemptions of the workspace's links in 15 minutes, from any address (Retry-After says when to try again) */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6711,6 +7330,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6755,6 +7382,14 @@ export interface operations {
             /** @description Changed */
             204: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6762,6 +7397,14 @@ export interface operations {
             /** @description `current_password` is not the caller's password */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6781,6 +7424,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6800,6 +7451,14 @@ export interface operations {
             /** @description `new_password` breaks a password rule (length, a common password, your email’s name) */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6819,6 +7478,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6838,6 +7507,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6876,6 +7553,14 @@ export interface operations {
             /** @description A page of quotes */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -6922,6 +7607,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6941,6 +7634,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6960,6 +7661,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6983,6 +7692,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7002,6 +7721,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7034,6 +7761,14 @@ export interface operations {
             /** @description The quote */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7244,6 +7979,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7263,6 +8006,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7282,6 +8033,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7301,6 +8060,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7324,6 +8091,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7343,6 +8120,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7438,6 +8223,14 @@ export interface operations {
             /** @description Priced (and persisted when persist is true) */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7592,6 +8385,14 @@ export interface operations {
             /** @description Unknown SKU or labour tier, SKU of the wrong component, or a margin below the floor without an override */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7611,6 +8412,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7630,6 +8439,14 @@ export interface operations {
             /** @description TECHNICIAN, or a margin override by a non-ADMIN */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7649,6 +8466,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7673,6 +8498,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7692,6 +8527,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7724,6 +8567,14 @@ export interface operations {
             /** @description Approved */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7741,6 +8592,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7760,6 +8619,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7779,6 +8646,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7798,6 +8673,14 @@ export interface operations {
             /** @description Not approvable (already approved, rejected or expired) */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7817,6 +8700,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7840,6 +8731,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7859,6 +8760,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7891,6 +8800,14 @@ export interface operations {
             /** @description The quote after the send, with its page link */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7917,6 +8834,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7936,6 +8861,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7955,6 +8888,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7974,6 +8915,14 @@ export interface operations {
             /** @description The quote is approved, rejected or expired */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7993,6 +8942,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8016,6 +8973,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +9002,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8067,6 +9042,14 @@ export interface operations {
             /** @description The quote after the move */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8092,6 +9075,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8111,6 +9102,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8130,6 +9129,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8149,6 +9156,14 @@ export interface operations {
             /** @description The quote is not in a state this action moves from */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8168,6 +9183,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8191,6 +9214,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8210,6 +9243,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8243,6 +9284,12 @@ export interface operations {
             /** @description The quote (or, read-only, the quote the customer decided, with their decision) */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8253,6 +9300,12 @@ export interface operations {
             /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8263,6 +9316,12 @@ export interface operations {
             /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8273,6 +9332,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8297,6 +9364,12 @@ export interface operations {
             /** @description The PDF */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8307,6 +9380,12 @@ export interface operations {
             /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8317,6 +9396,12 @@ export interface operations {
             /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8327,6 +9412,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8351,6 +9444,12 @@ export interface operations {
             /** @description The logo, with the type it was uploaded as */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8363,6 +9462,12 @@ export interface operations {
             /** @description The contractor's workspace is suspended: the quote is not shown and nothing can be decided; the link opens again once it is resumed */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8373,6 +9478,12 @@ export interface operations {
             /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8383,6 +9494,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8420,6 +9539,12 @@ export interface operations {
             /** @description Decided: the page says what the customer did */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8430,6 +9555,12 @@ export interface operations {
             /** @description The form could not be read: its body does not decode as its Content-Encoding says (nothing changed) */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8440,6 +9571,12 @@ export interface operations {
             /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8450,6 +9587,12 @@ export interface operations {
             /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8460,6 +9603,12 @@ export interface operations {
             /** @description Already decided (by the customer or the office): nothing changed, the page says what happened */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8470,6 +9619,12 @@ export interface operations {
             /** @description The form is over 16 KB (decoded), or has more than 10 fields (nothing changed) */
             413: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8480,6 +9635,12 @@ export interface operations {
             /** @description A Content-Encoding other than gzip, deflate or br, or a charset other than UTF-8 (nothing changed) */
             415: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8490,6 +9651,12 @@ export interface operations {
             /** @description The typed name or the reason is not acceptable: the page again with the complaint beside its field */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8500,6 +9667,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8537,6 +9712,12 @@ export interface operations {
             /** @description Decided: the page says what the customer did */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8547,6 +9728,12 @@ export interface operations {
             /** @description The form could not be read: its body does not decode as its Content-Encoding says (nothing changed) */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8557,6 +9744,12 @@ export interface operations {
             /** @description A cross-site post, or a form token not of this link: refused, nothing changed (or, the contractor's workspace being suspended, the page saying the quote is not available for now) */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8567,6 +9760,12 @@ export interface operations {
             /** @description The link opens no quote: no link has this token, or it was replaced by a newer send, expired with the quote, the office decided the quote, or the customer's decided quote is past its validity plus 90 days. One neutral page and one status for all, revealing nothing */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8577,6 +9776,12 @@ export interface operations {
             /** @description Already decided (by the customer or the office): nothing changed, the page says what happened */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8587,6 +9792,12 @@ export interface operations {
             /** @description The form is over 16 KB (decoded), or has more than 10 fields (nothing changed) */
             413: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8597,6 +9808,12 @@ export interface operations {
             /** @description A Content-Encoding other than gzip, deflate or br, or a charset other than UTF-8 (nothing changed) */
             415: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8607,6 +9824,12 @@ export interface operations {
             /** @description The typed name or the reason is not acceptable: the page again with the complaint beside its field */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8617,6 +9840,14 @@ export interface operations {
             /** @description Too many requests from this address; back off by Retry-After */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8647,6 +9878,16 @@ export interface operations {
             /** @description A page of quotes */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8732,6 +9973,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8750,6 +10001,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8768,6 +10027,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8786,6 +10055,16 @@ export interface operations {
             /** @description A malformed reference or limit */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8804,6 +10083,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8822,6 +10117,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8928,16 +10233,20 @@ export interface operations {
             /** @description The quote, revision 1 */
             201: {
                 headers: {
-                    /** @description This request’s id (also in any problem) */
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Tokens left in the tenant’s bucket */
-                    "X-RateLimit-Remaining": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     /** @description The pricing engine’s own time for this quote, milliseconds */
                     "X-Engine-Latency-Ms": string;
-                    /** @description `true` when this is the first answer to the same Idempotency-Key, answered again */
-                    "Idempotent-Replayed"?: string;
-                    /** @description The version this answer is shaped for */
-                    "Service-Version": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,6 +10326,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9035,6 +10352,18 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9053,6 +10382,18 @@ export interface operations {
             /** @description idempotency-key-in-use: the first request with this key is still running */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9071,6 +10412,18 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9096,6 +10449,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9114,6 +10483,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9145,6 +10524,16 @@ export interface operations {
             /** @description The quote */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9224,6 +10613,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9242,6 +10639,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9260,6 +10667,16 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9278,6 +10695,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9299,6 +10726,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9317,6 +10760,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9425,16 +10878,20 @@ export interface operations {
             /** @description The quote at its new revision */
             201: {
                 headers: {
-                    /** @description This request’s id (also in any problem) */
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
                     "X-Request-Id": string;
-                    /** @description Tokens left in the tenant’s bucket */
-                    "X-RateLimit-Remaining": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     /** @description The pricing engine’s own time for this quote, milliseconds */
                     "X-Engine-Latency-Ms": string;
-                    /** @description `true` when this is the first answer to the same Idempotency-Key, answered again */
-                    "Idempotent-Replayed"?: string;
-                    /** @description The version this answer is shaped for */
-                    "Service-Version": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9514,6 +10971,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9532,6 +10997,18 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9550,6 +11027,18 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9568,6 +11057,18 @@ export interface operations {
             /** @description Not revisable (approved, rejected or expired), or idempotency-key-in-use */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9586,6 +11087,18 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9611,6 +11124,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9629,6 +11158,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9662,6 +11201,16 @@ export interface operations {
             /** @description A page of products */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9699,6 +11248,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9717,6 +11274,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9735,6 +11302,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9756,6 +11333,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9774,6 +11367,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9809,6 +11412,16 @@ export interface operations {
             /** @description A page of customers */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9832,6 +11445,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9850,6 +11471,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9868,6 +11499,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9889,6 +11530,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9907,6 +11564,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9955,6 +11622,18 @@ export interface operations {
             /** @description The tenant’s customer of that email */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9972,6 +11651,18 @@ export interface operations {
             /** @description Added */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9989,6 +11680,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10007,6 +11706,18 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10025,6 +11736,18 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Present when this is the kept answer to an earlier request with the same `Idempotency-Key`, repeated. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10046,6 +11769,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10064,6 +11803,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10093,6 +11842,16 @@ export interface operations {
             /** @description The price books */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10113,6 +11872,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10131,6 +11898,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10149,6 +11926,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10167,6 +11960,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10198,6 +12001,16 @@ export interface operations {
             /** @description The current revision */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10340,6 +12153,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10358,6 +12179,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10376,6 +12207,16 @@ export interface operations {
             /** @description Not this workspace’s price book */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10394,6 +12235,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10415,6 +12266,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10433,6 +12300,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10467,6 +12344,16 @@ export interface operations {
             /** @description A page of revisions */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10496,6 +12383,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10514,6 +12409,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10532,6 +12437,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10553,6 +12468,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10571,6 +12502,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10692,6 +12633,16 @@ export interface operations {
             /** @description Dry run: the revision that would be published (`revision` null); nothing written */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10850,6 +12801,16 @@ export interface operations {
             /** @description The new revision, with its changes */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11008,6 +12969,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11026,6 +12995,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11044,6 +13023,16 @@ export interface operations {
             /** @description `base_revision` is not the newest revision */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11062,6 +13051,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11084,6 +13083,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11102,6 +13117,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11138,6 +13163,16 @@ export interface operations {
             /** @description The revision */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11296,6 +13331,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11314,6 +13357,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11332,6 +13385,16 @@ export interface operations {
             /** @description No such revision */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11350,6 +13413,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11371,6 +13444,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11389,6 +13478,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11423,6 +13522,16 @@ export interface operations {
             /** @description The CSV file */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11443,6 +13552,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11461,6 +13578,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11479,6 +13606,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11500,6 +13637,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11518,6 +13671,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11567,6 +13730,16 @@ export interface operations {
             /** @description Dry run (or a file that changes nothing): a result per row */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11606,6 +13779,16 @@ export interface operations {
             /** @description Published: one revision for the whole file */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11791,6 +13974,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11809,6 +14000,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11827,6 +14028,16 @@ export interface operations {
             /** @description `base_revision` is not the newest revision */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11845,6 +14056,16 @@ export interface operations {
             /** @description The body is not text/csv */
             415: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11863,6 +14084,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11884,6 +14115,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11902,6 +14149,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11938,6 +14195,14 @@ export interface operations {
             /** @description A page of work orders */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -11979,6 +14244,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11998,6 +14271,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12017,6 +14298,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12040,6 +14329,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12059,6 +14358,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12119,6 +14426,14 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12136,6 +14451,14 @@ export interface operations {
             /** @description The assignee is not a TECHNICIAN or is deactivated */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12155,6 +14478,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12174,6 +14505,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12193,6 +14532,14 @@ export interface operations {
             /** @description quoteId or assignedTechnicianId is not in the tenant (the message names which) */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12212,6 +14559,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12235,6 +14590,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12254,6 +14619,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12286,6 +14659,14 @@ export interface operations {
             /** @description The work order */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12309,6 +14690,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12328,6 +14717,14 @@ export interface operations {
             /** @description A technician who is not the one assigned */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12347,6 +14744,14 @@ export interface operations {
             /** @description No such work order in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12366,6 +14771,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12389,6 +14802,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12408,6 +14831,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12465,6 +14896,14 @@ export interface operations {
             /** @description The work order after the change */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12488,6 +14927,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12507,6 +14954,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12526,6 +14981,14 @@ export interface operations {
             /** @description No such work order, or customerId names no customer, in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12545,6 +15008,14 @@ export interface operations {
             /** @description The work order is COMPLETED or CANCELLED, or (customerId) has a quote or an invoice already billed */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12564,6 +15035,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12587,6 +15066,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12606,6 +15095,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12642,6 +15139,14 @@ export interface operations {
             /** @description A page of history entries */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -12703,6 +15208,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12722,6 +15235,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12741,6 +15262,14 @@ export interface operations {
             /** @description A technician who is not the one assigned */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12760,6 +15289,14 @@ export interface operations {
             /** @description No such work order in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12779,6 +15316,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12802,6 +15347,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12821,6 +15376,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12867,6 +15430,14 @@ export interface operations {
             /** @description Moved, or unchanged for a repeated status */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12883,6 +15454,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12902,6 +15481,14 @@ export interface operations {
             /** @description A technician who is not the one assigned, or SALES */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12921,6 +15508,14 @@ export interface operations {
             /** @description No such work order in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12940,6 +15535,14 @@ export interface operations {
             /** @description A move the work order status table does not permit */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12959,6 +15562,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12982,6 +15593,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13001,6 +15622,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13033,6 +15662,14 @@ export interface operations {
             /** @description The invoice */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13077,6 +15714,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13096,6 +15741,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13115,6 +15768,14 @@ export interface operations {
             /** @description No such quote in the tenant, or no invoice recorded */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13134,6 +15795,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13157,6 +15826,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13176,6 +15855,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13195,6 +15882,16 @@ export interface operations {
             /** @description The payments secret key is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13227,6 +15924,14 @@ export interface operations {
             /** @description Already invoiced: the invoice, unchanged (created: false) */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13271,6 +15976,14 @@ export interface operations {
             /** @description Invoice written and finalised (created: true) */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13315,6 +16028,14 @@ export interface operations {
             /** @description The quote is not approved */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13334,6 +16055,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13353,6 +16082,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13372,6 +16109,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13391,6 +16136,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13414,6 +16167,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13433,6 +16196,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13452,6 +16223,14 @@ export interface operations {
             /** @description The provider refused; the attempt is recorded and the call can be repeated */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13471,6 +16250,16 @@ export interface operations {
             /** @description The payments secret key is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13518,6 +16307,14 @@ export interface operations {
             /** @description The open session, reused */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13540,6 +16337,14 @@ export interface operations {
             /** @description A new session */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13562,6 +16367,14 @@ export interface operations {
             /** @description Not approved, or return_url not on the allowlist */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13581,6 +16394,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13600,6 +16421,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13619,6 +16448,14 @@ export interface operations {
             /** @description No such quote in the tenant */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13638,6 +16475,14 @@ export interface operations {
             /** @description Already paid */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13657,6 +16502,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13680,6 +16533,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13699,6 +16562,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13718,6 +16589,16 @@ export interface operations {
             /** @description The payments secret key is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13798,6 +16679,14 @@ export interface operations {
             /** @description Received; handled says whether it was acted on */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13813,6 +16702,14 @@ export interface operations {
             /** @description Signature verification failed or the body is not JSON */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13832,6 +16729,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13851,6 +16758,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13870,6 +16785,16 @@ export interface operations {
             /** @description The payments webhook secret is not set */
             503: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13900,6 +16825,14 @@ export interface operations {
             /** @description One entry per provider, in registry order */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13963,6 +16896,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13982,6 +16923,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14001,6 +16950,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14020,6 +16979,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14055,6 +17022,14 @@ export interface operations {
             /** @description A page of sync records */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -14108,6 +17083,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14127,6 +17110,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14146,6 +17137,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14165,6 +17164,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14188,6 +17195,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14207,6 +17224,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14242,6 +17267,14 @@ export interface operations {
             /** @description A page of sync runs */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -14283,6 +17316,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14302,6 +17343,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14321,6 +17370,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14340,6 +17397,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14363,6 +17428,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14382,6 +17457,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14418,6 +17501,14 @@ export interface operations {
             /** @description Open authorize_url in a browser to give consent */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14434,6 +17525,14 @@ export interface operations {
             /** @description payments (the platform’s own account), or the provider’s client credentials or the credential-encryption key are not configured */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14453,6 +17552,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14472,6 +17579,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14491,6 +17606,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14514,6 +17637,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14533,6 +17666,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14566,6 +17707,14 @@ export interface operations {
             /** @description Disconnected */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14581,6 +17730,14 @@ export interface operations {
             /** @description payments */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14600,6 +17757,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14619,6 +17784,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14638,6 +17811,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14661,6 +17842,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14680,6 +17871,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14719,6 +17918,14 @@ export interface operations {
             /** @description Consent completed (connected) or declined; the page says which */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14742,6 +17949,14 @@ export interface operations {
             /** @description State missing, expired, tampered with or replayed; or a parameter beyond the size limits */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14765,6 +17980,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14788,6 +18013,14 @@ export interface operations {
             /** @description Unhandled error (a page quoting the request id) */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14811,6 +18044,14 @@ export interface operations {
             /** @description The provider rejected the code exchange */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14849,6 +18090,14 @@ export interface operations {
             /** @description A page of endpoints */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -14884,6 +18133,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14903,6 +18160,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14922,6 +18187,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14941,6 +18214,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14964,6 +18245,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14983,6 +18274,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15039,6 +18338,14 @@ export interface operations {
             /** @description Registered */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15068,6 +18375,14 @@ export interface operations {
             /** @description Not https, or resolves to a non-public address, or no encryption key */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15087,6 +18402,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15106,6 +18429,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15125,6 +18456,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15149,6 +18488,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15168,6 +18517,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15200,6 +18557,14 @@ export interface operations {
             /** @description Removed */
             204: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15207,6 +18572,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15226,6 +18599,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15245,6 +18626,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15264,6 +18653,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15287,6 +18684,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15306,6 +18713,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15358,6 +18773,14 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15385,6 +18808,14 @@ export interface operations {
             /** @description Refused URL */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15404,6 +18835,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15423,6 +18862,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15442,6 +18889,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15461,6 +18916,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15484,6 +18947,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15503,6 +18976,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15535,6 +19016,14 @@ export interface operations {
             /** @description Rotated */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15564,6 +19053,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15583,6 +19080,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15602,6 +19107,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15621,6 +19134,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15644,6 +19165,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15663,6 +19194,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15701,6 +19240,14 @@ export interface operations {
             /** @description A page of attempts */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -15785,6 +19332,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15804,6 +19359,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15823,6 +19386,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15842,6 +19413,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15861,6 +19440,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15884,6 +19471,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15903,6 +19500,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15947,6 +19552,14 @@ export interface operations {
             /** @description The test delivery is under way */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15964,6 +19577,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15983,6 +19604,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16002,6 +19631,14 @@ export interface operations {
             /** @description No such endpoint */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16021,6 +19658,14 @@ export interface operations {
             /** @description The endpoint is disabled */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16040,6 +19685,14 @@ export interface operations {
             /** @description An event the endpoint does not receive */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16059,6 +19712,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16078,6 +19741,258 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-20T06:00:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Re-send the failed events recorded at or after this instant (ISO-8601, UTC); not in the future
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The failed events are being re-sent */
+            202: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "b8d0f2a4-6c8e-4b1d-9f3a-5c7e9b1d3f6a",
+                     *       "since": "2026-11-20T06:00:00.000Z",
+                     *       "recovered": 14,
+                     *       "status": "pending"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Missing, malformed or foreign token. */
+            401: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthenticated",
+                     *         "message": "Missing, malformed or foreign token.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role not allowed. */
+            403: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Role not allowed.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The endpoint is disabled */
+            409: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The endpoint is disabled",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `since` is missing, not an instant, or in the future */
+            422: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "`since` is missing, not an instant, or in the future",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited; back off by Retry-After. */
+            429: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited; back off by Retry-After.",
+                     *         "details": null,
+                     *         "request_id": "4f8c2d1e-7b3a-4c5d-9e6f-0a1b2c3d4e5f"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unhandled server error; quote the request_id. */
+            500: {
+                headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16116,6 +20031,14 @@ export interface operations {
             /** @description A page of deliveries */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -16148,6 +20071,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16167,6 +20098,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16186,6 +20125,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16205,6 +20152,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16228,6 +20183,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16247,6 +20212,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16279,6 +20252,14 @@ export interface operations {
             /** @description Started */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16296,6 +20277,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16315,6 +20304,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16334,6 +20331,14 @@ export interface operations {
             /** @description No such delivery */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16353,6 +20358,14 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16376,6 +20389,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16395,6 +20418,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16425,6 +20456,14 @@ export interface operations {
             /** @description The workspace */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16468,6 +20507,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16487,6 +20534,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16506,6 +20561,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16525,6 +20590,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16610,6 +20683,14 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16653,6 +20734,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16672,6 +20761,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16691,6 +20788,14 @@ export interface operations {
             /** @description A setting out of its bounds, or not an email address */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16710,6 +20815,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16729,6 +20844,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16765,6 +20888,14 @@ export interface operations {
             /** @description The workspace with its new logo */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16808,6 +20939,14 @@ export interface operations {
             /** @description The body does not decode as its Content-Encoding says */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16827,6 +20966,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16846,6 +20993,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16865,6 +21020,14 @@ export interface operations {
             /** @description The image is larger than 256 KB */
             413: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16884,6 +21047,14 @@ export interface operations {
             /** @description The Content-Type is not image/png or image/jpeg */
             415: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16903,6 +21074,14 @@ export interface operations {
             /** @description The bytes are not the image the Content-Type names, or are damaged, or the image is larger than 2,000 pixels a side */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16922,6 +21101,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16941,6 +21130,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16971,6 +21168,14 @@ export interface operations {
             /** @description The workspace without a logo */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17007,6 +21212,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17026,6 +21239,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17045,6 +21266,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17064,6 +21295,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17088,7 +21327,7 @@ export interface operations {
                 entity_type?: "user" | "organization" | "pricebook" | "webhook_endpoint" | "integration" | "work_order";
                 entity_id?: string;
                 actor_id?: string;
-                action?: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "integration.connected" | "integration.disconnected" | "work_order.customer_changed";
+                action?: "user.invited" | "user.invitation_resent" | "user.invitation_accepted" | "user.updated" | "user.profile_updated" | "user.password_changed" | "user.password_reset_requested" | "user.password_reset" | "organization.created" | "organization.updated" | "organization.plan_changed" | "organization.suspended" | "organization.resumed" | "pricebook.published" | "pricebook.scheduled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.recovered" | "integration.connected" | "integration.disconnected" | "work_order.customer_changed";
                 /** @description Only events at or after this instant (ISO-8601 with an offset). */
                 since?: string;
                 limit?: number;
@@ -17104,6 +21343,14 @@ export interface operations {
             /** @description A page of audit events */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     /** @description RFC 8288: `<url>; rel="next"` while there is a next page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -17161,6 +21408,14 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17180,6 +21435,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17199,6 +21462,14 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17218,6 +21489,14 @@ export interface operations {
             /** @description A filter out of its bounds, at its parameter */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17237,6 +21516,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17256,6 +21545,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17286,6 +21583,12 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17304,6 +21607,14 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17323,6 +21634,12 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17365,6 +21682,16 @@ export interface operations {
             /** @description A page of jobs */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17405,6 +21732,16 @@ export interface operations {
             /** @description A cursor this feed did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17423,6 +21760,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17441,6 +21786,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17462,6 +21817,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17480,6 +21851,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17511,6 +21892,16 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17611,6 +22002,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17629,6 +22028,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17647,6 +22056,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17668,6 +22087,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17686,6 +22121,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17740,6 +22185,16 @@ export interface operations {
             /** @description Moved, or unchanged for a repeated status */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17840,6 +22295,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17858,6 +22321,16 @@ export interface operations {
             /** @description customer_id sent by someone other than an ADMIN */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17876,6 +22349,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17894,6 +22377,16 @@ export interface operations {
             /** @description The table does not allow the move */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17912,6 +22405,16 @@ export interface operations {
             /** @description customer_id names no customer of the tenant */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17930,6 +22433,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17948,6 +22467,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17983,6 +22512,16 @@ export interface operations {
             /** @description A page of history entries */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18038,6 +22577,16 @@ export interface operations {
             /** @description A cursor this history did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18056,6 +22605,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18074,6 +22631,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18092,6 +22659,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18113,6 +22690,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18131,6 +22724,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18174,6 +22777,16 @@ export interface operations {
             /** @description The job with its crew */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18274,6 +22887,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18292,6 +22913,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18310,6 +22941,16 @@ export interface operations {
             /** @description No such job or crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18328,6 +22969,16 @@ export interface operations {
             /** @description Finished job, or a crew with a deactivated technician */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18346,6 +22997,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18367,6 +23028,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18385,6 +23062,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18444,6 +23131,16 @@ export interface operations {
             /** @description The job with the entry */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18544,6 +23241,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18562,6 +23267,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18580,6 +23295,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18598,6 +23323,16 @@ export interface operations {
             /** @description Overlaps another entry, or the job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18616,6 +23351,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18638,6 +23383,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18656,6 +23417,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18702,6 +23473,16 @@ export interface operations {
             /** @description The job with the draw */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18802,6 +23583,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18820,6 +23609,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18838,6 +23637,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18856,6 +23665,16 @@ export interface operations {
             /** @description The job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18874,6 +23693,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18896,6 +23725,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18914,6 +23759,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18947,6 +23802,16 @@ export interface operations {
             /** @description A page of crews */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18977,6 +23842,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18995,6 +23870,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19013,6 +23896,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19034,6 +23927,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19052,6 +23961,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19103,6 +24022,16 @@ export interface operations {
             /** @description The crew */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19127,6 +24056,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19145,6 +24082,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19163,6 +24110,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19185,6 +24142,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19203,6 +24176,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19248,6 +24231,16 @@ export interface operations {
             /** @description The crew */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19272,6 +24265,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19290,6 +24291,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19308,6 +24319,16 @@ export interface operations {
             /** @description No such crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19326,6 +24347,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19347,6 +24378,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19365,6 +24412,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19434,6 +24491,16 @@ export interface operations {
             /** @description The change order, submitted */
             201: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19474,6 +24541,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19492,6 +24567,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19510,6 +24595,16 @@ export interface operations {
             /** @description No such job in the tenant, or (a TECHNICIAN) not a job of their crews */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19528,6 +24623,16 @@ export interface operations {
             /** @description The job is finished or has no quote */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19546,6 +24651,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19567,6 +24682,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19585,6 +24716,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19636,6 +24777,16 @@ export interface operations {
             /** @description The change order, approved */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19676,6 +24827,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19694,6 +24853,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19712,6 +24881,16 @@ export interface operations {
             /** @description No such change order */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19730,6 +24909,16 @@ export interface operations {
             /** @description Already decided, or the job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19748,6 +24937,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19769,6 +24968,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19787,6 +25002,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19829,6 +25054,16 @@ export interface operations {
             /** @description The change order, rejected */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19869,6 +25104,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19887,6 +25130,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19905,6 +25158,16 @@ export interface operations {
             /** @description No such change order */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19923,6 +25186,16 @@ export interface operations {
             /** @description Already decided, or the job is finished */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19941,6 +25214,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19962,6 +25245,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19980,6 +25279,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20013,6 +25322,16 @@ export interface operations {
             /** @description A page of technicians */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20067,6 +25386,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20085,6 +25414,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20103,6 +25440,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20121,6 +25468,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20142,6 +25499,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20160,6 +25533,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20205,6 +25588,16 @@ export interface operations {
             /** @description The technician */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20253,6 +25646,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20271,6 +25672,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20289,6 +25700,16 @@ export interface operations {
             /** @description No such technician */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20307,6 +25728,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20328,6 +25759,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20346,6 +25793,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20415,6 +25872,16 @@ export interface operations {
             /** @description The technician */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20463,6 +25930,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20481,6 +25956,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20499,6 +25984,16 @@ export interface operations {
             /** @description No such technician */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20517,6 +26012,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20538,6 +26043,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20556,6 +26077,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20589,6 +26120,16 @@ export interface operations {
             /** @description A page of sites */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20614,6 +26155,16 @@ export interface operations {
             /** @description A cursor this list did not hand out */
             400: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20632,6 +26183,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20650,6 +26209,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20668,6 +26237,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20689,6 +26268,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20707,6 +26302,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20754,6 +26359,16 @@ export interface operations {
             /** @description The site */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20773,6 +26388,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20791,6 +26414,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20809,6 +26442,16 @@ export interface operations {
             /** @description No such site */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20827,6 +26470,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20848,6 +26501,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20866,6 +26535,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20918,6 +26597,16 @@ export interface operations {
             /** @description The job with its schedule */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21018,6 +26707,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21036,6 +26733,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21054,6 +26761,16 @@ export interface operations {
             /** @description No such job */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21072,6 +26789,16 @@ export interface operations {
             /** @description The job is complete or cancelled */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21090,6 +26817,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21111,6 +26848,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21129,6 +26882,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21161,6 +26924,16 @@ export interface operations {
             /** @description The day */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21238,6 +27011,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21256,6 +27037,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21278,6 +27069,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21296,6 +27103,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21329,6 +27146,16 @@ export interface operations {
             /** @description The route */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21377,6 +27204,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21395,6 +27230,16 @@ export interface operations {
             /** @description No route of that crew on that date */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21413,6 +27258,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21435,6 +27290,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21453,6 +27324,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21500,6 +27381,16 @@ export interface operations {
             /** @description The route, stored */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21554,6 +27445,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21572,6 +27471,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21590,6 +27499,16 @@ export interface operations {
             /** @description No such crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21608,6 +27527,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21629,6 +27558,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21647,6 +27592,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21665,6 +27620,16 @@ export interface operations {
             /** @description Travel times from osrm failed: http://127.0.0.1:5000 no answer within 10000 ms. Nothing was applied. */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21718,6 +27683,16 @@ export interface operations {
             /** @description The plan */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21815,6 +27790,16 @@ export interface operations {
             /** @description A plan of this date is running: its stage */
             202: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21831,6 +27816,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21849,6 +27842,16 @@ export interface operations {
             /** @description Role not allowed. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21867,6 +27870,16 @@ export interface operations {
             /** @description The workspace has no depot */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21885,6 +27898,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21906,6 +27929,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21924,6 +27963,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21942,6 +27991,16 @@ export interface operations {
             /** @description Travel times from osrm failed: http://127.0.0.1:5000 answered NoTable. Nothing was applied. */
             502: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21991,6 +28050,16 @@ export interface operations {
             /** @description The route with the status on its stop */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22039,6 +28108,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22057,6 +28134,16 @@ export interface operations {
             /** @description Only the crew's own technicians or an ADMIN set a crew's status. */
             403: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22075,6 +28162,16 @@ export interface operations {
             /** @description No such crew */
             404: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22093,6 +28190,16 @@ export interface operations {
             /** @description The crew has no route on 2026-12-03 (the workspace's today): plan or set its stops first. */
             409: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22111,6 +28218,16 @@ export interface operations {
             /** @description Body, query or path failed validation. */
             422: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22132,6 +28249,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22150,6 +28283,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22179,6 +28322,14 @@ export interface operations {
             /** @description HTML page */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22197,6 +28348,16 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22215,6 +28376,14 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22262,6 +28431,16 @@ export interface operations {
             /** @description The result, with extensions.cost; errors carry extensions.code */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22300,6 +28479,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22318,6 +28505,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22336,6 +28539,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22365,6 +28578,16 @@ export interface operations {
             /** @description SDL */
             200: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22384,6 +28607,14 @@ export interface operations {
             /** @description Missing, malformed or foreign token. */
             401: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22402,6 +28633,22 @@ export interface operations {
             /** @description Rate limited; back off by Retry-After. */
             429: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The limit per client address: `limit=<n>, remaining=<n>, reset=<seconds until the window ends>`. */
+                    RateLimit?: string;
+                    /** @description The limit per client address: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22420,6 +28667,16 @@ export interface operations {
             /** @description Unhandled server error; quote the request_id. */
             500: {
                 headers: {
+                    /** @description Echoes a sane inbound `X-Request-Id`, or a generated id; the same as `request_id` in an error and in every log line of the request. */
+                    "X-Request-Id": string;
+                    /** @description The dated version this answer is shaped for: the request's `Service-Version`, else the workspace's pin, else the current one. */
+                    "Service-Version": string;
+                    /** @description The size of the workspace plan's bucket, in requests. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When the bucket is full again, as Unix seconds: an instant, unlike the `reset` of `RateLimit`, which counts seconds. */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

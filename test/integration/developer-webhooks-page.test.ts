@@ -347,8 +347,46 @@ describe('/developer/webhooks in a real browser (D13)', () => {
       expect(JSON.parse(second.received[0]!.body)).toMatchObject({ event: 'work_order.dispatched' });
       expect(second.received[0]!.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(receiver.received.length).toBe(before);
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` }).locator('.rate', { hasText: /^100 % delivered of 1 attempt in the last 24 hours$/ }).waitFor();
+      // The receiver is told it is a test: its data is an example, not a real work order.
+      expect(second.received[0]!.headers['x-service-test']).toBe('true');
+      // The card's last day follows the delivery without a Refresh.
+      const rate = () => page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` }).locator('.rate');
+      expect(await rate().textContent()).toBe('100 % delivered of 1 attempt in the last 24 hours');
+
+      // Replaying the test event: the panel stays open on the replay, which is a test event too, and so is what the receiver gets.
+      await page.locator('#deliveries > li:first-child').getByRole('button', { name: /^Attempts of/ }).click();
+      await page.locator('#attempts li.attempt').first().waitFor();
+      await page.getByRole('button', { name: 'Replay' }).click();
+      await page.getByText('The replay is delivered.').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#detail').isVisible()).toBe(true);
+      const replayId = await page.locator('#deliveries > li:first-child').getAttribute('data-delivery');
+      expect(await page.locator('#detail').getAttribute('data-delivery')).toBe(replayId);
+      expect(await page.locator('#detail-facts').textContent()).toContain('A test event sent from this page');
+      expect(await page.locator('#attempts li.attempt').count()).toBe(1);
+      expect(await page.locator('#deliveries > li:first-child').textContent()).toContain('replay 1');
+      expect(await page.locator('#deliveries > li:first-child .badge.test').textContent()).toBe('test');
+      const listed = (await (await api.request(`/api/v1/webhook-deliveries?limit=1`, { token: await api.tokenFor(tenant.users.admin!) })).json()) as { data: { id: string; test: boolean; series: number }[] };
+      expect(listed.data[0]).toMatchObject({ id: replayId, test: true, series: 1 });
+      expect(second.received).toHaveLength(2);
+      expect(second.received[1]!.headers['x-service-test']).toBe('true');
+      expect(second.received[1]!.headers['x-service-delivery']).toBe(second.received[0]!.headers['x-service-delivery']);
+      expect(await rate().textContent()).toBe('100 % delivered of 2 attempts in the last 24 hours');
+
+      // A test event the receiver refuses, then recovered from the card: re-sent once, with its id.
+      second.script({ status: 400, body: 'nope' });
+      await page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` }).getByRole('button', { name: /^Send a test event/ }).click();
+      await page.getByText('The test event is failed.').waitFor({ timeout: 30_000 });
+      expect(await rate().textContent()).toBe('66.7 % delivered of 3 attempts in the last 24 hours');
+      await page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` }).getByRole('button', { name: /^Re-send what/ }).click();
+      // 24 hours back by default; the field is labelled.
+      expect(await page.getByLabel('Re-send what failed since').inputValue()).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+      await page.getByRole('button', { name: 'Re-send failed events' }).click();
+      await page.getByText(/^Re-sending 1 failed event since /).waitFor();
+      await page.getByText('The recovery of 1 failed event is done.').waitFor({ timeout: 30_000 });
+      expect(second.received).toHaveLength(4);
+      expect(second.received[3]!.headers['x-service-delivery']).toBe(second.received[2]!.headers['x-service-delivery']);
+      expect(second.received[3]!.body).toBe(second.received[2]!.body);
+      expect(await rate().textContent()).toBe('75 % delivered of 4 attempts in the last 24 hours');
 
       // Disable, then rotate its secret (shown once again), then delete it.
       const edited = () => page.locator('#endpoints li').filter({ hasText: `${second.url}/portal` });
@@ -372,6 +410,8 @@ describe('/developer/webhooks in a real browser (D13)', () => {
           'POST /api/v1/webhook-endpoints',
           'PATCH /api/v1/webhook-endpoints/{id}',
           'POST /api/v1/webhook-endpoints/{id}/test-events',
+          'POST /api/v1/webhook-deliveries/{id}/replay',
+          'POST /api/v1/webhook-endpoints/{id}/recover',
           'POST /api/v1/webhook-endpoints/{id}/rotate-secret',
           'DELETE /api/v1/webhook-endpoints/{id}',
         ]),

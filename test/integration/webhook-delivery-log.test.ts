@@ -150,3 +150,73 @@ describe("each attempt's request and response (D13)", () => {
     expect(third!.response).toMatchObject({ status: 200, body_excerpt: '{"ok":true}' });
   });
 });
+
+describe('POST /api/v1/webhook-endpoints/{id}/recover (Svix-style recovery)', () => {
+  const recover = (json: unknown, token = admin, id = endpointId) => api.request(`/api/v1/webhook-endpoints/${id}/recover`, { method: 'POST', token, json });
+  /** The endpoint's latest event, with its first delivery settled. */
+  const latestEvent = async () =>
+    (await owner.query<{ event_id: string }>(`select d.event_id from webhook_deliveries d join outbox_events o on o.id = d.event_id where d.endpoint_id = $1 and d.series = 0 order by o.sequence desc limit 1`, [endpointId])).rows[0]!.event_id;
+
+  it('re-sends every event the endpoint failed since then, once each, in the order they happened, with the same envelope ids and bytes', async () => {
+    // Failed before `since`: not re-sent.
+    receiver.script({ status: 400, body: 'nope' });
+    await workOrder(false);
+    const before = await latestEvent();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const since = new Date().toISOString();
+    // Seven events: the fourth delivered, the six others refused (400: failed at once).
+    const events: { id: string; failed: boolean }[] = [];
+    for (let i = 0; i < 7; i++) {
+      if (i !== 3) receiver.script({ status: 400, body: 'nope' });
+      await workOrder(false);
+      events.push({ id: await latestEvent(), failed: i !== 3 });
+    }
+    // The second is replayed by hand and delivered: not failed any more, so not re-sent.
+    const [replayedDelivery] = (await owner.query<{ id: string }>(`select id from webhook_deliveries where endpoint_id = $1 and event_id = $2`, [endpointId, events[1]!.id])).rows;
+    expect((await api.request(`/api/v1/webhook-deliveries/${replayedDelivery!.id}/replay`, { method: 'POST', token: admin })).status).toBe(202);
+    expect(await deliverySettled(owner, { endpointId, eventId: events[1]!.id, series: 1 })).toMatchObject({ status: 'delivered' });
+
+    const expected = events.filter((event, index) => event.failed && index !== 1).map((event) => event.id);
+    expect(expected).toHaveLength(5);
+    const firstBodies = new Map(receiver.received.map((r) => [r.headers['x-service-delivery'] as string, r.body]));
+    const received = receiver.received.length;
+    const res = await recover({ since });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toEqual({ endpoint_id: endpointId, since, recovered: 5, status: 'pending' });
+    for (const eventId of expected) expect(await deliverySettled(owner, { endpointId, eventId, series: 1 })).toMatchObject({ status: 'delivered', attempts: 1 });
+    const resent = (await receiver.waitFor(received + 5)).slice(received);
+    // In order, each once, with its envelope id and its very bytes; nothing else was sent.
+    expect(resent.map((r) => r.headers['x-service-delivery'])).toEqual(expected);
+    for (const r of resent) expect(r.body).toBe(firstBodies.get(r.headers['x-service-delivery'] as string));
+    expect(resent.map((r) => r.headers['x-service-delivery'])).not.toContain(before);
+
+    // Asking again re-sends nothing: every one of them has been delivered since.
+    const again = await recover({ since });
+    expect(await again.json()).toMatchObject({ recovered: 0 });
+    const { rows: series } = await owner.query<{ n: number }>(`select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and series > 1`, [endpointId]);
+    expect(series[0]!.n).toBe(0);
+
+    // Audited (D22): who, since when, how many.
+    const audit = (await (await api.request(`/api/v1/audit-events?action=webhook_endpoint.recovered&entity_id=${endpointId}`, { token: admin })).json()) as { data: { changes: unknown; actor: { id: string } }[] };
+    expect(audit.data.map((entry) => entry.changes)).toEqual([
+      [{ field: 'since', before: null, after: since }, { field: 'recovered', before: null, after: 0 }],
+      [{ field: 'since', before: null, after: since }, { field: 'recovered', before: null, after: 5 }],
+    ]);
+    expect(receiver.received.length).toBe(received + 5);
+  }, 120_000);
+
+  it('refuses a since in the future or not an instant (422), an unknown endpoint (404), a disabled one (409) and other roles (403)', async () => {
+    for (const json of [{}, { since: 'yesterday' }, { since: new Date(Date.now() + 3_600_000).toISOString() }, { since: '2026-11-20T00:00:00Z', until: 'now' }]) {
+      const res = await recover(json);
+      expect({ json, status: res.status, code: ((await res.json()) as { error: { code: string } }).error.code }).toEqual({ json, status: 422, code: 'validation_failed' });
+    }
+    const since = '2026-01-01T00:00:00.000Z';
+    expect((await recover({ since }, admin, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await recover({ since }, await api.tokenFor(tenant.users.sales!))).status).toBe(403);
+    const other = await api.request('/api/v1/webhook-endpoints', { method: 'POST', token: admin, json: { url: `${receiver.url}/off`, events: ['pricebook.published'] } });
+    const otherId = WebhookEndpointWithSecret.parse(await other.json()).id;
+    expect((await api.request(`/api/v1/webhook-endpoints/${otherId}`, { method: 'PATCH', token: admin, json: { status: 'disabled' } })).status).toBe(200);
+    expect((await recover({ since }, admin, otherId)).status).toBe(409);
+    expect((await api.request(`/api/v1/webhook-endpoints/${otherId}`, { method: 'DELETE', token: admin })).status).toBe(204);
+  });
+});

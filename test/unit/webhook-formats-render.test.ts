@@ -37,4 +37,12 @@ describe('formatHeaders', () => {
     ['field', { 'X-Service-Signature': 't=1,v1=ab', 'X-Service-Event-Id': event.id }],
     ['events', { 'Service-Signature': 't=1,v1=ab' }],
   ] as const)('%s', (format, headers) => expect(formatHeaders(format, event, 't=1,v1=ab')).toEqual(headers));
+  it.each([
+    ['core', 'X-Service-Test'],
+    ['field', 'X-Service-Test'],
+    ['events', 'Service-Test'],
+  ] as const)('%s: a test event (the deliveries page) says so in %s', (format, header) => {
+    expect(formatHeaders(format, { ...event, test: true }, 't=1,v1=ab')).toEqual({ ...formatHeaders(format, event, 't=1,v1=ab'), [header]: 'true' });
+    expect(Object.keys(formatHeaders(format, { ...event, test: false }, 't=1,v1=ab'))).not.toContain(header);
+  });
 });

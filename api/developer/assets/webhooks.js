@@ -5,7 +5,7 @@
 (function deliveriesPage() {
   const $ = (id) => document.getElementById(id);
   const TOKEN_KEY = 'shade-office.developer.token';
-  const state = { token: sessionStorage.getItem(TOKEN_KEY), endpoints: [], next: null, current: null, polling: null };
+  const state = { token: sessionStorage.getItem(TOKEN_KEY), endpoints: [], next: null, current: null, polling: null, shown: new Map() };
 
   /** Builds an element: el('li', { className: 'card' }, child, 'text', ...). */
   function el(tag, props, ...children) {
@@ -187,6 +187,51 @@
     form.querySelector('input').focus();
   }
 
+  /** A datetime-local value (the browser's time zone) for an instant. */
+  function localInput(date) {
+    const pad = (n) => String(n).padStart(2, '0');
+    return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  }
+
+  /** Recovery: re-send every event the endpoint failed since a time (24 hours ago by default). */
+  function recoverForm(endpoint, card) {
+    const form = el('form', { className: 'endpoint-form recover' });
+    const id = `recover-since-${endpoint.id}`;
+    const since = el('input', { id, name: 'since', type: 'datetime-local', required: true, value: localInput(new Date(Date.now() - 24 * 3600 * 1000)) });
+    const send = el('button', { type: 'submit', textContent: 'Re-send failed events' });
+    const cancel = el('button', { type: 'button', className: 'secondary', textContent: 'Cancel' });
+    cancel.addEventListener('click', () => form.remove());
+    form.append(
+      el('label', { htmlFor: id, textContent: 'Re-send what failed since' }),
+      since,
+      el('p', { className: 'hint', textContent: 'Every event this endpoint failed since then is sent again, once each, in the order it happened, with the same event id.' }),
+      el('div', { className: 'actions' }, send, cancel),
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void act(send, async () => {
+        const chosen = new Date(since.value);
+        if (!since.value || Number.isNaN(chosen.getTime())) throw new ApiError(0, { message: 'Choose the time to recover from.', details: { fields: { since: 'Required' } } });
+        const { body } = await api(`/api/v1/webhook-endpoints/${endpoint.id}/recover`, { method: 'POST', json: { since: chosen.toISOString() } });
+        form.remove();
+        $('filter-endpoint').value = endpoint.id;
+        $('filter-status').value = '';
+        await loadDeliveries(false, true);
+        const events = `${body.recovered} failed event${body.recovered === 1 ? '' : 's'}`;
+        say(body.recovered === 0 ? `Nothing to recover: no event to ${endpoint.url} failed since ${when(body.since)}.` : `Re-sending ${events} since ${when(body.since)} to ${endpoint.url}.`);
+        if (body.recovered > 0) pollUntil(() => pendingOf(endpoint.id), 60, (done) => (done ? `The recovery of ${events} is done.` : `The recovery of ${events} is still under way.`));
+      });
+    });
+    card.append(form);
+    since.focus();
+  }
+
+  /** True once the endpoint has no pending delivery. */
+  async function pendingOf(endpointId) {
+    const { body } = await api(`/api/v1/webhook-deliveries?endpoint_id=${endpointId}&status=pending&limit=1`);
+    return body.data.length === 0;
+  }
+
   async function loadEndpoints() {
     const { body } = await api('/api/v1/webhook-endpoints');
     state.endpoints = body.data;
@@ -219,6 +264,13 @@
           pollUntilSettled(sent.delivery_id, 60, 'test event');
         }));
         buttons.append(test);
+        const recover = button('Recover failed', `Re-send what ${endpoint.url} failed since a given time`, true);
+        recover.addEventListener('click', () => {
+          const open = card.querySelector('form.recover');
+          if (open) open.remove();
+          else recoverForm(endpoint, card);
+        });
+        buttons.append(recover);
       }
       const edit = button('Edit', `Edit ${endpoint.url}`, true);
       edit.addEventListener('click', () => {
@@ -301,7 +353,11 @@
     state.next = next;
     $('more').hidden = !next;
     if (!more && body.data.length === 0) list.append(el('li', { className: 'card', textContent: 'No deliveries match these filters.' }));
-    for (const delivery of body.data) list.append(deliveryCard(delivery));
+    if (!more) state.shown.clear();
+    for (const delivery of body.data) {
+      state.shown.set(delivery.id, delivery);
+      list.append(deliveryCard(delivery));
+    }
     const shown = list.querySelectorAll('[data-delivery]').length;
     if (!quiet) say(`${shown} ${shown === 1 ? 'delivery' : 'deliveries'} shown${next ? '; more below' : ''}.`);
   }
@@ -366,7 +422,8 @@
     return item;
   }
 
-  async function openDelivery(delivery) {
+  /** `keepFocus`: a refresh of the open panel (while a replay settles) leaves the focus where it is. */
+  async function openDelivery(delivery, keepFocus) {
     state.current = delivery;
     const { body } = await api(`/api/v1/webhook-endpoints/${delivery.endpoint_id}/deliveries?limit=100&delivery_id=${delivery.id}`);
     $('detail-title').textContent = `${delivery.event} to ${endpointUrl(delivery.endpoint_id)}`;
@@ -381,7 +438,7 @@
     $('detail').hidden = false;
     $('split').classList.add('open');
     $('detail').dataset.delivery = delivery.id;
-    $('detail-title').focus();
+    if (!keepFocus) $('detail-title').focus();
   }
 
   function stopPolling() {
@@ -389,25 +446,41 @@
     state.polling = null;
   }
 
-  /** After a replay: the list refreshes until the new delivery is no longer pending (about a minute at most). */
-  function pollUntilSettled(deliveryId, rounds, what = 'replay') {
+  /**
+   * Every second, the list (and the open delivery) refresh until `done()` says so (about a minute
+   * at most); then the endpoints too, whose last day's figures the attempts changed, and `told` says how it ended.
+   */
+  function pollUntil(done, rounds, told) {
     stopPolling();
     state.polling = setTimeout(() => void act(null, async () => {
       await loadDeliveries(false, true);
-      const row = document.querySelector(`[data-delivery="${deliveryId}"]`);
-      const status = row ? row.dataset.status : 'pending';
-      if (status === 'pending' && rounds > 1) pollUntilSettled(deliveryId, rounds - 1, what);
-      else say(`The ${what} ${status === 'pending' ? 'is still pending' : `is ${status}`}.`);
+      const open = state.current && state.shown.get(state.current.id);
+      if (open) await openDelivery(open, true);
+      const finished = await done();
+      if (!finished && rounds > 1) return pollUntil(done, rounds - 1, told);
+      await loadEndpoints();
+      say(told(finished));
     }), 1000);
+  }
+
+  /** After a replay or a test event: until the delivery is no longer pending. */
+  function pollUntilSettled(deliveryId, rounds, what = 'replay') {
+    const status = () => {
+      const row = document.querySelector(`[data-delivery="${deliveryId}"]`);
+      return row ? row.dataset.status : 'pending';
+    };
+    pollUntil(async () => status() !== 'pending', rounds, (finished) => `The ${what} ${finished ? `is ${status()}` : 'is still pending'}.`);
   }
 
   async function replay() {
     const delivery = state.current;
     const { body } = await api(`/api/v1/webhook-deliveries/${delivery.id}/replay`, { method: 'POST' });
-    // Show every delivery so that the new one is on top, whatever the filters were.
+    // Show every delivery so that the new one is on top, whatever the filters were; the panel
+    // stays open and follows the new delivery as it settles.
     $('filter-status').value = '';
-    closeDetail(false);
     await loadDeliveries(false, true);
+    const replayed = state.shown.get(body.delivery_id);
+    if (replayed) await openDelivery(replayed, true);
     say(`Replay started: delivery ${body.delivery_id}.`);
     pollUntilSettled(body.delivery_id, 60);
   }

@@ -55,9 +55,10 @@ export const PublishBody = z
   })
   .meta({ id: 'PricebookPublishRequest' });
 
-const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** A query flag: the text `true` or `false`, defaulting to `fallback` (a string, as the schema's type is). */
+const booleanText = (fallback: 'true' | 'false') => z.enum(['true', 'false']).default(fallback).transform((v) => v === 'true');
 export const ImportQuery = z.strictObject({
-  dry_run: booleanText.default(true).meta({ description: 'Defaults to true: validate and answer a result per row, write nothing' }),
+  dry_run: booleanText('true').meta({ description: 'Defaults to true: validate and answer a result per row, write nothing' }),
   base_revision: Timestamp.optional().meta({ description: 'When given, 409 unless it is the newest revision' }),
   effective_from: Timestamp.optional(),
 });
