@@ -148,11 +148,26 @@ export function installProgress(root, expected) {
 }
 
 /**
+ * Megabytes a process has read so far, from the network and from files alike (Linux's
+ * /proc/<pid>/io, `rchar`): what npm has taken in before anything lands in node_modules (its
+ * first phase writes nothing there). Undefined where the system does not say.
+ */
+function megabytesRead(pid) {
+  try {
+    const rchar = /^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1];
+    return rchar === undefined ? undefined : Math.round(Number(rchar) / 1e6);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * `npm ci` as a set-up step with its measured time: `[setup] dependencies (npm ci) ...`, and
  * while it runs a line every `tickMs` with how long it has run, how many of the packages are
  * unpacked and how many megabytes have landed (both move as the tarballs arrive; once every
- * package is unpacked, the line says install scripts run), so a fresh clone's first minutes
- * never look stuck. It ends with `[setup] dependencies (npm ci) ... 1090 packages, 928 MB, 83 s`.
+ * package is unpacked, the line says install scripts run), and how much npm has read (which
+ * moves in its first phase too, before anything lands), so a fresh clone's first minutes never
+ * look stuck. It ends with `[setup] dependencies (npm ci) ... 1090 packages, 928 MB, 83 s`.
  * npm runs on the machine's Node, which may be older than the engines field asks (the `node` dev
  * dependency brings Node 24 for everything after this step), so its warnings (an EBADENGINE
  * block per package that wants a newer Node, unknown user config) say nothing useful here:
@@ -173,7 +188,8 @@ export function installDependencies(root, state, { npm = 'npm', stderr = process
     const ticker = setInterval(() => {
       const { unpacked, total, megabytes } = installProgress(root, expected);
       const stage = total > 0 && unpacked >= total ? '; running install scripts' : '';
-      stderr.write(`[setup]   still installing (${elapsed()}): ${unpacked} of ${total} packages unpacked, ${megabytes} MB${stage} ...\n`);
+      const read = megabytesRead(child.pid);
+      stderr.write(`[setup]   still installing (${elapsed()}): ${unpacked} of ${total} packages unpacked, ${megabytes} MB${read === undefined ? '' : ` (npm has read ${read} MB)`}${stage} ...\n`);
     }, tickMs);
     const finish = (status, error) => {
       clearInterval(ticker);

@@ -125,7 +125,7 @@ describe('the bootstrap install step: progress that moves, real errors shown', (
     const out = capture();
     expect(await installDependencies(root, 'missing', { npm, stderr: out.stream as never, tickMs: 400 })).toBe(0);
     const lines = out.text().trim().split('\n');
-    const ticks = lines.slice(1, -1).map((line) => /^\[setup\] {3}still installing \(\d+ s\): (\d+) of 30 packages unpacked, (\d+) MB(; running install scripts)? \.\.\.$/.exec(line));
+    const ticks = lines.slice(1, -1).map((line) => /^\[setup\] {3}still installing \(\d+ s\): (\d+) of 30 packages unpacked, (\d+) MB \(npm has read \d+ MB\)(; running install scripts)? \.\.\.$/.exec(line));
     expect({ ticks: lines.slice(1, -1), parsed: ticks.every(Boolean) }).toEqual({ ticks: lines.slice(1, -1), parsed: true });
     const unpacked = ticks.map((m) => Number(m![1]));
     const megabytes = ticks.map((m) => Number(m![2]));
@@ -134,6 +134,30 @@ describe('the bootstrap install step: progress that moves, real errors shown', (
     expect(unpacked).toEqual([...unpacked].sort((a, b) => a - b));
     expect(megabytes.at(-1)!).toBeGreaterThan(megabytes[0]!);
     expect(lines.at(-1)).toMatch(/^\[setup\] dependencies \(npm ci\) \.\.\. 30 packages, 9 MB, \d+ s$/);
+  });
+
+  it("says how much npm has read in its first phase, before anything lands in node_modules", async () => {
+    // npm reading (the registry, its cache) for a while, writing nothing yet.
+    const npm = join(folder('fake-npm-'), 'npm');
+    writeFileSync(
+      npm,
+      [
+        '#!/usr/bin/env node',
+        "const fs = require('node:fs');",
+        "const zero = fs.openSync('/dev/zero', 'r');",
+        'const chunk = Buffer.alloc(3_000_000);',
+        'let rounds = 0;',
+        'const timer = setInterval(() => { fs.readSync(zero, chunk); if (++rounds === 20) clearInterval(timer); }, 100);',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const out = capture();
+    expect(await installDependencies(folder('root-'), 'missing', { npm, stderr: out.stream as never, tickMs: 400 })).toBe(0);
+    const reads = out.text().trim().split('\n').slice(1, -1).map((line) => Number(/^\[setup\] {3}still installing \(\d+ s\): 0 of 0 packages unpacked, 0 MB \(npm has read (\d+) MB\) \.\.\.$/.exec(line)?.[1]));
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    expect(reads.every((r) => Number.isInteger(r))).toBe(true);
+    expect(new Set(reads).size).toBeGreaterThanOrEqual(3);
+    expect(reads).toEqual([...reads].sort((a, b) => a - b));
   });
 
   it('on failure shows everything npm said, and its exit status', async () => {
