@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,24 @@ import { installDependencies, installState } from '../../scripts/install-state.m
 import { projectRoot } from '../../scripts/infra/paths';
 import { waitUntil } from '../../scripts/harness/wait-until';
 
-const folder = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const made: string[] = [];
+const folder = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+/** Stand-in launchers that wait for a signal: stopped here should a test fail before it sends one. */
+const waiting: number[] = [];
+afterAll(() => {
+  for (const pid of waiting) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 const writeJson = (path: string, value: unknown) => writeFileSync(path, JSON.stringify(value, null, 2));
 
@@ -283,6 +300,7 @@ describe('scripts/bootstrap.mjs', () => {
     const start = project.run('start', { detached: true, env: { FAKE_NODE_WAITS: '1' } });
     await waitUntil('the launcher', () => existsSync(join(project.out, 'launched')), { timeoutMs: 15_000 });
     const launcher = project.launched();
+    waiting.push(launcher.pid);
     expect(launcher.pgid).not.toBe(start.child.pid);
     expect(launcher.pgid).toBe(launcher.pid);
     process.kill(-start.child.pid!, 'SIGINT');
@@ -293,6 +311,7 @@ describe('scripts/bootstrap.mjs', () => {
     rmSync(join(project.out, 'signals'));
     const again = project.run('start', { detached: true, env: { FAKE_NODE_WAITS: '1' } });
     await waitUntil('the launcher', () => existsSync(join(project.out, 'launched')), { timeoutMs: 15_000 });
+    waiting.push(project.launched().pid);
     process.kill(again.child.pid!, 'SIGHUP');
     expect(await again.exited).toBe(0);
     expect(readFileSync(join(project.out, 'signals'), 'utf8')).toBe('HUP\n');
