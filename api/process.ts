@@ -28,7 +28,7 @@ export interface ApiProcessOptions {
    * campaign's harness (scripts/harness/api-process.ts) shortens it, as the test harnesses do.
    */
   dispatchTiming?: Timing;
-  /** The address to listen on; unset: every interface, as deployed behind the proxy. */
+  /** The address to listen on, over API_HOST (the settings' default: loopback outside production). */
   host?: string;
 }
 
@@ -70,12 +70,13 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     pricebookWorkflows: new PricebookWorkflows(temporal, { taskQueue: settings.TEMPORAL_TASK_QUEUE }), metrics,
     ...(payments ? { payments } : {}), ...(mailer ? { mailer } : {}),
   });
-  const api = await serve(app, { port: settings.PORT, ...(options.host ? { host: options.host } : {}) });
+  const host = options.host ?? settings.API_HOST;
+  const api = await serve(app, { port: settings.PORT, ...(host ? { host } : {}) });
   const metricsServer = await serveMetrics(metricsRegistry, { host: settings.METRICS_HOST, port: settings.METRICS_PORT });
   // Rolling deploys: which schema this release was built for, while it runs (docs/operations.md).
   const release = new ReleaseHeartbeat(orm.em, 'api', logger);
   await release.start();
-  logger.info({ port: settings.PORT, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'api listening');
+  logger.info({ url: api.url, metrics: metricsServer.url, tracing: Boolean(activeTracing()) }, 'api listening');
 
   let stopping = false;
   /**

@@ -5,7 +5,7 @@ import { provideTemporal } from './infra/temporal';
 import { developmentSecrets } from './infra/secrets';
 import { startService } from './infra/processes';
 import { Supervisor } from './infra/supervisor';
-import { say, seconds, step } from './infra/log';
+import { launchedAt, readyIn, say, step } from './infra/log';
 import { migrate } from '../db/migrate';
 import { seedSandbox } from '../db/seed';
 import { loadSettings } from '../infra/runtime/settings';
@@ -19,10 +19,14 @@ import { startMailCatcher, type MailCatcher } from './infra/mail-catcher';
  * `npm start`: everything a newcomer needs, in the foreground. PostgreSQL and Temporal unless
  * configured, migrations, the D1 sandbox seed, a local sandbox of each provider without keys,
  * then the worker and the API. One line per step with its time, then a banner saying what to
- * try first. Ctrl-C stops what this started, in reverse order.
+ * try first. Ctrl-C stops what this started, in reverse order: the API and the worker first
+ * (each removes its running_releases row on the way out), PostgreSQL last. bootstrap.mjs runs
+ * this in a process group of its own, so that the terminal's Ctrl-C reaches this process only,
+ * not PostgreSQL or Temporal directly.
  */
 loadDotEnv();
-const startedAt = performance.now();
+// The ready time counts from the user's command (bootstrap.mjs's start), the install included.
+const launch = launchedAt(process.env, performance.now());
 const cleanups: (() => Promise<void>)[] = [];
 let shuttingDown = false;
 
@@ -35,8 +39,13 @@ async function shutdown(code: number): Promise<never> {
   }
   process.exit(code);
 }
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+// A parent that dies without a word (bootstrap.mjs killed) leaves this process to init: stop too,
+// in order, rather than run on unseen.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) void shutdown(0);
+}, 1000).unref();
 
 /** Development conveniences, each only where the environment does not say otherwise. */
 function developmentDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -127,7 +136,7 @@ try {
     await waitForHealth(`${api}/api/health`);
   }, () => `a workflow round trip completed, ${api} answers`);
 
-  process.stderr.write(startBanner({ api, settings, temporalUiUrl: temporal.uiUrl, sandboxes: sandboxes?.endpoints ?? [], mailCatcherUrl: mailCatcher?.webUrl, readyIn: seconds(startedAt) }));
+  process.stderr.write(startBanner({ api, settings, temporalUiUrl: temporal.uiUrl, sandboxes: sandboxes?.endpoints ?? [], mailCatcherUrl: mailCatcher?.webUrl, readyIn: readyIn(launch, performance.now()) }));
 } catch (error) {
   say(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
   await shutdown(1);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { fileSettingOf, resolveSecretFiles, type SecretSetting } from './secret-files';
 
@@ -29,6 +30,13 @@ function isOrigin(value: string): boolean {
 const settingsSchema = z.object({
   NODE_ENV: z.preprocess(blankAsUndefined, z.enum(['development', 'test', 'production']).default('development')),
   PORT: z.preprocess(blankAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  // The address the API listens on. Unset: 127.0.0.1 outside production (a development stack
+  // answers only this machine: its sandbox passwords are in the README), every interface in
+  // production. The image and docker-compose set 0.0.0.0, where their proxy reaches the API.
+  API_HOST: z.preprocess(
+    blankAsUndefined,
+    z.string().refine((v) => isIP(v) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(v), 'an IP address (127.0.0.1, 0.0.0.0, ::) or a host name').optional(),
+  ),
   LOG_LEVEL: z.preprocess(blankAsUndefined, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   DATABASE_URL: z.preprocess(blankAsUndefined, z.string().url()),
   // Each process's own database role (db/migrations: shade_app for the API, shade_worker for the
@@ -145,6 +153,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     if (settings.OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK) throw new SettingsError('invalid settings: OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK is for development and tests only');
     if (settings.PROVIDER_SANDBOXES.length > 0) throw new SettingsError('invalid settings: PROVIDER_SANDBOXES: production never runs the local provider sandboxes');
   }
+  if (settings.API_HOST === undefined && settings.NODE_ENV !== 'production') settings.API_HOST = '127.0.0.1';
   // In development a checkout without return_url comes back to this deployment's own origin, so
   // trying checkout needs no setting; elsewhere the allowlist is the operator's to give.
   if (settings.NODE_ENV === 'development' && settings.CHECKOUT_RETURN_ORIGINS.length === 0) {

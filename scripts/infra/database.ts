@@ -1,7 +1,7 @@
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { freePort } from './free-port';
-import { dataDir } from './paths';
+import { dataDir, projectRoot } from './paths';
 import { withDatabaseName } from '../../db/database-urls';
 
 export interface Database {
@@ -27,6 +27,6 @@ export async function provideDatabase(options: { purpose: 'start' | 'test'; data
   const port = persistent ? Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329) : await freePort();
   const folder = persistent ? join(dataDir, 'postgres') : join(dataDir, `test-postgres-${process.pid}`);
   const pg = await startEmbeddedPostgres({ dataDir: folder, port, persistent });
-  const description = `embedded on 127.0.0.1:${port}${persistent ? ', data in .data/postgres' : ''}`;
+  const description = `embedded on 127.0.0.1:${port}${persistent ? `, data in ${relative(projectRoot, folder).startsWith('..') ? folder : relative(projectRoot, folder)}` : ''}`;
   return { url: withDatabaseName(pg.url, options.databaseName), embedded: true, description, stop: () => pg.stop() };
 }

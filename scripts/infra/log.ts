@@ -13,8 +13,41 @@ export function say(message: string): void {
 }
 
 export function seconds(sinceMs: number): string {
-  const s = (performance.now() - sinceMs) / 1000;
+  return formatSeconds(performance.now() - sinceMs);
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
   return s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`;
+}
+
+/** When the user's command began, on this process's `performance.now()` clock, and how long its install took. */
+export interface Launch {
+  startedAt: number;
+  installMs: number;
+}
+
+/**
+ * The launch `npm start`'s ready time counts from: bootstrap.mjs's start (it passes the moment in
+ * SHADE_OFFICE_LAUNCHED_AT, epoch ms, and its `npm ci` time in SHADE_OFFICE_INSTALL_MS), so the
+ * figure is what the user waited, install included. Without them (this launcher started
+ * directly), `now`. Both are taken out of `env`: processes started from here are not launches.
+ */
+export function launchedAt(env: NodeJS.ProcessEnv, now: number): Launch {
+  const epoch = Number(env.SHADE_OFFICE_LAUNCHED_AT);
+  const installMs = Number(env.SHADE_OFFICE_INSTALL_MS);
+  delete env.SHADE_OFFICE_LAUNCHED_AT;
+  delete env.SHADE_OFFICE_INSTALL_MS;
+  const startedAt = epoch - performance.timeOrigin;
+  // Not a moment of this run (a value left in a shell, a clock that jumped): count from now.
+  if (!Number.isFinite(startedAt) || startedAt > now || now - startedAt > 86_400_000) return { startedAt: now, installMs: 0 };
+  return { startedAt, installMs: Number.isFinite(installMs) && installMs > 0 ? installMs : 0 };
+}
+
+/** How long start-up took, for the banner: `48 s`, or `131 s, 83 s of it installing dependencies`. */
+export function readyIn(launch: Launch, now: number): string {
+  const total = formatSeconds(now - launch.startedAt);
+  return launch.installMs > 0 ? `${total}, ${formatSeconds(launch.installMs)} of it installing dependencies` : total;
 }
 
 /**

@@ -8,7 +8,7 @@ export interface BannerInput {
   sandboxes: readonly SandboxEndpoint[];
   /** The local mail catcher's web UI, when npm start runs one (D13). */
   mailCatcherUrl?: string | undefined;
-  /** How long start-up took, e.g. "21 s". */
+  /** How long start-up took from the user's command, e.g. "48 s" (scripts/infra/log.ts, readyIn). */
   readyIn: string;
 }
 
@@ -28,7 +28,7 @@ export function startBanner(input: BannerInput): string {
   const lines = [
     '',
     `Shade Office is ready (${input.readyIn}).`,
-    `  API               ${api}`,
+    `  API               ${api}${settings.API_HOST === '127.0.0.1' ? '  (this machine only; API_HOST=0.0.0.0 opens it to the network)' : ''}`,
     `  OpenAPI document  ${api}/openapi.json`,
     `  API reference     ${api}/docs`,
     `  Deliveries page   ${api}/developer/webhooks`,

@@ -238,6 +238,9 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const port of service.ports ?? []) expect({ name, port }).not.toEqual({ name, port: expect.stringMatching(/:3000(\/tcp)?$/) });
     }
+    // The proxy reaches the API over the stack's network: it listens on every interface of its
+    // container, not on the loopback that is API_HOST's default outside production.
+    expect(services.api!.environment?.API_HOST).toBe('0.0.0.0');
     expect(services.api!.environment?.TRUST_PROXY_HOPS).toBe('1');
     expect(services.api!.environment?.PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:-https:\/\//);
   });

@@ -46,6 +46,10 @@ describe('scripts/container/Dockerfile', () => {
     const user = final.findIndex((l) => l.startsWith('USER '));
     expect(final[user]).toBe('USER node');
     expect(final.slice(user + 1).some((l) => /^(RUN|COPY|ADD) /.test(l))).toBe(false);
+    // Production, listening where a proxy in front of the container reaches it (API_HOST's
+    // default outside production is loopback).
+    const environment = final.filter((l) => l.startsWith('ENV ')).flatMap((l) => l.slice(4).split(/\s+/));
+    expect(environment).toEqual(expect.arrayContaining(['NODE_ENV=production', 'API_HOST=0.0.0.0']));
     // The same command line as docker-compose.yml's api service (its heap sized per replica).
     const composeApi = (parse(readFileSync(join(projectRoot, 'docker-compose.yml'), 'utf8')) as { services: { api: { command: string[] } } }).services.api.command;
     expect(final.at(-1)).toBe(`CMD ${JSON.stringify(composeApi).replaceAll('","', '", "')}`);

@@ -27,6 +27,25 @@ describe('development defaults', () => {
   });
 });
 
+describe('where the API listens (API_HOST)', () => {
+  it('loopback by default in development and tests: a development stack answers this machine only', () => {
+    expect(loadSettings(base).API_HOST).toBe('127.0.0.1');
+    expect(loadSettings({ ...base, NODE_ENV: 'test' }).API_HOST).toBe('127.0.0.1');
+  });
+
+  it('the setting opens it; in production, unset, every interface (the image and compose set 0.0.0.0)', () => {
+    expect(loadSettings({ ...base, API_HOST: '0.0.0.0' }).API_HOST).toBe('0.0.0.0');
+    expect(loadSettings({ ...base, API_HOST: '::' }).API_HOST).toBe('::');
+    expect(loadSettings({ ...base, API_HOST: 'localhost' }).API_HOST).toBe('localhost');
+    expect(loadSettings(production).API_HOST).toBeUndefined();
+    expect(loadSettings({ ...production, API_HOST: '0.0.0.0' }).API_HOST).toBe('0.0.0.0');
+  });
+
+  it('refuses what is not an address or a host name, naming the setting', () => {
+    expect(() => loadSettings({ ...base, API_HOST: 'http://0.0.0.0:3000' })).toThrow(/invalid settings: API_HOST: an IP address/);
+  });
+});
+
 describe('production never weakens the webhook guard nor runs sandboxes', () => {
   it.each([
     ['OUTBOUND_WEBHOOKS_ALLOW_LOOPBACK', 'true'],
