@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { installDependencies, installState, recordInstall } from './install-state.mjs';
+import { installDependencies, installState, recordInstall, sharedNodeModules } from './install-state.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
@@ -15,6 +15,12 @@ const entries = { start: 'scripts/start.ts', test: 'scripts/test.ts', unit: 'scr
 async function ensureDependencies() {
   const state = installState(root);
   if (state === 'current') return;
+  const shared = sharedNodeModules(root);
+  if (shared) {
+    console.error(`[setup] node_modules is a link to ${shared}, whose install does not match this package.json and package-lock.json (${state}).`);
+    console.error('[setup] Not installing through the link (npm ci would empty it under every checkout that uses it): install where it points, or give this checkout a node_modules of its own.');
+    process.exit(1);
+  }
   const status = await installDependencies(root, state);
   if (status !== 0) process.exit(status);
   recordInstall(root);

@@ -2,10 +2,14 @@
 // built-ins only: bootstrap.mjs runs it before dependencies (and Node 24) exist.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+// The whole manifest and lock (what the releases before the dependency stamp read, and still write).
 const STAMP = join('node_modules', '.shade-office-install-stamp');
+// The manifest without its "scripts", and the lock: what npm ci installs depends on nothing else,
+// so a changed npm script (`npm run ops` moving to a bundle) is no reason to install again.
+const DEPENDENCY_STAMP = join('node_modules', '.shade-office-install-stamp-dependencies');
 
 export function installFingerprint(root) {
   const hash = createHash('sha256');
@@ -13,15 +17,38 @@ export function installFingerprint(root) {
   return hash.digest('hex');
 }
 
-/** 'missing' (no install yet), 'stale' (manifest or lock changed since) or 'current'. */
+export function dependencyFingerprint(root) {
+  const { scripts: _scripts, ...manifest } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  return createHash('sha256').update(JSON.stringify(manifest)).update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+}
+
+/** 'missing' (no install yet), 'stale' (dependencies or lock changed since) or 'current'. */
 export function installState(root) {
   const stamp = join(root, STAMP);
   if (!existsSync(stamp) || !existsSync(join(root, 'node_modules', '.bin', 'node'))) return 'missing';
-  return readFileSync(stamp, 'utf8').trim() === installFingerprint(root) ? 'current' : 'stale';
+  const dependencyStamp = join(root, DEPENDENCY_STAMP);
+  // An install recorded before the dependency stamp existed is judged on the whole manifest.
+  const [recorded, fingerprint] = existsSync(dependencyStamp) ? [dependencyStamp, dependencyFingerprint(root)] : [stamp, installFingerprint(root)];
+  return readFileSync(recorded, 'utf8').trim() === fingerprint ? 'current' : 'stale';
 }
 
 export function recordInstall(root) {
   writeFileSync(join(root, STAMP), installFingerprint(root) + '\n');
+  writeFileSync(join(root, DEPENDENCY_STAMP), dependencyFingerprint(root) + '\n');
+}
+
+/**
+ * Where node_modules is a link to another checkout's (a git worktree beside its main checkout),
+ * npm ci would empty that checkout's node_modules under everyone who uses it and install a folder
+ * of its own here: answers the link's target then, so that the caller refuses instead.
+ */
+export function sharedNodeModules(root) {
+  const modules = join(root, 'node_modules');
+  try {
+    return lstatSync(modules).isSymbolicLink() ? realpathSync(modules) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** How many packages node_modules holds so far (scoped ones counted one by one): the progress figure of an install. */

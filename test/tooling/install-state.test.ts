@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installDependencies, installState, recordInstall } from '../../scripts/install-state.mjs';
+import { installDependencies, installFingerprint, installState, recordInstall, sharedNodeModules } from '../../scripts/install-state.mjs';
 
 describe('npm start / npm test install check', () => {
   it('installs when node_modules is missing, skips when current, reinstalls when the lock changes', () => {
@@ -20,6 +20,34 @@ describe('npm start / npm test install check', () => {
     recordInstall(root);
     writeFileSync(join(root, 'package.json'), '{"name":"x","dependencies":{"y":"1"}}');
     expect(installState(root)).toBe('stale');
+  });
+
+  it('a changed npm script is no reason to install again; a changed dependency is; an install recorded before the dependency stamp is judged on the whole manifest', () => {
+    const root = mkdtempSync(join(tmpdir(), 'install-state-'));
+    writeFileSync(join(root, 'package.json'), '{"name":"x","scripts":{"ops":"node --import tsx scripts/ops.ts"},"dependencies":{"y":"1"}}');
+    writeFileSync(join(root, 'package-lock.json'), '{"lockfileVersion":3}');
+    mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(join(root, 'node_modules', '.bin', 'node'), '');
+    recordInstall(root);
+    writeFileSync(join(root, 'package.json'), '{"name":"x","scripts":{"ops":"node scripts/ops-bundle.mjs","bench:ops":"node --import tsx bench/ops.ts"},"dependencies":{"y":"1"}}');
+    expect(installState(root)).toBe('current');
+    writeFileSync(join(root, 'package.json'), '{"name":"x","scripts":{"ops":"node scripts/ops-bundle.mjs"},"dependencies":{"y":"2"}}');
+    expect(installState(root)).toBe('stale');
+    // As a release before the dependency stamp recorded it: the whole manifest's fingerprint only.
+    unlinkSync(join(root, 'node_modules', '.shade-office-install-stamp-dependencies'));
+    writeFileSync(join(root, 'node_modules', '.shade-office-install-stamp'), installFingerprint(root) + '\n');
+    expect(installState(root)).toBe('current');
+    writeFileSync(join(root, 'package.json'), '{"name":"x","scripts":{},"dependencies":{"y":"2"}}');
+    expect(installState(root)).toBe('stale');
+  });
+
+  it('names the checkout whose node_modules this one links to (where npm ci would empty it), and nothing for a folder of its own', () => {
+    const main = mkdtempSync(join(tmpdir(), 'install-main-'));
+    const worktree = mkdtempSync(join(tmpdir(), 'install-worktree-'));
+    mkdirSync(join(main, 'node_modules'));
+    symlinkSync(join(main, 'node_modules'), join(worktree, 'node_modules'), 'dir');
+    expect(sharedNodeModules(worktree)).toBe(join(main, 'node_modules'));
+    expect(sharedNodeModules(main)).toBeUndefined();
   });
 });
 
