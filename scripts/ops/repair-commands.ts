@@ -1,25 +1,14 @@
 import pg from 'pg';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId, jobCompletionInvoiceWorkflowId, type LegOutcome, type LegProvider } from '../../infra/temporal/contracts';
 import { RepairUnavailable, retryApprovalLeg, retryChangeOrderInvoice, retryJobCompletionInvoice, stillWaiting } from '../../infra/temporal/leg-repair';
 import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { knownSubdomains } from '../../infra/temporal/tenant-subdomains';
 import { ENTITY_TYPE } from '../../db/sync-records';
 import { CHANGE_ORDER_ENTITY } from '../../db/fsm/change-orders';
-import { createOrm } from '../../db/orm';
 import { JOB_INVOICE_ENTITY } from '../../db/fsm/completion-invoices';
-import { TENANT_USAGE, TenantUsageError, tenantCommand } from './tenant-commands';
-
-/** Where `ops` works and what it says: scripts/ops.ts fills it from the environment; tests run it in-process. */
-export interface OpsSettings {
-  /** As the owner the migrations use. */
-  databaseUrl: string;
-  temporalAddress: string;
-  namespace: string;
-  taskQueue: string;
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+import { USAGE, UsageError } from './usage';
+import type { OpsSettings } from './ops-commands';
 
 /** What the repair commands share: the database, a Temporal client on demand, and where they write. */
 interface RepairContext {
@@ -31,17 +20,7 @@ interface RepairContext {
 }
 
 const PROVIDERS: Record<string, LegProvider> = { payments: 'PAYMENTS', accounting: 'ACCOUNTING', crm: 'CRM' };
-const USAGE = [
-  'usage: npm run ops -- failed',
-  '       npm run ops -- retry <quote number> <payments|accounting|crm> --tenant <subdomain>',
-  '       npm run ops -- retry --change-order <change order id | CO-<job id>-<sequence>>',
-  '       npm run ops -- retry --job <job id>   (a completed job\'s invoice)',
-  '       npm run ops -- retry --all <payments|accounting|crm> [--tenant <subdomain>]',
-  TENANT_USAGE,
-].join('\n');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-class UsageError extends Error {}
 
 /** Exit codes: the call SUCCEEDED, failed again, or nothing was retried. */
 const EXIT = { succeeded: 0, failedAgain: 1, nothingRetried: 2 } as const;
@@ -90,8 +69,11 @@ async function failed(ctx: RepairContext): Promise<number> {
     ctx.out('No FAILED provider calls.');
     return 0;
   }
-  const table = [['TENANT', 'QUOTE', 'PROVIDER', 'ATTEMPTS', 'CALL', 'LAST ERROR', 'WORKFLOW ID']].concat(
-    rows.map((r) => [r.subdomain, r.quote_number === null ? '-' : String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), describeCall(r), oneLine(r.last_error ?? ''), workflowOf(r)]),
+  // The last error comes last and whole (as recorded, up to 2,000 characters, its line breaks
+  // flattened): the part that says what the provider refused is often past any width a column
+  // could give it ("StripeInvalidRequestError: Injected 4..." said nothing).
+  const table = [['TENANT', 'QUOTE', 'PROVIDER', 'ATTEMPTS', 'CALL', 'WORKFLOW ID', 'LAST ERROR']].concat(
+    rows.map((r) => [r.subdomain, r.quote_number === null ? '-' : String(r.quote_number), r.provider.toLowerCase(), String(r.attempts), describeCall(r), workflowOf(r), oneLine(r.last_error ?? '-')]),
   );
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table) ctx.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
@@ -103,10 +85,8 @@ async function failed(ctx: RepairContext): Promise<number> {
   return 0;
 }
 
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat;
-}
+/** The whole text on one line of the table: nothing cut, only its line breaks and runs of spaces made one space. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /** The outcome of a retried call, said as the operator reads it, and its exit code. */
 async function report(ctx: RepairContext, client: Client, label: string, workflowId: string, outcome: LegOutcome): Promise<number> {
@@ -285,41 +265,18 @@ async function retry(ctx: RepairContext, args: string[]): Promise<number> {
 }
 
 /**
- * Runs one `ops` command line (the words after `npm run ops --`); answers its exit code. A bad
- * command line is said on `err` and answers 2.
+ * `failed` and `retry` (D19): their own pool on the database, closed when done. A bad command
+ * line throws UsageError (runOps says it and answers 2).
  */
-export async function runOps(argv: readonly string[], settings: OpsSettings): Promise<number> {
-  const [command, ...rest] = argv;
+export async function repairCommand(command: 'failed' | 'retry', args: string[], settings: OpsSettings & { withTemporal: RepairContext['withTemporal'] }): Promise<number> {
   const db = new pg.Pool({ connectionString: settings.databaseUrl, max: 2 });
-  const withTemporal = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-    const connection = await Connection.connect({ address: settings.temporalAddress });
-    try {
-      return await work(new Client({ connection, namespace: settings.namespace }));
-    } finally {
-      await connection.close();
-    }
-  };
-  const ctx: RepairContext = { db, withTemporal, taskQueue: settings.taskQueue, out: settings.out, err: settings.err };
+  const ctx: RepairContext = { db, withTemporal: settings.withTemporal, taskQueue: settings.taskQueue, out: settings.out, err: settings.err };
   try {
-    if (command === 'failed' && rest.length === 0) return await failed(ctx);
-    if (command === 'retry') return await retry(ctx, rest);
-    if (command === 'tenant') {
-      const orm = await createOrm({ url: settings.databaseUrl, poolMax: 2 });
-      try {
-        return await tenantCommand({ em: orm.em, withTemporal, taskQueue: settings.taskQueue, out: settings.out }, rest);
-      } finally {
-        await orm.close(true);
-      }
+    if (command === 'failed') {
+      if (args.length !== 0) throw new UsageError(USAGE);
+      return await failed(ctx);
     }
-    if (command === '--help' || command === 'help') {
-      settings.out(USAGE);
-      return 0;
-    }
-    throw new UsageError(USAGE);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TenantUsageError)) throw error;
-    settings.err(error.message);
-    return EXIT.nothingRetried;
+    return await retry(ctx, args);
   } finally {
     await db.end();
   }

@@ -49,10 +49,10 @@ afterAll(async () => {
   await owner?.end();
 });
 
-/** `npm run ops -- ...` as an operator runs it, against this run's database, Temporal and worker. */
+/** `npm run ops -- ...` as an operator runs it (plain node on its bundle, scripts/ops-bundle.mjs), against this run's database, Temporal and worker. */
 function ops(...args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '', TEMPORAL_TASK_QUEUE: temporal.taskQueue } }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['scripts/ops-bundle.mjs', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '', TEMPORAL_TASK_QUEUE: temporal.taskQueue } }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
