@@ -204,7 +204,8 @@ describe('README.md, pasted block by block', () => {
     // D19: the approval stuck on a refused invoice was listed and repaired by `npm run ops`.
     const stuck = syncs.data.filter((s) => s.local_id === variables.STUCK_ID);
     expect(stuck.find((s) => s.provider === 'PAYMENTS')).toMatchObject({ status: 'SUCCEEDED', external_id: expect.stringMatching(/^in_/) });
-    expect(shell).toMatch(new RegExp(`sandbox\\s+${variables.STUCK_NUMBER}\\s+payments\\s+1\\s+.*refused.*quote-approval-${variables.STUCK_ID}`));
+    // The last error comes last, whole: the sandbox's refusal to its last word.
+    expect(shell).toMatch(new RegExp(`sandbox\\s+${variables.STUCK_NUMBER}\\s+payments\\s+1\\s+quote leg\\s+quote-approval-${variables.STUCK_ID}\\s+.*refused.*Injected 400 for POST /v1/invoices\\.$`, 'm'));
     expect(shell).toContain('SUCCEEDED: the quote');
     const connection = await Connection.connect({ address: temporalAddress });
     try {
