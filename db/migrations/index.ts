@@ -33,6 +33,7 @@ import { Migration20261127050000CustomerQuotePage } from './Migration20261127050
 import { Migration20261127060000CompletionInvoices } from './Migration20261127060000CompletionInvoices';
 import { Migration20261127070000TextSearch } from './Migration20261127070000TextSearch';
 import { Migration20261128030000DispatchCoalescing } from './Migration20261128030000DispatchCoalescing';
+import { Migration20261128180000TenantSubdomainsDoor } from './Migration20261128180000TenantSubdomainsDoor';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -74,4 +75,5 @@ export const migrations = [
   { name: 'Migration20261127060000CompletionInvoices', class: Migration20261127060000CompletionInvoices },
   { name: 'Migration20261127070000TextSearch', class: Migration20261127070000TextSearch },
   { name: 'Migration20261128030000DispatchCoalescing', class: Migration20261128030000DispatchCoalescing },
+  { name: 'Migration20261128180000TenantSubdomainsDoor', class: Migration20261128180000TenantSubdomainsDoor },
 ];
