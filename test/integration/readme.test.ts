@@ -470,7 +470,7 @@ describe('every other document of docs/, against the same npm start', () => {
       statusLog,
       backgroundDir: work,
       variablesFile: join(work, `${name}-variables`),
-      variables: [],
+      variables: ['ORG'],
     });
     writeFileSync(join(work, `${name}.sh`), script);
     const run = spawn('bash', [join(work, `${name}.sh`)], {
