@@ -39,3 +39,9 @@ export async function readSyncRunLag(em: EntityManager): Promise<SyncRunLagRow[]
   const rows = await em.fork().execute<{ organization_id: string; provider: string; lag_seconds: number }[]>('select organization_id, provider, lag_seconds from sync_run_lag()');
   return rows.map((row) => ({ organizationId: row.organization_id, provider: row.provider.toLowerCase(), lagSeconds: Number(row.lag_seconds) }));
 }
+
+/** Every tenant's subdomain by its id, through the worker's door `tenant_subdomains()` (names only). */
+export async function readTenantSubdomains(em: EntityManager): Promise<Map<string, string>> {
+  const rows = await em.fork().execute<{ organization_id: string; subdomain: string }[]>('select organization_id, subdomain from tenant_subdomains()');
+  return new Map(rows.map((row) => [row.organization_id, row.subdomain]));
+}

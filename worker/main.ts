@@ -21,7 +21,7 @@ import { tenantSubdomainsFrom } from '../infra/temporal/tenant-subdomains';
 import { createMetricsRegistry, serveMetrics } from '../infra/runtime/metrics';
 import { activeTracing } from '../infra/runtime/tracing-state';
 import { installRuntime } from './runtime';
-import { createWorkerMetrics, freeLoopbackPort, operationsFrom, syncRunLagFrom, temporalRuntimeMetrics } from './metrics';
+import { createWorkerMetrics, freeLoopbackPort, operationsFrom, subdomainsFrom, syncRunLagFrom, temporalRuntimeMetrics } from './metrics';
 import { ProviderSyncSchedules } from '../infra/temporal/provider-sync-schedules';
 import { allTenantIds } from '../db/organizations';
 import { ReleaseHeartbeat } from '../infra/runtime/release-heartbeat';
@@ -39,7 +39,7 @@ const orm = await createOrm({ url: workerDatabaseUrl(settings.DATABASE_URL, data
 // The SDK logs through pino; its own metrics join ours at WORKER_METRICS_PORT /metrics.
 const runtimeMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
 installRuntime({ logger, prometheusBindAddress: runtimeMetrics });
-const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em), syncRunLag: syncRunLagFrom(orm.em) });
+const metrics = createWorkerMetrics(createMetricsRegistry('worker'), { operations: operationsFrom(orm.em), syncRunLag: syncRunLagFrom(orm.em), subdomains: subdomainsFrom(orm.em) });
 const connection = await connectWorker(settings.TEMPORAL_ADDRESS);
 const cipher = CredentialCipher.fromSettings(settings);
 const payments = settings.PAYMENTS_SECRET_KEY ? createStripeClient({ secretKey: settings.PAYMENTS_SECRET_KEY, baseUrl: settings.PAYMENTS_API_BASE_URL }) : undefined;

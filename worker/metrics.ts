@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { readOperationsFigures, readSyncRunLag, type TenantOperationsFigures } from '../db/operations-metrics';
+import { readOperationsFigures, readSyncRunLag, readTenantSubdomains, type TenantOperationsFigures } from '../db/operations-metrics';
 
 /** How far behind one tenant's sync with one provider is: seconds since its last completed run. */
 export interface SyncRunLag {
@@ -14,6 +14,24 @@ export interface SyncRunLag {
  * `provider_sync_runs`); injected so that the feature owning that table supplies it.
  */
 export type SyncRunLagReader = () => Promise<SyncRunLag[]>;
+
+/**
+ * The subdomains of the tenants named (every tenant's at least those): the per-tenant series
+ * carry it beside `organization_id`, as operators name a tenant. Bounded by the tenant count.
+ */
+export type SubdomainReader = (organizationIds: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+
+/**
+ * Through the worker's door `tenant_subdomains()`, read again only when a tenant it has not seen
+ * is named (a subdomain never changes): a scrape usually reads nothing more.
+ */
+export function subdomainsFrom(em: EntityManager): SubdomainReader {
+  let known = new Map<string, string>();
+  return async (organizationIds) => {
+    if (organizationIds.some((id) => !known.has(id))) known = await readTenantSubdomains(em);
+    return known;
+  };
+}
 
 /** Without a sync feature to ask, there is no run to be late. */
 export const noSyncRuns: SyncRunLagReader = async () => [];
@@ -40,8 +58,14 @@ export interface WorkerMetrics {
 
 export function createWorkerMetrics(
   registry: Registry,
-  sources: { operations?: () => Promise<TenantOperationsFigures[]>; syncRunLag?: SyncRunLagReader } = {},
+  sources: { operations?: () => Promise<TenantOperationsFigures[]>; syncRunLag?: SyncRunLagReader; subdomains?: SubdomainReader } = {},
 ): WorkerMetrics {
+  // A tenant whose subdomain cannot be read (never: every tenant has one) keeps its series, labelled ''.
+  const subdomainsOf = sources.subdomains ?? (async () => new Map<string, string>());
+  const tenantLabels = async (organizationIds: readonly string[]) => {
+    const names = await subdomainsOf(organizationIds);
+    return (organizationId: string) => ({ organization_id: organizationId, subdomain: names.get(organizationId) ?? '' });
+  };
   const providerCalls = new Counter({
     name: 'shade_provider_calls_total',
     help: 'Provider writes and token refreshes run by activities, by provider (payments, accounting, crm) and outcome (succeeded; failed: to be retried; refused: not retryable).',
@@ -70,11 +94,17 @@ export function createWorkerMetrics(
   // in the order they were registered, so the first of these gauges reads and the others reuse it.
   const operations = sources.operations;
   let pending: Promise<TenantOperationsFigures[]> | undefined;
+  let labelsOf: (organizationId: string) => { organization_id: string; subdomain: string } = (organizationId) => ({ organization_id: organizationId, subdomain: '' });
   const read = () =>
-    (pending = (operations ? operations() : Promise.resolve([])).catch(() => {
-      readErrors.inc();
-      return [];
-    }));
+    (pending = (operations ? operations() : Promise.resolve([]))
+      .then(async (figures) => {
+        labelsOf = await tenantLabels(figures.map((t) => t.organizationId));
+        return figures;
+      })
+      .catch(() => {
+        readErrors.inc();
+        return [];
+      }));
   const figures = () => pending ?? read();
   new Gauge({
     name: 'shade_outbox_undispatched_events',
@@ -94,38 +124,40 @@ export function createWorkerMetrics(
   });
   new Gauge({
     name: 'shade_legs_awaiting_repair',
-    help: 'Approval provider legs that FAILED (their sync record), per tenant (every tenant, 0 when none): a repair (POST /quotes/{id}/invoice, or reconnecting) is due.',
-    labelNames: ['organization_id'] as const,
+    help: 'Approval provider legs that FAILED (their sync record), per tenant (its id and subdomain; every tenant, 0 when none): a repair (POST /quotes/{id}/invoice, or reconnecting) is due.',
+    labelNames: ['organization_id', 'subdomain'] as const,
     registers: [registry],
     async collect() {
       this.reset();
       // Every tenant, 0 included: a repaired tenant's series falls to 0 rather than vanishing.
-      for (const t of await figures()) this.set({ organization_id: t.organizationId }, t.legsFailed);
+      for (const t of await figures()) this.set(labelsOf(t.organizationId), t.legsFailed);
     },
   });
   new Gauge({
     name: 'shade_webhook_endpoints_disabled',
-    help: 'Webhook endpoints disabled after failing (D13), per tenant (every tenant, 0 when none).',
-    labelNames: ['organization_id'] as const,
+    help: 'Webhook endpoints disabled after failing (D13), per tenant (its id and subdomain; every tenant, 0 when none).',
+    labelNames: ['organization_id', 'subdomain'] as const,
     registers: [registry],
     async collect() {
       this.reset();
-      for (const t of await figures()) this.set({ organization_id: t.organizationId }, t.endpointsDisabled);
+      for (const t of await figures()) this.set(labelsOf(t.organizationId), t.endpointsDisabled);
     },
   });
   const syncRunLag = sources.syncRunLag ?? noSyncRuns;
   new Gauge({
     name: 'shade_sync_run_lag_seconds',
-    help: 'Seconds since the last completed sync run, per tenant and provider (spec 001).',
-    labelNames: ['organization_id', 'provider'] as const,
+    help: 'Seconds since the last completed sync run, per tenant (its id and subdomain) and provider (spec 001).',
+    labelNames: ['organization_id', 'subdomain', 'provider'] as const,
     registers: [registry],
     async collect() {
       this.reset();
-      const runs = await syncRunLag().catch(() => {
-        readErrors.inc();
-        return [];
-      });
-      for (const run of runs) this.set({ organization_id: run.organizationId, provider: run.provider }, run.lagSeconds);
+      const read = await syncRunLag()
+        .then(async (runs) => ({ runs, labels: await tenantLabels(runs.map((run) => run.organizationId)) }))
+        .catch(() => {
+          readErrors.inc();
+          return { runs: [], labels: undefined };
+        });
+      for (const run of read.runs) this.set({ ...read.labels!(run.organizationId), provider: run.provider }, run.lagSeconds);
     },
   });
   return { registry, providerCalls, webhookAttempts, webhookDeliveries };

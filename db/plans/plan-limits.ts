@@ -1,7 +1,7 @@
 /**
  * D15: each plan's token bucket, from document 001 section 8: `burst` is the bucket's depth and
- * `requestsPerMinute` its refill. `routes` is the table's third column; the documents do not say
- * what it counts, so nothing enforces it (docs/plan-limits.md).
+ * `requestsPerMinute` its refill. `routes` is the table's third column: how many crews may hold a route on one date, enforced
+ * by route planning (PLAN_ROUTE_LIMIT; db/fsm/routes.ts, docs/plan-limits.md).
  */
 export const PLANS = ['starter', 'growth', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];

@@ -6,24 +6,15 @@
  */
 import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TenantCreateInput } from '../../domain/organizations/templates';
 import type { AuditActor } from '../../domain/audit/audit-entry';
 import { PLANS, type Plan } from '../../db/plans/plan-limits';
 import { changePlan, listTenants, setSuspended, tenantEndpointIds, UnknownTenant } from '../../db/tenants/tenants';
-import { pauseTenantSchedules, provisionTenant, resumeTenantSchedules, wakeEndpointDeliveries } from '../../infra/temporal/tenant-workflows';
+import { TENANT_USAGE, TenantUsageError } from './usage';
 
-export const TENANT_USAGE = [
-  '       npm run ops -- tenant create --subdomain <s> --name <n> --admin-email <e> [--plan starter|growth|enterprise] [--template sandbox|empty]',
-  '       npm run ops -- tenant list',
-  '       npm run ops -- tenant plan <subdomain> <starter|growth|enterprise>',
-  '       npm run ops -- tenant suspend <subdomain>',
-  '       npm run ops -- tenant resume <subdomain>',
-].join('\n');
+export { TENANT_USAGE, TenantUsageError };
 
 /** The audit log's actor of everything `ops` changes. */
 const OPERATOR: AuditActor = { type: 'operator', id: null, email: null };
-
-export class TenantUsageError extends Error {}
 
 export interface TenantCommandContext {
   em: EntityManager;
@@ -45,6 +36,7 @@ function options(args: string[], names: readonly string[]): Record<string, strin
 
 async function create(ctx: TenantCommandContext, args: string[]): Promise<number> {
   const given = options(args, ['--subdomain', '--name', '--admin-email', '--plan', '--template']);
+  const { TenantCreateInput } = await import('../../domain/organizations/templates');
   const parsed = TenantCreateInput.safeParse({ subdomain: given['--subdomain'], name: given['--name'], adminEmail: given['--admin-email'], plan: given['--plan'], template: given['--template'] });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -52,6 +44,7 @@ async function create(ctx: TenantCommandContext, args: string[]): Promise<number
     throw new TenantUsageError(`${flag}: ${issue.message}.\n${TENANT_USAGE}`);
   }
   const input = parsed.data;
+  const { provisionTenant } = await import('../../infra/temporal/tenant-workflows');
   const result = await ctx.withTemporal((client) => provisionTenant(client, ctx.taskQueue, input));
   const made = [result.workspace === 'created' && 'the workspace', result.priceBook === 'created' && `its first price book (template ${input.template})`, result.admin === 'created' && `its first ADMIN ${input.adminEmail} (invited)`].filter(Boolean);
   if (made.length === 0) {
@@ -85,6 +78,7 @@ async function plan(ctx: TenantCommandContext, args: string[]): Promise<number> 
 async function suspendOrResume(ctx: TenantCommandContext, args: string[], suspend: boolean): Promise<number> {
   const [subdomain, ...extra] = args;
   if (!subdomain || extra.length > 0) throw new TenantUsageError(TENANT_USAGE);
+  const { pauseTenantSchedules, resumeTenantSchedules, wakeEndpointDeliveries } = await import('../../infra/temporal/tenant-workflows');
   const change = await setSuspended(ctx.em, subdomain, suspend, OPERATOR);
   // The schedules follow even when the flag was already set (a previous run may have stopped before this step).
   const schedules = await ctx.withTemporal((client) => (suspend ? pauseTenantSchedules(client, change.organizationId) : resumeTenantSchedules(client, change.organizationId)));

@@ -375,6 +375,11 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     const listed = await ops('failed');
     const line = listed.out.split('\n').find((l) => l.includes(jobCompletionInvoiceWorkflowId(jobId)));
     expect(line?.split(/\s{2,}/).slice(0, 5)).toEqual([tenant.subdomain, '-', 'payments', '1', `completion invoice of job ${jobId}`]);
+    // The last error whole, as recorded (not cut at 80 characters): here the fake's refusal, to its last word.
+    const recorded = (await stack.owner.query<{ last_error: string }>(`select last_error from sync_records where entity_type = 'job_invoice' and local_id = $1`, [jobId])).rows[0]!.last_error;
+    expect(recorded.length).toBeGreaterThan(80);
+    expect(recorded).toContain('Injected 400 for POST /v1/invoices.');
+    expect(line?.endsWith(`${jobCompletionInvoiceWorkflowId(jobId)}  ${recorded.replace(/\s+/g, ' ').trim()}`)).toBe(true);
 
     const stillRefused = await ops('retry', '--job', jobId);
     expect(stillRefused.code).toBe(1);

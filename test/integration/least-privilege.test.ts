@@ -109,6 +109,8 @@ const FUNCTIONS: Record<string, ('api' | 'worker')[]> = {
   // Counts for the worker's /metrics (the operator's alerts), across tenants.
   'operations_metrics()': ['worker'],
   'sync_run_lag()': ['worker'],
+  // The tenants' subdomains, beside their ids on the worker's per-tenant metrics.
+  'tenant_subdomains()': ['worker'],
   // D22: provisioning a workspace and inviting its first ADMIN (the worker reads no users).
   'provision_organization(text, text, text)': ['worker'],
   'provision_first_admin(text, text)': ['worker'],
@@ -153,6 +155,7 @@ describe('separate database roles for the API and the worker', () => {
     expect(await refusal(api, 'select * from outbox_lease(1, 60, 0)')).toBe('permission denied');
     expect(await refusal(api, 'select * from integration_refresh_targets()')).toBe('permission denied');
     expect(await refusal(api, 'select * from dispatch_due_days(1)')).toBe('permission denied');
+    expect(await refusal(api, 'select * from tenant_subdomains()')).toBe('permission denied');
     expect((await worker.query('select tenant_ids()')).rowCount).toBeGreaterThanOrEqual(2);
     // The worker reads no users, counts no logins, and cannot resolve a workspace.
     expect(await refusal(worker, 'select count(*) from users')).toBe('permission denied');

@@ -17,7 +17,7 @@ import { approvalWorkflowId, endpointDeliveryWorkflowId } from '../../infra/temp
 import { deliverySettled } from '../support/delivery-settled';
 import { REQUEST_ID_MEMO } from '../../infra/temporal/client-interceptors';
 import { createRequestMetrics } from '../../api/http/metrics';
-import { createWorkerMetrics, operationsFrom, syncRunLagFrom } from '../../worker/metrics';
+import { createWorkerMetrics, operationsFrom, subdomainsFrom, syncRunLagFrom } from '../../worker/metrics';
 import { parseExposition, sampleValue } from '../support/prometheus-text';
 import * as quotes from '../../scripts/harness/approved-quote';
 import { waitUntil } from '../../scripts/harness/wait-until';
@@ -68,7 +68,7 @@ beforeAll(async () => {
 
   temporal = await startTemporalHarness();
   const workerRegistry = createMetricsRegistry('worker');
-  const metrics = createWorkerMetrics(workerRegistry, { operations: operationsFrom(temporal.orm.em), syncRunLag: async () => [syncRunLag] });
+  const metrics = createWorkerMetrics(workerRegistry, { operations: operationsFrom(temporal.orm.em), syncRunLag: async () => [syncRunLag], subdomains: subdomainsFrom(temporal.orm.em) });
   const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _encoding, done) => (logLines.push(JSON.parse(chunk.toString())), done()) }));
   await temporal.startWorker({
     payments: createStripeClient({ secretKey: STRIPE_KEY, baseUrl: started.url }),
@@ -229,11 +229,12 @@ describe('the worker\'s /metrics and log lines', () => {
     try {
       const samples = await scrape(workerMetrics);
       expect(sampleValue(samples, 'shade_provider_calls_total', { provider: 'payments', outcome: 'refused' })).toBe(1);
-      expect(sampleValue(samples, 'shade_legs_awaiting_repair', { organization_id: tenant.id })).toBe(1);
-      expect(sampleValue(samples, 'shade_webhook_endpoints_disabled', { organization_id: tenant.id })).toBe(1);
+      // Each per-tenant series names the tenant by its subdomain too, as operators do.
+      expect(sampleValue(samples, 'shade_legs_awaiting_repair', { organization_id: tenant.id, subdomain: tenant.subdomain })).toBe(1);
+      expect(sampleValue(samples, 'shade_webhook_endpoints_disabled', { organization_id: tenant.id, subdomain: tenant.subdomain })).toBe(1);
       expect(sampleValue(samples, 'shade_outbox_lag_seconds')).toBeGreaterThanOrEqual(600);
       expect(sampleValue(samples, 'shade_outbox_undispatched_events')).toBeGreaterThanOrEqual(1);
-      expect(sampleValue(samples, 'shade_sync_run_lag_seconds', { organization_id: tenant.id, provider: 'accounting' })).toBe(4242);
+      expect(sampleValue(samples, 'shade_sync_run_lag_seconds', { organization_id: tenant.id, subdomain: tenant.subdomain, provider: 'accounting' })).toBe(4242);
       expect(sampleValue(samples, 'shade_operations_read_errors_total')).toBe(0);
     } finally {
       await owner.query('update outbox_events set dispatched_at = now() where id = $1', [eventId]);
@@ -243,8 +244,9 @@ describe('the worker\'s /metrics and log lines', () => {
   it('exports legs awaiting repair and disabled endpoints as 0 for a tenant with none, rather than leaving its series out', async () => {
     const quiet = await createTenant(owner, { admin: 'ADMIN' });
     const samples = await scrape(workerMetrics);
-    expect(sampleValue(samples, 'shade_legs_awaiting_repair', { organization_id: quiet.id })).toBe(0);
-    expect(sampleValue(samples, 'shade_webhook_endpoints_disabled', { organization_id: quiet.id })).toBe(0);
+    // A tenant made after the worker's last scrape is named as well (its subdomain read anew).
+    expect(sampleValue(samples, 'shade_legs_awaiting_repair', { organization_id: quiet.id, subdomain: quiet.subdomain })).toBe(0);
+    expect(sampleValue(samples, 'shade_webhook_endpoints_disabled', { organization_id: quiet.id, subdomain: quiet.subdomain })).toBe(0);
     expect(sampleValue(samples, 'shade_outbox_lag_seconds')).toBeDefined();
     expect(sampleValue(samples, 'shade_outbox_undispatched_events')).toBeDefined();
   });

@@ -15,7 +15,8 @@ import { WORKFLOWS_PATH } from '../../worker/create-worker';
 import { connectWorker } from '../../worker/temporal-connection';
 import { provisionTenant } from '../../infra/temporal/tenant-workflows';
 import { ProviderSyncSchedules } from '../../infra/temporal/provider-sync-schedules';
-import { providerSyncScheduleId, type TenantProvisioningInput } from '../../infra/temporal/contracts';
+import { providerSyncScheduleId, tenantProvisioningWorkflowId, type TenantProvisioningInput } from '../../infra/temporal/contracts';
+import { OrganizationIdKey, OrganizationSubdomainKey } from '../../infra/temporal/search-attributes';
 import { tenantCommand, TenantUsageError, type TenantCommandContext } from '../../scripts/ops/tenant-commands';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import { SANDBOX_PRODUCTS } from '../../db/catalogue/sandbox-products';
@@ -49,10 +50,10 @@ afterAll(async () => {
   await owner?.end();
 });
 
-/** `npm run ops -- ...` as an operator runs it, against this run's database, Temporal and worker. */
+/** `npm run ops -- ...` as an operator runs it (plain node on its bundle, scripts/ops-bundle.mjs), against this run's database, Temporal and worker. */
 function ops(...args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '', TEMPORAL_TASK_QUEUE: temporal.taskQueue } }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['scripts/ops-bundle.mjs', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '', TEMPORAL_TASK_QUEUE: temporal.taskQueue } }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
@@ -97,6 +98,10 @@ describe('ops tenant create (D22): the tenantProvisioning workflow', () => {
     const { rows: audit } = await owner.query<{ action: string; actor_type: string; actor_id: string | null }>('select action, actor_type, actor_id from audit_events where organization_id = $1 order by occurred_at, id', [made!.id]);
     expect(audit.map((a) => a.action)).toEqual(['organization.created', 'pricebook.published', 'user.invited']);
     expect(audit.every((a) => a.actor_type === 'operator' && a.actor_id === null)).toBe(true);
+    // Like every workflow of a tenant, its provisioning carries both the tenant's names: the
+    // subdomain from its start, its id from the step that made the workspace.
+    const provisioning = await temporal.client.workflow.getHandle(tenantProvisioningWorkflowId(subdomain)).describe();
+    expect({ subdomain: provisioning.typedSearchAttributes.get(OrganizationSubdomainKey), id: provisioning.typedSearchAttributes.get(OrganizationIdKey) }).toEqual({ subdomain, id: made!.id });
 
     const second = await ops('tenant', 'create', '--subdomain', subdomain, '--name', 'Another Name', '--admin-email', `someone-else@${subdomain}.test`);
     expect(second.code).toBe(0);

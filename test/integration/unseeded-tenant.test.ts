@@ -68,7 +68,7 @@ afterAll(async () => {
 
 function ops(...args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue } }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['scripts/ops-bundle.mjs', ...args], { cwd: projectRoot, env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: database, TEMPORAL_TASK_QUEUE: taskQueue } }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
