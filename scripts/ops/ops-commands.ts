@@ -1,16 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { TenantUsageError, USAGE, UsageError } from './usage';
+import type { OpsSettings } from './ops-settings';
 
-/** Where `ops` works and what it says: scripts/ops.ts fills it from the environment; tests run it in-process. */
-export interface OpsSettings {
-  /** As the owner the migrations use. */
-  databaseUrl: string;
-  temporalAddress: string;
-  namespace: string;
-  taskQueue: string;
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type { OpsSettings } from './ops-settings';
 
 /** Exit code of a bad command line (as of a call nothing could retry). */
 const BAD_COMMAND_LINE = 2;

@@ -9,7 +9,7 @@ import { CHANGE_ORDER_ENTITY } from '../../db/fsm/change-orders';
 import { JOB_INVOICE_ENTITY } from '../../db/fsm/completion-invoices';
 import { USAGE, UsageError } from './usage';
 import { quoteTax } from '../../domain/tax/quote-tax';
-import type { OpsSettings } from './ops-commands';
+import type { OpsSettings } from './ops-settings';
 
 /** What the repair commands share: the database, a Temporal client on demand, and where they write. */
 interface RepairContext {
