@@ -35,6 +35,7 @@ import { Migration20261127070000TextSearch } from './Migration20261127070000Text
 import { Migration20261128030000DispatchCoalescing } from './Migration20261128030000DispatchCoalescing';
 import { Migration20261128180000ContractorOnQuotes } from './Migration20261128180000ContractorOnQuotes';
 import { Migration20261128180100JobCustomer } from './Migration20261128180100JobCustomer';
+import { Migration20261128193000CompletionInvoicePrices } from './Migration20261128193000CompletionInvoicePrices';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -78,4 +79,5 @@ export const migrations = [
   { name: 'Migration20261128030000DispatchCoalescing', class: Migration20261128030000DispatchCoalescing },
   { name: 'Migration20261128180000ContractorOnQuotes', class: Migration20261128180000ContractorOnQuotes },
   { name: 'Migration20261128180100JobCustomer', class: Migration20261128180100JobCustomer },
+  { name: 'Migration20261128193000CompletionInvoicePrices', class: Migration20261128193000CompletionInvoicePrices },
 ];
