@@ -62,6 +62,18 @@ interface QuoteForCompletion {
   components: { sku: string; quantity: string }[] | null;
 }
 
+/**
+ * The tenant's price book revision current now (D21), named by the tenant selected for the
+ * transaction rather than left to row-level security: the owner's repair (`npm run ops -- retry
+ * --job`) prices through here too, and the owner is subject to no policy.
+ */
+async function currentRateCard(em: EntityManager): Promise<{ snapshot: RateCardSnapshot } | undefined> {
+  const [row] = await em.execute<{ id: string }[]>(
+    `select id from rate_card_revisions where organization_id = app_current_organization() and effective_from <= now() order by effective_from desc, revision desc limit 1`,
+  );
+  return row && { snapshot: await rateCards.byId(em, row.id) };
+}
+
 /** What pricing a completed job's invoice decided: the invoice, or what the price book lacks for it. */
 type Priced =
   | { kind: CompletionInvoiceKind; invoice: CompletionInvoice | null; region: string | null; missing: null }
@@ -86,7 +98,7 @@ async function priceCompletion(em: EntityManager, jobId: string, job: Completing
     );
     if (quote?.status !== 'APPROVED') return null;
     const quoteCard = await rateCards.byId(em, quote.rate_card_revision_id);
-    const current = await rateCards.current(em);
+    const current = await currentRateCard(em);
     // The quote's revision prices the draw; a SKU it never had, the price book's current one.
     const skus = await skuLookup(em, draws, [quoteCard, current?.snapshot]);
     const billOfMaterials = quote.components ?? [];
@@ -94,7 +106,7 @@ async function priceCompletion(em: EntityManager, jobId: string, job: Completing
     if (missing) return { kind: 'beyond_quote', invoice: null, region: quote.tax_region, missing };
     return { kind: 'beyond_quote', invoice: drawsBeyondQuote({ draws, billOfMaterials, skus, appliedMargin: quote.applied_margin, region: quote.tax_region }), region: quote.tax_region, missing: null };
   }
-  const current = await rateCards.current(em);
+  const current = await currentRateCard(em);
   const skus = await skuLookup(em, draws, [current?.snapshot]);
   const region = job.site_region;
   const missing = missingPrices({ draws, billOfMaterials: null, skus, labourTiers: current ? new Set(current.snapshot.labourTiers.keys()) : null });
@@ -156,7 +168,7 @@ export type RepriceOutcome =
  * application roles never rewrite a completion invoice's money.
  */
 export async function repriceCompletionInvoice(em: EntityManager, jobId: string): Promise<RepriceOutcome> {
-  const [row] = await em.execute<{ awaiting_price: MissingPrices | null }[]>(`select awaiting_price from job_completion_invoices where work_order_id = ? for update`, [jobId]);
+  const [row] = await em.execute<{ awaiting_price: MissingPrices | null }[]>(`select awaiting_price from job_completion_invoices where organization_id = app_current_organization() and work_order_id = ? for update`, [jobId]);
   if (!row?.awaiting_price) return { kind: 'not_waiting' };
   const job = await completingJob(em, jobId);
   const [stored] = await em.execute<{ quote_id: string | null; customer_id: string | null }[]>(`select quote_id, customer_id from job_completion_invoices where work_order_id = ?`, [jobId]);
@@ -166,12 +178,12 @@ export async function repriceCompletionInvoice(em: EntityManager, jobId: string)
   const priced = await priceCompletion(em, jobId, { ...job, quote_id: stored.quote_id }, draws);
   if (!priced) return { kind: 'not_waiting' };
   if (priced.missing) {
-    await em.execute(`update job_completion_invoices set awaiting_price = ?::jsonb where work_order_id = ?`, [JSON.stringify(priced.missing), jobId]);
+    await em.execute(`update job_completion_invoices set awaiting_price = ?::jsonb where organization_id = app_current_organization() and work_order_id = ?`, [JSON.stringify(priced.missing), jobId]);
     return { kind: 'still_missing', missing: priced.missing };
   }
   const { invoice } = priced;
   await em.execute(
-    `update job_completion_invoices set kind = ?, lines = ?::jsonb, subtotal_cents = ?, tax_region = ?, awaiting_price = null where work_order_id = ?`,
+    `update job_completion_invoices set kind = ?, lines = ?::jsonb, subtotal_cents = ?, tax_region = ?, awaiting_price = null where organization_id = app_current_organization() and work_order_id = ?`,
     [invoice?.kind ?? null, JSON.stringify(invoice?.lines ?? []), invoice?.subtotalCents ?? 0, priced.region, jobId],
   );
   return { kind: 'priced', quoteId: stored.quote_id, customerId: stored.customer_id, subtotalCents: invoice?.subtotalCents ?? 0 };
@@ -190,7 +202,7 @@ async function skuLookup(em: EntityManager, draws: readonly MaterialDraw[], revi
     const rows = await em.execute<{ code: string; component: RateCardSku['component']; description: string; unit: RateCardSku['unit']; unit_cost_cents: string }[]>(
       `select distinct on (s.code) s.code, s.component, s.description, s.unit, s.unit_cost_cents::text as unit_cost_cents
          from rate_card_skus s join rate_card_revisions r on r.id = s.revision_id
-        where s.code in (select jsonb_array_elements_text(?::jsonb)) order by s.code, r.revision desc`,
+        where r.organization_id = app_current_organization() and s.code in (select jsonb_array_elements_text(?::jsonb)) order by s.code, r.revision desc`,
       [JSON.stringify(missing)],
     );
     for (const row of rows) older.set(row.code, { code: row.code, component: row.component, description: row.description, unit: row.unit, unitCostCents: row.unit_cost_cents });

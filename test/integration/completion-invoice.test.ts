@@ -1,4 +1,4 @@
-import { opsInProcess } from '../support/ops-in-process';
+import { opsInProcessOn } from '../support/ops-in-process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
 import { createTenant, giveRateCard, type Tenant } from '../../scripts/harness/owner-db';
@@ -38,8 +38,8 @@ beforeAll(async () => {
 afterEach(() => stripe.faults.clear());
 afterAll(() => stack.close());
 
-/** `npm run ops -- ...` as an operator runs it, against this run's database and Temporal. */
-const ops = opsInProcess;
+/** `npm run ops -- ...` as an operator runs it, against this run's database, Temporal and worker's task queue. */
+const ops = (...args: string[]) => opsInProcessOn(stack.temporal.taskQueue)(...args);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -266,6 +266,7 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
       total: dollars(MTR_WIRED_PRICE + gst),
       currency: 'CAD',
       invoice_id: null,
+      missing_prices: null,
     });
     // Nobody to bill: no workflow, no call to the payments provider, no invoice event.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
