@@ -18,7 +18,9 @@ import { example, exampleInvoice, pricingSection, statedCents, table } from '../
  * Temporal and the payments sandbox: the two worked examples of docs/pricing.md section 13 (a job
  * with the section 9 quote drawing beyond it; a service job billed for time and materials), D11's
  * service job completed without a customer (its invoice waiting, then issued once the office sets
- * one), and the D19 repair of a refused completion invoice with `npm run ops`.
+ * one), D11's invoices the price book could not price (no price book, no STANDARD tier, a SKU no
+ * revision prices: the job completes, its invoice waits for prices and `ops retry --job` prices it
+ * once the price book is fixed), and the D19 repair of a refused completion invoice with `npm run ops`.
  */
 const KEY = 'sk_test_completionInvoice00001';
 
@@ -445,6 +447,37 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(stripe.requests.all().length).toBe(requests);
     expect(announced(await jobEvents(jobId))).toEqual(expected);
   }, 120_000);
+
+  it("D11 for a quoted job: a draw beyond the quote of a SKU no revision prices completes it; the invoice beyond the quote waits for that SKU, then ops retry --job prices it at the quote's margin and issues it", async () => {
+    const quote = await sectionNineQuote();
+    const jobId = await newJob({ quoteId: quote.quote_id });
+    await startJob(jobId);
+    await stack.owner.query(
+      `insert into material_draws (organization_id, work_order_id, sku_code, quantity, unit, van_id, drawn_by_user_id) values ($1, $2, 'SKU-LEGACY-8', 1, 'each', 'VAN-5', $3)`,
+      [tenant.id, jobId, tenant.users.tech!.id],
+    );
+    expect((await complete(jobId)).status).toBe(200);
+    const money = async () => ((await (await call('GET', `/v1/fsm/jobs/${jobId}`, admin)).json()) as Json).completion_invoice;
+    expect(await money()).toMatchObject({ status: 'awaiting_price', kind: 'beyond_quote', lines: [], missing_prices: { price_book: false, labour_tier: null, skus: ['SKU-LEGACY-8'] } });
+    const line = (await ops('failed')).out.split('\n').find((l) => l.includes(jobId));
+    expect(line?.split(/\s{2,}/).slice(0, 3)).toEqual([tenant.subdomain, jobId, 'prices: SKU SKU-LEGACY-8 priced by no revision']);
+    expect((await ops('retry', '--job', jobId)).code).toBe(2);
+
+    const book = (await (await call('GET', `/v1/pricebooks/${tenant.id}`, admin)).json()) as { revision: string };
+    const published = await call('POST', `/v1/pricebooks/${tenant.id}/revisions`, admin, {
+      base_revision: book.revision,
+      changes: [{ op: 'upsert_sku', sku: { code: 'SKU-LEGACY-8', component: 'hardware', description: 'Legacy end cap', unit: 'each', unit_cost_cents: '1000' } }],
+    });
+    expect(published.status).toBe(201);
+    const issued = await ops('retry', '--job', jobId);
+    expect({ code: issued.code, out: issued.out }).toMatchObject({ code: 0, out: expect.stringMatching(/SUCCEEDED/) });
+    // The quote's applied margin 0.35: 1000 / 0.65 = 1538.46… → 1539; Ontario's HST 200.07 → 200.
+    const [extra, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    expect(amounts(extra)).toEqual([['line', 1539], ['tax', 200]]);
+    expect(extra.metadata).toMatchObject({ quote_id: quote.quote_id, job_id: jobId });
+    expect(await money()).toMatchObject({ status: 'issued', missing_prices: null, invoice_id: extra.id });
+  }, 180_000);
 
   it('a SKU drawn while active and deactivated in the price book before completion is still billed, at the newest revision that had it (D21)', async () => {
     const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Ari Moss') returning id`, [tenant.id])).rows[0]!.id;
