@@ -105,7 +105,7 @@ async function failed(ctx: RepairContext): Promise<number> {
     ctx.out('  a completed job\'s invoice:      npm run ops -- retry --job <job id>');
     ctx.out('  every call of a provider:       npm run ops -- retry --all <provider> [--tenant <subdomain>]');
   }
-  await awaitingCustomer(ctx);
+  await awaitingInvoices(ctx);
   return 0;
 }
 
@@ -133,7 +133,7 @@ const money = (cents: number) => (cents / 100).toFixed(2);
  * and issues it), or for a customer (jobs without a quote completed without one, with what each
  * would bill; the office issues each by setting the job's customer).
  */
-async function awaitingCustomer(ctx: RepairContext): Promise<void> {
+async function awaitingInvoices(ctx: RepairContext): Promise<void> {
   const { rows } = await ctx.db.query<AwaitingInvoice>(
     `select o.subdomain, c.work_order_id as job_id, c.subtotal_cents::text as subtotal_cents, c.tax_region, c.awaiting_price,
             (c.quote_id is null and c.customer_id is null) as awaiting_customer, c.created_at
