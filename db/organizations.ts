@@ -72,7 +72,7 @@ export async function subdomainAndCompletionInvoice(
   jobId: string,
 ): Promise<{ subdomain: string; invoiced: boolean; quote_id: string | null; quote_number: number | null } | undefined> {
   const [row] = await em.execute<{ subdomain: string; invoiced: boolean; quote_id: string | null; quote_number: number | null }[]>(
-    `select o.subdomain, c.work_order_id is not null and (c.quote_id is not null or c.customer_id is not null) as invoiced, c.quote_id, q.quote_number
+    `select o.subdomain, c.work_order_id is not null and (c.quote_id is not null or c.customer_id is not null) and c.awaiting_price is null as invoiced, c.quote_id, q.quote_number
        from organizations o left join job_completion_invoices c on c.work_order_id = ? left join quotes q on q.id = c.quote_id
       where o.id = app_current_organization()`,
     [jobId],

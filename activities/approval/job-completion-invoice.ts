@@ -8,6 +8,7 @@ import { lockSyncRecordByLocalId, quoteInvoiceId } from '../../db/sync-records';
 import { recordInvoiceGenerated, recordServiceInvoiceGenerated } from '../../db/events/quote-events';
 import { rememberPaymentsCustomer } from '../../db/quotes/customers';
 import { quoteTax } from '../../domain/tax/quote-tax';
+import { describeMissingPrices } from '../../domain/invoicing/completion-invoice';
 import { loadFrozenQuote } from './frozen-quote';
 import { writeInvoice, type InvoiceToWrite } from '../payments/write-invoice';
 import { classifyStripeError } from '../providers/failure';
@@ -40,6 +41,8 @@ export function createJobCompletionInvoiceActivities(deps: { em: EntityManager; 
       if (!stored) throw refused(`job ${input.jobId} has no completion invoice`);
       // D11: an invoice waiting for a customer is never billed to nobody (its workflow starts once one is set).
       if (!stored.quoteId && !stored.customerId) throw refused(`the completion invoice of job ${input.jobId} waits for a customer`);
+      // D11: nor billed before it is priced (npm run ops -- retry --job prices it, then starts this).
+      if (stored.awaitingPrice) throw refused(`the completion invoice of job ${input.jobId} waits for prices: ${describeMissingPrices(stored.awaitingPrice)}`);
       const stripe = deps.payments;
       if (!stripe) throw ApplicationFailure.create({ message: 'payments provider not configured', type: FAILURE_TYPES.providerNotConfigured, nonRetryable: true });
       const quote = stored.quoteId ? await loadFrozenQuote(deps.em, input.organizationId, stored.quoteId) : undefined;

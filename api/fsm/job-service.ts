@@ -113,6 +113,7 @@ async function completionInvoiceView(tx: EntityManager, jobId: string): Promise<
     total: dollars(invoice.subtotalCents + tax.total_cents),
     currency: 'CAD',
     invoice_id: invoice.invoiceId,
+    missing_prices: invoice.awaitingPrice,
   };
 }
 

@@ -129,9 +129,9 @@ const Dollars = z.number().meta({ description: 'Dollars, at most two decimals, c
  */
 export const CompletionInvoice = z
   .strictObject({
-    status: z.enum(['awaiting_customer', 'pending', 'failed', 'issued']).meta({
+    status: z.enum(['awaiting_price', 'awaiting_customer', 'pending', 'failed', 'issued']).meta({
       description:
-        '`awaiting_customer`: a job without a quote completed without a customer; the invoice is issued once an ADMIN sets `customer_id`. `pending`: its workflow has not settled the payments call; `failed`: the call FAILED and waits for its repair (`npm run ops -- retry --job`); `issued`: written.',
+        '`awaiting_price`: the price book lacked what the invoice bills (`missing_prices` says what; no lines yet); fixed, an operator prices it again on the price book then current and issues it (`npm run ops -- retry --job`). `awaiting_customer`: a job without a quote completed without a customer; the invoice is issued once an ADMIN sets `customer_id`. `pending`: its workflow has not settled the payments call; `failed`: the call FAILED and waits for its repair (`npm run ops -- retry --job`); `issued`: written.',
     }),
     kind: z.enum(['beyond_quote', 'time_and_materials']).nullable().meta({ description: 'Time and materials (no quote), the draws beyond the quote, or null when a quoted job drew nothing beyond it (its quote’s invoice is only reconciled)' }),
     customer_id: z.uuid().nullable().meta({ description: 'Who a job without a quote is billed to; null while waiting for a customer, and for a quoted job (its quote’s customer)' }),
@@ -142,6 +142,14 @@ export const CompletionInvoice = z
     total: Dollars,
     currency: z.literal('CAD'),
     invoice_id: z.string().nullable().meta({ description: 'The payments provider’s invoice once issued (a quoted job that billed nothing more: the quote’s invoice it reconciled)' }),
+    missing_prices: z
+      .strictObject({
+        price_book: z.boolean().meta({ description: 'The workspace has no price book' }),
+        labour_tier: z.string().nullable().meta({ description: 'The labour tier a job without a quote bills its time at, when the price book lacks it' }),
+        skus: z.array(z.string()).meta({ description: 'Drawn SKUs to bill that no price book revision prices' }),
+      })
+      .nullable()
+      .meta({ description: 'What the price book lacks to price the invoice, while `awaiting_price`; null otherwise' }),
   })
   .meta({ id: 'CompletionInvoice' });
 export type CompletionInvoice = z.infer<typeof CompletionInvoice>;

@@ -3,6 +3,8 @@ import { RateCardRepository } from '../rate-cards/repository';
 import { recordLocalSync, type LocalSyncOutcome } from '../sync-records';
 import {
   drawsBeyondQuote,
+  missingPrices,
+  type MissingPrices,
   partsConsumed,
   timeAndMaterials,
   TIME_AND_MATERIALS_TIER,
@@ -14,7 +16,6 @@ import {
   type SkuLookup,
 } from '../../domain/invoicing/completion-invoice';
 import type { RateCardSku, RateCardSnapshot } from '../../domain/pricing/rate-card';
-import { conflict } from '../../domain/errors/errors';
 
 /**
  * The completion invoice of a job (issue 30), stored by the transaction that completes the job:
@@ -62,18 +63,30 @@ interface QuoteForCompletion {
 }
 
 /**
- * Decides and stores the completion invoice of a job being completed, when it has one: a job
- * with an approved quote (its partsConsumed, and the draws beyond the quote's bill of materials
- * if any), or a job without a quote (time and materials), billed to its customer or, without one,
- * waiting for a customer (`customer_id` null: domain `completionBilling`) with what it would bill.
- * A job whose quote is not approved has no invoice to reconcile. Answers whether a row was stored.
+ * The tenant's price book revision current now (D21), named by the tenant selected for the
+ * transaction rather than left to row-level security: the owner's repair (`npm run ops -- retry
+ * --job`) prices through here too, and the owner is subject to no policy.
  */
-export async function storeCompletionInvoice(em: EntityManager, jobId: string): Promise<boolean> {
-  const job = await completingJob(em, jobId);
-  if (!job) return false;
-  const draws = await drawsOf(em, jobId);
-  let invoice: CompletionInvoice | null;
-  let region: string | null;
+async function currentRateCard(em: EntityManager): Promise<{ snapshot: RateCardSnapshot } | undefined> {
+  const [row] = await em.execute<{ id: string }[]>(
+    `select id from rate_card_revisions where organization_id = app_current_organization() and effective_from <= now() order by effective_from desc, revision desc limit 1`,
+  );
+  return row && { snapshot: await rateCards.byId(em, row.id) };
+}
+
+/** What pricing a completed job's invoice decided: the invoice, or what the price book lacks for it. */
+type Priced =
+  | { kind: CompletionInvoiceKind; invoice: CompletionInvoice | null; region: string | null; missing: null }
+  | { kind: CompletionInvoiceKind; invoice: null; region: string | null; missing: MissingPrices };
+
+/**
+ * Prices a completed job's invoice: with an approved quote, the draws beyond its bill of
+ * materials on the quote's revision (a SKU it never had, the current one's, else the newest that
+ * had it) at its applied margin; without a quote, the time and materials on the price book current
+ * now. Null when the job's quote is not approved (nothing to reconcile). What the price book lacks
+ * (domain `missingPrices`) is answered, never thrown (D11).
+ */
+async function priceCompletion(em: EntityManager, jobId: string, job: CompletingJob, draws: MaterialDraw[]): Promise<Priced | null> {
   if (job.quote_id) {
     const [quote] = await em.execute<QuoteForCompletion[]>(
       `select q.status, q.tax_region, q.applied_margin::text as applied_margin, q.rate_card_revision_id,
@@ -83,41 +96,97 @@ export async function storeCompletionInvoice(em: EntityManager, jobId: string): 
          from quotes q where q.id = ?`,
       [job.quote_id],
     );
-    if (quote?.status !== 'APPROVED') return false;
+    if (quote?.status !== 'APPROVED') return null;
     const quoteCard = await rateCards.byId(em, quote.rate_card_revision_id);
-    const current = await rateCards.current(em);
-    region = quote.tax_region;
-    invoice = drawsBeyondQuote({
-      draws,
-      billOfMaterials: quote.components ?? [],
-      // The quote's revision prices the draw; a SKU it never had, the price book's current one.
-      skus: await skuLookup(em, draws, [quoteCard, current?.snapshot]),
-      appliedMargin: quote.applied_margin,
-      region,
-    });
-  } else {
-    // D11: with or without a customer; without one the invoice waits for it (setJobCustomer binds it).
-    const current = await rateCards.current(em);
-    const tier = current?.snapshot.labourTiers.get(TIME_AND_MATERIALS_TIER);
-    // A workspace with no price book (or no STANDARD tier) has nothing to price the time at: a job
-    // without a customer still completes (D11), keeping no invoice; one billed to a customer is
-    // refused until the price book can bill it.
-    if ((!current || !tier) && !job.customer_id) return false;
-    if (!current) throw conflict('The workspace has no price book to bill the job\'s time and materials from.');
-    if (!tier) throw conflict(`The price book has no ${TIME_AND_MATERIALS_TIER} labour tier to bill the job's logged time at: add it first.`);
-    const [logged] = await em.execute<{ seconds: string }[]>(
-      `select coalesce(sum(extract(epoch from (ended_at - started_at))), 0)::text as seconds from time_entries where work_order_id = ?`,
-      [jobId],
-    );
-    region = job.site_region;
-    invoice = timeAndMaterials({ loggedSeconds: logged!.seconds, labourTier: tier, draws, skus: await skuLookup(em, draws, [current.snapshot]), marginFloor: current.snapshot.marginFloor, region });
+    const current = await currentRateCard(em);
+    // The quote's revision prices the draw; a SKU it never had, the price book's current one.
+    const skus = await skuLookup(em, draws, [quoteCard, current?.snapshot]);
+    const billOfMaterials = quote.components ?? [];
+    const missing = missingPrices({ draws, billOfMaterials, skus, labourTiers: null });
+    if (missing) return { kind: 'beyond_quote', invoice: null, region: quote.tax_region, missing };
+    return { kind: 'beyond_quote', invoice: drawsBeyondQuote({ draws, billOfMaterials, skus, appliedMargin: quote.applied_margin, region: quote.tax_region }), region: quote.tax_region, missing: null };
   }
+  const current = await currentRateCard(em);
+  const skus = await skuLookup(em, draws, [current?.snapshot]);
+  const region = job.site_region;
+  const missing = missingPrices({ draws, billOfMaterials: null, skus, labourTiers: current ? new Set(current.snapshot.labourTiers.keys()) : null });
+  const tier = current?.snapshot.labourTiers.get(TIME_AND_MATERIALS_TIER);
+  if (missing || !current || !tier) return { kind: 'time_and_materials', invoice: null, region, missing: missing ?? { price_book: !current, labour_tier: TIME_AND_MATERIALS_TIER, skus: [] } };
+  const [logged] = await em.execute<{ seconds: string }[]>(
+    `select coalesce(sum(extract(epoch from (ended_at - started_at))), 0)::text as seconds from time_entries where work_order_id = ?`,
+    [jobId],
+  );
+  return { kind: 'time_and_materials', invoice: timeAndMaterials({ loggedSeconds: logged!.seconds, labourTier: tier, draws, skus, marginFloor: current.snapshot.marginFloor, region }), region, missing: null };
+}
+
+/**
+ * Decides and stores the completion invoice of a job being completed, when it has one: a job
+ * with an approved quote (its partsConsumed, and the draws beyond the quote's bill of materials
+ * if any), or a job without a quote (time and materials), billed to its customer or, without one,
+ * waiting for a customer (`customer_id` null: domain `completionBilling`) with what it would bill.
+ * D11: what the price book lacks never refuses the completion: the invoice is kept waiting for
+ * prices (`awaiting_price`, what is missing; no lines yet) until `npm run ops -- retry --job`
+ * prices it again (`repriceCompletionInvoice`). A job whose quote is not approved has no invoice
+ * to reconcile. Answers whether a row was stored.
+ */
+export async function storeCompletionInvoice(em: EntityManager, jobId: string): Promise<boolean> {
+  const job = await completingJob(em, jobId);
+  if (!job) return false;
+  const draws = await drawsOf(em, jobId);
+  const priced = await priceCompletion(em, jobId, job, draws);
+  if (!priced) return false;
+  const { invoice } = priced;
   await em.execute(
-    `insert into job_completion_invoices (organization_id, work_order_id, quote_id, customer_id, kind, tax_region, lines, subtotal_cents, parts_consumed)
-     values (app_current_organization(), ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb) on conflict do nothing`,
-    [jobId, job.quote_id, job.customer_id, invoice?.kind ?? null, region, JSON.stringify(invoice?.lines ?? []), invoice?.subtotalCents ?? 0, JSON.stringify(partsConsumed(draws))],
+    `insert into job_completion_invoices (organization_id, work_order_id, quote_id, customer_id, kind, tax_region, lines, subtotal_cents, parts_consumed, awaiting_price)
+     values (app_current_organization(), ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb) on conflict do nothing`,
+    [
+      jobId,
+      job.quote_id,
+      job.customer_id,
+      priced.missing ? priced.kind : (invoice?.kind ?? null),
+      priced.region,
+      JSON.stringify(invoice?.lines ?? []),
+      invoice?.subtotalCents ?? 0,
+      JSON.stringify(partsConsumed(draws)),
+      priced.missing ? JSON.stringify(priced.missing) : null,
+    ],
   );
   return true;
+}
+
+/** What pricing a waiting completion invoice again found. */
+export type RepriceOutcome =
+  | { kind: 'not_waiting' }
+  | { kind: 'still_missing'; missing: MissingPrices }
+  | { kind: 'priced'; quoteId: string | null; customerId: string | null; subtotalCents: number };
+
+/**
+ * D11: prices again a completion invoice waiting for prices, on the price book current now (a job
+ * without a quote), or on its quote's revision then the current one (draws beyond a quote), as
+ * completing would have. Priced, its lines replace the wait; still lacking, what is missing now is
+ * recorded. In the caller's tenant transaction, as the owner (`npm run ops -- retry --job`): the
+ * application roles never rewrite a completion invoice's money.
+ */
+export async function repriceCompletionInvoice(em: EntityManager, jobId: string): Promise<RepriceOutcome> {
+  const [row] = await em.execute<{ awaiting_price: MissingPrices | null }[]>(`select awaiting_price from job_completion_invoices where organization_id = app_current_organization() and work_order_id = ? for update`, [jobId]);
+  if (!row?.awaiting_price) return { kind: 'not_waiting' };
+  const job = await completingJob(em, jobId);
+  const [stored] = await em.execute<{ quote_id: string | null; customer_id: string | null }[]>(`select quote_id, customer_id from job_completion_invoices where work_order_id = ?`, [jobId]);
+  if (!job || !stored) return { kind: 'not_waiting' };
+  // The quote and customer the invoice was kept with (the customer, bound since, is the invoice's).
+  const draws = await drawsOf(em, jobId);
+  const priced = await priceCompletion(em, jobId, { ...job, quote_id: stored.quote_id }, draws);
+  if (!priced) return { kind: 'not_waiting' };
+  if (priced.missing) {
+    await em.execute(`update job_completion_invoices set awaiting_price = ?::jsonb where organization_id = app_current_organization() and work_order_id = ?`, [JSON.stringify(priced.missing), jobId]);
+    return { kind: 'still_missing', missing: priced.missing };
+  }
+  const { invoice } = priced;
+  await em.execute(
+    `update job_completion_invoices set kind = ?, lines = ?::jsonb, subtotal_cents = ?, tax_region = ?, awaiting_price = null where organization_id = app_current_organization() and work_order_id = ?`,
+    [invoice?.kind ?? null, JSON.stringify(invoice?.lines ?? []), invoice?.subtotalCents ?? 0, priced.region, jobId],
+  );
+  return { kind: 'priced', quoteId: stored.quote_id, customerId: stored.customer_id, subtotalCents: invoice?.subtotalCents ?? 0 };
 }
 
 /**
@@ -133,7 +202,7 @@ async function skuLookup(em: EntityManager, draws: readonly MaterialDraw[], revi
     const rows = await em.execute<{ code: string; component: RateCardSku['component']; description: string; unit: RateCardSku['unit']; unit_cost_cents: string }[]>(
       `select distinct on (s.code) s.code, s.component, s.description, s.unit, s.unit_cost_cents::text as unit_cost_cents
          from rate_card_skus s join rate_card_revisions r on r.id = s.revision_id
-        where s.code in (select jsonb_array_elements_text(?::jsonb)) order by s.code, r.revision desc`,
+        where r.organization_id = app_current_organization() and s.code in (select jsonb_array_elements_text(?::jsonb)) order by s.code, r.revision desc`,
       [JSON.stringify(missing)],
     );
     for (const row of rows) older.set(row.code, { code: row.code, component: row.component, description: row.description, unit: row.unit, unitCostCents: row.unit_cost_cents });
@@ -151,11 +220,13 @@ export interface StoredCompletionInvoice {
   lines: CompletionInvoiceLine[];
   subtotalCents: number;
   partsConsumed: PartConsumed[];
+  /** D11: what the price book lacks to price it (its lines wait), or null once priced. */
+  awaitingPrice: MissingPrices | null;
 }
 
 export async function storedCompletionInvoice(em: EntityManager, jobId: string): Promise<StoredCompletionInvoice | undefined> {
-  const [row] = await em.execute<{ quote_id: string | null; customer_id: string | null; kind: CompletionInvoiceKind | null; tax_region: string | null; lines: CompletionInvoiceLine[]; subtotal_cents: string; parts_consumed: PartConsumed[] }[]>(
-    `select quote_id, customer_id, kind, tax_region, lines, subtotal_cents::text as subtotal_cents, parts_consumed from job_completion_invoices where work_order_id = ?`,
+  const [row] = await em.execute<{ quote_id: string | null; customer_id: string | null; kind: CompletionInvoiceKind | null; tax_region: string | null; lines: CompletionInvoiceLine[]; subtotal_cents: string; parts_consumed: PartConsumed[]; awaiting_price: MissingPrices | null }[]>(
+    `select quote_id, customer_id, kind, tax_region, lines, subtotal_cents::text as subtotal_cents, parts_consumed, awaiting_price from job_completion_invoices where work_order_id = ?`,
     [jobId],
   );
   if (!row) return undefined;
@@ -168,15 +239,17 @@ export async function storedCompletionInvoice(em: EntityManager, jobId: string):
     lines: row.lines,
     subtotalCents: Number(row.subtotal_cents),
     partsConsumed: row.parts_consumed,
+    awaitingPrice: row.awaiting_price,
   };
 }
 
 /**
- * Where a completion invoice stands, as the job's money shows it: waiting for a customer (a job
+ * Where a completion invoice stands, as the job's money shows it: waiting for prices (the price
+ * book lacked what it bills, D11: `awaitingPrice` says what), waiting for a customer (a job
  * without a quote completed without one), pending (its workflow has not settled the payments
  * call), failed (the call FAILED and waits for its repair, D19) or issued.
  */
-export type CompletionInvoiceStatus = 'awaiting_customer' | 'pending' | 'failed' | 'issued';
+export type CompletionInvoiceStatus = 'awaiting_price' | 'awaiting_customer' | 'pending' | 'failed' | 'issued';
 
 export interface CompletionInvoiceRecord extends StoredCompletionInvoice {
   status: CompletionInvoiceStatus;
@@ -192,8 +265,9 @@ export async function completionInvoiceOfJob(em: EntityManager, jobId: string): 
     `select status, external_id from sync_records where provider = 'PAYMENTS' and entity_type = ? and local_id = ?`,
     [JOB_INVOICE_ENTITY, jobId],
   );
-  const status: CompletionInvoiceStatus =
-    stored.quoteId === null && stored.customerId === null ? 'awaiting_customer' : sync?.status === 'SUCCEEDED' ? 'issued' : sync?.status === 'FAILED' ? 'failed' : 'pending';
+  const status: CompletionInvoiceStatus = stored.awaitingPrice
+    ? 'awaiting_price'
+    : stored.quoteId === null && stored.customerId === null ? 'awaiting_customer' : sync?.status === 'SUCCEEDED' ? 'issued' : sync?.status === 'FAILED' ? 'failed' : 'pending';
   return { ...stored, status, invoiceId: status === 'issued' ? (sync?.external_id ?? null) : null };
 }
 

@@ -36,6 +36,7 @@ import { Migration20261128030000DispatchCoalescing } from './Migration2026112803
 import { Migration20261128180000ContractorOnQuotes } from './Migration20261128180000ContractorOnQuotes';
 import { Migration20261128180100JobCustomer } from './Migration20261128180100JobCustomer';
 import { Migration20261128180200TenantSubdomainsDoor } from './Migration20261128180200TenantSubdomainsDoor';
+import { Migration20261128193000CompletionInvoicePrices } from './Migration20261128193000CompletionInvoicePrices';
 
 /**
  * Every migration, in order. Listed explicitly (rather than discovered from the folder) so the
@@ -80,4 +81,5 @@ export const migrations = [
   { name: 'Migration20261128180000ContractorOnQuotes', class: Migration20261128180000ContractorOnQuotes },
   { name: 'Migration20261128180100JobCustomer', class: Migration20261128180100JobCustomer },
   { name: 'Migration20261128180200TenantSubdomainsDoor', class: Migration20261128180200TenantSubdomainsDoor },
+  { name: 'Migration20261128193000CompletionInvoicePrices', class: Migration20261128193000CompletionInvoicePrices },
 ];

@@ -184,3 +184,48 @@ export function decideCustomerChange(job: {
   if (job.invoice.customerId !== null) return { kind: 'refused', reason: 'The job is complete and its invoice is already billed to its customer: the customer no longer changes.' };
   return { kind: 'apply', bindsInvoice: true };
 }
+
+/**
+ * What the price book lacks to price a completed job's invoice (D11: completing is never refused
+ * for it; the invoice waits, `awaiting_price`, until the office fixes the cause and an operator
+ * prices it again with `npm run ops -- retry --job`). `price_book`: the workspace has no price
+ * book at all; `labour_tier`: the tier a job without a quote bills its time at
+ * (`TIME_AND_MATERIALS_TIER`), when the current price book lacks it; `skus`: the drawn SKUs to bill
+ * that no revision prices, in the order first drawn.
+ */
+export interface MissingPrices {
+  price_book: boolean;
+  labour_tier: string | null;
+  skus: string[];
+}
+
+/**
+ * The prices a completion invoice lacks, or null when it can be priced. `billOfMaterials` is the
+ * quote's (only the draws beyond it are billed), or null for a job without a quote (every draw
+ * is billed, and its time at the labour tier). `labourTiers`: for a job without a quote, the
+ * tier codes of the current price book, or null when the workspace has none; ignored with a quote
+ * (priced on the quote's own revision and margin).
+ */
+export function missingPrices(input: {
+  draws: readonly MaterialDraw[];
+  billOfMaterials: readonly { sku: string; quantity: string }[] | null;
+  skus: SkuLookup;
+  labourTiers: ReadonlySet<string> | null;
+}): MissingPrices | null {
+  const quoted = new Map<string, Decimal>();
+  for (const item of input.billOfMaterials ?? []) quoted.set(item.sku, (quoted.get(item.sku) ?? new Dec(0)).plus(item.quantity));
+  const skus = [...drawnBySku(input.draws)].filter(([code, drawn]) => drawn.minus(quoted.get(code) ?? 0).gt(0) && !input.skus(code)).map(([code]) => code);
+  const withoutQuote = input.billOfMaterials === null;
+  const priceBook = withoutQuote && input.labourTiers === null;
+  const labourTier = withoutQuote && !input.labourTiers?.has(TIME_AND_MATERIALS_TIER) ? TIME_AND_MATERIALS_TIER : null;
+  return priceBook || labourTier !== null || skus.length > 0 ? { price_book: priceBook, labour_tier: labourTier, skus } : null;
+}
+
+/** What is missing, as the office and an operator read it ("no STANDARD labour tier; SKU X-1 priced by no revision"). */
+export function describeMissingPrices(missing: MissingPrices): string {
+  const parts: string[] = [];
+  if (missing.price_book) parts.push('no price book');
+  if (missing.labour_tier !== null) parts.push(`no ${missing.labour_tier} labour tier`);
+  if (missing.skus.length > 0) parts.push(`${missing.skus.length === 1 ? 'SKU' : 'SKUs'} ${missing.skus.join(', ')} priced by no revision`);
+  return parts.join('; ');
+}

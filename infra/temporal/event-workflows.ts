@@ -76,26 +76,46 @@ export class EventWorkflows {
         const data = envelope.data as { job_id: string };
         const job = await this.options.subdomains.withCompletionInvoice(envelope.organization_id, data.job_id);
         if (!job.invoiced) return;
-        await ignoreAlreadyStarted(
-          this.client.workflow.start<JobCompletionInvoiceWorkflow>(WORKFLOW_TYPES.jobCompletionInvoice, {
-            taskQueue: this.options.taskQueue,
-            workflowId: jobCompletionInvoiceWorkflowId(data.job_id),
-            args: [{ organizationId: envelope.organization_id, jobId: data.job_id, timing: this.options.timing ?? {} }],
-            typedSearchAttributes: [
-              { key: OrganizationIdKey, value: envelope.organization_id },
-              { key: OrganizationSubdomainKey, value: job.subdomain },
-              ...(job.quoteId === null ? [] : [{ key: QuoteIdKey, value: job.quoteId }]),
-              ...(job.quoteNumber === null ? [] : [{ key: QuoteNumberKey, value: job.quoteNumber }]),
-            ],
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          }),
-        );
+        await startJobCompletionInvoice(this.client, {
+          taskQueue: this.options.taskQueue,
+          timing: this.options.timing ?? {},
+          organizationId: envelope.organization_id,
+          subdomain: job.subdomain,
+          jobId: data.job_id,
+          quoteId: job.quoteId,
+          quoteNumber: job.quoteNumber,
+        });
         return;
       }
       default:
         return;
     }
   }
+}
+
+/**
+ * Starts the `job-completion-invoice-<job id>` workflow of a completed job whose invoice is ready
+ * to bill (a second start lands on the same run): at completion or once its customer is set (the
+ * events above), or once `npm run ops -- retry --job` has priced an invoice that waited for prices (D11).
+ */
+export async function startJobCompletionInvoice(
+  client: Client,
+  job: { taskQueue: string; timing: Timing; organizationId: string; subdomain: string; jobId: string; quoteId: string | null; quoteNumber: number | null },
+): Promise<void> {
+  await ignoreAlreadyStarted(
+    client.workflow.start<JobCompletionInvoiceWorkflow>(WORKFLOW_TYPES.jobCompletionInvoice, {
+      taskQueue: job.taskQueue,
+      workflowId: jobCompletionInvoiceWorkflowId(job.jobId),
+      args: [{ organizationId: job.organizationId, jobId: job.jobId, timing: job.timing }],
+      typedSearchAttributes: [
+        { key: OrganizationIdKey, value: job.organizationId },
+        { key: OrganizationSubdomainKey, value: job.subdomain },
+        ...(job.quoteId === null ? [] : [{ key: QuoteIdKey, value: job.quoteId }]),
+        ...(job.quoteNumber === null ? [] : [{ key: QuoteNumberKey, value: job.quoteNumber }]),
+      ],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    }),
+  );
 }
 
 async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {

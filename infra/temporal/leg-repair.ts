@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { RETRY_LEG, approvalWorkflowId, changeOrderInvoiceWorkflowId, jobCompletionInvoiceWorkflowId, type LegOutcome, type LegProvider, type RetryLegUpdate } from './contracts';
+import { JOB_COMPLETION_INVOICE_PROGRESS, RETRY_LEG, approvalWorkflowId, changeOrderInvoiceWorkflowId, jobCompletionInvoiceWorkflowId, type JobCompletionInvoiceProgress, type LegOutcome, type LegProvider, type RetryLegUpdate } from './contracts';
 
 /** The workflow is not waiting for a repair (it ended, or never ran): nothing was called. */
 export class RepairUnavailable extends Error {
@@ -53,6 +53,22 @@ export function retryChangeOrderInvoice(client: Client, input: { changeOrderId: 
 /** A completed job's failed invoice (issue 30). Used by `npm run ops -- retry --job`. */
 export function retryJobCompletionInvoice(client: Client, input: { jobId: string }): Promise<LegOutcome> {
   return retryOn(client, jobCompletionInvoiceWorkflowId(input.jobId), 'job completion invoice workflow', 'PAYMENTS');
+}
+
+/**
+ * The outcome of the first payments call of a job's completion invoice workflow just started
+ * (`npm run ops -- retry --job` of an invoice it priced, D11), read from its progress query; the
+ * workflow then waits for repairs as any (D19). Throws RepairUnavailable when none came in `waitMs`.
+ */
+export async function firstJobCompletionInvoiceOutcome(client: Client, input: { jobId: string; waitMs?: number }): Promise<LegOutcome> {
+  const handle = client.workflow.getHandle(jobCompletionInvoiceWorkflowId(input.jobId));
+  const until = Date.now() + (input.waitMs ?? 120_000);
+  while (Date.now() < until) {
+    const progress = await handle.query<JobCompletionInvoiceProgress, []>(JOB_COMPLETION_INVOICE_PROGRESS);
+    if (progress.outcome) return { provider: 'PAYMENTS', ...progress.outcome };
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new RepairUnavailable(`the job completion invoice workflow ${jobCompletionInvoiceWorkflowId(input.jobId)} has not settled its call yet`);
 }
 
 /** Whether the workflow still runs (so a call that failed again still waits for a repair). */

@@ -1,12 +1,16 @@
 import pg from 'pg';
 import type { Client } from '@temporalio/client';
 import { approvalWorkflowId, changeOrderInvoiceWorkflowId, jobCompletionInvoiceWorkflowId, type LegOutcome, type LegProvider } from '../../infra/temporal/contracts';
-import { RepairUnavailable, retryApprovalLeg, retryChangeOrderInvoice, retryJobCompletionInvoice, stillWaiting } from '../../infra/temporal/leg-repair';
+import { RepairUnavailable, firstJobCompletionInvoiceOutcome, retryApprovalLeg, retryChangeOrderInvoice, retryJobCompletionInvoice, stillWaiting } from '../../infra/temporal/leg-repair';
+import { startJobCompletionInvoice } from '../../infra/temporal/event-workflows';
+import { inTenant } from '../../db/tenant-scope';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { InvoiceRunner } from '../../infra/temporal/invoice-runner';
 import { knownSubdomains } from '../../infra/temporal/tenant-subdomains';
 import { ENTITY_TYPE } from '../../db/sync-records';
 import { CHANGE_ORDER_ENTITY } from '../../db/fsm/change-orders';
-import { JOB_INVOICE_ENTITY } from '../../db/fsm/completion-invoices';
+import { JOB_INVOICE_ENTITY, repriceCompletionInvoice } from '../../db/fsm/completion-invoices';
+import { describeMissingPrices, type MissingPrices } from '../../domain/invoicing/completion-invoice';
 import { USAGE, UsageError } from './usage';
 import { quoteTax } from '../../domain/tax/quote-tax';
 import type { OpsSettings } from './ops-settings';
@@ -14,6 +18,8 @@ import type { OpsSettings } from './ops-settings';
 /** What the repair commands share: the database, a Temporal client on demand, and where they write. */
 interface RepairContext {
   db: pg.Pool;
+  /** The ORM as the owner, for the few repairs that write through db/ (pricing a waiting invoice again). */
+  withOrm: <T>(work: (em: EntityManager) => Promise<T>) => Promise<T>;
   withTemporal: <T>(work: (client: Client) => Promise<T>) => Promise<T>;
   taskQueue: string;
   out: (line: string) => void;
@@ -81,7 +87,7 @@ async function failed(ctx: RepairContext): Promise<number> {
     ctx.out('  a completed job\'s invoice:      npm run ops -- retry --job <job id>');
     ctx.out('  every call of a provider:       npm run ops -- retry --all <provider> [--tenant <subdomain>]');
   }
-  await awaitingCustomer(ctx);
+  await awaitingInvoices(ctx);
   return 0;
 }
 
@@ -90,12 +96,14 @@ function printTable(ctx: RepairContext, table: string[][]): void {
   for (const row of table) ctx.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
 }
 
-/** A job's completion invoice the payments provider was never asked for: it waits for the job's customer (D11). */
+/** A job's completion invoice the payments provider was never asked for: it waits for prices or for the job's customer (D11). */
 interface AwaitingInvoice {
   subdomain: string;
   job_id: string;
   subtotal_cents: string;
   tax_region: string | null;
+  awaiting_price: MissingPrices | null;
+  awaiting_customer: boolean;
   created_at: Date;
 }
 
@@ -107,28 +115,40 @@ function amount(cents: number): string {
 }
 
 /**
- * D11: the completion invoices waiting for a customer (jobs without a quote completed without
- * one), with what each would bill: nothing failed, so nothing to retry; the office issues each by
- * setting the job's customer.
+ * D11: the completion invoices waiting, nothing failed: for prices (the price book lacked what
+ * it bills: the reason; the office fixes the price book, then `ops retry --job` prices it again
+ * and issues it), or for a customer (jobs without a quote completed without one, with what each
+ * would bill; the office issues each by setting the job's customer).
  */
-async function awaitingCustomer(ctx: RepairContext): Promise<void> {
+async function awaitingInvoices(ctx: RepairContext): Promise<void> {
   const { rows } = await ctx.db.query<AwaitingInvoice>(
-    `select o.subdomain, c.work_order_id as job_id, c.subtotal_cents::text as subtotal_cents, c.tax_region, c.created_at
+    `select o.subdomain, c.work_order_id as job_id, c.subtotal_cents::text as subtotal_cents, c.tax_region, c.awaiting_price,
+            (c.quote_id is null and c.customer_id is null) as awaiting_customer, c.created_at
        from job_completion_invoices c join organizations o on o.id = c.organization_id
-      where c.quote_id is null and c.customer_id is null
+      where c.awaiting_price is not null or (c.quote_id is null and c.customer_id is null)
       order by o.subdomain, c.created_at, c.work_order_id`,
   );
   if (rows.length === 0) return;
   ctx.out('');
   printTable(ctx, [['TENANT', 'JOB', 'WAITING FOR', 'SUBTOTAL', 'TAX', 'TOTAL', 'COMPLETED AT']].concat(
     rows.map((r) => {
+      const at = new Date(r.created_at).toISOString();
+      if (r.awaiting_price) return [r.subdomain, r.job_id, `prices: ${describeMissingPrices(r.awaiting_price)}${r.awaiting_customer ? ', then a customer' : ''}`, '-', '-', '-', at];
       const subtotal = Number(r.subtotal_cents);
       const tax = quoteTax(r.tax_region, subtotal);
-      return [r.subdomain, r.job_id, 'a customer', amount(subtotal), `${amount(tax.total_cents)} ${tax.lines.map((line) => line.code).join('+')}`, `${amount(subtotal + tax.total_cents)} CAD`, new Date(r.created_at).toISOString()];
+      return [r.subdomain, r.job_id, 'a customer', amount(subtotal), `${amount(tax.total_cents)} ${tax.lines.map((line) => line.code).join('+')}`, `${amount(subtotal + tax.total_cents)} CAD`, at];
     }),
   ));
-  ctx.out(`${rows.length} completion invoice${rows.length === 1 ? '' : 's'} waiting for a customer (jobs without a quote completed without one). Nothing failed: an ADMIN issues one by setting the job's customer:`);
-  ctx.out('  PATCH /v1/fsm/jobs/<job id> {"customer_id": "<customer id>"}   or   PATCH /api/v1/work-orders/<job id> {"customerId": "<customer id>"}');
+  const forPrices = rows.filter((r) => r.awaiting_price).length;
+  const forCustomer = rows.length - forPrices;
+  if (forPrices > 0) {
+    ctx.out(`${forPrices} completion invoice${forPrices === 1 ? '' : 's'} waiting for prices (the price book lacked what it bills; completing was not refused). Nothing was called: fix the price book, then price one again on the price book then current and issue it:`);
+    ctx.out('  npm run ops -- retry --job <job id>');
+  }
+  if (forCustomer > 0) {
+    ctx.out(`${forCustomer} completion invoice${forCustomer === 1 ? '' : 's'} waiting for a customer (jobs without a quote completed without one). Nothing failed: an ADMIN issues one by setting the job's customer:`);
+    ctx.out('  PATCH /v1/fsm/jobs/<job id> {"customer_id": "<customer id>"}   or   PATCH /api/v1/work-orders/<job id> {"customerId": "<customer id>"}');
+  }
 }
 
 /** The whole text on one line of the table: nothing cut, only its line breaks and runs of spaces made one space. */
@@ -227,8 +247,8 @@ async function retryChangeOrder(ctx: RepairContext, client: Client, reference: s
 
 async function retryJobInvoice(ctx: RepairContext, client: Client, jobId: string): Promise<number> {
   if (!UUID.test(jobId)) throw new UsageError(USAGE);
-  const { rows } = await ctx.db.query<{ subdomain: string; quote_number: number | null; status: string | null; attempts: number | null; external_id: string | null; awaiting_customer: boolean }>(
-    `select o.subdomain, q.quote_number, s.status, s.attempts, s.external_id, coalesce(c.quote_id is null and c.customer_id is null, false) as awaiting_customer
+  const { rows } = await ctx.db.query<{ organization_id: string; subdomain: string; quote_id: string | null; quote_number: number | null; status: string | null; attempts: number | null; external_id: string | null; awaiting_customer: boolean; awaiting_price: MissingPrices | null }>(
+    `select w.organization_id, o.subdomain, w.quote_id, q.quote_number, s.status, s.attempts, s.external_id, coalesce(c.quote_id is null and c.customer_id is null, false) as awaiting_customer, c.awaiting_price
        from work_orders w join organizations o on o.id = w.organization_id left join quotes q on q.id = w.quote_id
        left join job_completion_invoices c on c.work_order_id = w.id
        left join sync_records s on s.provider = 'PAYMENTS' and s.entity_type = $2 and s.local_id = w.id::text
@@ -238,6 +258,7 @@ async function retryJobInvoice(ctx: RepairContext, client: Client, jobId: string
   const job = rows[0];
   if (!job) throw new UsageError(`No job ${jobId}.`);
   const label = `completion invoice of job ${jobId} (${job.quote_number === null ? 'no quote' : `quote ${job.quote_number}`}, ${job.subdomain})`;
+  if (job.awaiting_price) return priceAndIssue(ctx, client, { ...job, jobId, label });
   if (job.awaiting_customer) {
     ctx.err(`Nothing retried: the ${label} waits for a customer, nothing failed. An ADMIN issues it by setting the job's customer (PATCH /v1/fsm/jobs/${jobId} {"customer_id": ...}).`);
     return EXIT.nothingRetried;
@@ -255,6 +276,51 @@ async function retryJobInvoice(ctx: RepairContext, client: Client, jobId: string
     externalId: job.external_id,
     run: () => retryJobCompletionInvoice(client, { jobId }),
   });
+}
+
+/**
+ * D11: a completion invoice that waited for prices, priced again (as the owner, in the job's
+ * tenant) on the price book current now (with a quote: the quote's revision, then the current
+ * one). Still lacking, says what and calls nothing. Priced, it is issued by the same
+ * `job-completion-invoice-<job id>` workflow a completion starts (its first call's outcome
+ * reported as a repair's; failed, it waits for repairs), unless it also waits for a customer.
+ */
+async function priceAndIssue(
+  ctx: RepairContext,
+  client: Client,
+  job: { jobId: string; label: string; organization_id: string; subdomain: string; quote_id: string | null; quote_number: number | null },
+): Promise<number> {
+  const outcome = await ctx.withOrm((em) => inTenant(em, job.organization_id, (tx) => repriceCompletionInvoice(tx, job.jobId)));
+  if (outcome.kind === 'still_missing') {
+    ctx.err(`Nothing retried: the ${job.label} still waits for prices: ${describeMissingPrices(outcome.missing)}. Nothing was called. Fix the price book (a revision through POST /v1/pricebooks/<organization id>/revisions), then retry.`);
+    return EXIT.nothingRetried;
+  }
+  if (outcome.kind === 'not_waiting') {
+    ctx.err(`Nothing retried: the ${job.label} no longer waits for prices (priced meanwhile); retry it again to see where it stands.`);
+    return EXIT.nothingRetried;
+  }
+  ctx.out(`Priced: the ${job.label} on the price book current now, subtotal ${amount(outcome.subtotalCents)} CAD before tax.`);
+  if (outcome.quoteId === null && outcome.customerId === null) {
+    ctx.err(`Nothing called: it now waits for a customer. An ADMIN issues it by setting the job's customer (PATCH /v1/fsm/jobs/${job.jobId} {"customer_id": ...}).`);
+    return EXIT.nothingRetried;
+  }
+  const workflowId = jobCompletionInvoiceWorkflowId(job.jobId);
+  await startJobCompletionInvoice(client, {
+    taskQueue: ctx.taskQueue,
+    timing: {},
+    organizationId: job.organization_id,
+    subdomain: job.subdomain,
+    jobId: job.jobId,
+    quoteId: job.quote_id,
+    quoteNumber: job.quote_number,
+  });
+  try {
+    return await report(ctx, client, job.label, workflowId, await firstJobCompletionInvoiceOutcome(client, { jobId: job.jobId }));
+  } catch (error) {
+    if (!(error instanceof RepairUnavailable)) throw error;
+    ctx.err(`Started: the ${job.label}: ${error.message}. See npm run ops -- failed.`);
+    return EXIT.nothingRetried;
+  }
 }
 
 /** After a provider's outage: every FAILED call of it, one line of progress each, then a summary. */
@@ -321,7 +387,16 @@ async function retry(ctx: RepairContext, args: string[]): Promise<number> {
  */
 export async function repairCommand(command: 'failed' | 'retry', args: string[], settings: OpsSettings & { withTemporal: RepairContext['withTemporal'] }): Promise<number> {
   const db = new pg.Pool({ connectionString: settings.databaseUrl, max: 2 });
-  const ctx: RepairContext = { db, withTemporal: settings.withTemporal, taskQueue: settings.taskQueue, out: settings.out, err: settings.err };
+  const withOrm = async <T>(work: (em: EntityManager) => Promise<T>): Promise<T> => {
+    const { createOrm } = await import('../../db/orm');
+    const orm = await createOrm({ url: settings.databaseUrl, poolMax: 2 });
+    try {
+      return await work(orm.em.fork());
+    } finally {
+      await orm.close(true);
+    }
+  };
+  const ctx: RepairContext = { db, withOrm, withTemporal: settings.withTemporal, taskQueue: settings.taskQueue, out: settings.out, err: settings.err };
   try {
     if (command === 'failed') {
       if (args.length !== 0) throw new UsageError(USAGE);

@@ -1344,7 +1344,7 @@ export interface paths {
         head?: never;
         /**
          * Move a job to another status (the job status table), or give it its customer (ADMIN)
-         * @description scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order's status changes with it. `completed_at` (only with complete) is the device's sign-off time: not in the future (60 s skew), not before actual_start. Completing is never refused for the job's money: a job without a quote is invoiced its time and materials to its customer when it completes, and without one that invoice waits for a customer (`completion_invoice.status` `awaiting_customer`, with what it would bill) until an ADMIN sets `customer_id`, which issues it. `customer_id` (ADMIN only, 403 otherwise): a customer of the tenant (422 `validation-failed` at `customer_id` otherwise), or null to clear it before completion; sent with a status, it is set first. 409 `conflict` for a job with a quote (invoiced to its quote's customer), a cancelled job, or a complete job whose invoice is already billed. Records `job.customer_changed` and an audit event (`work_order.customer_changed`). ADMIN, or a TECHNICIAN of the job's crew.
+         * @description scheduled: dispatched (a crew is assigned), cancelled; dispatched: in_progress, scheduled, complete, cancelled; in_progress: on_hold, complete, cancelled; on_hold: in_progress, cancelled; complete and cancelled are final. Anything else is 409 `invalid-transition`; a repeated status is 200 with nothing changed. Each move records `job.status_changed`, `job.dispatched` or `job.completed` as they apply, and `work_order.*` when the work order's status changes with it. `completed_at` (only with complete) is the device's sign-off time: not in the future (60 s skew), not before actual_start. Completing is never refused for the job's money: a job without a quote is invoiced its time and materials to its customer when it completes, and without one that invoice waits for a customer (`completion_invoice.status` `awaiting_customer`, with what it would bill) until an ADMIN sets `customer_id`, which issues it; nor for what the price book lacks (no price book, no STANDARD labour tier, a drawn SKU no revision prices): the invoice waits for prices (`completion_invoice.status` `awaiting_price`, `missing_prices` says what) until an operator prices it again on the price book then current (`npm run ops -- retry --job`). `customer_id` (ADMIN only, 403 otherwise): a customer of the tenant (422 `validation-failed` at `customer_id` otherwise), or null to clear it before completion; sent with a status, it is set first. 409 `conflict` for a job with a quote (invoiced to its quote's customer), a cancelled job, or a complete job whose invoice is already billed. Records `job.customer_changed` and an audit event (`work_order.customer_changed`). ADMIN, or a TECHNICIAN of the job's crew.
          */
         patch: operations["updateJob"];
         trace?: never;
@@ -4438,10 +4438,10 @@ export interface components {
         };
         CompletionInvoice: {
             /**
-             * @description `awaiting_customer`: a job without a quote completed without a customer; the invoice is issued once an ADMIN sets `customer_id`. `pending`: its workflow has not settled the payments call; `failed`: the call FAILED and waits for its repair (`npm run ops -- retry --job`); `issued`: written.
+             * @description `awaiting_price`: the price book lacked what the invoice bills (`missing_prices` says what; no lines yet); fixed, an operator prices it again on the price book then current and issues it (`npm run ops -- retry --job`). `awaiting_customer`: a job without a quote completed without a customer; the invoice is issued once an ADMIN sets `customer_id`. `pending`: its workflow has not settled the payments call; `failed`: the call FAILED and waits for its repair (`npm run ops -- retry --job`); `issued`: written.
              * @enum {string}
              */
-            status: "awaiting_customer" | "pending" | "failed" | "issued";
+            status: "awaiting_price" | "awaiting_customer" | "pending" | "failed" | "issued";
             /**
              * @description Time and materials (no quote), the draws beyond the quote, or null when a quoted job drew nothing beyond it (its quote’s invoice is only reconciled)
              * @enum {string|null}
@@ -4480,6 +4480,15 @@ export interface components {
             currency: "CAD";
             /** @description The payments provider’s invoice once issued (a quoted job that billed nothing more: the quote’s invoice it reconciled) */
             invoice_id: string | null;
+            /** @description What the price book lacks to price the invoice, while `awaiting_price`; null otherwise */
+            missing_prices: {
+                /** @description The workspace has no price book */
+                price_book: boolean;
+                /** @description The labour tier a job without a quote bills its time at, when the price book lacks it */
+                labour_tier: string | null;
+                /** @description Drawn SKUs to bill that no price book revision prices */
+                skus: string[];
+            } | null;
         } | null;
         ChangeOrder: {
             /** Format: uuid */

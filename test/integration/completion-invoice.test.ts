@@ -1,7 +1,8 @@
-import { opsInProcess } from '../support/ops-in-process';
+import { opsInProcessOn } from '../support/ops-in-process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startPaymentsStack, type PaymentsStack } from '../../scripts/harness/approval-stack';
-import type { Tenant } from '../../scripts/harness/owner-db';
+import { createTenant, giveRateCard, type Tenant } from '../../scripts/harness/owner-db';
+import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
 import type { StripeFake } from '../../scripts/sandboxes/stripe-fake';
 import { faults } from '../../scripts/sandboxes/faults';
 import { approve, newCustomer, type KeptQuote } from '../../scripts/harness/approved-quote';
@@ -17,7 +18,9 @@ import { example, exampleInvoice, pricingSection, statedCents, table } from '../
  * Temporal and the payments sandbox: the two worked examples of docs/pricing.md section 13 (a job
  * with the section 9 quote drawing beyond it; a service job billed for time and materials), D11's
  * service job completed without a customer (its invoice waiting, then issued once the office sets
- * one), and the D19 repair of a refused completion invoice with `npm run ops`.
+ * one), D11's invoices the price book could not price (no price book, no STANDARD tier, a SKU no
+ * revision prices: the job completes, its invoice waits for prices and `ops retry --job` prices it
+ * once the price book is fixed), and the D19 repair of a refused completion invoice with `npm run ops`.
  */
 const KEY = 'sk_test_completionInvoice00001';
 
@@ -37,8 +40,8 @@ beforeAll(async () => {
 afterEach(() => stripe.faults.clear());
 afterAll(() => stack.close());
 
-/** `npm run ops -- ...` as an operator runs it, against this run's database and Temporal. */
-const ops = opsInProcess;
+/** `npm run ops -- ...` as an operator runs it, against this run's database, Temporal and worker's task queue. */
+const ops = (...args: string[]) => opsInProcessOn(stack.temporal.taskQueue)(...args);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -265,6 +268,7 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
       total: dollars(MTR_WIRED_PRICE + gst),
       currency: 'CAD',
       invoice_id: null,
+      missing_prices: null,
     });
     // Nobody to bill: no workflow, no call to the payments provider, no invoice event.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -449,6 +453,37 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(announced(await jobEvents(jobId))).toEqual(expected);
   }, 120_000);
 
+  it("D11 for a quoted job: a draw beyond the quote of a SKU no revision prices completes it; the invoice beyond the quote waits for that SKU, then ops retry --job prices it at the quote's margin and issues it", async () => {
+    const quote = await sectionNineQuote();
+    const jobId = await newJob({ quoteId: quote.quote_id });
+    await startJob(jobId);
+    await stack.owner.query(
+      `insert into material_draws (organization_id, work_order_id, sku_code, quantity, unit, van_id, drawn_by_user_id) values ($1, $2, 'SKU-LEGACY-8', 1, 'each', 'VAN-5', $3)`,
+      [tenant.id, jobId, tenant.users.tech!.id],
+    );
+    expect((await complete(jobId)).status).toBe(200);
+    const money = async () => ((await (await call('GET', `/v1/fsm/jobs/${jobId}`, admin)).json()) as Json).completion_invoice;
+    expect(await money()).toMatchObject({ status: 'awaiting_price', kind: 'beyond_quote', lines: [], missing_prices: { price_book: false, labour_tier: null, skus: ['SKU-LEGACY-8'] } });
+    const line = (await ops('failed')).out.split('\n').find((l) => l.includes(jobId));
+    expect(line?.split(/\s{2,}/).slice(0, 3)).toEqual([tenant.subdomain, jobId, 'prices: SKU SKU-LEGACY-8 priced by no revision']);
+    expect((await ops('retry', '--job', jobId)).code).toBe(2);
+
+    const book = (await (await call('GET', `/v1/pricebooks/${tenant.id}`, admin)).json()) as { revision: string };
+    const published = await call('POST', `/v1/pricebooks/${tenant.id}/revisions`, admin, {
+      base_revision: book.revision,
+      changes: [{ op: 'upsert_sku', sku: { code: 'SKU-LEGACY-8', component: 'hardware', description: 'Legacy end cap', unit: 'each', unit_cost_cents: '1000' } }],
+    });
+    expect(published.status).toBe(201);
+    const issued = await ops('retry', '--job', jobId);
+    expect({ code: issued.code, out: issued.out }).toMatchObject({ code: 0, out: expect.stringMatching(/SUCCEEDED/) });
+    // The quote's applied margin 0.35: 1000 / 0.65 = 1538.46… → 1539; Ontario's HST 200.07 → 200.
+    const [extra, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    expect(amounts(extra)).toEqual([['line', 1539], ['tax', 200]]);
+    expect(extra.metadata).toMatchObject({ quote_id: quote.quote_id, job_id: jobId });
+    expect(await money()).toMatchObject({ status: 'issued', missing_prices: null, invoice_id: extra.id });
+  }, 180_000);
+
   it('a SKU drawn while active and deactivated in the price book before completion is still billed, at the newest revision that had it (D21)', async () => {
     const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Ari Moss') returning id`, [tenant.id])).rows[0]!.id;
     const jobId = await newJob({ customerId: customer });
@@ -461,6 +496,118 @@ describe('the completion invoice of a job (issue 30, document 001 sections 6.1-6
     expect(await jobCompletionInvoiceSettled(stack.temporal.client, jobId)).toMatchObject({ state: 'completed', outcome: { status: 'SUCCEEDED' } });
     // 2 * 1475 = 2950, raised to the floor 0.35: 2950 / 0.65 = 4538.46… → 4539; HST 590.07 → 590.
     expect(amounts(invoicesAt(jobId)[0])).toEqual([['line', 4539], ['tax', 590]]);
+  }, 120_000);
+
+  it('D11: a service job with a customer completes through /api/ in a workspace with no price book, then none with a STANDARD tier; its invoice waits for prices, listed with the reason, and ops retry --job prices it on the price book then current and issues it', async () => {
+    // A workspace of its own: no price book at all (payments are the worker's, as for every tenant).
+    const other = await createTenant(stack.owner, { admin: 'ADMIN', tech: 'TECHNICIAN' });
+    const [otherAdmin, otherTech] = [await stack.api.tokenFor(other.users.admin!), await stack.api.tokenFor(other.users.tech!)];
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Lee Park') returning id`, [other.id])).rows[0]!.id;
+    const made = await call('POST', '/api/v1/work-orders', otherAdmin, { assignedTechnicianId: other.users.tech!.id, scheduledDate: '2026-12-03', siteAddress: '12 Aspen Rd', customerId: customer });
+    expect(made.status).toBe(201);
+    const jobId = ((await made.json()) as { id: string }).id;
+    await stack.owner.query(`update sites set region = 'CA-AB' where id = (select site_id from work_orders where id = $1)`, [jobId]);
+    for (const status of ['dispatched', 'in_progress']) expect((await call('PATCH', `/v1/fsm/jobs/${jobId}`, otherAdmin, { status })).status).toBe(200);
+    // Two hours logged.
+    const ended = new Date(Date.now() - 3_600_000);
+    expect((await call('POST', `/v1/fsm/jobs/${jobId}/time-entries`, otherTech, { started_at: new Date(ended.getTime() - 7_200_000).toISOString(), ended_at: ended.toISOString() })).status).toBe(201);
+
+    const done = await call('PATCH', `/api/v1/work-orders/${jobId}/status`, otherAdmin, { status: 'COMPLETED' });
+    expect(done.status).toBe(200);
+    expect((await stack.owner.query('select status, job_status from work_orders where id = $1', [jobId])).rows).toEqual([{ status: 'COMPLETED', job_status: 'complete' }]);
+    const money = async () => ((await (await call('GET', `/v1/fsm/jobs/${jobId}`, otherAdmin)).json()) as Json).completion_invoice;
+    expect(await money()).toEqual({
+      status: 'awaiting_price',
+      kind: 'time_and_materials',
+      customer_id: customer,
+      lines: [],
+      subtotal: 0,
+      tax_lines: expect.any(Array),
+      tax_total: 0,
+      total: 0,
+      currency: 'CAD',
+      invoice_id: null,
+      missing_prices: { price_book: true, labour_tier: 'STANDARD', skus: [] },
+    });
+    // Not priced: no workflow, no call to the payments provider.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await expect(stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe()).rejects.toThrow(/not found/i);
+    expect(invoicesAt(jobId)).toHaveLength(0);
+
+    const listed = await ops('failed');
+    const line = listed.out.split('\n').find((l) => l.includes(jobId));
+    expect(line?.split(/\s{2,}/).slice(0, 6)).toEqual([other.subdomain, jobId, 'prices: no price book; no STANDARD labour tier', '-', '-', '-']);
+    expect(listed.out).toMatch(/1 completion invoice waiting for prices|completion invoices waiting for prices/);
+    const requests = stripe.requests.all().length;
+    const noBook = await ops('retry', '--job', jobId);
+    expect({ code: noBook.code, out: noBook.out }).toMatchObject({ code: 2, out: expect.stringMatching(/still waits for prices: no price book; no STANDARD labour tier\. Nothing was called/) });
+
+    // A price book without a STANDARD tier: still waiting, now for the tier alone.
+    await giveRateCard(other.id, { ...SANDBOX_RATE_CARD, labourTiers: SANDBOX_RATE_CARD.labourTiers.filter((tier) => tier.code !== 'STANDARD') });
+    const noTier = await ops('retry', '--job', jobId);
+    expect({ code: noTier.code, out: noTier.out }).toMatchObject({ code: 2, out: expect.stringMatching(/still waits for prices: no STANDARD labour tier\. Nothing was called/) });
+    expect((await money()).missing_prices).toEqual({ price_book: false, labour_tier: 'STANDARD', skus: [] });
+    expect(stripe.requests.all().length).toBe(requests);
+
+    // The office adds the tier (90.00 an hour); the retry prices the two hours on that revision and issues it.
+    const book = (await (await call('GET', `/v1/pricebooks/${other.id}`, otherAdmin)).json()) as { revision: string };
+    const published = await call('POST', `/v1/pricebooks/${other.id}/revisions`, otherAdmin, {
+      base_revision: book.revision,
+      changes: [{ op: 'upsert_labour_tier', tier: { code: 'STANDARD', name: 'Standard installation', hourly_rate_cents: 9000, multiplier: '1' } }],
+    });
+    expect(published.status).toBe(201);
+    const issued = await ops('retry', '--job', jobId);
+    expect({ code: issued.code, out: issued.out }).toMatchObject({ code: 0, out: expect.stringMatching(/Priced.*subtotal 180\.00 CAD.*SUCCEEDED/s) });
+    const [invoice, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    // 2 h at 90.00 = 180.00; Alberta's GST 5 % = 9.00.
+    expect(amounts(invoice)).toEqual([['line', 18000], ['tax', 900]]);
+    expect(await syncRow(jobId)).toMatchObject({ status: 'SUCCEEDED', attempts: 1, external_id: invoice.id, quote_id: null });
+    expect((await jobEvents(jobId)).map((e) => [e.id, e.customerId, e.totals.grandTotal])).toEqual([[invoice.id, customer, dollars(18900)]]);
+    expect(await money()).toMatchObject({ status: 'issued', missing_prices: null, subtotal: 180, invoice_id: invoice.id, lines: [{ sku: null, quantity: '2.00', amount: 180 }] });
+    expect((await ops('failed')).out).not.toContain(jobId);
+    const again = await ops('retry', '--job', jobId);
+    expect({ code: again.code, out: again.out }).toMatchObject({ code: 2, out: expect.stringMatching(/already SUCCEEDED/) });
+  }, 180_000);
+
+  it('D11: a job whose draw names a SKU no price book revision prices completes; its invoice waits for that SKU, and is priced and issued by ops retry --job once the price book has it', async () => {
+    const customer = (await stack.owner.query<{ id: string }>(`insert into customers (organization_id, name) values ($1, 'Jo Varga') returning id`, [tenant.id])).rows[0]!.id;
+    const jobId = await newJob({ customerId: customer });
+    await stack.owner.query(`update sites set region = 'CA-AB' where id = (select site_id from work_orders where id = $1)`, [jobId]);
+    await startJob(jobId);
+    // A draw of a SKU no revision ever priced (carried over from an older system).
+    await stack.owner.query(
+      `insert into material_draws (organization_id, work_order_id, sku_code, quantity, unit, van_id, drawn_by_user_id) values ($1, $2, 'SKU-LEGACY-7', 2, 'each', 'VAN-8', $3)`,
+      [tenant.id, jobId, tenant.users.tech!.id],
+    );
+    expect((await complete(jobId)).status).toBe(200);
+    const money = async () => ((await (await call('GET', `/v1/fsm/jobs/${jobId}`, admin)).json()) as Json).completion_invoice;
+    expect(await money()).toMatchObject({ status: 'awaiting_price', kind: 'time_and_materials', customer_id: customer, lines: [], subtotal: 0, invoice_id: null, missing_prices: { price_book: false, labour_tier: null, skus: ['SKU-LEGACY-7'] } });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await expect(stack.temporal.client.workflow.getHandle(jobCompletionInvoiceWorkflowId(jobId)).describe()).rejects.toThrow(/not found/i);
+
+    const line = (await ops('failed')).out.split('\n').find((l) => l.includes(jobId));
+    expect(line?.split(/\s{2,}/).slice(0, 6)).toEqual([tenant.subdomain, jobId, 'prices: SKU SKU-LEGACY-7 priced by no revision', '-', '-', '-']);
+    const requests = stripe.requests.all().length;
+    const waiting = await ops('retry', '--job', jobId);
+    expect({ code: waiting.code, out: waiting.out }).toMatchObject({ code: 2, out: expect.stringMatching(/still waits for prices: SKU SKU-LEGACY-7 priced by no revision\. Nothing was called/) });
+    expect(stripe.requests.all().length).toBe(requests);
+
+    // The office prices the SKU at 10.00 each; the retry bills it at the floor 0.35.
+    const book = (await (await call('GET', `/v1/pricebooks/${tenant.id}`, admin)).json()) as { revision: string };
+    const published = await call('POST', `/v1/pricebooks/${tenant.id}/revisions`, admin, {
+      base_revision: book.revision,
+      changes: [{ op: 'upsert_sku', sku: { code: 'SKU-LEGACY-7', component: 'hardware', description: 'Legacy bracket', unit: 'each', unit_cost_cents: '1000' } }],
+    });
+    expect(published.status).toBe(201);
+    const issued = await ops('retry', '--job', jobId);
+    expect({ code: issued.code, out: issued.out }).toMatchObject({ code: 0, out: expect.stringMatching(/SUCCEEDED/) });
+    // 2 * 10.00 = 20.00 cost; 2000 / 0.65 = 3076.92… → 3077; GST 153.85 → 154.
+    const [invoice, ...more] = invoicesAt(jobId);
+    expect(more).toHaveLength(0);
+    expect(amounts(invoice)).toEqual([['line', 3077], ['tax', 154]]);
+    expect(await money()).toMatchObject({ status: 'issued', missing_prices: null, lines: [{ sku: 'SKU-LEGACY-7', quantity: '2', amount: 30.77 }] });
+    expect((await jobEvents(jobId)).map((e) => [e.id, e.partsConsumed])).toEqual([[invoice.id, [{ sku: 'SKU-LEGACY-7', quantity: '2', vanId: 'VAN-8' }]]]);
   }, 120_000);
 
   // Last: it publishes a price book revision that would change every figure above.

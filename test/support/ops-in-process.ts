@@ -6,13 +6,25 @@ import { runOps } from '../../scripts/ops/ops-commands';
  * machine). Answers the exit code and every line written, in order. The files that show the
  * command itself as an operator types it (tenants, unseeded-tenant) still start it.
  */
-export async function opsInProcess(...args: string[]): Promise<{ code: number; out: string }> {
+export function opsInProcess(...args: string[]): Promise<{ code: number; out: string }> {
+  return opsOn(process.env.TEMPORAL_TASK_QUEUE ?? 'shade-office', args);
+}
+
+/**
+ * The same, starting any workflow it starts on `taskQueue` (a test harness's worker's queue): the
+ * repair that prices a completion invoice waiting for prices starts its invoice workflow.
+ */
+export function opsInProcessOn(taskQueue: string): (...args: string[]) => Promise<{ code: number; out: string }> {
+  return (...args) => opsOn(taskQueue, args);
+}
+
+async function opsOn(taskQueue: string, args: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
   const code = await runOps(args, {
     databaseUrl: process.env.DATABASE_URL!,
     temporalAddress: process.env.TEMPORAL_ADDRESS!,
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'shade-office',
+    taskQueue,
     out: (line) => lines.push(line),
     err: (line) => lines.push(line),
   });

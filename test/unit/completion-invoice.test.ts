@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { completionBilling, decideCustomerChange, drawsBeyondQuote, partsConsumed, timeAndMaterials, TIME_AND_MATERIALS_TIER, UnpricedSkuError } from '../../domain/invoicing/completion-invoice';
+import { completionBilling, decideCustomerChange, describeMissingPrices, drawsBeyondQuote, missingPrices, partsConsumed, timeAndMaterials, TIME_AND_MATERIALS_TIER, UnpricedSkuError } from '../../domain/invoicing/completion-invoice';
 import { buildRateCardSnapshot } from '../../domain/pricing/rate-card';
 import { priceQuote } from '../../domain/pricing/engine';
 import { SANDBOX_RATE_CARD } from '../../db/rate-cards/sandbox-rate-cards';
@@ -132,5 +132,27 @@ describe('completion invoices (issue 30, docs/pricing.md section 13)', () => {
     expect(decideCustomerChange(job('complete', null, null), 'c')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/nothing to bill/) });
     expect(decideCustomerChange(job('cancelled', null), 'c')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/cancelled/) });
     expect(decideCustomerChange(job('scheduled', null, null, 'q'), 'c')).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/quote/) });
+  });
+
+  it('D11: what the price book lacks to price a completion invoice: the price book, the STANDARD tier (without a quote), the SKUs to bill that no revision prices', () => {
+    const known = (code: string) => (code === 'HW-1' ? { code, component: 'hardware' as const, description: 'Roller', unit: 'each' as const, unitCostCents: '100' } : undefined);
+    const draws = [
+      { sku: 'GONE-2', quantity: '1', vanId: null },
+      { sku: 'HW-1', quantity: '3', vanId: null },
+      { sku: 'GONE-1', quantity: '2', vanId: null },
+      { sku: 'GONE-2', quantity: '1', vanId: 'VAN-1' },
+    ];
+    // Without a quote: every drawn SKU is billed, and the time at STANDARD.
+    expect(missingPrices({ draws, billOfMaterials: null, skus: known, labourTiers: new Set(['STANDARD', 'PREMIUM']) })).toEqual({ price_book: false, labour_tier: null, skus: ['GONE-2', 'GONE-1'] });
+    expect(missingPrices({ draws: [], billOfMaterials: null, skus: known, labourTiers: new Set(['PREMIUM']) })).toEqual({ price_book: false, labour_tier: 'STANDARD', skus: [] });
+    expect(missingPrices({ draws: [], billOfMaterials: null, skus: known, labourTiers: null })).toEqual({ price_book: true, labour_tier: 'STANDARD', skus: [] });
+    expect(missingPrices({ draws: draws.slice(1, 2), billOfMaterials: null, skus: known, labourTiers: new Set(['STANDARD']) })).toBeNull();
+    // With a quote: only the draws beyond its bill of materials are billed; no labour tier asked.
+    expect(missingPrices({ draws, billOfMaterials: [{ sku: 'GONE-2', quantity: '2' }, { sku: 'GONE-1', quantity: '1' }], skus: known, labourTiers: null })).toEqual({ price_book: false, labour_tier: null, skus: ['GONE-1'] });
+    expect(missingPrices({ draws, billOfMaterials: [{ sku: 'GONE-2', quantity: '2' }, { sku: 'GONE-1', quantity: '2' }], skus: known, labourTiers: null })).toBeNull();
+
+    expect(describeMissingPrices({ price_book: true, labour_tier: 'STANDARD', skus: [] })).toBe('no price book; no STANDARD labour tier');
+    expect(describeMissingPrices({ price_book: false, labour_tier: null, skus: ['GONE-1'] })).toBe('SKU GONE-1 priced by no revision');
+    expect(describeMissingPrices({ price_book: false, labour_tier: 'STANDARD', skus: ['A', 'B'] })).toBe('no STANDARD labour tier; SKUs A, B priced by no revision');
   });
 });
