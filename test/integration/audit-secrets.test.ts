@@ -149,6 +149,7 @@ describe('D22: the audit log never holds a secret', () => {
     await call(`/api/v1/webhook-endpoints/${String(endpoint.id)}`, { method: 'PATCH', json: { description: 'ERP, renamed' } }, 200);
     const rotated = await call(`/api/v1/webhook-endpoints/${String(endpoint.id)}/rotate-secret`, { method: 'POST' }, 200);
     keep('a rotated webhook secret', String(rotated.secret));
+    await call(`/api/v1/webhook-endpoints/${String(endpoint.id)}/recover`, { method: 'POST', json: { since: new Date(Date.now() - 3_600_000).toISOString() } }, 202);
     const { rows: endpointRows } = await owner.query('select secret_ciphertext, previous_secret_ciphertext from webhook_endpoints where id = $1', [endpoint.id]);
     for (const row of endpointRows) for (const [column, value] of Object.entries(row)) keep(`webhook_endpoints.${column}`, value as string | null);
     await call(`/api/v1/webhook-endpoints/${String(endpoint.id)}`, { method: 'DELETE' }, 204);
