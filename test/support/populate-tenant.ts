@@ -15,6 +15,7 @@ import { workerOrm } from './worker-db';
 import { startMailCatcher } from '../../scripts/infra/mail-catcher';
 import { smtpMailer } from '../../infra/email/mailer';
 import { sendEndpointDisabledNotice } from '../../activities/webhooks/disabled-notice';
+import { solidPng } from './png';
 
 /**
  * Writes at least one row into every tenant table for the given sandbox tenant, through the API
@@ -135,6 +136,9 @@ export async function populateSandboxTenant(owner: pg.Pool, subdomain: 'sandbox'
     const book = (await (await api.request(`/v1/pricebooks/${tech.organizationId}`, { token: admin })).json()) as { revision: number };
     const published = await api.request(`/v1/pricebooks/${tech.organizationId}/revisions`, { method: 'POST', token: admin, json: { base_revision: book.revision, changes: [{ op: 'adjust_costs', component: 'fabric', percent: '1' }] } });
     if (published.status !== 201) throw new Error(`populating ${subdomain}: publishing answered ${published.status} ${await published.text()}`);
+    // D24: the contractor's logo, which the customer's page and PDF show.
+    const logo = await api.request('/api/v1/organization/logo', { method: 'PUT', token: admin, headers: { 'content-type': 'image/png' }, body: solidPng(120, 40, [0x11, 0x63, 0x29]) });
+    if (logo.status !== 200) throw new Error(`populating ${subdomain}: the logo answered ${logo.status} ${await logo.text()}`);
     // D23: a route of the seeded busy day set by hand, and the day's record as a plan stores it (no worker here to run a plan).
     const [routed] = (await owner.query<{ id: string; crew_id: string }>(
       `select id, crew_id from work_orders where organization_id = $1 and scheduled_date = $2 and crew_id is not null and job_status not in ('complete', 'cancelled') order by id limit 1`,
