@@ -4,10 +4,14 @@
  * /v1/quotes, /v1/fsm and the events that carry the same shapes.
  */
 export function dollars(cents: number | string | bigint): number {
+  return Number(decimalDollars(cents));
+}
+
+/** Integer cents as an exact decimal string of dollars with two places ("-12.50"), by integer arithmetic. */
+export function decimalDollars(cents: number | string | bigint): string {
   const value = BigInt(cents);
-  const sign = value < 0n ? '-' : '';
   const abs = value < 0n ? -value : value;
-  return Number(`${sign}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`);
+  return `${value < 0n ? '-' : ''}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
 }
 
 /** `part` of `whole` as a percent with two decimals, half-up (35.12 for 0.351234); 0 of nothing is 0. */

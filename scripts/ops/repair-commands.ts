@@ -13,6 +13,7 @@ import { JOB_INVOICE_ENTITY, repriceCompletionInvoice } from '../../db/fsm/compl
 import { describeMissingPrices, type MissingPrices } from '../../domain/invoicing/completion-invoice';
 import { USAGE, UsageError } from './usage';
 import { quoteTax } from '../../domain/tax/quote-tax';
+import { decimalDollars } from '../../domain/money';
 import type { OpsSettings } from './ops-settings';
 
 /** What the repair commands share: the database, a Temporal client on demand, and where they write. */
@@ -107,13 +108,6 @@ interface AwaitingInvoice {
   created_at: Date;
 }
 
-/** Integer cents as dollars with two decimals, by string assembly (never float arithmetic on money). */
-function amount(cents: number): string {
-  const value = BigInt(cents);
-  const abs = value < 0n ? -value : value;
-  return `${value < 0n ? '-' : ''}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
-}
-
 /**
  * D11: the completion invoices waiting, nothing failed: for prices (the price book lacked what
  * it bills: the reason; the office fixes the price book, then `ops retry --job` prices it again
@@ -136,7 +130,7 @@ async function awaitingInvoices(ctx: RepairContext): Promise<void> {
       if (r.awaiting_price) return [r.subdomain, r.job_id, `prices: ${describeMissingPrices(r.awaiting_price)}${r.awaiting_customer ? ', then a customer' : ''}`, '-', '-', '-', at];
       const subtotal = Number(r.subtotal_cents);
       const tax = quoteTax(r.tax_region, subtotal);
-      return [r.subdomain, r.job_id, 'a customer', amount(subtotal), `${amount(tax.total_cents)} ${tax.lines.map((line) => line.code).join('+')}`, `${amount(subtotal + tax.total_cents)} CAD`, at];
+      return [r.subdomain, r.job_id, 'a customer', decimalDollars(subtotal), `${decimalDollars(tax.total_cents)} ${tax.lines.map((line) => line.code).join('+')}`, `${decimalDollars(subtotal + tax.total_cents)} CAD`, at];
     }),
   ));
   const forPrices = rows.filter((r) => r.awaiting_price).length;
@@ -299,7 +293,7 @@ async function priceAndIssue(
     ctx.err(`Nothing retried: the ${job.label} no longer waits for prices (priced meanwhile); retry it again to see where it stands.`);
     return EXIT.nothingRetried;
   }
-  ctx.out(`Priced: the ${job.label} on the price book current now, subtotal ${amount(outcome.subtotalCents)} CAD before tax.`);
+  ctx.out(`Priced: the ${job.label} on the price book current now, subtotal ${decimalDollars(outcome.subtotalCents)} CAD before tax.`);
   if (outcome.quoteId === null && outcome.customerId === null) {
     ctx.err(`Nothing called: it now waits for a customer. An ADMIN issues it by setting the job's customer (PATCH /v1/fsm/jobs/${job.jobId} {"customer_id": ...}).`);
     return EXIT.nothingRetried;
